@@ -1,0 +1,455 @@
+"""The actions of the game record, one frozen dataclass each.
+
+An action says what happened; :meth:`lifeledger.Game.apply` decides, by the rules, what it does.
+Every action may name its ``source`` (a free string for the object that causes it) and carry a
+``note`` (free text, kept, ignored by the rules).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from math import gcd
+from typing import ClassVar
+
+from .effects import Affects, Kind, Reach
+from .errors import MalformedError
+
+__all__ = [
+    "Action",
+    "AddCounters",
+    "Amount",
+    "Concede",
+    "Damage",
+    "Draw",
+    "DrawGame",
+    "End",
+    "ExchangeLife",
+    "GainLife",
+    "IntentionalDraw",
+    "LifeOf",
+    "Loop",
+    "Lose",
+    "LoseLife",
+    "PayLife",
+    "Penalty",
+    "RedistributeLife",
+    "RemoveCounters",
+    "Restart",
+    "SetLife",
+    "SetLifeEach",
+    "StartCard",
+    "StartEffect",
+    "Together",
+    "Upkeep",
+    "Win",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class LifeOf:
+    """An amount computed from a life total as the rules read it (810.9a: the team's in
+    Two-Headed Giant): ``fraction`` of it, rounded ``"up"`` or ``"down"`` where it isn't whole
+    (107.1a). Used as an amount, a result below zero counts as zero (107.1b)."""
+
+    player: str
+    fraction: tuple[int, int] = (1, 1)
+    round: str | None = None
+
+    def __post_init__(self) -> None:
+        numerator, denominator = self.fraction
+        if numerator < 0 or denominator <= 0:
+            raise MalformedError(
+                "a fraction is [numerator, denominator] with numerator >= 0 and denominator > 0",
+                member="fraction",
+            )
+        if self.round not in (None, "up", "down"):
+            raise MalformedError('round is "up" or "down"', member="round")
+        if self.round is None and denominator // gcd(numerator, denominator) != 1:
+            raise MalformedError(
+                "a fraction that may not be whole says how to round it (107.1a)", member="round"
+            )
+
+    def of(self, life: int) -> int:
+        """This expression's value for a life total of ``life``."""
+        numerator, denominator = self.fraction
+        value = life * numerator
+        if self.round == "up":
+            return -(-value // denominator)
+        return value // denominator
+
+
+Amount = int | LifeOf
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """The base of all actions: the record's ``do`` and the members every action may have."""
+
+    do: ClassVar[str] = ""
+    source: str | None = field(default=None, kw_only=True)
+    note: str | None = field(default=None, kw_only=True)
+
+    def players(self) -> Iterator[tuple[str, str]]:
+        """Every player this action names, as ``(member, player id)``."""
+        return iter(())
+
+
+@dataclass(frozen=True, slots=True)
+class Damage(Action):
+    """``source`` deals ``amount`` damage to the player ``to`` (120.3). With ``lifelink``,
+    ``controller`` gains that much life (120.3f); ``toxic`` is the creature's total toxic value
+    (120.3g, combat damage only)."""
+
+    do = "damage"
+    to: str
+    amount: Amount
+    combat: bool = False
+    infect: bool = False
+    lifelink: bool = False
+    controller: str | None = None
+    toxic: int = 0
+
+    def __post_init__(self) -> None:
+        if self.lifelink and self.controller is None:
+            raise MalformedError("lifelink needs the source's controller", member="controller")
+        if self.toxic and not self.combat:
+            raise MalformedError("toxic works through combat damage only (120.3g)", member="toxic")
+
+    def players(self) -> Iterator[tuple[str, str]]:
+        """The player dealt damage, and the lifelink controller."""
+        yield "to", self.to
+        if self.controller is not None:
+            yield "controller", self.controller
+
+
+@dataclass(frozen=True, slots=True)
+class LoseLife(Action):
+    """``player`` loses ``amount`` life (119.3)."""
+
+    do = "lose_life"
+    player: str
+    amount: Amount
+
+    def players(self) -> Iterator[tuple[str, str]]:
+        """The player losing life."""
+        yield "player", self.player
+
+
+@dataclass(frozen=True, slots=True)
+class GainLife(Action):
+    """``player`` gains ``amount`` life (119.3)."""
+
+    do = "gain_life"
+    player: str
+    amount: Amount
+
+    def players(self) -> Iterator[tuple[str, str]]:
+        """The player gaining life."""
+        yield "player", self.player
+
+
+@dataclass(frozen=True, slots=True)
+class PayLife(Action):
+    """Players pay life (119.4); several teammates may pay at once (119.4a, 810.9b).
+
+    ``payments`` holds ``(player, amount)`` pairs; ``single`` says the record named one
+    ``player`` and ``amount`` rather than ``payments``."""
+
+    do = "pay_life"
+    payments: tuple[tuple[str, Amount], ...]
+    single: bool = True
+
+    def players(self) -> Iterator[tuple[str, str]]:
+        """The players paying."""
+        member = "player" if self.single else "payments"
+        for player, _ in self.payments:
+            yield member, player
+
+
+@dataclass(frozen=True, slots=True)
+class SetLife(Action):
+    """``player``'s life total becomes ``to`` (119.5, 810.9c)."""
+
+    do = "set_life"
+    player: str
+    to: Amount
+
+    def players(self) -> Iterator[tuple[str, str]]:
+        """The player whose life total is set."""
+        yield "player", self.player
+
+
+@dataclass(frozen=True, slots=True)
+class SetLifeEach(Action):
+    """Each listed player's life total becomes their number, in one event (119.5). With shared
+    life totals only the ``chosen`` member of each team is affected (810.9d)."""
+
+    do = "set_life"
+    each: tuple[tuple[str, Amount], ...]
+    chosen: tuple[tuple[str, str], ...] = ()
+
+    def players(self) -> Iterator[tuple[str, str]]:
+        """The players named in ``each`` and ``chosen``."""
+        for player, _ in self.each:
+            yield "each", player
+        for _, player in self.chosen:
+            yield "chosen", player
+
+
+@dataclass(frozen=True, slots=True)
+class ExchangeLife(Action):
+    """Two players exchange life totals: all or nothing (119.7, 119.8, 810.9e, 701.12c)."""
+
+    do = "exchange_life"
+    a: str
+    b: str
+
+    def __post_init__(self) -> None:
+        if self.a == self.b:
+            raise MalformedError("a player can't exchange life with themselves", member="players")
+
+    def players(self) -> Iterator[tuple[str, str]]:
+        """The two players."""
+        yield "players", self.a
+        yield "players", self.b
+
+
+@dataclass(frozen=True, slots=True)
+class RedistributeLife(Action):
+    """The players' current life totals are rearranged among them (119.7, 119.8, 810.9f)."""
+
+    do = "redistribute_life"
+    totals: tuple[tuple[str, int], ...]
+    controller: str | None = None
+
+    def players(self) -> Iterator[tuple[str, str]]:
+        """The players whose totals are redistributed, and the controller."""
+        for player, _ in self.totals:
+            yield "totals", player
+        if self.controller is not None:
+            yield "controller", self.controller
+
+
+@dataclass(frozen=True, slots=True)
+class AddCounters(Action):
+    """``player`` gets ``amount`` counters of ``kind`` (122; poison: 122.1f, 810.10)."""
+
+    do = "add_counters"
+    player: str
+    kind: str
+    amount: Amount
+
+    def players(self) -> Iterator[tuple[str, str]]:
+        """The player getting counters."""
+        yield "player", self.player
+
+
+@dataclass(frozen=True, slots=True)
+class RemoveCounters(Action):
+    """``player`` loses ``amount`` counters of ``kind``; a count never goes below 0 (810.10b)."""
+
+    do = "remove_counters"
+    player: str
+    kind: str
+    amount: Amount
+
+    def players(self) -> Iterator[tuple[str, str]]:
+        """The player losing counters."""
+        yield "player", self.player
+
+
+@dataclass(frozen=True, slots=True)
+class Draw(Action):
+    """``player`` draws ``count`` cards (121); from an empty library, 104.3c and 704.5b."""
+
+    do = "draw"
+    player: str
+    count: int = 1
+
+    def players(self) -> Iterator[tuple[str, str]]:
+        """The player drawing."""
+        yield "player", self.player
+
+
+@dataclass(frozen=True, slots=True)
+class Concede(Action):
+    """``player`` concedes (104.3a; 810.8b: in Two-Headed Giant, with their team)."""
+
+    do = "concede"
+    player: str
+
+    def players(self) -> Iterator[tuple[str, str]]:
+        """The player conceding."""
+        yield "player", self.player
+
+
+@dataclass(frozen=True, slots=True)
+class Win(Action):
+    """An effect says ``player`` wins the game (104.2b; 801.14 under limited range)."""
+
+    do = "win"
+    player: str
+
+    def players(self) -> Iterator[tuple[str, str]]:
+        """The player the effect names."""
+        yield "player", self.player
+
+
+@dataclass(frozen=True, slots=True)
+class Lose(Action):
+    """An effect says these players lose the game (104.3e). ``single`` says the record named
+    one ``player`` rather than ``players``."""
+
+    do = "lose"
+    losers: tuple[str, ...]
+    single: bool = True
+
+    def players(self) -> Iterator[tuple[str, str]]:
+        """The players the effect names."""
+        member = "player" if self.single else "players"
+        for player in self.losers:
+            yield member, player
+
+
+@dataclass(frozen=True, slots=True)
+class DrawGame(Action):
+    """An effect says the game is a draw (104.4c; 801.15 under limited range)."""
+
+    do = "draw_game"
+    controller: str | None = None
+
+    def players(self) -> Iterator[tuple[str, str]]:
+        """The effect's controller."""
+        if self.controller is not None:
+            yield "controller", self.controller
+
+
+@dataclass(frozen=True, slots=True)
+class Loop(Action):
+    """The game is in a loop of mandatory actions (104.4b; 801.16 under limited range);
+    ``controllers`` control the objects involved."""
+
+    do = "loop"
+    controllers: tuple[str, ...] = ()
+
+    def players(self) -> Iterator[tuple[str, str]]:
+        """The controllers of the objects in the loop."""
+        for player in self.controllers:
+            yield "controllers", player
+
+
+@dataclass(frozen=True, slots=True)
+class IntentionalDraw(Action):
+    """The players agree to an intentional draw (104.4i)."""
+
+    do = "intentional_draw"
+
+
+@dataclass(frozen=True, slots=True)
+class Penalty(Action):
+    """A judge gives ``player`` a game loss (104.3k)."""
+
+    do = "penalty"
+    player: str
+
+    def players(self) -> Iterator[tuple[str, str]]:
+        """The penalized player."""
+        yield "player", self.player
+
+
+@dataclass(frozen=True, slots=True)
+class Restart(Action):
+    """The game restarts (104.6, 727; Karn Liberated)."""
+
+    do = "restart"
+    controller: str | None = None
+
+    def players(self) -> Iterator[tuple[str, str]]:
+        """The controller of the effect that restarts the game."""
+        if self.controller is not None:
+            yield "controller", self.controller
+
+
+@dataclass(frozen=True, slots=True)
+class StartEffect(Action):
+    """A continuous effect begins (611-616): ``kind`` from :class:`lifeledger.effects.Kind`,
+    controlled by ``controller``, affecting ``affects`` (a :class:`Reach` or player ids)."""
+
+    do = "effect"
+    id: str
+    kind: Kind
+    controller: str
+    affects: Affects = Reach.YOU
+    factor: int | None = None
+    life_at_least: int | None = None
+
+    def __post_init__(self) -> None:
+        wants_factor = self.kind is Kind.GAIN_LIFE_TIMES
+        wants_life = self.kind is Kind.WIN_AT_UPKEEP
+        if wants_factor != (self.factor is not None):
+            raise MalformedError(
+                f"factor is {'needed' if wants_factor else 'not a member'} for {self.kind.value}",
+                member="factor",
+            )
+        if self.factor is not None and self.factor < 1:
+            raise MalformedError("factor is a whole number of 1 or more", member="factor")
+        if wants_life != (self.life_at_least is not None):
+            raise MalformedError(
+                f"life_at_least is {'needed' if wants_life else 'not a member'} "
+                f"for {self.kind.value}",
+                member="life_at_least",
+            )
+        if self.life_at_least is not None and self.life_at_least < 0:
+            raise MalformedError("life_at_least is 0 or more", member="life_at_least")
+
+    def players(self) -> Iterator[tuple[str, str]]:
+        """The controller and the players listed in ``affects``."""
+        yield "controller", self.controller
+        if isinstance(self.affects, tuple):
+            for player in self.affects:
+                yield "affects", player
+
+
+@dataclass(frozen=True, slots=True)
+class StartCard(Action):
+    """A card from the catalogue starts to apply: its permanent entered the battlefield."""
+
+    do = "card"
+    id: str
+    name: str
+    controller: str
+
+    def players(self) -> Iterator[tuple[str, str]]:
+        """The card's controller."""
+        yield "controller", self.controller
+
+
+@dataclass(frozen=True, slots=True)
+class End(Action):
+    """The effect or card with this ``id`` stops applying (the permanent left)."""
+
+    do = "end"
+    id: str
+
+
+@dataclass(frozen=True, slots=True)
+class Upkeep(Action):
+    """``player``'s upkeep begins (503; with shared team turns, the team's: 805); a new turn
+    has begun, so ranges of influence are determined anew (801.2c)."""
+
+    do = "upkeep"
+    player: str
+
+    def players(self) -> Iterator[tuple[str, str]]:
+        """The player whose upkeep begins."""
+        yield "player", self.player
+
+
+@dataclass(frozen=True, slots=True)
+class Together(Action):
+    """Actions that form one event or one resolution: state-based actions are checked once,
+    after all of them (704.3); the wins and losses they state happen as the group ends."""
+
+    do = "together"
+    actions: tuple[Action, ...]

@@ -1,0 +1,84 @@
+"""The ``lifeledger`` command line: ``replay`` a record, ``serve`` the table app."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import sys
+from collections.abc import Sequence
+from typing import TextIO
+
+from .errors import MalformedError
+from .record import source_of, start
+from .state import state_dict
+from .timeline import Timeline
+
+__all__ = ["main"]
+
+
+def _open(path: str) -> TextIO:
+    if path == "-":
+        return sys.stdin
+    return open(path, encoding="utf-8")
+
+
+def _replay(args: argparse.Namespace) -> int:
+    name = "standard input" if args.record == "-" else args.record
+    try:
+        stream = _open(args.record)
+    except OSError as exc:
+        print(f"lifeledger: {name}: {exc.strerror}", file=sys.stderr)
+        return 2
+    try:
+        with stream:
+            game, played = start(source_of(stream), keep_history=False)
+            if args.json:
+                refused = [step.refusal for step in played if step.refusal is not None]
+                json.dump(state_dict(game, refused), sys.stdout, indent=1)
+                sys.stdout.write("\n")
+                return 0
+            colour = sys.stdout.isatty() and "NO_COLOR" not in os.environ
+            timeline = Timeline(game, print, colour=colour)
+            timeline.header()
+            for step in played:
+                timeline(step)
+            timeline.footer()
+            return 0
+    except MalformedError as exc:
+        print(f"lifeledger: {name}: {exc}", file=sys.stderr)
+        return 2
+    except UnicodeDecodeError:
+        print(f"lifeledger: {name}: not UTF-8 text", file=sys.stderr)
+        return 2
+
+
+def _serve(args: argparse.Namespace) -> int:
+    server = importlib.import_module("lifeledger_table.server")
+    server.run(args.host, args.port, args.db)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status (2 for a malformed record)."""
+    parser = argparse.ArgumentParser(
+        prog="lifeledger", description="Life totals and game results, by the rules."
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    play = commands.add_parser("replay", help="replay a game record")
+    play.add_argument("record", help="a record file (.json or .jsonl), or - for standard input")
+    play.add_argument("--json", action="store_true", help="print the state as JSON")
+    play.set_defaults(run=_replay)
+    serve = commands.add_parser("serve", help="serve the table app")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--db", default="lifeledger.db")
+    serve.set_defaults(run=_serve)
+    args = parser.parse_args(argv)
+    status: int = args.run(args)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,115 @@
+"""Continuous effects (611-616) and the card catalogue that makes them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+__all__ = ["CATALOGUE", "TEAM_WIDE", "Effect", "Kind", "Reach"]
+
+
+class Kind(Enum):
+    """What a continuous effect does; the docstring of each use in :mod:`game` cites its rule."""
+
+    CANT_GAIN_LIFE = "cant_gain_life"  #: 119.7
+    CANT_LOSE_LIFE = "cant_lose_life"  #: 119.8
+    LIFE_TOTAL_CANT_CHANGE = "life_total_cant_change"  #: 119.7 and 119.8
+    CANT_LOSE_GAME = "cant_lose_game"  #: 104.3, 810.8a
+    CANT_WIN_GAME = "cant_win_game"  #: 104.2, 810.8a; never stops 104.2a
+    NO_LOSS_FOR_LIFE = "no_loss_for_life"  #: "you don't lose the game for having 0 or less life"
+    CANT_GET_POISON = "cant_get_poison"  #: 810.10c
+    GAIN_LIFE_TIMES = "gain_life_times"  #: a replacement (616), not applied to 0 (119.10)
+    GAIN_BECOMES_LOSS = "gain_becomes_loss"  #: a replacement (616)
+    ON_GAIN_LIFE = "on_gain_life"  #: a trigger (119.9)
+    ON_LOSE_LIFE = "on_lose_life"  #: a trigger
+    WIN_AT_UPKEEP = (
+        "win_at_upkeep"  #: "at the beginning of your upkeep, if you have N or more life"
+    )
+    WIN_ON_EMPTY_DRAW = "win_on_empty_draw"  #: "if you would draw from an empty library, you win"
+    INFECT_AT_OR_BELOW_ZERO = "infect_at_or_below_zero"  #: damage as though from infect
+
+
+#: The kinds that, in Two-Headed Giant, reach a player's whole team (810.8a, 810.9g, 810.9h,
+#: 810.10c); triggers and replacements reach only the player, since life is gained and lost by
+#: each player individually (810.9). "You don't lose for having 0 or less life" is 810.8a's own
+#: example (Transcendence).
+TEAM_WIDE = frozenset(
+    {
+        Kind.CANT_GAIN_LIFE,
+        Kind.CANT_LOSE_LIFE,
+        Kind.LIFE_TOTAL_CANT_CHANGE,
+        Kind.CANT_LOSE_GAME,
+        Kind.CANT_WIN_GAME,
+        Kind.NO_LOSS_FOR_LIFE,
+        Kind.CANT_GET_POISON,
+    }
+)
+
+#: The kinds that speak only of their controller ("your upkeep", "your library").
+CONTROLLER_ONLY = frozenset({Kind.WIN_AT_UPKEEP, Kind.WIN_ON_EMPTY_DRAW})
+
+
+class Reach(Enum):
+    """Whom an effect affects, named relative to its controller."""
+
+    YOU = "you"
+    OPPONENTS = "opponents"
+    PLAYERS = "players"
+
+
+Affects = Reach | tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Effect:
+    """One continuous effect: its ``id`` (a card's effects share the card's id), ``kind``,
+    ``controller``, whom it ``affects``, and its parameters (``factor`` of
+    :attr:`Kind.GAIN_LIFE_TIMES`, ``life_at_least`` of :attr:`Kind.WIN_AT_UPKEEP`)."""
+
+    id: str
+    kind: Kind
+    controller: str
+    affects: Affects = Reach.YOU
+    factor: int | None = None
+    life_at_least: int | None = None
+
+
+#: The card catalogue: each card's effects as its Oracle text gives them, as
+#: ``(kind, affects, parameters)``.
+CATALOGUE: dict[str, tuple[tuple[Kind, Reach, dict[str, int]], ...]] = {
+    # "You can't lose the game and your opponents can't win the game."
+    "Platinum Angel": (
+        (Kind.CANT_LOSE_GAME, Reach.YOU, {}),
+        (Kind.CANT_WIN_GAME, Reach.OPPONENTS, {}),
+    ),
+    # "You can't win the game and your opponents can't lose the game."
+    "Abyssal Persecutor": (
+        (Kind.CANT_WIN_GAME, Reach.YOU, {}),
+        (Kind.CANT_LOSE_GAME, Reach.OPPONENTS, {}),
+    ),
+    # "Your life total can't change."
+    "Platinum Emperion": ((Kind.LIFE_TOTAL_CANT_CHANGE, Reach.YOU, {}),),
+    # "You don't lose the game for having 0 or less life. As long as you have 0 or less life,
+    # all damage is dealt to you as though its source had infect."
+    "Phyrexian Unlife": (
+        (Kind.NO_LOSS_FOR_LIFE, Reach.YOU, {}),
+        (Kind.INFECT_AT_OR_BELOW_ZERO, Reach.YOU, {}),
+    ),
+    # "Players can't gain life."
+    "Leyline of Punishment": ((Kind.CANT_GAIN_LIFE, Reach.PLAYERS, {}),),
+    # "Your opponents can't gain life."
+    "Erebos, God of the Dead": ((Kind.CANT_GAIN_LIFE, Reach.OPPONENTS, {}),),
+    # "If you would gain life, you gain twice that much life instead."
+    "Rhox Faithmender": ((Kind.GAIN_LIFE_TIMES, Reach.YOU, {"factor": 2}),),
+    "Boon Reflection": ((Kind.GAIN_LIFE_TIMES, Reach.YOU, {"factor": 2}),),
+    # "If an opponent would gain life, that player loses that much life instead."
+    "Tainted Remedy": ((Kind.GAIN_BECOMES_LOSS, Reach.OPPONENTS, {}),),
+    # "Whenever you gain life, put a +1/+1 counter on Ajani's Pridemate."
+    "Ajani's Pridemate": ((Kind.ON_GAIN_LIFE, Reach.YOU, {}),),
+    # "At the beginning of your upkeep, if you have 50 or more life, you win the game."
+    "Test of Endurance": ((Kind.WIN_AT_UPKEEP, Reach.YOU, {"life_at_least": 50}),),
+    # "... if you have 40 or more life ..., you win the game."
+    "Felidar Sovereign": ((Kind.WIN_AT_UPKEEP, Reach.YOU, {"life_at_least": 40}),),
+    # "If you would draw a card while your library has no cards in it, you win the game instead."
+    "Laboratory Maniac": ((Kind.WIN_ON_EMPTY_DRAW, Reach.YOU, {}),),
+}

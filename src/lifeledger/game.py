@@ -1,0 +1,1461 @@
+"""The game: life totals, counters and standings, decided by the Comprehensive Rules."""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from .actions import (
+    Action,
+    AddCounters,
+    Amount,
+    Concede,
+    Damage,
+    Draw,
+    DrawGame,
+    End,
+    ExchangeLife,
+    GainLife,
+    IntentionalDraw,
+    LifeOf,
+    Loop,
+    Lose,
+    LoseLife,
+    PayLife,
+    Penalty,
+    RedistributeLife,
+    RemoveCounters,
+    Restart,
+    SetLife,
+    SetLifeEach,
+    StartCard,
+    StartEffect,
+    Together,
+    Upkeep,
+    Win,
+)
+from .effects import CATALOGUE, CONTROLLER_ONLY, TEAM_WIDE, Affects, Effect, Kind, Reach
+from .errors import MalformedError, RefusedError
+from .formats import Format, find_format
+from .outcome import PLAYING, Outcome, Reason, Result, Status
+from .seats import Seat, check_id
+from .variants import Variant, find_variant, infer_variant, seating_distance
+
+__all__ = ["COUNTER_KIND", "Game", "Note", "PlayerView", "TeamView"]
+
+POISON = "poison"
+#: 122: a counter kind is a lowercase word (``poison``, ``energy``, ``experience``, ``rad``, ...).
+COUNTER_KIND = re.compile(r"[a-z]+(?:[_-][a-z0-9]+)*")
+#: 704.5c and 122.1f: ten or more poison counters.
+POISON_THRESHOLD = 10
+#: 903.10a: 21 or more combat damage from the same commander.
+COMMANDER_DAMAGE_THRESHOLD = 21
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """One consequence of an action, with the rule that caused it (for timelines and apps)."""
+
+    rule: str
+    text: str
+
+
+class _Total:
+    """A number that one player has, or that a team shares (810.4, 810.10)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: int) -> None:
+        self.value = value
+
+
+class _Player:
+    __slots__ = (
+        "commander_damage",
+        "counters",
+        "drew_from_empty",
+        "game",
+        "id",
+        "index",
+        "library",
+        "life",
+        "poison",
+        "result",
+        "seat",
+        "team",
+    )
+
+    def __init__(self, seat: Seat, index: int, team: str | None) -> None:
+        self.seat = seat
+        self.id = seat.id
+        self.index = index
+        self.team = team
+        self.life = _Total(0)
+        self.poison = _Total(0)
+        self.counters: dict[str, int] = {}
+        self.commander_damage: dict[str, int] = {}
+        self.library = seat.library
+        self.drew_from_empty = False
+        self.result = PLAYING
+        self.game = 1
+
+
+class _Team:
+    __slots__ = ("id", "members", "poison_threshold", "result", "shares_life", "shares_poison")
+
+    def __init__(self, team_id: str, members: list[_Player]) -> None:
+        self.id = team_id
+        self.members = members
+        self.shares_life = False
+        self.shares_poison = False
+        self.poison_threshold = POISON_THRESHOLD
+        self.result = PLAYING
+
+
+@dataclass(slots=True)
+class _Event:
+    """What one top-level action states, settled as it ends (104.1, 104.3f, 704.3)."""
+
+    frozen_life: dict[str, int] | None = None
+    wins: list[str] = field(default_factory=list)
+    losses: dict[str, Result] = field(default_factory=dict)
+    draws: list[tuple[frozenset[str] | None, Result]] = field(default_factory=list)
+    lifelink: set[tuple[str, str]] = field(default_factory=set)
+
+
+class PlayerView:
+    """A read-only view of one player in a :class:`Game`."""
+
+    __slots__ = ("_game", "_player")
+
+    def __init__(self, game: Game, player: _Player) -> None:
+        self._game = game
+        self._player = player
+
+    @property
+    def id(self) -> str:
+        """The player's id."""
+        return self._player.id
+
+    @property
+    def seat(self) -> Seat:
+        """The player as the header declared them."""
+        return self._player.seat
+
+    @property
+    def team(self) -> str | None:
+        """The id of the player's team, if any."""
+        return self._player.team
+
+    @property
+    def life(self) -> int:
+        """The life total as the rules read it (810.9a: the team's where it is shared)."""
+        return self._player.life.value
+
+    @property
+    def poison(self) -> int:
+        """Poison counters as the rules read them (810.10a: the team's where they are shared)."""
+        return self._player.poison.value
+
+    @property
+    def counters(self) -> Mapping[str, int]:
+        """Every other kind of counter the player has, with its count (above 0)."""
+        return MappingProxyType(self._player.counters)
+
+    @property
+    def commander_damage(self) -> Mapping[str, int]:
+        """Combat damage dealt to this player by each commander, by commander id (903.10a)."""
+        return MappingProxyType(self._player.commander_damage)
+
+    @property
+    def library(self) -> int | None:
+        """Cards left in the library, or ``None`` where it isn't tracked."""
+        return self._player.library
+
+    @property
+    def result(self) -> Result:
+        """The player's standing, with reason and rule."""
+        return self._player.result
+
+    def __repr__(self) -> str:
+        return f"<PlayerView {self.id} life={self.life} poison={self.poison} {self.result}>"
+
+
+class TeamView:
+    """A read-only view of one team in a :class:`Game`."""
+
+    __slots__ = ("_game", "_team")
+
+    def __init__(self, game: Game, team: _Team) -> None:
+        self._game = game
+        self._team = team
+
+    @property
+    def id(self) -> str:
+        """The team's id."""
+        return self._team.id
+
+    @property
+    def players(self) -> tuple[str, ...]:
+        """The ids of its players, in seating order."""
+        return tuple(p.id for p in self._team.members)
+
+    @property
+    def life(self) -> int | None:
+        """The shared life total (810.4, 904.13b), or ``None`` where life isn't shared."""
+        return self._team.members[0].life.value if self._team.shares_life else None
+
+    @property
+    def poison(self) -> int | None:
+        """The shared poison counters (810.10), or ``None`` where they aren't shared."""
+        return self._team.members[0].poison.value if self._team.shares_poison else None
+
+    @property
+    def result(self) -> Result:
+        """The team's standing."""
+        return self._team.result
+
+    def __repr__(self) -> str:
+        return f"<TeamView {self.id} {self.players} life={self.life} {self.result}>"
+
+
+class Game:
+    """One game of Magic: The Gathering, as far as life totals and the end of the game go.
+
+    >>> from lifeledger import Game, Seat
+    >>> game = Game([Seat("ana"), Seat("bo")])
+    >>> game.damage("bo", 7, source="ana-creature")
+    >>> game.player("bo").life
+    13
+    >>> game.damage("bo", 13, source="ana-creature")
+    >>> print(game.outcome().results["ana"])
+    won (last-standing, 104.2a)
+
+    ``variant`` and ``format`` are names (``"two-headed-giant"``, ``"commander"``) or instances;
+    ``starting_life`` overrides the rules' starting life (and makes a combination the rules
+    don't define a house variant); ``range_of_influence`` is the limited range of influence
+    option (801) for every player without a ``range`` of their own. With ``keep_history``
+    false the game keeps no history, so that a long replay runs in constant memory.
+    """
+
+    def __init__(
+        self,
+        seats: Sequence[Seat],
+        variant: str | Variant | None = None,
+        format: str | Format = "normal",
+        *,
+        starting_life: int | None = None,
+        range_of_influence: int | None = None,
+        keep_history: bool = True,
+    ) -> None:
+        self.seats = tuple(seats)
+        self.variant = (
+            infer_variant(self.seats)
+            if variant is None
+            else find_variant(variant)
+            if isinstance(variant, str)
+            else variant
+        )
+        self.format = find_format(format) if isinstance(format, str) else format
+        self.starting_life = starting_life
+        self.range_of_influence = range_of_influence
+        self._check_setup()
+        self.history: list[Action] | None = [] if keep_history else None
+        #: The consequences of the last action applied, each with its rule.
+        self.notes: list[Note] = []
+        self.game_number = 1
+        self.triggered: dict[str, int] = {}
+        self._players: dict[str, _Player] = {}
+        self._teams: dict[str, _Team] = {}
+        for index, seat in enumerate(self.seats):
+            team = self.variant.team_of(seat)
+            player = _Player(seat, index, team)
+            self._players[seat.id] = player
+            if team is not None:
+                self._teams.setdefault(team, _Team(team, [])).members.append(player)
+        self._commander_owner = {c: s.id for s in self.seats for c in s.commanders}
+        self._ranges = self._initial_ranges()
+        self._limited = any(r is not None for r in self._ranges.values())
+        self._effects: dict[str, list[Effect]] = {}
+        self._by_kind: dict[Kind, list[Effect]] = {}
+        self._known_ids: set[str] = set()
+        self._event: _Event | None = None
+        self._in_range: dict[str, frozenset[str]] = {}
+        self._over = False
+        self._begin(list(self._players.values()))
+
+    # -- setting up -------------------------------------------------------------------------
+
+    def _check_setup(self) -> None:
+        seats = self.seats
+        ids = [s.id for s in seats]
+        for i, seat_id in enumerate(ids):
+            if seat_id in ids[:i]:
+                raise MalformedError(f"duplicate player id {seat_id!r}", member=f"players[{i}].id")
+        commanders = [c for s in seats for c in s.commanders]
+        if len(set(commanders)) != len(commanders):
+            raise MalformedError("a commander id is listed for two players", member="players")
+        for i, seat in enumerate(seats):
+            if seat.commanders and not self.format.has_commanders:
+                raise MalformedError(
+                    f"{self.format.name} games have no commanders (903.3)",
+                    member=f"players[{i}].commanders",
+                )
+            if seat.life_modifier is not None and self.format.name != "vanguard":
+                raise MalformedError(
+                    "only a vanguard game has life modifiers (902.4)",
+                    member=f"players[{i}].life_modifier",
+                )
+        self.variant.check(seats)
+        if self.format.name not in self.variant.formats and self.starting_life is None:
+            raise MalformedError(
+                f"the rules define no {self.variant.name} game of format {self.format.name}; "
+                "give options.starting_life to play it as a house variant",
+                member="format",
+            )
+        if self.starting_life is not None and self.starting_life < 1:
+            raise MalformedError("a starting life total is 1 or more", member="starting_life")
+        if self.range_of_influence is not None and self.range_of_influence < 0:
+            raise MalformedError("a range of influence is 0 or more", member="range_of_influence")
+
+    @property
+    def is_house_variant(self) -> bool:
+        """Whether ``starting_life`` overrides the rules (a house variant)."""
+        return self.starting_life is not None
+
+    def _initial_ranges(self) -> dict[str, int | None]:
+        defaults = self.variant.ranges(self.seats)
+        return {
+            seat.id: seat.range
+            if seat.range is not None
+            else self.range_of_influence
+            if self.range_of_influence is not None
+            else default
+            for seat, default in zip(self.seats, defaults, strict=True)
+        }
+
+    def _begin(self, players: list[_Player]) -> None:
+        """103.4, 119.1: every player in the game starts at their starting life total."""
+        shares_life = self.variant.shares_life(self.format)
+        shares_poison = self.variant.shares_poison()
+        for p in players:
+            if self.starting_life is not None:
+                life = self.starting_life
+            else:
+                life, _ = self.variant.starting_life(self.format, p.seat, self.seats)
+            p.life = _Total(life)
+            p.poison = _Total(0)
+            p.counters = {}
+            p.commander_damage = {}
+            p.library = p.seat.library
+            p.drew_from_empty = False
+            p.result = PLAYING
+            p.game = self.game_number
+        for team in self._teams.values():
+            members = [p for p in team.members if p in players]
+            if not members:
+                continue
+            team.result = PLAYING
+            team.shares_life = shares_life
+            team.shares_poison = shares_poison
+            if shares_life:
+                life = (
+                    self.starting_life
+                    if self.starting_life is not None
+                    else self.variant.team_starting_life(self.format, len(team.members))[0]
+                )
+                shared = _Total(life)
+                for p in members:
+                    p.life = shared
+            if shares_poison:
+                self_poison = _Total(0)
+                team.poison_threshold = self.variant.team_poison_threshold(len(team.members))
+                for p in members:
+                    p.poison = self_poison
+        self._effects.clear()
+        self._by_kind.clear()
+        self._determine_ranges()
+        self._over = False
+
+    def _determine_ranges(self) -> None:
+        """801.2c: the players within each player's range of influence are determined as each
+        turn begins, counting only the players still in the game."""
+        if not self._limited:
+            return
+        present = [p for p in self._players.values() if p.result.is_playing]
+        n = len(present)
+        self._in_range = {}
+        for i, p in enumerate(present):
+            reach = self._ranges[p.id]
+            self._in_range[p.id] = frozenset(
+                q.id
+                for j, q in enumerate(present)
+                if reach is None or seating_distance(i, j, n) <= reach
+            )
+
+    # -- reading the game -------------------------------------------------------------------
+
+    @property
+    def players(self) -> tuple[PlayerView, ...]:
+        """Every player, in seating order."""
+        return tuple(PlayerView(self, p) for p in self._players.values())
+
+    @property
+    def teams(self) -> tuple[TeamView, ...]:
+        """Every team, in the order their first players are seated."""
+        return tuple(TeamView(self, t) for t in self._teams.values())
+
+    def player(self, player_id: str) -> PlayerView:
+        """The player with this id."""
+        return PlayerView(self, self._get(player_id, "player"))
+
+    def life_of(self, player_id: str) -> int:
+        """The player's life total as the rules read it (810.9a: the team's, where shared)."""
+        return self._get(player_id, "player").life.value
+
+    def effects(self) -> tuple[Effect, ...]:
+        """The continuous effects that apply now."""
+        return tuple(e for group in self._effects.values() for e in group)
+
+    def outcome(self) -> Outcome:
+        """Who won, lost or drew, why and by which rule; the single source of truth for results.
+
+        Results come about in this order within one action (704.3, 104.1): the draws the action
+        states, then the wins and losses it states (simultaneously, 104.3f), then state-based
+        actions, checked together and repeated while they do something. After each departure
+        the game checks whether one player or team is left standing (104.2a, 104.2c).
+        """
+        return Outcome(
+            over=self._over,
+            game=self.game_number,
+            results=MappingProxyType({p.id: p.result for p in self._players.values()}),
+            team_results=MappingProxyType({t.id: t.result for t in self._teams.values()}),
+        )
+
+    def is_over(self) -> bool:
+        """104.1: whether the game has ended."""
+        return self._over
+
+    def is_in_game(self, player_id: str) -> bool:
+        """104.5, 800.4: whether the player is still in the game (has not won, lost or drawn)."""
+        return self._get(player_id, "player").result.is_playing
+
+    def are_opponents(self, a: str, b: str) -> bool:
+        """102.2, 102.3: in a game between teams, a player's opponents are the players not on
+        their team; otherwise every other player."""
+        pa, pb = self._get(a, "player"), self._get(b, "player")
+        return pa is not pb and (pa.team is None or pa.team != pb.team)
+
+    def is_in_range(self, a: str, b: str) -> bool:
+        """801.2: whether ``b`` is within ``a``'s range of influence (always true without the
+        limited range of influence option)."""
+        return not self._limited or b in self._in_range.get(a, frozenset({a}))
+
+    def can_gain_life(self, player_id: str) -> bool:
+        """119.7: no "can't gain life" effect reaches the player (810.9g: or a teammate
+        sharing their life total)."""
+        p = self._get(player_id, "player")
+        return not (
+            self._reaches(Kind.CANT_GAIN_LIFE, p) or self._reaches(Kind.LIFE_TOTAL_CANT_CHANGE, p)
+        )
+
+    def can_lose_life(self, player_id: str) -> bool:
+        """119.8: no "can't lose life" effect reaches the player (810.9h: or a teammate
+        sharing their life total)."""
+        p = self._get(player_id, "player")
+        return not (
+            self._reaches(Kind.CANT_LOSE_LIFE, p) or self._reaches(Kind.LIFE_TOTAL_CANT_CHANGE, p)
+        )
+
+    def can_lose_game(self, player_id: str) -> bool:
+        """104.3: no "can't lose the game" effect reaches the player (810.8a: or their team)."""
+        return not self._reaches(Kind.CANT_LOSE_GAME, self._get(player_id, "player"))
+
+    def can_win_game(self, player_id: str) -> bool:
+        """104.2: no "can't win the game" effect reaches the player (810.8a: or their team).
+        Such effects never stop 104.2a."""
+        return not self._reaches(Kind.CANT_WIN_GAME, self._get(player_id, "player"))
+
+    def can_get_poison(self, player_id: str) -> bool:
+        """810.10c: no "can't get poison counters" effect reaches the player or, where poison
+        counters are shared, their team."""
+        return not self._reaches(Kind.CANT_GET_POISON, self._get(player_id, "player"))
+
+    # -- the checks of the state-based actions (704.5, 704.6) -------------------------------
+
+    def _shares_life(self, p: _Player) -> bool:
+        return p.team is not None and self._teams[p.team].shares_life
+
+    def _shares_poison(self, p: _Player) -> bool:
+        return p.team is not None and self._teams[p.team].shares_poison
+
+    def has_no_life_left(self, player_id: str) -> bool:
+        """704.5a: the player has 0 or less life and nothing says they don't lose for it."""
+        p = self._get(player_id, "player")
+        return (
+            not self._shares_life(p)
+            and p.life.value <= 0
+            and not self._reaches(Kind.NO_LOSS_FOR_LIFE, p)
+        )
+
+    def has_drawn_from_empty_library(self, player_id: str) -> bool:
+        """704.5b: the player attempted to draw from an empty library since the last time
+        state-based actions were checked."""
+        return self._get(player_id, "player").drew_from_empty
+
+    def has_ten_poison(self, player_id: str) -> bool:
+        """704.5c: the player has ten or more poison counters (ignored where poison counters
+        are shared: 704.6b instead)."""
+        p = self._get(player_id, "player")
+        return not self._shares_poison(p) and p.poison.value >= POISON_THRESHOLD
+
+    def has_no_team_life_left(self, team_id: str) -> bool:
+        """704.6a, 810.8c: the team has 0 or less life and nothing says it doesn't lose for it."""
+        team = self._teams[team_id]
+        first = team.members[0]
+        return (
+            team.shares_life
+            and first.life.value <= 0
+            and not self._reaches(Kind.NO_LOSS_FOR_LIFE, first)
+        )
+
+    def has_team_poison_threshold(self, team_id: str) -> bool:
+        """704.6b, 810.8d: the team has fifteen or more poison counters (810.11: five more for
+        each player beyond the second)."""
+        team = self._teams[team_id]
+        return team.shares_poison and team.members[0].poison.value >= team.poison_threshold
+
+    def has_lethal_commander_damage(self, player_id: str) -> bool:
+        """704.6c, 903.10a: 21 or more combat damage from the same commander, in a Commander
+        game (not in Brawl, 903.12h)."""
+        p = self._get(player_id, "player")
+        return self.format.commander_damage_loses and any(
+            n >= COMMANDER_DAMAGE_THRESHOLD for n in p.commander_damage.values()
+        )
+
+    # -- helpers ----------------------------------------------------------------------------
+
+    def _get(self, player_id: str, member: str) -> _Player:
+        try:
+            return self._players[player_id]
+        except KeyError:
+            raise MalformedError(f"unknown player {player_id!r}", member=member) from None
+
+    def _note(self, rule: str, text: str) -> None:
+        self.notes.append(Note(rule, text))
+
+    def _present(self) -> list[_Player]:
+        return [p for p in self._players.values() if p.result.is_playing]
+
+    def _affected(self, effect: Effect) -> Iterable[str]:
+        """611-616: whom an effect affects; 801.10: only players within its controller's
+        range of influence."""
+        affects = effect.affects
+        controller = self._players[effect.controller]
+        ids: Iterable[str]
+        if affects is Reach.YOU:
+            ids = (controller.id,)
+        elif affects is Reach.PLAYERS:
+            ids = [p.id for p in self._present()]
+        elif affects is Reach.OPPONENTS:
+            ids = [
+                p.id
+                for p in self._present()
+                if p is not controller and (p.team is None or p.team != controller.team)
+            ]
+        else:
+            assert isinstance(affects, tuple)
+            ids = affects
+        if self._limited:
+            reach = self._in_range.get(controller.id, frozenset({controller.id}))
+            ids = [i for i in ids if i in reach]
+        return ids
+
+    def _effects_reaching(self, kind: Kind, p: _Player) -> Iterator[Effect]:
+        """The effects of ``kind`` that reach ``p``: in Two-Headed Giant, the "can't" kinds
+        that reach a player reach the whole team (810.8a, 810.9g, 810.9h, 810.10c)."""
+        effects = self._by_kind.get(kind)
+        if not effects:
+            return
+        team_wide = (
+            kind in TEAM_WIDE
+            and p.team is not None
+            and (
+                self._teams[p.team].shares_poison
+                if kind is Kind.CANT_GET_POISON
+                else self._teams[p.team].shares_life
+            )
+        )
+        mates = {m.id for m in self._teams[p.team].members} if team_wide and p.team else {p.id}
+        for effect in effects:
+            if not mates.isdisjoint(self._affected(effect)):
+                yield effect
+
+    def _reaches(self, kind: Kind, p: _Player) -> bool:
+        return next(self._effects_reaching(kind, p), None) is not None
+
+    def _amount(self, value: Amount, member: str, *, clamp: bool = True) -> int:
+        """The value of an amount; 107.1b: a computed amount below zero counts as zero."""
+        if isinstance(value, LifeOf):
+            event = self._event
+            p = self._get(value.player, member)
+            life = (
+                event.frozen_life[p.id]
+                if event is not None and event.frozen_life is not None
+                else p.life.value
+            )
+            result = value.of(life)
+            return max(result, 0) if clamp else result
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise MalformedError(f"{value!r} is not an amount", member=member)
+        if value < 0 and clamp:
+            raise MalformedError(f"an amount is 0 or more, not {value}", member=member)
+        return value
+
+    # -- applying actions -------------------------------------------------------------------
+
+    def apply(self, action: Action) -> None:
+        """Apply one action: validate it, then change the game; a malformed action raises
+        :class:`MalformedError`, one the rules forbid :class:`RefusedError`, and either leaves
+        the game exactly as it was. State-based actions are then checked (704.3)."""
+        self._precheck(action)
+        self.notes = []
+        if isinstance(action, Restart):
+            self._restart(action)
+        else:
+            snapshot = self._snapshot() if isinstance(action, Together) else None
+            self._event = _Event(
+                frozen_life={p.id: p.life.value for p in self._players.values()}
+                if isinstance(action, Together)
+                else None
+            )
+            try:
+                self._dispatch(action)
+                self._settle_event()
+            except (MalformedError, RefusedError):
+                if snapshot is not None:
+                    self._restore(snapshot)
+                raise
+            finally:
+                self._event = None
+            if not self._over:
+                self._check_state_based_actions()
+        if self.history is not None:
+            self.history.append(action)
+
+    def _precheck(self, action: Action) -> None:
+        """Validate what can be checked without changing anything: players known (else
+        malformed), the game not over (104.1) and the players still in it (800.4)."""
+        self._precheck_members(action)
+        if self._over:
+            raise RefusedError("104.1", "the game is over")
+        for member, player_id in _players_named(action):
+            if not self._players[player_id].result.is_playing:
+                raise RefusedError("800.4", f"{player_id} has left the game ({member})")
+
+    def _precheck_members(self, action: Action) -> None:
+        if isinstance(action, Together):
+            if not action.actions:
+                raise MalformedError("a together group has actions", member="actions")
+            for i, inner in enumerate(action.actions):
+                try:
+                    if isinstance(inner, Restart):
+                        raise MalformedError(
+                            "a restart ends the game at once and can't be part of a group",
+                            member="do",
+                        )
+                    self._precheck_members(inner)
+                except MalformedError as exc:
+                    raise exc.at(str(i)) from None
+            return
+        for member, player_id in action.players():
+            self._get(player_id, member)
+        if isinstance(action, StartEffect | StartCard):
+            check_id(action.id, "id")
+            self._check_new_id(action.id)
+        if isinstance(action, StartCard) and action.name not in CATALOGUE:
+            raise MalformedError(f"{action.name!r} is not in the card catalogue", member="name")
+        if isinstance(action, End) and action.id not in self._known_ids:
+            raise MalformedError(f"no effect or card has the id {action.id!r}", member="id")
+        if (
+            isinstance(action, StartEffect)
+            and action.kind in CONTROLLER_ONLY
+            and action.affects is not Reach.YOU
+        ):
+            raise MalformedError(
+                f"{action.kind.value} speaks only of its controller", member="affects"
+            )
+        if isinstance(action, AddCounters | RemoveCounters) and not COUNTER_KIND.fullmatch(
+            action.kind
+        ):
+            raise MalformedError(f"{action.kind!r} is not a counter kind", member="kind")
+
+    def _check_new_id(self, effect_id: str) -> None:
+        if effect_id in self._known_ids:
+            raise MalformedError(f"duplicate effect or card id {effect_id!r}", member="id")
+
+    def _dispatch(self, action: Action) -> None:
+        handler = _HANDLERS.get(type(action))
+        if handler is None:
+            raise MalformedError(f"{type(action).__name__} is not an action", member="do")
+        handler(self, action)
+
+    def _snapshot(self) -> Any:
+        return copy.deepcopy(
+            (self._players, self._teams, self._effects, self._by_kind, self._known_ids,
+             self.triggered, self._over)
+        )  # fmt: skip
+
+    def _restore(self, snapshot: Any) -> None:
+        (
+            self._players,
+            self._teams,
+            self._effects,
+            self._by_kind,
+            self._known_ids,
+            self.triggered,
+            self._over,
+        ) = snapshot
+
+    # -- life (119) -------------------------------------------------------------------------
+
+    def _gain(self, p: _Player, amount: int, source: str | None = None) -> None:
+        """119.3: the player gains life. 119.9, 119.10: gaining 0 life is no event. 119.7: a
+        player who can't gain life doesn't, and no replacement applies."""
+        if amount <= 0:
+            return
+        if not self.can_gain_life(p.id):
+            self._note("119.7", f"{p.id} can't gain life: the gain of {amount} does nothing")
+            return
+        # 616.1: the affected player orders replacement effects; turning the gain into a loss
+        # first is the order that serves them, and then no gain is left to multiply.
+        remedy = next(self._effects_reaching(Kind.GAIN_BECOMES_LOSS, p), None)
+        if remedy is not None:
+            self._note("616.1", f"{remedy.id}: {p.id} loses {amount} life instead of gaining it")
+            self._lose(p, amount)
+            return
+        for effect in self._effects_reaching(Kind.GAIN_LIFE_TIMES, p):
+            assert effect.factor is not None
+            self._note("616.1", f"{effect.id}: {p.id} gains {amount * effect.factor} instead")
+            amount *= effect.factor
+        p.life.value += amount
+        event = self._event
+        if source is not None and event is not None:
+            # 702.15e: one life-gain event per lifelink source in one damage event.
+            key = (source, p.id)
+            if key in event.lifelink:
+                return
+            event.lifelink.add(key)
+        self._trigger(Kind.ON_GAIN_LIFE, p, "119.9", "gains life")
+
+    def _lose(self, p: _Player, amount: int) -> None:
+        """119.3: the player loses life; 119.8: not if they can't lose life."""
+        if amount <= 0:
+            return
+        if not self.can_lose_life(p.id):
+            self._note("119.8", f"{p.id} can't lose life: the loss of {amount} does nothing")
+            return
+        p.life.value -= amount
+        self._trigger(Kind.ON_LOSE_LIFE, p, "603.2", "loses life")
+
+    def _trigger(self, kind: Kind, p: _Player, rule: str, what: str) -> None:
+        for effect in self._effects_reaching(kind, p):
+            self.triggered[effect.id] = self.triggered.get(effect.id, 0) + 1
+            self._note(rule, f"{effect.id} triggers: {p.id} {what}")
+
+    def _add_poison(self, p: _Player, amount: int) -> None:
+        """122.1f, 810.10: poison counters, shared by a Two-Headed Giant team; 810.10c."""
+        if amount <= 0:
+            return
+        if not self.can_get_poison(p.id):
+            self._note("810.10c", f"{p.id} can't get poison counters")
+            return
+        p.poison.value += amount
+
+    def _change_life(self, p: _Player, delta: int) -> None:
+        if delta > 0:
+            self._gain(p, delta)
+        elif delta < 0:
+            self._lose(p, -delta)
+
+    def _do_damage(self, action: Damage) -> None:
+        """120.3: damage to a player; 120.8: 0 damage is no damage at all."""
+        p = self._players[action.to]
+        amount = self._amount(action.amount, "amount")
+        if amount == 0:
+            self._note("120.8", "0 damage is no damage: nothing happens")
+            return
+        if action.infect:
+            self._add_poison(p, amount)  # 120.3b, 702.90b
+        elif p.life.value <= 0 and self._reaches(Kind.INFECT_AT_OR_BELOW_ZERO, p):
+            self._note("120.3b", f"damage is dealt to {p.id} as though its source had infect")
+            self._add_poison(p, amount)
+        else:
+            self._lose(p, amount)  # 120.3a, 119.2
+        if action.combat and action.toxic:
+            self._add_poison(p, action.toxic)  # 120.3g
+        if action.combat and action.source in self._commander_owner:
+            # 903.10a: combat damage dealt by a commander is tracked by commander.
+            p.commander_damage[action.source] = p.commander_damage.get(action.source, 0) + amount
+        if action.lifelink:
+            assert action.controller is not None
+            controller = self._players[action.controller]
+            # 120.3f, 702.15b: lifelink; 702.15e: one life-gain event per source.
+            self._gain(controller, amount, source=action.source or f"\0{id(action)}")
+
+    def _do_lose_life(self, action: LoseLife) -> None:
+        """119.3: an effect causes a player to lose life."""
+        self._lose(self._players[action.player], self._amount(action.amount, "amount"))
+
+    def _do_gain_life(self, action: GainLife) -> None:
+        """119.3: an effect causes a player to gain life."""
+        self._gain(self._players[action.player], self._amount(action.amount, "amount"))
+
+    def _do_pay_life(self, action: PayLife) -> None:
+        """119.4: a player may pay life only if their life total covers it (119.4a, 810.9b:
+        the team's, for both members' payments together); 119.4b: 0 can always be paid;
+        119.8, 810.9h: a player who can't lose life can't pay any."""
+        member = "amount" if action.single else "payments"
+        payments = [
+            (self._players[pid], self._amount(amount, member)) for pid, amount in action.payments
+        ]
+        due: dict[int, int] = {}
+        for p, amount in payments:
+            if amount == 0:
+                continue
+            if not self.can_lose_life(p.id):
+                rule = "810.9h" if self._shares_life(p) else "119.8"
+                raise RefusedError(rule, f"{p.id} can't lose life, so can't pay {amount} life")
+            due[id(p.life)] = due.get(id(p.life), 0) + amount
+        for p, amount in payments:
+            total = due.get(id(p.life), 0)
+            if amount and p.life.value < total:
+                shared = self._shares_life(p)
+                raise RefusedError(
+                    "119.4a" if shared else "119.4",
+                    f"{p.id} can't pay {total} life with {'a team total of ' if shared else ''}"
+                    f"{p.life.value} life",
+                )
+        for p, amount in payments:
+            self._lose(p, amount)
+
+    def _do_set_life(self, action: SetLife) -> None:
+        """119.5, 810.9c: the player gains or loses the difference."""
+        p = self._players[action.player]
+        self._change_life(p, self._amount(action.to, "to", clamp=False) - p.life.value)
+
+    def _do_set_life_each(self, action: SetLifeEach) -> None:
+        """119.5: each player gains or loses the difference, in one event; 810.9d: on a team
+        with a shared life total, only the member the team chooses is affected (by default its
+        first seated member)."""
+        totals = {pid: self._amount(to, "each", clamp=False) for pid, to in action.each}
+        chosen = dict(action.chosen)
+        for team_id, pid in chosen.items():
+            team = self._teams.get(team_id)
+            if team is None or not team.shares_life:
+                raise MalformedError(
+                    f"{team_id!r} is not a team with a shared life total (810.9d)",
+                    member="chosen",
+                )
+            if self._players[pid].team != team_id:
+                raise MalformedError(f"{pid} is not on team {team_id!r}", member="chosen")
+        changes: list[tuple[_Player, int]] = []
+        for pid, total in totals.items():
+            p = self._players[pid]
+            if p.team is not None and self._shares_life(p):
+                pick = chosen.get(p.team) or next(
+                    m.id for m in self._teams[p.team].members if m.result.is_playing
+                )
+                if pick not in totals:
+                    raise MalformedError(
+                        f"team {p.team!r} chose {pick}, who has no total here (810.9d)",
+                        member="each",
+                    )
+                if pick != pid:
+                    continue
+            changes.append((p, total - p.life.value))
+        for p, delta in changes:
+            self._change_life(p, delta)
+
+    def _do_exchange_life(self, action: ExchangeLife) -> None:
+        """701.12c: each player gains or loses the difference; 119.7, 119.8: the exchange
+        won't happen if either can't; 810.9e: not between teammates sharing a life total."""
+        a, b = self._players[action.a], self._players[action.b]
+        if a.life is b.life:
+            raise RefusedError("810.9e", f"{a.id} can't exchange life totals with a teammate")
+        delta = b.life.value - a.life.value
+        changes = [(a, delta), (b, -delta)]
+        self._check_life_can_change(changes, "exchange")
+        for p, change in changes:
+            self._change_life(p, change)
+
+    def _check_life_can_change(self, changes: list[tuple[_Player, int]], what: str) -> None:
+        """119.7, 119.8: an exchange or redistribution that would raise the total of a player
+        who can't gain life, or lower that of one who can't lose life, won't happen."""
+        for p, delta in changes:
+            if delta > 0 and not self.can_gain_life(p.id):
+                raise RefusedError("119.7", f"{p.id} can't gain life, so the {what} won't happen")
+            if delta < 0 and not self.can_lose_life(p.id):
+                raise RefusedError("119.8", f"{p.id} can't lose life, so the {what} won't happen")
+
+    def _do_redistribute_life(self, action: RedistributeLife) -> None:
+        """119.7, 119.8: no player may receive a higher total if they can't gain life, or a
+        lower one if they can't lose life; 810.9f: at most one member of each team; 801.10:
+        only players within the controller's range of influence."""
+        players = [self._players[pid] for pid, _ in action.totals]
+        current = sorted(p.life.value for p in players)
+        wanted = [total for _, total in action.totals]
+        if sorted(wanted) != current:
+            raise MalformedError(
+                f"the new totals {sorted(wanted)} are not the players' current totals {current}",
+                member="totals",
+            )
+        teams = [p.team for p in players if self._shares_life(p)]
+        if len(set(teams)) != len(teams):
+            raise RefusedError("810.9f", "a redistribution may affect one member of each team")
+        if action.controller is not None:
+            for p in players:
+                if not self.is_in_range(action.controller, p.id):
+                    raise RefusedError(
+                        "801.10", f"{p.id} is outside {action.controller}'s range of influence"
+                    )
+        changes = [(p, new - p.life.value) for p, new in zip(players, wanted, strict=True)]
+        self._check_life_can_change(changes, "redistribution")
+        for p, delta in changes:
+            self._change_life(p, delta)
+
+    # -- counters (122) ---------------------------------------------------------------------
+
+    def _do_add_counters(self, action: AddCounters) -> None:
+        """122.1: a player gets counters; poison counters: 122.1f, 810.10."""
+        p = self._players[action.player]
+        amount = self._amount(action.amount, "amount")
+        if action.kind == POISON:
+            self._add_poison(p, amount)
+        elif amount:
+            p.counters[action.kind] = p.counters.get(action.kind, 0) + amount
+
+    def _do_remove_counters(self, action: RemoveCounters) -> None:
+        """122: a count never goes below 0; 810.10b: a player's lost poison counters are the
+        team's."""
+        p = self._players[action.player]
+        amount = self._amount(action.amount, "amount")
+        if action.kind == POISON:
+            p.poison.value = max(0, p.poison.value - amount)
+            return
+        left = p.counters.get(action.kind, 0) - amount
+        if left > 0:
+            p.counters[action.kind] = left
+        else:
+            p.counters.pop(action.kind, None)
+
+    # -- drawing (121) ----------------------------------------------------------------------
+
+    def _do_draw(self, action: Draw) -> None:
+        """121, 104.3c: a player draws the cards they can; an attempt to draw from an empty
+        library is marked for 704.5b, unless an effect makes the player win instead."""
+        p = self._players[action.player]
+        count = self._amount(action.count, "count")
+        if p.library is None or count == 0:
+            return
+        drawn = min(count, p.library)
+        p.library -= drawn
+        if count == drawn:
+            return
+        maniac = next(self._effects_reaching(Kind.WIN_ON_EMPTY_DRAW, p), None)
+        if maniac is not None:
+            self._note("614.1a", f"{maniac.id}: {p.id} would win the game instead of drawing")
+            self._do_win(Win(p.id, source=maniac.id))
+        else:
+            p.drew_from_empty = True
+            self._note("121.4", f"{p.id} attempted to draw from an empty library")
+
+    # -- ending the game (104) --------------------------------------------------------------
+
+    def _stated(self) -> _Event:
+        assert self._event is not None
+        return self._event
+
+    def _do_concede(self, action: Concede) -> None:
+        """104.3a: a player can concede at any time and loses; 810.8b: with their team."""
+        p = self._players[action.player]
+        rule = "810.8b" if self._shares_life(p) else "104.3a"
+        self._stated().losses[p.id] = Result(Status.LOST, Reason.CONCEDED, rule)
+
+    def _do_penalty(self, action: Penalty) -> None:
+        """104.3k: a judge's game loss."""
+        self._stated().losses[action.player] = Result(Status.LOST, Reason.PENALTY, "104.3k")
+
+    def _do_lose(self, action: Lose) -> None:
+        """104.3e: an effect says these players lose, unless they can't lose (104.3, 810.8a)."""
+        for pid in action.losers:
+            if self.can_lose_game(pid):
+                self._stated().losses.setdefault(pid, Result(Status.LOST, Reason.EFFECT, "104.3e"))
+            else:
+                self._note("104.3", f"{pid} can't lose the game")
+
+    def _do_win(self, action: Win) -> None:
+        """104.2b: an effect says a player wins, unless they can't (104.2, 810.8a); under the
+        limited range of influence option, 104.3h and 801.14: that player's opponents within
+        their range of influence lose instead."""
+        pid = action.player
+        if self._ranges[pid] is not None:
+            for q in self._present():
+                if self.are_opponents(pid, q.id) and self.is_in_range(pid, q.id):
+                    if self.can_lose_game(q.id):
+                        self._stated().losses.setdefault(
+                            q.id, Result(Status.LOST, Reason.OPPONENT_WON, "801.14")
+                        )
+                    else:
+                        self._note("104.3", f"{q.id} can't lose the game")
+        elif self.can_win_game(pid):
+            self._stated().wins.append(pid)
+        else:
+            self._note("104.2", f"{pid} can't win the game")
+
+    def _do_draw_game(self, action: DrawGame) -> None:
+        """104.4c: an effect says the game is a draw; 801.15 under limited range: for its
+        controller and the players within their range of influence, who leave the game."""
+        controller = action.controller
+        if controller is not None and self._ranges[controller] is not None:
+            players = frozenset(q.id for q in self._present() if self.is_in_range(controller, q.id))
+            self._stated().draws.append((players, Result(Status.DREW, Reason.EFFECT, "801.15")))
+        else:
+            self._stated().draws.append((None, Result(Status.DREW, Reason.EFFECT, "104.4c")))
+
+    def _do_loop(self, action: Loop) -> None:
+        """104.4b: a loop of mandatory actions is a draw; 801.16 under limited range: for the
+        controllers of the objects in it and the players within their ranges of influence."""
+        if any(self._ranges[c] is not None for c in action.controllers):
+            players = frozenset(
+                q.id
+                for q in self._present()
+                if any(self.is_in_range(c, q.id) for c in action.controllers)
+            )
+            self._stated().draws.append((players, Result(Status.DREW, Reason.LOOP, "801.16")))
+        else:
+            self._stated().draws.append((None, Result(Status.DREW, Reason.LOOP, "104.4b")))
+
+    def _do_intentional_draw(self, action: IntentionalDraw) -> None:
+        """104.4i: all players agree to an intentional draw."""
+        self._stated().draws.append((None, Result(Status.DREW, Reason.INTENTIONAL, "104.4i")))
+
+    def _restart(self, action: Restart) -> None:
+        """104.6, 727.1: the game ends with no winner, loser or draw; everyone still in it
+        starts a new game (801.17: whatever their ranges of influence)."""
+        present = self._present()
+        self.game_number += 1
+        self._note("727.1", f"the game restarts: game {self.game_number} begins")
+        self._begin(present)
+
+    # -- effects (611-616) ------------------------------------------------------------------
+
+    def _start(self, effect: Effect) -> None:
+        self._effects.setdefault(effect.id, []).append(effect)
+        self._by_kind.setdefault(effect.kind, []).append(effect)
+        if effect.kind in (Kind.ON_GAIN_LIFE, Kind.ON_LOSE_LIFE):
+            self.triggered.setdefault(effect.id, 0)
+
+    def _do_effect(self, action: StartEffect) -> None:
+        """611: a continuous effect begins."""
+        self._check_new_id(action.id)
+        self._known_ids.add(action.id)
+        self._start(
+            Effect(
+                action.id,
+                action.kind,
+                action.controller,
+                action.affects,
+                action.factor,
+                action.life_at_least,
+            )
+        )
+
+    def _do_card(self, action: StartCard) -> None:
+        """A catalogue card's permanent enters the battlefield: its effects begin."""
+        self._check_new_id(action.id)
+        self._known_ids.add(action.id)
+        for kind, reach, params in CATALOGUE[action.name]:
+            self._start(Effect(action.id, kind, action.controller, reach, **params))
+
+    def _do_end(self, action: End) -> None:
+        """The effect or card stops applying (its permanent left the battlefield)."""
+        self._stop(action.id)
+
+    def _stop(self, effect_id: str) -> None:
+        for effect in self._effects.pop(effect_id, ()):
+            self._by_kind[effect.kind].remove(effect)
+
+    def _do_upkeep(self, action: Upkeep) -> None:
+        """503.1: "at the beginning of your upkeep" abilities trigger; 805.4: with shared team
+        turns, the team's upkeep is each member's; 801.2c: a new turn has begun."""
+        self._determine_ranges()
+        p = self._players[action.player]
+        active = {p.id}
+        if self.variant.shared_turns and p.team is not None:
+            active = {m.id for m in self._teams[p.team].members if m.result.is_playing}
+        for effect in list(self._by_kind.get(Kind.WIN_AT_UPKEEP, ())):
+            if effect.controller not in active:
+                continue
+            assert effect.life_at_least is not None
+            life = self._players[effect.controller].life.value
+            if life >= effect.life_at_least:
+                self._note("603.4", f"{effect.id}: {effect.controller} has {life} life at upkeep")
+                self._do_win(Win(effect.controller, source=effect.id))
+
+    def _do_together(self, action: Together) -> None:
+        """704.3: the actions form one event; each inner action is checked as it comes."""
+        for i, inner in enumerate(action.actions):
+            try:
+                self._dispatch(inner)
+            except MalformedError as exc:
+                raise exc.at(str(i)) from None
+            except RefusedError as exc:
+                raise RefusedError(exc.rule, f"{exc.message} (action {i} of the group)") from None
+
+    # -- settling results -------------------------------------------------------------------
+
+    def _settle_event(self) -> None:
+        """104.1, 104.3f: the draws, then the wins and losses an action states, happen as it
+        ends, simultaneously."""
+        event = self._stated()
+        for players, result in event.draws:
+            if not self._over:
+                self._draw_for(players, result)
+        if not self._over and (event.wins or event.losses):
+            self._settle(dict(event.losses), event.wins)
+
+    def _settle(self, losses: dict[str, Result], wins: Sequence[str] = ()) -> None:
+        """Players lose simultaneously, and maybe others win.
+
+        104.2b: when a player wins, the game ends for everyone: their opponents lose, can't
+        lose effects notwithstanding. 104.3f: a player who would both win and lose loses.
+        810.8a: where a team shares its life total, a member's loss is the team's; 809.5b: a
+        team whose emperor loses, loses. 104.4a, 104.4d: if every player still in the game
+        loses at once, the game is a draw.
+        """
+        present = self._present()
+        winners = [w for w in dict.fromkeys(wins) if self._players[w].result.is_playing]
+        for w in winners:
+            for q in present:
+                if self.are_opponents(w, q.id):
+                    losses.setdefault(q.id, Result(Status.LOST, Reason.OPPONENT_WON, "104.2b"))
+        winners = [w for w in winners if w not in losses]
+        for pid in list(losses):
+            p = self._players[pid]
+            if p.team is None:
+                continue
+            if self._teams[p.team].shares_life:
+                follow = Result(Status.LOST, Reason.TEAMMATE, "810.8a")
+            elif self.variant.emperor_leads and p.seat.emperor:
+                follow = Result(Status.LOST, Reason.EMPEROR, "809.5b")
+            else:
+                continue
+            for mate in self._teams[p.team].members:
+                if mate.result.is_playing:
+                    losses.setdefault(mate.id, follow)
+        if not winners and all(p.id in losses for p in present):
+            rule = "104.4d" if self.variant.between_teams else "104.4a"
+            draw = Result(Status.DREW, Reason.SIMULTANEOUS_LOSS, rule)
+            for p in present:
+                p.result = draw
+            self._left(present)
+            return
+        for pid, result in losses.items():
+            self._players[pid].result = result
+        if winners:
+            self._win_with_team(winners, Result(Status.WON, Reason.EFFECT, "104.2b"))
+        self._left([self._players[pid] for pid in losses])
+
+    def _win_with_team(self, winners: Sequence[str], result: Result) -> None:
+        """104.2b: the winners win; 104.2c, 810.8a, 809.5a: so does every player on their
+        teams, even one who had lost this game."""
+        for w in winners:
+            self._players[w].result = result
+        for w in winners:
+            p = self._players[w]
+            if p.team is None:
+                continue
+            team = self._teams[p.team]
+            if result.reason is Reason.LAST_STANDING:
+                follow = result
+            elif self.variant.emperor_leads and p.seat.emperor:
+                follow = Result(Status.WON, Reason.EMPEROR, "809.5a")
+            else:
+                follow = Result(Status.WON, Reason.TEAM, "810.8a" if team.shares_life else "104.2c")
+            for mate in team.members:
+                if mate.game == self.game_number and mate.result.status is not Status.WON:
+                    mate.result = follow
+
+    def _draw_for(self, players: frozenset[str] | None, result: Result) -> None:
+        """104.4: the game is a draw for these players (``None``: for everyone still in it);
+        809.5c: a draw for an emperor is a draw for their team."""
+        results = {p.id: result for p in self._present() if players is None or p.id in players}
+        if self.variant.emperor_leads:
+            follow = Result(Status.DREW, Reason.EMPEROR, "809.5c")
+            for pid in list(results):
+                p = self._players[pid]
+                if p.seat.emperor and p.team is not None:
+                    for mate in self._teams[p.team].members:
+                        if mate.result.is_playing:
+                            results.setdefault(mate.id, follow)
+        for pid, drew in results.items():
+            self._players[pid].result = drew
+        self._left([self._players[pid] for pid in results])
+
+    def _left(self, departed: Sequence[_Player]) -> None:
+        """104.5, 800.4a: players who won, lost or drew leave the game, and the effects they
+        controlled stop applying; then 104.2a, 104.2c: is one player or team left standing?"""
+        gone = {p.id for p in departed}
+        for effect_id, effects in list(self._effects.items()):
+            if any(e.controller in gone for e in effects):
+                self._stop(effect_id)
+        self._check_last_standing()
+        for team in self._teams.values():
+            if team.result.is_playing and not any(m.result.is_playing for m in team.members):
+                team.result = self._team_result(team)
+        self._over = not any(p.result.is_playing for p in self._players.values())
+
+    def _team_result(self, team: _Team) -> Result:
+        """A team's standing once none of its players is left: its emperor's (809.5), else that
+        of its first player whose result is their own rather than the team's."""
+        members = [m for m in team.members if m.game == self.game_number] or team.members
+        leader = next((m for m in members if m.seat.emperor), None)
+        if leader is None:
+            leader = next(
+                (m for m in members if m.result.reason not in (Reason.TEAMMATE, Reason.EMPEROR)),
+                members[0],
+            )
+        return leader.result
+
+    def _check_last_standing(self) -> None:
+        """104.2a: a player still in the game wins if all their opponents have left, overriding
+        every effect that would preclude it; 104.2c: likewise a team, each of whose players wins
+        even if they had lost."""
+        present = self._present()
+        if not present:
+            return
+        first = present[0]
+        if any(self.are_opponents(first.id, q.id) for q in present[1:]):
+            return
+        rule = "104.2c" if self.variant.between_teams else "104.2a"
+        self._win_with_team([p.id for p in present], Result(Status.WON, Reason.LAST_STANDING, rule))
+
+    def _check_state_based_actions(self) -> None:
+        """704.3: check every state-based action at once, perform them simultaneously as a
+        single event, and repeat while any were performed. Checked here: 704.5a, 704.5b,
+        704.5c, 704.6a, 704.6b, 704.6c; a player who can't lose the game doesn't (104.3)."""
+        while not self._over:
+            losses: dict[str, Result] = {}
+            for p in self._present():
+                result: Result | None = None
+                if self.has_no_life_left(p.id):
+                    result = Result(Status.LOST, Reason.LIFE, "704.5a")
+                elif p.drew_from_empty:
+                    result = Result(Status.LOST, Reason.EMPTY_LIBRARY, "704.5b")
+                elif self.has_ten_poison(p.id):
+                    result = Result(Status.LOST, Reason.POISON, "704.5c")
+                elif self.has_lethal_commander_damage(p.id):
+                    result = Result(Status.LOST, Reason.COMMANDER_DAMAGE, "704.6c")
+                elif p.team is not None and self.has_no_team_life_left(p.team):
+                    result = Result(Status.LOST, Reason.TEAM_LIFE, "704.6a")
+                elif p.team is not None and self.has_team_poison_threshold(p.team):
+                    result = Result(Status.LOST, Reason.TEAM_POISON, "704.6b")
+                p.drew_from_empty = False
+                if result is None:
+                    continue
+                if self.can_lose_game(p.id):
+                    losses[p.id] = result
+                else:
+                    self._note("104.3", f"{p.id} can't lose the game ({result.rule} applies)")
+            if not losses:
+                return
+            self._settle(losses)
+
+    # -- the typed methods, one per action of the record ------------------------------------
+
+    def damage(
+        self,
+        to: str,
+        amount: Amount,
+        *,
+        source: str | None = None,
+        combat: bool = False,
+        infect: bool = False,
+        lifelink: bool = False,
+        controller: str | None = None,
+        toxic: int = 0,
+    ) -> None:
+        """120.3: ``source`` deals ``amount`` damage to the player ``to``."""
+        action = Damage(to, amount, combat, infect, lifelink, controller, toxic, source=source)
+        self.apply(action)
+
+    def lose_life(self, player: str, amount: Amount, *, source: str | None = None) -> None:
+        """119.3: ``player`` loses ``amount`` life."""
+        self.apply(LoseLife(player, amount, source=source))
+
+    def gain_life(self, player: str, amount: Amount, *, source: str | None = None) -> None:
+        """119.3: ``player`` gains ``amount`` life."""
+        self.apply(GainLife(player, amount, source=source))
+
+    def pay_life(self, player: str, amount: Amount, *, source: str | None = None) -> None:
+        """119.4: ``player`` pays ``amount`` life; refused unless it can be paid."""
+        self.apply(PayLife(((player, amount),), source=source))
+
+    def pay_life_together(
+        self, payments: Mapping[str, Amount], *, source: str | None = None
+    ) -> None:
+        """119.4a, 810.9b: teammates pay life at once, for one cost or effect."""
+        self.apply(PayLife(tuple(payments.items()), single=False, source=source))
+
+    def set_life(self, player: str, to: Amount, *, source: str | None = None) -> None:
+        """119.5: ``player``'s life total becomes ``to``."""
+        self.apply(SetLife(player, to, source=source))
+
+    def set_life_each(
+        self,
+        each: Mapping[str, Amount],
+        chosen: Mapping[str, str] | None = None,
+        *,
+        source: str | None = None,
+    ) -> None:
+        """119.5, 810.9d: each listed player's life total becomes their number."""
+        chosen_pairs = tuple((chosen or {}).items())
+        self.apply(SetLifeEach(tuple(each.items()), chosen_pairs, source=source))
+
+    def exchange_life(self, a: str, b: str, *, source: str | None = None) -> None:
+        """701.12c: two players exchange life totals."""
+        self.apply(ExchangeLife(a, b, source=source))
+
+    def redistribute_life(self, totals: Mapping[str, int], controller: str | None = None) -> None:
+        """119.7, 119.8: the players' life totals are rearranged among them."""
+        self.apply(RedistributeLife(tuple(totals.items()), controller))
+
+    def add_counters(self, player: str, kind: str, amount: Amount) -> None:
+        """122.1: ``player`` gets ``amount`` counters of ``kind``."""
+        self.apply(AddCounters(player, kind, amount))
+
+    def remove_counters(self, player: str, kind: str, amount: Amount) -> None:
+        """122: ``player`` loses ``amount`` counters of ``kind``, never going below 0."""
+        self.apply(RemoveCounters(player, kind, amount))
+
+    def draw(self, player: str, count: int = 1) -> None:
+        """121: ``player`` draws ``count`` cards."""
+        self.apply(Draw(player, count))
+
+    def concede(self, player: str) -> None:
+        """104.3a: ``player`` concedes."""
+        self.apply(Concede(player))
+
+    def win(self, player: str, *, source: str | None = None) -> None:
+        """104.2b: an effect says ``player`` wins the game."""
+        self.apply(Win(player, source=source))
+
+    def lose(self, *players: str, source: str | None = None) -> None:
+        """104.3e: an effect says ``players`` lose the game."""
+        self.apply(Lose(players, single=len(players) == 1, source=source))
+
+    def draw_game(self, controller: str | None = None, *, source: str | None = None) -> None:
+        """104.4c: an effect says the game is a draw."""
+        self.apply(DrawGame(controller, source=source))
+
+    def loop(self, *controllers: str) -> None:
+        """104.4b: the game is in a loop of mandatory actions."""
+        self.apply(Loop(controllers))
+
+    def intentional_draw(self) -> None:
+        """104.4i: the players agree to a draw."""
+        self.apply(IntentionalDraw())
+
+    def penalty(self, player: str) -> None:
+        """104.3k: a judge gives ``player`` a game loss."""
+        self.apply(Penalty(player))
+
+    def restart(self, controller: str | None = None) -> None:
+        """104.6, 727: the game restarts."""
+        self.apply(Restart(controller))
+
+    def effect(
+        self,
+        effect_id: str,
+        kind: Kind | str,
+        controller: str,
+        affects: Affects | str | Sequence[str] = Reach.YOU,
+        *,
+        factor: int | None = None,
+        life_at_least: int | None = None,
+    ) -> None:
+        """611: a continuous effect of ``kind`` begins; ``affects`` is ``"you"``,
+        ``"opponents"``, ``"players"`` or a list of player ids."""
+        if isinstance(affects, str):
+            affects = Reach(affects)
+        elif not isinstance(affects, Reach):
+            affects = tuple(affects)
+        self.apply(StartEffect(effect_id, Kind(kind), controller, affects, factor, life_at_least))
+
+    def card(self, card_id: str, name: str, controller: str) -> None:
+        """A catalogue card starts to apply (its permanent entered the battlefield)."""
+        self.apply(StartCard(card_id, name, controller))
+
+    def end(self, effect_id: str) -> None:
+        """The effect or card with this id stops applying."""
+        self.apply(End(effect_id))
+
+    def upkeep(self, player: str) -> None:
+        """503: ``player``'s (with shared turns, their team's) upkeep begins."""
+        self.apply(Upkeep(player))
+
+    def together(self, *actions: Action, source: str | None = None) -> None:
+        """704.3: ``actions`` form one event; state-based actions are checked once, after."""
+        self.apply(Together(actions, source=source))
+
+    def __repr__(self) -> str:
+        options = ""
+        if self.starting_life is not None:
+            options += f", starting_life={self.starting_life}"
+        if self.range_of_influence is not None:
+            options += f", range_of_influence={self.range_of_influence}"
+        return (
+            f"Game([{', '.join(repr(s) for s in self.seats)}], variant={self.variant.name!r}, "
+            f"format={self.format.name!r}{options})"
+        )
+
+
+_HANDLERS: dict[type[Action], Any] = {
+    Damage: Game._do_damage,
+    LoseLife: Game._do_lose_life,
+    GainLife: Game._do_gain_life,
+    PayLife: Game._do_pay_life,
+    SetLife: Game._do_set_life,
+    SetLifeEach: Game._do_set_life_each,
+    ExchangeLife: Game._do_exchange_life,
+    RedistributeLife: Game._do_redistribute_life,
+    AddCounters: Game._do_add_counters,
+    RemoveCounters: Game._do_remove_counters,
+    Draw: Game._do_draw,
+    Concede: Game._do_concede,
+    Win: Game._do_win,
+    Lose: Game._do_lose,
+    DrawGame: Game._do_draw_game,
+    Loop: Game._do_loop,
+    IntentionalDraw: Game._do_intentional_draw,
+    Penalty: Game._do_penalty,
+    StartEffect: Game._do_effect,
+    StartCard: Game._do_card,
+    End: Game._do_end,
+    Upkeep: Game._do_upkeep,
+    Together: Game._do_together,
+}
+
+
+def _players_named(action: Action) -> Iterator[tuple[str, str]]:
+    """Every player an action names, inside groups too."""
+    if isinstance(action, Together):
+        for inner in action.actions:
+            yield from _players_named(inner)
+    else:
+        yield from action.players()

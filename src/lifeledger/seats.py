@@ -1,0 +1,56 @@
+"""A seat at the table: one player's entry in the record's header."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .errors import MalformedError
+
+__all__ = ["ID_PATTERN", "Seat", "check_id"]
+
+ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def check_id(value: str, member: str) -> str:
+    """An id is 1-64 letters, digits, ``_`` and ``-`` (the record's rule for player ids)."""
+    if not ID_PATTERN.fullmatch(value):
+        raise MalformedError(
+            f"{value!r} is not an id (1-64 letters, digits, '_' and '-')", member=member
+        )
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """One player, as the header declares them, in seating order (clockwise).
+
+    ``library`` is the number of cards in the library (``None``: not tracked, draws never run
+    out); ``life_modifier`` is the Vanguard card's (902.4); ``commanders`` are the ids of this
+    player's commander cards (903.3; a partner pair is two ids); ``archenemy`` (904.2a) and
+    ``emperor`` (809.2) mark those roles; ``range`` is this player's range of influence (801.2a).
+    """
+
+    id: str
+    name: str | None = None
+    team: str | None = None
+    library: int | None = None
+    life_modifier: int | None = None
+    commanders: tuple[str, ...] = ()
+    archenemy: bool = False
+    emperor: bool = False
+    range: int | None = None
+
+    def __post_init__(self) -> None:
+        check_id(self.id, "id")
+        if self.team is not None:
+            check_id(self.team, "team")
+        for commander in self.commanders:
+            if not commander:
+                raise MalformedError("a commander id is an empty string", member="commanders")
+        if len(set(self.commanders)) != len(self.commanders):
+            raise MalformedError("a commander is listed twice", member="commanders")
+        if self.library is not None and self.library < 0:
+            raise MalformedError("a library can't hold fewer than 0 cards", member="library")
+        if self.range is not None and self.range < 0:
+            raise MalformedError("a range of influence is 0 or more", member="range")

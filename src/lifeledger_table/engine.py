@@ -1,0 +1,87 @@
+"""The one place the table app talks to the rules engine (the ``lifeledger`` package).
+
+The app computes no rule of its own: every total, standing and refusal comes from here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from lifeledger import record, state
+from lifeledger.effects import CATALOGUE, Kind
+from lifeledger.errors import LifeledgerError, MalformedError, RefusedError
+from lifeledger.formats import FORMATS
+from lifeledger.game import Game
+from lifeledger.variants import VARIANTS
+
+__all__ = [
+    "Game",
+    "LifeledgerError",
+    "MalformedError",
+    "RefusedError",
+    "apply",
+    "catalogue",
+    "check_header",
+    "effects",
+    "new_game",
+    "replay",
+    "state_of",
+]
+
+
+def catalogue() -> dict[str, Any]:
+    """What the engine knows, for the setup screen and the play screen's menus."""
+    return {
+        "variants": [
+            {"name": name, "rule": cls.rule, "formats": sorted(cls.formats)}
+            for name, cls in VARIANTS.items()
+        ],
+        "formats": list(FORMATS),
+        "cards": list(CATALOGUE),
+        "effect_kinds": [kind.value for kind in Kind],
+    }
+
+
+def check_header(header: dict[str, Any]) -> None:
+    """Raise :class:`MalformedError` unless ``header`` is a header the engine can play."""
+    record.parse_header(header)
+    new_game(header)
+
+
+def new_game(header: dict[str, Any]) -> Game:
+    """A game as it begins under ``header``."""
+    return record.parse_header(header).new_game()
+
+
+def replay(header: dict[str, Any], actions: Iterable[dict[str, Any]]) -> Game:
+    """The game after the engine replays ``actions`` under ``header``.
+
+    The actions are ones the engine accepted before, so none is refused; if one is, the log
+    and the engine disagree and :class:`RefusedError` says which.
+    """
+    result = record.replay({**header, "actions": list(actions)})
+    if result.refused:
+        first = result.refused[0]
+        raise RefusedError(first.rule, f"action {first.position}: {first.message}")
+    return result.game
+
+
+def apply(game: Game, action: dict[str, Any], position: int) -> list[dict[str, str]]:
+    """Apply one record action to ``game`` and return its consequences with their rules;
+    on :class:`MalformedError` or :class:`RefusedError` nothing changes."""
+    game.apply(record.parse_action(action, str(position)))
+    return [{"rule": note.rule, "text": note.text} for note in game.notes]
+
+
+def effects(game: Game) -> list[dict[str, Any]]:
+    """The continuous effects that apply now (a card's effects share the card's id)."""
+    return [
+        {"id": effect.id, "kind": effect.kind.value, "controller": effect.controller}
+        for effect in game.effects()
+    ]
+
+
+def state_of(game: Game) -> dict[str, Any]:
+    """The spec's state JSON of ``game``."""
+    return state.state_dict(game, [])

@@ -1,0 +1,156 @@
+"""Turning the "open a table" form into a record header, with every check a name needs.
+
+The form speaks in display names; the record speaks in ids. Ids are made from the names, and
+the names go into the header's ``name`` members (and ``labels`` for teams and commanders).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Any
+
+from . import engine
+from .table import TableError
+
+__all__ = ["MAX_PLAYERS", "build_setup", "check_name"]
+
+MAX_PLAYERS = 16
+MAX_NAME = 40
+_BEST_OF = (1, 3, 5, 7)
+
+
+def check_name(value: object, what: str) -> str:
+    """A display name, trimmed; raises :class:`TableError` for anything else: not text, empty,
+    too long, control characters, or markup (``<`` or ``>``)."""
+    if not isinstance(value, str):
+        raise TableError("malformed", f"The {what} is not text.", member=what)
+    name = value.strip()
+    if not name:
+        raise TableError("malformed", f"The {what} is empty.", member=what)
+    if len(name) > MAX_NAME:
+        raise TableError(
+            "malformed", f"The {what} is longer than {MAX_NAME} characters.", member=what
+        )
+    if "<" in name or ">" in name:
+        raise TableError("malformed", f"The {what} {name!r} contains markup (< or >).", member=what)
+    if any(unicodedata.category(c).startswith("C") for c in name):
+        raise TableError(
+            "malformed", f"The {what} {name!r} contains control characters.", member=what
+        )
+    return name
+
+
+def _slug(name: str, fallback: str, taken: set[str]) -> str:
+    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    base = re.sub(r"[^a-z0-9]+", "-", ascii_name.lower()).strip("-")[:32] or fallback
+    slug, n = base, 2
+    while slug in taken:
+        slug, n = f"{base}-{n}", n + 1
+    taken.add(slug)
+    return slug
+
+
+def _int(value: object, what: str, low: int, high: int) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TableError("malformed", f"The {what} is not a whole number.", member=what)
+    if not low <= value <= high:
+        raise TableError("malformed", f"The {what} must be between {low} and {high}.", member=what)
+    return value
+
+
+def _flag(value: object, what: str) -> bool:
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        raise TableError("malformed", f"{what} is true or false.", member=what)
+    return value
+
+
+def build_setup(form: object) -> dict[str, Any]:
+    """The stored setup (``header``, ``best_of``, ``labels``) for a form, checked by the engine.
+
+    Raises :class:`TableError` with a sentence a person can act on.
+    """
+    if not isinstance(form, dict):
+        raise TableError("malformed", "The table's setup is a JSON object.")
+    unknown = set(form) - {"variant", "format", "starting_life", "best_of", "players"}
+    if unknown:
+        raise TableError("malformed", f"Unknown setup member {sorted(unknown)[0]!r}.")
+    players = form.get("players")
+    if not isinstance(players, list) or not players:
+        raise TableError("malformed", "A table needs its players.", member="players")
+    if len(players) > MAX_PLAYERS:
+        raise TableError(
+            "malformed", f"A table seats at most {MAX_PLAYERS} players.", member="players"
+        )
+    labels: dict[str, str] = {}
+    ids: set[str] = set()
+    team_ids: dict[str, str] = {}
+    seats: list[dict[str, Any]] = []
+    for index, player in enumerate(players, start=1):
+        if not isinstance(player, dict):
+            raise TableError("malformed", "Each player is a JSON object.", member="players")
+        allowed = {"name", "team", "commanders", "library", "life_modifier", "archenemy", "emperor"}
+        extra = set(player) - allowed
+        if extra:
+            raise TableError("malformed", f"Unknown player member {sorted(extra)[0]!r}.")
+        name = check_name(player.get("name"), "player's name")
+        seat: dict[str, Any] = {"id": _slug(name, f"p{index}", ids), "name": name}
+        team = player.get("team")
+        if team not in (None, ""):
+            team_name = check_name(team, "team's name")
+            if team_name not in team_ids:
+                team_ids[team_name] = _slug(team_name, f"team{len(team_ids) + 1}", ids)
+                labels[team_ids[team_name]] = team_name
+            seat["team"] = team_ids[team_name]
+        commanders = player.get("commanders") or []
+        if not isinstance(commanders, list) or len(commanders) > 2:
+            raise TableError(
+                "malformed", "A player has at most two commanders (partners).", member="commanders"
+            )
+        if commanders:
+            seat["commanders"] = []
+            for commander in commanders:
+                cname = check_name(commander, "commander's name")
+                cid = _slug(f"{seat['id']}-{cname}", f"{seat['id']}-commander", ids)
+                labels[cid] = cname
+                seat["commanders"].append(cid)
+        library = _int(player.get("library"), "library", 0, 10_000)
+        if library is not None:
+            seat["library"] = library
+        modifier = _int(player.get("life_modifier"), "life_modifier", -1000, 1000)
+        if modifier is not None:
+            seat["life_modifier"] = modifier
+        if _flag(player.get("archenemy"), "archenemy"):
+            seat["archenemy"] = True
+        if _flag(player.get("emperor"), "emperor"):
+            seat["emperor"] = True
+        seats.append(seat)
+    header: dict[str, Any] = {"record": 1}
+    variant = form.get("variant")
+    if variant not in (None, ""):
+        if not isinstance(variant, str):
+            raise TableError("malformed", "The variant is a name.", member="variant")
+        header["variant"] = variant
+    fmt = form.get("format") or "normal"
+    if not isinstance(fmt, str):
+        raise TableError("malformed", "The format is a name.", member="format")
+    header["format"] = fmt
+    starting = _int(form.get("starting_life"), "starting_life", 1, 1_000_000)
+    header["options"] = {"starting_life": starting, "range_of_influence": None}
+    header["players"] = seats
+    # 100.6a: a two-player match is usually won by the first to win two games; a multiplayer
+    # match is usually one game. "best_of": null is an open match (no length).
+    best_of = form.get("best_of", 3 if len(seats) == 2 else 1)
+    if best_of is not None and (isinstance(best_of, bool) or best_of not in _BEST_OF):
+        raise TableError(
+            "malformed", "A match is best of 1, 3, 5 or 7 games, or open.", member="best_of"
+        )
+    try:
+        engine.check_header(header)
+    except engine.MalformedError as exc:
+        raise TableError("malformed", exc.message, member=exc.member) from exc
+    return {"header": header, "best_of": best_of, "labels": labels}

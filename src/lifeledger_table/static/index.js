@@ -1,0 +1,162 @@
+// The "open a table" and "join a table" page.
+"use strict";
+
+let CATALOGUE = null;
+
+const PRESETS = {
+  "Two players": { variant: "two-player", format: "normal", players: [{ name: "Ana" }, { name: "Bo" }] },
+  "Commander ×4": {
+    variant: "free-for-all", format: "commander",
+    players: [
+      { name: "Ana", commanders: ["Atraxa"] }, { name: "Bo", commanders: ["Thrasios", "Tymna"] },
+      { name: "Cy", commanders: ["Edgar"] }, { name: "Di", commanders: ["Krenko"] },
+    ],
+  },
+  "Two-Headed Giant": {
+    variant: "two-headed-giant", format: "normal",
+    players: [
+      { name: "Ana", team: "North" }, { name: "Bo", team: "North" },
+      { name: "Cy", team: "South" }, { name: "Di", team: "South" },
+    ],
+  },
+  "Free-for-all ×3": {
+    variant: "free-for-all", format: "normal", players: [{ name: "Ana" }, { name: "Bo" }, { name: "Cy" }],
+  },
+};
+
+function playerRow(p) {
+  p = p || {};
+  const cmd = p.commanders || [];
+  const row = h("div", { class: "player-row" },
+    h("input", { class: "p-name", placeholder: "Name", value: p.name || "", "aria-label": "Name", maxlength: 40 }),
+    h("input", { class: "p-team opt-team", placeholder: "Team", value: p.team || "", "aria-label": "Team", maxlength: 40 }),
+    h("input", { class: "p-cmd opt-cmd", placeholder: "Commander", value: cmd[0] || "", "aria-label": "Commander", maxlength: 40 }),
+    h("input", { class: "p-partner opt-cmd", placeholder: "Partner", value: cmd[1] || "", "aria-label": "Partner", maxlength: 40 }),
+    h("input", { class: "p-library", type: "number", min: 0, placeholder: "Library", value: p.library ?? "", "aria-label": "Cards in library (optional)" }),
+    h("input", { class: "p-modifier opt-vanguard", type: "number", placeholder: "Life modifier", value: p.life_modifier ?? "", "aria-label": "Vanguard life modifier" }),
+    h("label", { class: "check opt-archenemy" }, h("input", { type: "checkbox", class: "p-archenemy", checked: !!p.archenemy }), "Archenemy"),
+    h("label", { class: "check opt-emperor" }, h("input", { type: "checkbox", class: "p-emperor", checked: !!p.emperor }), "Emperor"),
+    h("button", { type: "button", class: "remove", "aria-label": "Remove player", onclick: (e) => { e.target.closest(".player-row").remove(); } }, "✕"),
+  );
+  return row;
+}
+
+function applyVisibility() {
+  const variant = document.getElementById("variant").value;
+  const format = document.getElementById("format").value;
+  const form = document.getElementById("create-form");
+  const teams = ["team-vs-team", "two-headed-giant", "emperor", "alternating-teams", "archenemy"].includes(variant);
+  form.classList.toggle("show-team", teams);
+  form.classList.toggle("show-cmd", format === "commander" || format === "brawl");
+  form.classList.toggle("show-vanguard", format === "vanguard");
+  form.classList.toggle("show-archenemy", variant === "archenemy" || variant === "supervillain-rumble");
+  form.classList.toggle("show-emperor", variant === "emperor");
+}
+
+function fill(preset) {
+  document.getElementById("variant").value = preset.variant || "";
+  document.getElementById("format").value = preset.format || "normal";
+  const box = document.getElementById("players");
+  box.replaceChildren(...preset.players.map(playerRow));
+  applyVisibility();
+}
+
+function numberOrNull(input) {
+  const v = input.value.trim();
+  return v === "" ? null : Number(v);
+}
+
+function readForm() {
+  const form = {
+    variant: document.getElementById("variant").value || null,
+    format: document.getElementById("format").value,
+    starting_life: numberOrNull(document.getElementById("starting-life")),
+    players: [],
+  };
+  const bestOf = document.getElementById("best-of").value;
+  if (bestOf === "open") form.best_of = null;
+  else if (bestOf !== "auto") form.best_of = Number(bestOf);
+  const cls = document.getElementById("create-form").classList;
+  for (const row of document.querySelectorAll(".player-row")) {
+    const p = { name: row.querySelector(".p-name").value };
+    if (cls.contains("show-team") && row.querySelector(".p-team").value.trim()) p.team = row.querySelector(".p-team").value;
+    if (cls.contains("show-cmd")) {
+      p.commanders = [row.querySelector(".p-cmd").value, row.querySelector(".p-partner").value].filter((x) => x.trim());
+    }
+    const lib = numberOrNull(row.querySelector(".p-library"));
+    if (lib !== null) p.library = lib;
+    if (cls.contains("show-vanguard")) {
+      const m = numberOrNull(row.querySelector(".p-modifier"));
+      if (m !== null) p.life_modifier = m;
+    }
+    if (cls.contains("show-archenemy") && row.querySelector(".p-archenemy").checked) p.archenemy = true;
+    if (cls.contains("show-emperor") && row.querySelector(".p-emperor").checked) p.emperor = true;
+    form.players.push(p);
+  }
+  return form;
+}
+
+async function takeSeat(tableId, seat, takeover) {
+  const res = await api("POST", `/api/tables/${tableId}/seats/${encodeURIComponent(seat)}`, { takeover: !!takeover });
+  saveSeat(tableId, res.seat, res.token);
+}
+
+function showOpened(res) {
+  const origin = location.origin;
+  document.getElementById("opened").classList.remove("hidden");
+  document.getElementById("opened-code").textContent = res.code.slice(0, 4) + "-" + res.code.slice(4);
+  const link = document.getElementById("opened-link");
+  link.textContent = `${origin}/t/${res.id}`; link.href = `/t/${res.id}`;
+  const watch = document.getElementById("opened-watch");
+  watch.textContent = `${origin}/w/${res.watch}`; watch.href = `/w/${res.watch}`;
+  document.getElementById("opened-qr").src = `/api/tables/${res.id}/qr.svg`;
+  const seats = document.getElementById("opened-seats");
+  seats.replaceChildren(
+    ...res.header.players.map((p) => h("button", {
+      class: "seat", "data-seat": p.id,
+      onclick: async () => { await takeSeat(res.id, p.id, false); location.href = `/t/${res.id}`; },
+    }, `I'm ${p.name || p.id}`)),
+    h("a", { class: "seat watch", href: `/t/${res.id}` }, "Choose later"),
+  );
+  document.getElementById("opened").scrollIntoView({ behavior: "smooth" });
+}
+
+async function main() {
+  CATALOGUE = await api("GET", "/api/catalogue");
+  const variant = document.getElementById("variant");
+  variant.append(h("option", { value: "" }, "automatic"), ...CATALOGUE.variants.map((v) => h("option", { value: v.name }, `${v.name} (${v.rule})`)));
+  const format = document.getElementById("format");
+  format.append(...CATALOGUE.formats.map((f) => h("option", { value: f }, f)));
+  variant.addEventListener("change", applyVisibility);
+  format.addEventListener("change", applyVisibility);
+  const presets = document.getElementById("presets");
+  for (const [label, preset] of Object.entries(PRESETS)) {
+    presets.append(h("button", { type: "button", class: "chip", onclick: () => fill(preset) }, label));
+  }
+  fill(PRESETS["Two players"]);
+  document.getElementById("add-player").addEventListener("click", () => {
+    document.getElementById("players").append(playerRow({}));
+    applyVisibility();
+  });
+  document.getElementById("create-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const err = document.getElementById("create-error");
+    err.textContent = "";
+    try {
+      showOpened(await api("POST", "/api/tables", readForm()));
+    } catch (ex) {
+      err.textContent = ex.message + (ex.data && ex.data.member ? ` (${ex.data.member})` : "");
+    }
+  });
+  document.getElementById("join-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const err = document.getElementById("join-error");
+    err.textContent = "";
+    try {
+      const res = await api("GET", "/api/code/" + encodeURIComponent(document.getElementById("join-code").value.trim() || "-"));
+      location.href = `/t/${res.id}`;
+    } catch (ex) { err.textContent = ex.message; }
+  });
+}
+
+main();

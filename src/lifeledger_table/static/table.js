@@ -1,0 +1,658 @@
+// The table page: play (/t/ID), watch (/w/WATCH) and replay (/replay).
+// The server is authoritative: this page only sends record actions and shows the engine's state.
+"use strict";
+
+const path = location.pathname.split("/");
+const MODE = path[1] === "t" ? "play" : path[1] === "w" ? "watch" : "replay";
+const KEY = path[2] || "";
+
+const S = {
+  info: null, names: null, seat: null, token: null,
+  lastSeq: 0, entries: [], state: null, score: null, canUndo: false,
+  pending: new Map(), ws: null, connected: false, backoff: 500,
+  selectedHead: {}, sheetFor: null, frames: null, frame: 0, playTimer: null,
+};
+
+const COUNTER_KINDS = ["poison", "energy", "experience", "rad"];
+
+function $(id) { return document.getElementById(id); }
+
+// ---------------------------------------------------------------- toasts and drawers
+
+let toastTimer = null;
+function toast(text, kind) {
+  const t = $("toast");
+  t.textContent = text;
+  t.className = "toast " + (kind || "");
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => t.classList.add("hidden"), 5000);
+}
+
+function open(id) { $(id).classList.remove("hidden"); }
+function close(id) { $(id).classList.add("hidden"); if (id === "sheet") S.sheetFor = null; }
+
+document.addEventListener("click", (e) => {
+  const target = e.target.closest("[data-close]");
+  if (target) close(target.getAttribute("data-close"));
+});
+
+// ---------------------------------------------------------------- screen wake lock
+
+let wakeLock = null;
+async function keepAwake() {
+  if (!("wakeLock" in navigator) || document.visibilityState !== "visible" || wakeLock) return;
+  try {
+    wakeLock = await navigator.wakeLock.request("screen");
+    wakeLock.addEventListener("release", () => { wakeLock = null; });
+  } catch (e) { wakeLock = null; }
+}
+document.addEventListener("visibilitychange", keepAwake);
+
+// ---------------------------------------------------------------- the connection
+
+function wsUrl() {
+  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+  return `${scheme}//${location.host}/ws/${MODE === "play" ? "t" : "w"}/${KEY}`;
+}
+
+function connect() {
+  const ws = new WebSocket(wsUrl());
+  S.ws = ws;
+  ws.addEventListener("open", () => {
+    S.backoff = 500;
+    ws.send(JSON.stringify({ type: "hello", token: S.token, since: S.lastSeq }));
+  });
+  ws.addEventListener("message", (e) => receive(JSON.parse(e.data)));
+  ws.addEventListener("close", () => {
+    S.connected = false;
+    renderConn();
+    if (S.ws === ws) setTimeout(connect, S.backoff);
+    S.backoff = Math.min(S.backoff * 2, 8000);
+  });
+}
+
+function send(msg) {
+  if (S.ws && S.ws.readyState === WebSocket.OPEN && S.connected) S.ws.send(JSON.stringify(msg));
+}
+
+// Every change carries its own id: a retry after a reconnect never applies twice.
+function request(type, action) {
+  if (MODE !== "play") return;
+  if (!S.seat) { showPicker(); return; }
+  const msg = { type, id: newId() };
+  if (action) msg.action = action;
+  S.pending.set(msg.id, msg);
+  send(msg);
+}
+
+function act(action) { request("action", action); }
+
+// Card names for the timeline, as card actions arrive.
+function learnCards(msg) {
+  const walk = (a) => {
+    if (a.do === "card") S.names.map[a.id] = a.name;
+    else if (a.do === "together") a.actions.forEach(walk);
+  };
+  for (const e of msg.entries || (msg.entry ? [msg.entry] : [])) if (e.action) walk(e.action);
+}
+
+function receive(msg) {
+  learnCards(msg);
+  switch (msg.type) {
+    case "welcome":
+      S.connected = true;
+      if (msg.since === 0) S.entries = [];
+      S.entries.push(...msg.entries);
+      takeSnapshot(msg);
+      S.seat = msg.seat;
+      if (MODE === "play" && S.token && !S.seat) { clearSeat(KEY); S.token = null; }
+      S.info.taken = msg.taken;
+      if (MODE === "play" && !S.seat && !S.pickerDismissed) showPicker();
+      for (const m of S.pending.values()) send(m);
+      render();
+      break;
+    case "event":
+      if (msg.seq <= S.lastSeq) return;
+      if (msg.seq !== S.lastSeq + 1) { send({ type: "hello", token: S.token, since: S.lastSeq }); return; }
+      S.entries.push(msg.entry);
+      takeSnapshot(msg);
+      announce(msg.entry);
+      render();
+      break;
+    case "ack":
+      S.pending.delete(msg.id);
+      break;
+    case "error":
+      if (msg.id) S.pending.delete(msg.id);
+      if (msg.error === "refused") toast(`Refused: ${msg.message} — ${msg.rule}`, "refused");
+      else toast(msg.message + (msg.rule ? ` — ${msg.rule}` : ""), "bad");
+      break;
+    case "seats":
+      S.info.taken = msg.taken;
+      if (!$("picker").classList.contains("hidden")) showPicker();
+      break;
+    case "seat_lost":
+      S.seat = null; S.token = null; clearSeat(KEY);
+      toast("Your seat was taken over on another device.", "bad");
+      showPicker();
+      render();
+      break;
+    default:
+      break;
+  }
+}
+
+function takeSnapshot(msg) {
+  S.lastSeq = msg.seq;
+  S.state = msg.state;
+  S.score = msg.score;
+  S.canUndo = msg.can_undo;
+  S.effects = msg.effects;
+}
+
+// Tell everyone what just happened that matters: a loss, the end of the game, an undo.
+function announce(entry) {
+  const lost = entry.changes.filter((c) => c.what === "status" && c.to !== "playing" && c.to);
+  if (entry.kind === "undo") {
+    const target = S.entries.find((e) => e.seq === entry.target);
+    toast(`Undone: ${target ? describe(target.action, S.names) : "the last action"}`);
+  } else if (lost.length) {
+    toast(lost.map((c) => `${S.names.of(c.player)} ${describeResult(c.to, c.reason, c.rule)}`).join(" · "), "loss");
+  }
+}
+
+// ---------------------------------------------------------------- derived views (display only)
+
+// The actions of the current game still in effect, and the seqs taken back by undo.
+function effective() {
+  const game = S.score ? S.score.game : 1;
+  const undone = new Set();
+  const stack = [];
+  for (const e of S.entries) {
+    if (e.kind === "action") { if (e.game === game) stack.push(e); }
+    else if (e.kind === "undo") {
+      if (e.game === game) { const t = stack.pop(); if (t) undone.add(t.seq); }
+      else undone.add(e.target);
+    }
+  }
+  for (const e of S.entries) if (e.kind === "undo") undone.add(e.target);
+  return { stack, undone };
+}
+
+// Cards and effects that apply now, as the engine says (named from the card actions seen).
+function activeCards() {
+  const seen = new Map();
+  for (const e of S.effects || []) {
+    if (!seen.has(e.id)) seen.set(e.id, { id: e.id, name: S.names.of(e.id), controller: e.controller, kinds: [] });
+    seen.get(e.id).kinds.push(e.kind);
+  }
+  return [...seen.values()];
+}
+
+function playerState(id) { return S.state.players.find((p) => p.id === id); }
+function header() { return S.info.header; }
+function commanderOwner(cid) { return header().players.find((p) => (p.commanders || []).includes(cid)); }
+
+function units() {
+  const shared = S.state.teams.filter((t) => t.life !== null);
+  const out = [];
+  const inTeam = new Set();
+  for (const team of shared) {
+    out.push({ kind: "team", id: team.id, team, heads: team.players });
+    team.players.forEach((p) => inTeam.add(p));
+  }
+  for (const p of S.state.players) if (!inTeam.has(p.id)) out.push({ kind: "player", id: p.id, player: p });
+  // Seating order: by the first seat of each unit.
+  const order = header().players.map((p) => p.id);
+  const first = (u) => order.indexOf(u.kind === "team" ? u.heads[0] : u.id);
+  return out.sort((a, b) => first(a) - first(b));
+}
+
+function rotated() {
+  try { return new Set(JSON.parse(localStorage.getItem("lifeledger-turned-" + KEY) || "[]")); } catch (e) { return new Set(); }
+}
+function toggleRotated(id) {
+  const set = rotated();
+  if (set.has(id)) set.delete(id); else set.add(id);
+  localStorage.setItem("lifeledger-turned-" + KEY, JSON.stringify([...set]));
+  render();
+}
+
+// ---------------------------------------------------------------- rendering
+
+function renderConn() {
+  const c = $("conn");
+  const live = MODE === "replay" || S.connected;
+  c.className = "conn " + (live ? "on" : "off");
+  c.title = live ? "connected" : "reconnecting…";
+}
+
+function render() {
+  if (!S.state) return;
+  renderConn();
+  const canAct = MODE === "play" && !!S.seat;
+  const title = MODE === "replay" ? "Replay" : (S.info.code ? `Table ${S.info.code.slice(0, 4)}-${S.info.code.slice(4)}` : "Watching");
+  $("title").textContent = title + (S.seat ? ` · ${S.names.of(S.seat)}` : MODE === "watch" ? " · spectator" : "");
+  $("undo-btn").disabled = !(canAct && S.canUndo);
+  $("undo-btn").classList.toggle("hidden", MODE !== "play");
+  $("history-btn").classList.toggle("hidden", MODE === "replay");
+  renderBanner();
+  renderScore();
+  const cards = activeCards();
+  const list = units();
+  const box = $("panels");
+  box.className = `panels n${Math.min(list.length, 8)}`;
+  const turned = rotated();
+  box.replaceChildren(...list.map((u, i) => renderUnit(u, i, canAct, cards, turned)));
+  if (!$("history").classList.contains("hidden")) renderHistory();
+  if (S.sheetFor) renderSheet(S.sheetFor);
+}
+
+function statusLine(st) {
+  if (!st || st.status === "playing") return null;
+  return h("div", { class: "status " + st.status }, describeResult(st.status.toUpperCase(), st.reason, st.rule));
+}
+
+function badges(p, cards) {
+  const out = [];
+  if (p.poison) out.push(h("span", { class: "badge poison" }, `☠ ${p.poison}`));
+  for (const [kind, n] of Object.entries(p.counters || {})) out.push(h("span", { class: "badge" }, `${kind} ${n}`));
+  for (const [cid, n] of Object.entries(p.commander_damage || {})) {
+    if (n) out.push(h("span", { class: "badge cmd", title: "commander damage" }, `⚔ ${S.names.of(cid)} ${n}`));
+  }
+  if (p.library !== null && p.library !== undefined) out.push(h("span", { class: "badge" }, `library ${p.library}`));
+  for (const c of cards.filter((c) => c.controller === p.id)) out.push(h("span", { class: "badge card" }, c.name));
+  return out;
+}
+
+function renderUnit(u, index, canAct, cards, turned) {
+  const isTeam = u.kind === "team";
+  const st = isTeam ? u.team : u.player;
+  const target = isTeam ? (S.selectedHead[u.id] && u.heads.includes(S.selectedHead[u.id]) ? S.selectedHead[u.id] : u.heads[0]) : u.id;
+  const out = st.status !== "playing";
+  const mine = S.seat && (isTeam ? u.heads.includes(S.seat) : S.seat === u.id);
+  const name = isTeam ? S.names.of(u.id) : S.names.of(u.id);
+  const tap = (action) => (canAct ? () => act(action) : MODE === "play" ? showPicker : null);
+  const panel = h("section", {
+    class: `panel c${index % 8}${out ? " out" : ""}${turned.has(u.id) ? " turned" : ""}${mine ? " mine" : ""}`,
+    "data-unit": u.id, "data-player": isTeam ? null : u.id, "data-team": isTeam ? u.id : null,
+  });
+  const top = h("div", { class: "panel-top" },
+    h("span", { class: "pname" }, name),
+    !isTeam && u.player.team ? h("span", { class: "tag" }, S.names.of(u.player.team)) : null,
+    mine ? h("span", { class: "tag you" }, "you") : null,
+    h("span", { class: "spacer" }),
+    h("button", { class: "icon", "aria-label": `Turn ${name}'s panel`, title: "Turn to face its player", onclick: () => toggleRotated(u.id) }, "⟲"),
+  );
+  panel.append(top);
+  if (isTeam) {
+    panel.append(h("div", { class: "heads" }, ...u.heads.map((hid) => {
+      const hp = playerState(hid);
+      return h("button", {
+        class: "head" + (hid === target ? " selected" : "") + (hp.status !== "playing" ? " out" : ""),
+        "data-head": hid,
+        onclick: () => { S.selectedHead[u.id] = hid; render(); },
+      }, S.names.of(hid), hp.status !== "playing" ? ` (${hp.status})` : "");
+    })));
+  }
+  const life = h("div", { class: "life-row" },
+    h("button", { class: "tap minus", "data-act": "minus", "aria-label": `${name} loses 1 life`, disabled: MODE !== "play", onclick: tap({ do: "lose_life", player: target, amount: 1 }) }, "−"),
+    h("div", { class: "life", "data-life": st.life }, String(st.life)),
+    h("button", { class: "tap plus", "data-act": "plus", "aria-label": `${name} gains 1 life`, disabled: MODE !== "play", onclick: tap({ do: "gain_life", player: target, amount: 1 }) }, "+"),
+  );
+  panel.append(life);
+  panel.append(statusLine(st) || h("div", { class: "status none" }));
+  if (MODE === "play") {
+    panel.append(h("div", { class: "steps" },
+      h("button", { "data-act": "minus5", onclick: tap({ do: "lose_life", player: target, amount: 5 }) }, "−5"),
+      h("button", { "data-act": "plus5", onclick: tap({ do: "gain_life", player: target, amount: 5 }) }, "+5"),
+      h("button", { "data-act": "poison", "aria-label": "poison +1", onclick: tap({ do: "add_counters", player: target, kind: "poison", amount: 1 }) }, "☠+"),
+      h("button", { "data-act": "more", class: "more", onclick: () => (canAct ? openSheet(target) : showPicker()) }, "⋯"),
+    ));
+  }
+  const shown = isTeam ? u.heads.map(playerState) : [u.player];
+  const b = [];
+  if (isTeam && u.team.poison) b.push(h("span", { class: "badge poison" }, `☠ ${u.team.poison}`));
+  for (const p of shown) {
+    const own = badges(isTeam ? Object.assign({}, p, { poison: 0 }) : p, cards);
+    if (isTeam && own.length) b.push(h("span", { class: "badge who" }, S.names.of(p.id) + ":"));
+    b.push(...own);
+  }
+  panel.append(h("div", { class: "badges" }, ...b));
+  return panel;
+}
+
+function renderBanner() {
+  const banner = $("banner");
+  const st = S.state;
+  if (!st.over) { banner.classList.add("hidden"); banner.replaceChildren(); return; }
+  const winners = st.players.filter((p) => p.status === "won");
+  const drew = st.players.filter((p) => p.status === "drew");
+  let text;
+  if (winners.length) {
+    const w = winners[0];
+    text = `Game over — ${winners.map((p) => S.names.of(p.id)).join(" & ")} won: ${describeResult("", w.reason, w.rule).replace(/^ — /, "")}`;
+  } else if (drew.length) {
+    const d = drew[0];
+    text = `Game over — a draw: ${describeResult("", d.reason, d.rule).replace(/^ — /, "")}`;
+  } else {
+    text = "Game over — everyone lost";
+  }
+  const items = [h("strong", { class: "over-text" }, text)];
+  if (S.score && S.score.match_winner) {
+    items.push(h("span", { class: "match" }, ` · ${S.names.of(S.score.match_winner)} won the match (100.6a)`));
+  } else if (MODE === "play" && S.seat) {
+    items.push(h("button", { class: "primary", "data-act": "next-game", onclick: () => request("next_game") }, "Next game"));
+  }
+  if (MODE !== "replay") items.push(h("a", { class: "button", href: recordUrl(S.score.game), download: "" }, "Download record"));
+  banner.replaceChildren(...items);
+  banner.classList.remove("hidden");
+}
+
+function renderScore() {
+  const sc = S.score;
+  const el = $("score");
+  if (!sc || MODE === "replay") { el.replaceChildren(); return; }
+  const parts = [h("span", {}, `Game ${sc.game}${sc.best_of ? ` of best ${sc.best_of}` : ""}`)];
+  if (sc.finished) {
+    for (const side of sc.sides) parts.push(h("span", { class: "side" }, `${S.names.of(side.id)} ${side.wins}–${side.losses}–${side.draws}`));
+  }
+  el.replaceChildren(...parts);
+}
+
+function recordUrl(n) {
+  return MODE === "play" ? `/api/tables/${KEY}/games/${n}/record` : `/api/watch/${KEY}/games/${n}/record`;
+}
+
+// ---------------------------------------------------------------- history
+
+function seatName(seat) { return seat ? `${S.names.of(seat)}'s phone` : "—"; }
+
+function groupEntries(undone) {
+  const groups = [];
+  for (const e of S.entries) {
+    const last = groups[groups.length - 1];
+    const a = e.action;
+    const tappable = e.kind === "action" && (a.do === "gain_life" || a.do === "lose_life") && typeof a.amount === "number" && !undone.has(e.seq);
+    if (tappable && last && last.tappable && last.seat === e.seat && last.do === a.do && last.player === a.player &&
+        last.game === e.game && e.time - last.time < 4) {
+      last.items.push(e); last.time = e.time; last.amount += a.amount;
+      continue;
+    }
+    groups.push({ tappable, seat: e.seat, do: a && a.do, player: a && a.player, game: e.game, time: e.time, amount: a ? a.amount : 0, items: [e] });
+  }
+  return groups;
+}
+
+function mergeChanges(items) {
+  const merged = new Map();
+  for (const e of items) {
+    for (const c of e.changes) {
+      const key = [c.team, c.player, c.what, c.key].join("|");
+      if (merged.has(key) && "from" in c) merged.get(key).to = c.to;
+      else merged.set(key, Object.assign({}, c));
+    }
+  }
+  return [...merged.values()];
+}
+
+function renderHistory() {
+  const { undone } = effective();
+  const list = $("history-list");
+  const rows = [];
+  for (const g of groupEntries(undone)) {
+    const e = g.items[0];
+    const when = new Date(g.time * 1000).toLocaleTimeString();
+    let text;
+    if (e.kind === "next_game") text = `Game ${e.game} begins`;
+    else if (e.kind === "undo") {
+      const t = S.entries.find((x) => x.seq === e.target);
+      text = `↶ Undo: ${t ? describe(t.action, S.names) : "#" + e.target}`;
+    } else if (g.items.length > 1) {
+      text = `${S.names.of(g.player)} ${g.do === "gain_life" ? "gains" : "loses"} ${g.amount} life (${g.items.length} taps)`;
+    } else text = describe(e.action, S.names);
+    const changes = mergeChanges(g.items).map((c) => describeChange(c, S.names));
+    rows.push(h("li", { class: (g.items.every((x) => undone.has(x.seq)) ? "undone " : "") + e.kind, "data-seq": e.seq },
+      h("div", { class: "what" }, text, undone.has(e.seq) ? h("span", { class: "muted" }, " (undone)") : null),
+      h("div", { class: "meta" }, `#${e.seq} · ${when} · ${seatName(e.seat)} · game ${e.game}`),
+      changes.length ? h("div", { class: "changes" }, changes.join(" · ")) : null,
+    ));
+  }
+  rows.reverse();
+  list.replaceChildren(...(rows.length ? rows : [h("li", { class: "muted" }, "Nothing yet.")]));
+}
+
+// ---------------------------------------------------------------- the action sheet
+
+function openSheet(pid) { S.sheetFor = pid; renderSheet(pid); open("sheet"); }
+
+function numberInput(id, value, label) {
+  return h("input", { id, type: "number", min: 0, value, inputmode: "numeric", "aria-label": label, class: "num" });
+}
+function num(id) { const v = $(id).value.trim(); return v === "" ? null : Number(v); }
+
+function renderSheet(pid) {
+  const p = playerState(pid);
+  if (!p) return;
+  const others = header().players.filter((x) => x.id !== pid);
+  $("sheet-title").textContent = `${S.names.of(pid)} — ${p.life} life`;
+  const body = $("sheet-body");
+  const amount = () => num("sh-amount");
+  const sections = [];
+  sections.push(h("div", { class: "sec" },
+    h("h3", {}, "Life"),
+    h("div", { class: "row" }, numberInput("sh-amount", 1, "Amount"),
+      h("button", { "data-sheet": "lose", onclick: () => act({ do: "lose_life", player: pid, amount: amount() }) }, "Lose"),
+      h("button", { "data-sheet": "gain", onclick: () => act({ do: "gain_life", player: pid, amount: amount() }) }, "Gain"),
+      h("button", { "data-sheet": "pay", onclick: () => act({ do: "pay_life", player: pid, amount: amount() }) }, "Pay"),
+      h("button", { "data-sheet": "set", onclick: () => act({ do: "set_life", player: pid, to: amount() }) }, "Set to")),
+  ));
+  const dmgSource = h("input", { id: "sh-source", placeholder: "Source (a card's name)", value: "", "aria-label": "Damage source", maxlength: 60 });
+  const combat = h("input", { type: "checkbox", id: "sh-combat" });
+  const infect = h("input", { type: "checkbox", id: "sh-infect" });
+  const lifelink = h("input", { type: "checkbox", id: "sh-lifelink" });
+  const controller = h("select", { id: "sh-controller", "aria-label": "Lifelink controller" }, ...others.map((o) => h("option", { value: o.id }, S.names.of(o.id))));
+  sections.push(h("div", { class: "sec" },
+    h("h3", {}, "Damage"),
+    h("div", { class: "row" }, numberInput("sh-damage", 1, "Damage amount"), dmgSource),
+    h("div", { class: "row" },
+      h("label", { class: "check" }, combat, "combat"),
+      h("label", { class: "check" }, infect, "infect"),
+      h("label", { class: "check" }, lifelink, "lifelink for"), controller),
+    h("div", { class: "row" }, h("button", {
+      "data-sheet": "damage",
+      onclick: () => {
+        const a = { do: "damage", to: pid, amount: num("sh-damage"), source: dmgSource.value.trim() || "damage" };
+        if (combat.checked) a.combat = true;
+        if (infect.checked) a.infect = true;
+        if (lifelink.checked) { a.lifelink = true; a.controller = controller.value; }
+        act(a);
+      },
+    }, "Deal damage")),
+  ));
+  const commanders = header().players.flatMap((o) => (o.commanders || []).map((c) => ({ c, owner: o.id }))).filter((x) => x.owner !== pid);
+  if (commanders.length) {
+    sections.push(h("div", { class: "sec" },
+      h("h3", {}, "Commander damage (combat)"),
+      ...commanders.map(({ c, owner }) => h("div", { class: "row cmdrow", "data-commander": c },
+        h("span", { class: "grow" }, `${S.names.of(c)} (${S.names.of(owner)})`),
+        h("strong", { class: "cmd-total" }, String((p.commander_damage || {})[c] || 0)),
+        ...[1, 5, 10].map((n) => h("button", { "data-cmd": n, onclick: () => act({ do: "damage", source: c, to: pid, amount: n, combat: true }) }, `+${n}`)),
+      )),
+    ));
+  }
+  const kind = h("select", { id: "sh-kind", "aria-label": "Counter kind" }, ...COUNTER_KINDS.map((k) => h("option", { value: k }, k)));
+  sections.push(h("div", { class: "sec" },
+    h("h3", {}, "Counters"),
+    h("div", { class: "row" }, kind, numberInput("sh-counters", 1, "How many"),
+      h("button", { "data-sheet": "add-counters", onclick: () => act({ do: "add_counters", player: pid, kind: kind.value, amount: num("sh-counters") }) }, "Add"),
+      h("button", { "data-sheet": "remove-counters", onclick: () => act({ do: "remove_counters", player: pid, kind: kind.value, amount: num("sh-counters") }) }, "Remove")),
+    h("p", { class: "muted" }, `poison ${p.poison}` + Object.entries(p.counters || {}).map(([k, n]) => ` · ${k} ${n}`).join("")),
+  ));
+  const other = h("select", { id: "sh-other", "aria-label": "Exchange with" }, ...others.map((o) => h("option", { value: o.id }, S.names.of(o.id))));
+  sections.push(h("div", { class: "sec" },
+    h("h3", {}, "Exchange life totals"),
+    h("div", { class: "row" }, other, h("button", { "data-sheet": "exchange", onclick: () => act({ do: "exchange_life", players: [pid, other.value] }) }, "Exchange")),
+  ));
+  const cardSel = h("select", { id: "sh-card", "aria-label": "Card" }, ...S.info.catalogue.cards.map((c) => h("option", { value: c }, c)));
+  const mine = activeCards().filter((c) => c.controller === pid);
+  sections.push(h("div", { class: "sec" },
+    h("h3", {}, "Cards on the battlefield"),
+    h("div", { class: "row" }, cardSel, h("button", {
+      "data-sheet": "card",
+      onclick: () => {
+        const id = cardSel.value.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") + "-" + newId().slice(0, 6);
+        act({ do: "card", id, name: cardSel.value, controller: pid });
+      },
+    }, "Enters")),
+    ...mine.map((c) => h("div", { class: "row" }, h("span", { class: "grow" }, c.name),
+      h("button", { "data-end": c.id, onclick: () => act({ do: "end", id: c.id }) }, "Leaves"))),
+  ));
+  sections.push(h("div", { class: "sec" },
+    h("h3", {}, "Library"),
+    h("div", { class: "row" }, numberInput("sh-draw", 1, "Cards to draw"),
+      h("button", { "data-sheet": "draw", onclick: () => act({ do: "draw", player: pid, count: num("sh-draw") }) }, "Draw"),
+      h("button", { "data-sheet": "upkeep", onclick: () => act({ do: "upkeep", player: pid }) }, "Upkeep begins")),
+    h("p", { class: "muted" }, p.library === null || p.library === undefined
+      ? "This table doesn't count this library (set one when opening the table to track draws from an empty library)."
+      : `${p.library} card${p.library === 1 ? "" : "s"} in library${p.library === 0 ? " — drawing now draws from an empty library (704.5b)" : ""}.`),
+  ));
+  const concede = h("button", {
+    class: "danger", "data-sheet": "concede",
+    onclick: () => {
+      if (concede.dataset.armed) { act({ do: "concede", player: pid }); close("sheet"); return; }
+      concede.dataset.armed = "1";
+      concede.textContent = `Tap again: ${S.names.of(pid)} concedes. Final — it can't be undone.`;
+    },
+  }, "Concede…");
+  sections.push(h("div", { class: "sec" }, h("h3", {}, "Leave the game"), concede));
+  body.replaceChildren(...sections);
+}
+
+// ---------------------------------------------------------------- seats, menu
+
+async function showPicker() {
+  if (MODE !== "play") return;
+  const box = $("picker-seats");
+  const taken = new Set(S.info.taken || []);
+  box.replaceChildren(
+    ...header().players.map((p) => {
+      const isTaken = taken.has(p.id);
+      const btn = h("button", {
+        class: "seat" + (isTaken ? " taken" : ""), "data-seat": p.id,
+        onclick: async () => {
+          if (isTaken && !btn.dataset.armed) {
+            btn.dataset.armed = "1";
+            btn.textContent = `Take over ${S.names.of(p.id)}'s seat from the other phone?`;
+            return;
+          }
+          try {
+            const res = await api("POST", `/api/tables/${KEY}/seats/${encodeURIComponent(p.id)}`, { takeover: isTaken });
+            saveSeat(KEY, res.seat, res.token);
+            S.token = res.token; S.seat = res.seat;
+            close("picker");
+            send({ type: "hello", token: S.token, since: S.lastSeq });
+          } catch (ex) { toast(ex.message, "bad"); }
+        },
+      }, S.names.of(p.id), isTaken ? " (taken)" : "");
+      return btn;
+    }),
+    h("button", { class: "seat watch", "data-seat": "", onclick: () => { S.pickerDismissed = true; close("picker"); } }, "Just watch"),
+  );
+  open("picker");
+}
+
+function renderMenu() {
+  const body = $("menu-body");
+  const items = [];
+  if (MODE === "play") {
+    items.push(h("p", {}, "Code: ", h("strong", { class: "code" }, `${S.info.code.slice(0, 4)}-${S.info.code.slice(4)}`)));
+    items.push(h("img", { class: "qr", src: `/api/tables/${KEY}/qr.svg`, alt: "QR code of this table's link" }));
+    items.push(h("p", { class: "link-row" }, "Players: ", h("a", { href: `/t/${KEY}` }, `${location.origin}/t/${KEY}`)));
+    items.push(h("p", { class: "link-row" }, "Spectators: ", h("a", { href: `/w/${S.info.watch}` }, `${location.origin}/w/${S.info.watch}`)));
+    items.push(h("button", { onclick: () => { close("menu"); S.pickerDismissed = false; showPicker(); } }, S.seat ? "Change seat" : "Take a seat"));
+  }
+  const games = S.score ? S.score.game : 1;
+  items.push(h("h3", {}, "Game records"));
+  for (let n = 1; n <= games; n++) items.push(h("a", { class: "button", href: recordUrl(n), download: "" }, `Download game ${n}`));
+  items.push(h("p", {}, h("a", { href: "/replay" }, "Watch a record replay")));
+  items.push(h("p", { class: "muted" }, "wakeLock" in navigator ? "The screen stays awake while this page is open." : "This browser can't keep the screen awake."));
+  body.replaceChildren(...items);
+}
+
+// ---------------------------------------------------------------- replay mode
+
+function showFrame(i) {
+  S.frame = Math.max(0, Math.min(i, S.frames.length - 1));
+  const f = S.frames[S.frame];
+  S.state = f.state;
+  S.effects = f.effects;
+  $("rp-slider").value = String(S.frame);
+  $("rp-pos").textContent = `${S.frame} / ${S.frames.length - 1}`;
+  const cap = $("rp-caption");
+  if (f.action === null) cap.textContent = "The game begins.";
+  else {
+    const changes = (f.changes || []).map((c) => describeChange(c, S.names)).join(" · ");
+    cap.textContent = `#${f.position}: ${describe(f.action, S.names)}` +
+      (f.refused ? ` — refused: ${f.refused.message} (${f.refused.rule})` : changes ? ` — ${changes}` : "");
+  }
+  cap.className = "caption" + (f.refused ? " refused" : "");
+  render();
+}
+
+function setupReplay() {
+  $("replay-bar").classList.remove("hidden");
+  renderConn();
+  $("title").textContent = "Replay";
+  $("undo-btn").classList.add("hidden");
+  $("history-btn").classList.add("hidden");
+  $("replay-file").addEventListener("change", async (e) => {
+    const file = e.target.files[0];
+    if (!file) return;
+    try {
+      const res = await api("POST", "/api/replay", await file.text());
+      S.frames = res.frames;
+      S.info = { header: res.header, labels: {}, catalogue: { cards: [] }, taken: [] };
+      S.names = new Names(res.header, {});
+      for (const f of res.frames) if (f.action && f.action.do === "card") S.names.map[f.action.id] = f.action.name;
+      $("rp-slider").max = String(res.frames.length - 1);
+      $("replay-controls").classList.remove("hidden");
+      showFrame(0);
+    } catch (ex) { toast(ex.message, "bad"); }
+  });
+  $("rp-first").addEventListener("click", () => showFrame(0));
+  $("rp-prev").addEventListener("click", () => showFrame(S.frame - 1));
+  $("rp-next").addEventListener("click", () => showFrame(S.frame + 1));
+  $("rp-slider").addEventListener("input", (e) => showFrame(Number(e.target.value)));
+  $("rp-play").addEventListener("click", () => {
+    if (S.playTimer) { clearInterval(S.playTimer); S.playTimer = null; $("rp-play").textContent = "▶ Play"; return; }
+    $("rp-play").textContent = "⏸ Pause";
+    S.playTimer = setInterval(() => {
+      if (S.frame >= S.frames.length - 1) { clearInterval(S.playTimer); S.playTimer = null; $("rp-play").textContent = "▶ Play"; return; }
+      showFrame(S.frame + 1);
+    }, 900);
+  });
+}
+
+// ---------------------------------------------------------------- start
+
+async function main() {
+  $("history-btn").addEventListener("click", () => { renderHistory(); open("history"); });
+  $("menu-btn").addEventListener("click", () => { renderMenu(); open("menu"); });
+  $("undo-btn").addEventListener("click", () => request("undo"));
+  if (MODE === "replay") { setupReplay(); return; }
+  try {
+    const data = await api("GET", MODE === "play" ? `/api/tables/${KEY}` : `/api/watch/${KEY}`);
+    S.info = data.table;
+  } catch (ex) {
+    $("panels").replaceChildren(h("p", { class: "card error" }, ex.message || "There is no such table."));
+    return;
+  }
+  S.names = new Names(S.info.header, S.info.labels);
+  const saved = MODE === "play" ? loadSeat(KEY) : null;
+  if (saved) { S.token = saved.token; S.seat = saved.seat; }
+  keepAwake();
+  connect();
+}
+
+main();

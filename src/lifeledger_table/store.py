@@ -1,0 +1,290 @@
+"""Storage for tables: one small interface, :class:`Store`, and its SQLite implementation.
+
+A table is an append-only log of events with sequence numbers 1, 2, 3, ... Nothing in a log is
+ever edited or deleted: an undo is an event of its own. Everything the app shows is derived from
+the log by the rules engine, so the store keeps only what cannot be derived: the table's setup,
+its seats' tokens and its events.
+
+Every write is committed before the method returns, so a caller that acknowledges after a write
+never acknowledges something a crash could lose. Another store (PostgreSQL, say) implements the
+same :class:`Store` protocol and passes the same contract tests (``tests/table/store_contract.py``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+__all__ = [
+    "DuplicateError",
+    "Event",
+    "SQLiteStore",
+    "Store",
+    "TableRow",
+    "hash_token",
+]
+
+
+class DuplicateError(Exception):
+    """A table id or code that is already taken."""
+
+
+@dataclass(frozen=True, slots=True)
+class TableRow:
+    """A table's fixed setup: ``setup`` is the JSON the table was opened with."""
+
+    id: str
+    watch: str
+    code: str
+    setup: dict[str, Any]
+    created: float
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One entry of a table's log.
+
+    ``kind`` is ``"action"`` (``body["action"]`` is a record action), ``"undo"`` or
+    ``"next_game"``; ``client_id`` is the id the client chose, unique within the table; ``seat``
+    is the player id of the seat that sent it (``None`` for none).
+    """
+
+    seq: int
+    kind: str
+    body: dict[str, Any]
+    client_id: str
+    seat: str | None
+    time: float
+
+
+def hash_token(token: str) -> str:
+    """The digest under which a seat token is stored (the token itself is never stored)."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+class Store(Protocol):
+    """What the table app needs from storage. Every write is durable when the call returns."""
+
+    def create_table(self, row: TableRow) -> None:
+        """Store a new table; raises :class:`DuplicateError` if its id, watch id or code exists."""
+
+    def table(self, table_id: str) -> TableRow | None:
+        """The table with this id, or ``None``."""
+
+    def table_by_watch(self, watch: str) -> TableRow | None:
+        """The table whose spectator id is ``watch``, or ``None``."""
+
+    def table_by_code(self, code: str) -> TableRow | None:
+        """The table whose short code is ``code``, or ``None``."""
+
+    def table_ids(self) -> list[str]:
+        """Every table's id, oldest first."""
+
+    def set_seat(self, table_id: str, seat: str, token_hash: str) -> None:
+        """Give ``seat`` of the table to the holder of the token with this digest."""
+
+    def seats(self, table_id: str) -> dict[str, str]:
+        """The table's taken seats: seat id -> token digest."""
+
+    def append(
+        self,
+        table_id: str,
+        kind: str,
+        body: dict[str, Any],
+        client_id: str,
+        seat: str | None,
+        time: float,
+    ) -> Event:
+        """Append an event after the last one and return it with its sequence number.
+
+        Raises :class:`DuplicateError` if the table already has an event with ``client_id``.
+        """
+
+    def events(self, table_id: str, after: int = 0) -> list[Event]:
+        """The table's events with a sequence number above ``after``, in order."""
+
+    def event_by_client_id(self, table_id: str, client_id: str) -> Event | None:
+        """The table's event sent with ``client_id``, or ``None``."""
+
+    def close(self) -> None:
+        """Release the store's resources."""
+
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS tables (
+    id TEXT PRIMARY KEY,
+    watch TEXT NOT NULL UNIQUE,
+    code TEXT NOT NULL UNIQUE,
+    setup TEXT NOT NULL,
+    created REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS seats (
+    table_id TEXT NOT NULL REFERENCES tables(id),
+    seat TEXT NOT NULL,
+    token_hash TEXT NOT NULL,
+    PRIMARY KEY (table_id, seat)
+);
+CREATE TABLE IF NOT EXISTS events (
+    table_id TEXT NOT NULL REFERENCES tables(id),
+    seq INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    body TEXT NOT NULL,
+    client_id TEXT NOT NULL,
+    seat TEXT,
+    time REAL NOT NULL,
+    PRIMARY KEY (table_id, seq),
+    UNIQUE (table_id, client_id)
+);
+"""
+
+
+class SQLiteStore:
+    """The embedded default store: one SQLite file in WAL mode, ``synchronous=FULL``.
+
+    Each write is its own transaction, committed (and synced to the WAL) before the method
+    returns. The connection may be used from one thread at a time; a lock makes that so.
+    """
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.execute("PRAGMA foreign_keys=ON")
+        self._db.execute("PRAGMA busy_timeout=5000")
+        self._db.executescript(_SCHEMA)
+
+    def _row(self, row: tuple[Any, ...] | None) -> TableRow | None:
+        if row is None:
+            return None
+        return TableRow(
+            id=row[0], watch=row[1], code=row[2], setup=json.loads(row[3]), created=row[4]
+        )
+
+    def create_table(self, row: TableRow) -> None:
+        """Store a new table; raises :class:`DuplicateError` if its id, watch id or code exists."""
+        with self._lock:
+            try:
+                self._db.execute(
+                    "INSERT INTO tables (id, watch, code, setup, created) VALUES (?, ?, ?, ?, ?)",
+                    (row.id, row.watch, row.code, json.dumps(row.setup), row.created),
+                )
+            except sqlite3.IntegrityError as exc:
+                raise DuplicateError(str(exc)) from exc
+
+    def _one(self, where: str, value: str) -> TableRow | None:
+        with self._lock:
+            cur = self._db.execute(
+                f"SELECT id, watch, code, setup, created FROM tables WHERE {where} = ?", (value,)
+            )
+            return self._row(cur.fetchone())
+
+    def table(self, table_id: str) -> TableRow | None:
+        """The table with this id, or ``None``."""
+        return self._one("id", table_id)
+
+    def table_by_watch(self, watch: str) -> TableRow | None:
+        """The table whose spectator id is ``watch``, or ``None``."""
+        return self._one("watch", watch)
+
+    def table_by_code(self, code: str) -> TableRow | None:
+        """The table whose short code is ``code``, or ``None``."""
+        return self._one("code", code)
+
+    def table_ids(self) -> list[str]:
+        """Every table's id, oldest first."""
+        with self._lock:
+            cur = self._db.execute("SELECT id FROM tables ORDER BY created, rowid")
+            return [r[0] for r in cur.fetchall()]
+
+    def set_seat(self, table_id: str, seat: str, token_hash: str) -> None:
+        """Give ``seat`` of the table to the holder of the token with this digest."""
+        with self._lock:
+            self._db.execute(
+                "INSERT INTO seats (table_id, seat, token_hash) VALUES (?, ?, ?) "
+                "ON CONFLICT (table_id, seat) DO UPDATE SET token_hash = excluded.token_hash",
+                (table_id, seat, token_hash),
+            )
+
+    def seats(self, table_id: str) -> dict[str, str]:
+        """The table's taken seats: seat id -> token digest."""
+        with self._lock:
+            cur = self._db.execute(
+                "SELECT seat, token_hash FROM seats WHERE table_id = ?", (table_id,)
+            )
+            return {r[0]: r[1] for r in cur.fetchall()}
+
+    def append(
+        self,
+        table_id: str,
+        kind: str,
+        body: dict[str, Any],
+        client_id: str,
+        seat: str | None,
+        time: float,
+    ) -> Event:
+        """Append an event after the last one and return it with its sequence number.
+
+        Raises :class:`DuplicateError` if the table already has an event with ``client_id``.
+        """
+        text = json.dumps(body, separators=(",", ":"))
+        with self._lock:
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                cur = self._db.execute(
+                    "SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE table_id = ?", (table_id,)
+                )
+                seq = int(cur.fetchone()[0])
+                self._db.execute(
+                    "INSERT INTO events (table_id, seq, kind, body, client_id, seat, time) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (table_id, seq, kind, text, client_id, seat, time),
+                )
+                self._db.execute("COMMIT")
+            except sqlite3.IntegrityError as exc:
+                self._db.execute("ROLLBACK")
+                raise DuplicateError(str(exc)) from exc
+            except BaseException:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
+        return Event(seq=seq, kind=kind, body=body, client_id=client_id, seat=seat, time=time)
+
+    def events(self, table_id: str, after: int = 0) -> list[Event]:
+        """The table's events with a sequence number above ``after``, in order."""
+        with self._lock:
+            cur = self._db.execute(
+                "SELECT seq, kind, body, client_id, seat, time FROM events "
+                "WHERE table_id = ? AND seq > ? ORDER BY seq",
+                (table_id, after),
+            )
+            rows = cur.fetchall()
+        return [
+            Event(seq=r[0], kind=r[1], body=json.loads(r[2]), client_id=r[3], seat=r[4], time=r[5])
+            for r in rows
+        ]
+
+    def event_by_client_id(self, table_id: str, client_id: str) -> Event | None:
+        """The table's event sent with ``client_id``, or ``None``."""
+        with self._lock:
+            cur = self._db.execute(
+                "SELECT seq, kind, body, client_id, seat, time FROM events "
+                "WHERE table_id = ? AND client_id = ?",
+                (table_id, client_id),
+            )
+            r = cur.fetchone()
+        if r is None:
+            return None
+        return Event(
+            seq=r[0], kind=r[1], body=json.loads(r[2]), client_id=r[3], seat=r[4], time=r[5]
+        )
+
+    def close(self) -> None:
+        """Close the database connection."""
+        with self._lock:
+            self._db.close()
