@@ -33,7 +33,8 @@ def _replay(args: argparse.Namespace) -> int:
         return 2
     try:
         with stream:
-            game, played = start(source_of(stream), keep_history=False)
+            kind = None if args.record == "-" else args.record.endswith(".jsonl")
+            game, played = start(source_of(stream, stream=kind), keep_history=False)
             if args.json:
                 refused = [step.refusal for step in played if step.refusal is not None]
                 json.dump(state_dict(game, refused), sys.stdout, indent=1)

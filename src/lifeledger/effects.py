@@ -45,9 +45,6 @@ TEAM_WIDE = frozenset(
     }
 )
 
-#: The kinds that speak only of their controller ("your upkeep", "your library").
-CONTROLLER_ONLY = frozenset({Kind.WIN_AT_UPKEEP, Kind.WIN_ON_EMPTY_DRAW})
-
 
 class Reach(Enum):
     """Whom an effect affects, named relative to its controller."""

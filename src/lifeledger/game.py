@@ -38,7 +38,7 @@ from .actions import (
     Upkeep,
     Win,
 )
-from .effects import CATALOGUE, CONTROLLER_ONLY, TEAM_WIDE, Affects, Effect, Kind, Reach
+from .effects import CATALOGUE, TEAM_WIDE, Affects, Effect, Kind, Reach
 from .errors import MalformedError, RefusedError
 from .formats import Format, find_format
 from .outcome import PLAYING, Outcome, Reason, Result, Status
@@ -54,6 +54,13 @@ COUNTER_KIND = re.compile(r"[a-z]+(?:[_-][a-z0-9]+)*")
 POISON_THRESHOLD = 10
 #: 903.10a: 21 or more combat damage from the same commander.
 COMMANDER_DAMAGE_THRESHOLD = 21
+
+_LOST_LIFE = Result(Status.LOST, Reason.LIFE, "704.5a")
+_LOST_EMPTY_LIBRARY = Result(Status.LOST, Reason.EMPTY_LIBRARY, "704.5b")
+_LOST_POISON = Result(Status.LOST, Reason.POISON, "704.5c")
+_LOST_TEAM_LIFE = Result(Status.LOST, Reason.TEAM_LIFE, "704.6a")
+_LOST_TEAM_POISON = Result(Status.LOST, Reason.TEAM_POISON, "704.6b")
+_LOST_COMMANDER_DAMAGE = Result(Status.LOST, Reason.COMMANDER_DAMAGE, "704.6c")
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,6 +291,9 @@ class Game:
         self._by_kind: dict[Kind, list[Effect]] = {}
         self._known_ids: set[str] = set()
         self._event: _Event | None = None
+        #: The players whose totals changed since state-based actions were last checked
+        #: (``None``: everyone, as after an effect began or ended).
+        self._dirty: set[_Player] | None = None
         self._in_range: dict[str, frozenset[str]] = {}
         self._over = False
         self._begin(list(self._players.values()))
@@ -379,6 +389,7 @@ class Game:
         self._effects.clear()
         self._by_kind.clear()
         self._determine_ranges()
+        self._dirty = None
         self._over = False
 
     def _determine_ranges(self) -> None:
@@ -386,6 +397,7 @@ class Game:
         turn begins, counting only the players still in the game."""
         if not self._limited:
             return
+        self._dirty = None
         present = [p for p in self._players.values() if p.result.is_playing]
         n = len(present)
         self._in_range = {}
@@ -458,18 +470,12 @@ class Game:
     def can_gain_life(self, player_id: str) -> bool:
         """119.7: no "can't gain life" effect reaches the player (810.9g: or a teammate
         sharing their life total)."""
-        p = self._get(player_id, "player")
-        return not (
-            self._reaches(Kind.CANT_GAIN_LIFE, p) or self._reaches(Kind.LIFE_TOTAL_CANT_CHANGE, p)
-        )
+        return self._can_gain(self._get(player_id, "player"))
 
     def can_lose_life(self, player_id: str) -> bool:
         """119.8: no "can't lose life" effect reaches the player (810.9h: or a teammate
         sharing their life total)."""
-        p = self._get(player_id, "player")
-        return not (
-            self._reaches(Kind.CANT_LOSE_LIFE, p) or self._reaches(Kind.LIFE_TOTAL_CANT_CHANGE, p)
-        )
+        return self._can_lose(self._get(player_id, "player"))
 
     def can_lose_game(self, player_id: str) -> bool:
         """104.3: no "can't lose the game" effect reaches the player (810.8a: or their team)."""
@@ -485,22 +491,23 @@ class Game:
         counters are shared, their team."""
         return not self._reaches(Kind.CANT_GET_POISON, self._get(player_id, "player"))
 
+    def _can_gain(self, p: _Player) -> bool:
+        return not (
+            self._reaches(Kind.CANT_GAIN_LIFE, p) or self._reaches(Kind.LIFE_TOTAL_CANT_CHANGE, p)
+        )
+
+    def _can_lose(self, p: _Player) -> bool:
+        return not (
+            self._reaches(Kind.CANT_LOSE_LIFE, p) or self._reaches(Kind.LIFE_TOTAL_CANT_CHANGE, p)
+        )
+
     # -- the checks of the state-based actions (704.5, 704.6) -------------------------------
 
-    def _shares_life(self, p: _Player) -> bool:
-        return p.team is not None and self._teams[p.team].shares_life
-
-    def _shares_poison(self, p: _Player) -> bool:
-        return p.team is not None and self._teams[p.team].shares_poison
-
     def has_no_life_left(self, player_id: str) -> bool:
-        """704.5a: the player has 0 or less life and nothing says they don't lose for it."""
+        """704.5a: the player has 0 or less life and nothing says they don't lose for it
+        (ignored where life is shared: 704.6a instead)."""
         p = self._get(player_id, "player")
-        return (
-            not self._shares_life(p)
-            and p.life.value <= 0
-            and not self._reaches(Kind.NO_LOSS_FOR_LIFE, p)
-        )
+        return not self._shares_life(p) and self._out_of_life(p)
 
     def has_drawn_from_empty_library(self, player_id: str) -> bool:
         """704.5b: the player attempted to draw from an empty library since the last time
@@ -516,12 +523,7 @@ class Game:
     def has_no_team_life_left(self, team_id: str) -> bool:
         """704.6a, 810.8c: the team has 0 or less life and nothing says it doesn't lose for it."""
         team = self._teams[team_id]
-        first = team.members[0]
-        return (
-            team.shares_life
-            and first.life.value <= 0
-            and not self._reaches(Kind.NO_LOSS_FOR_LIFE, first)
-        )
+        return team.shares_life and self._out_of_life(team.members[0])
 
     def has_team_poison_threshold(self, team_id: str) -> bool:
         """704.6b, 810.8d: the team has fifteen or more poison counters (810.11: five more for
@@ -532,10 +534,52 @@ class Game:
     def has_lethal_commander_damage(self, player_id: str) -> bool:
         """704.6c, 903.10a: 21 or more combat damage from the same commander, in a Commander
         game (not in Brawl, 903.12h)."""
-        p = self._get(player_id, "player")
-        return self.format.commander_damage_loses and any(
-            n >= COMMANDER_DAMAGE_THRESHOLD for n in p.commander_damage.values()
+        return self._lethal_commander_damage(self._get(player_id, "player"))
+
+    def _out_of_life(self, p: _Player) -> bool:
+        return p.life.value <= 0 and not self._reaches(Kind.NO_LOSS_FOR_LIFE, p)
+
+    def _lethal_commander_damage(self, p: _Player) -> bool:
+        damage = p.commander_damage
+        return (
+            self.format.commander_damage_loses
+            and bool(damage)
+            and max(damage.values()) >= COMMANDER_DAMAGE_THRESHOLD
         )
+
+    def _state_based_loss(self, p: _Player) -> Result | None:
+        """The first state-based action of 704.5 and 704.6 that applies to ``p``, if any."""
+        team = None if p.team is None else self._teams[p.team]
+        if (team is None or not team.shares_life) and self._out_of_life(p):
+            return _LOST_LIFE
+        if p.drew_from_empty:
+            return _LOST_EMPTY_LIBRARY
+        if (team is None or not team.shares_poison) and p.poison.value >= POISON_THRESHOLD:
+            return _LOST_POISON
+        if self._lethal_commander_damage(p):
+            return _LOST_COMMANDER_DAMAGE
+        if team is not None and team.shares_life and self._out_of_life(p):
+            return _LOST_TEAM_LIFE
+        if team is not None and team.shares_poison and p.poison.value >= team.poison_threshold:
+            return _LOST_TEAM_POISON
+        return None
+
+    def _shares_life(self, p: _Player) -> bool:
+        return p.team is not None and self._teams[p.team].shares_life
+
+    def _shares_poison(self, p: _Player) -> bool:
+        return p.team is not None and self._teams[p.team].shares_poison
+
+    def _touch(self, p: _Player) -> None:
+        """Mark ``p`` (and whoever shares a total with them) for the next state-based check."""
+        dirty = self._dirty
+        if dirty is None:
+            return
+        team = None if p.team is None else self._teams[p.team]
+        if team is not None and (team.shares_life or team.shares_poison):
+            dirty.update(team.members)
+        else:
+            dirty.add(p)
 
     # -- helpers ----------------------------------------------------------------------------
 
@@ -596,6 +640,8 @@ class Game:
                 yield effect
 
     def _reaches(self, kind: Kind, p: _Player) -> bool:
+        if not self._by_kind.get(kind):
+            return False
         return next(self._effects_reaching(kind, p), None) is not None
 
     def _amount(self, value: Amount, member: str, *, clamp: bool = True) -> int:
@@ -681,14 +727,6 @@ class Game:
             raise MalformedError(f"{action.name!r} is not in the card catalogue", member="name")
         if isinstance(action, End) and action.id not in self._known_ids:
             raise MalformedError(f"no effect or card has the id {action.id!r}", member="id")
-        if (
-            isinstance(action, StartEffect)
-            and action.kind in CONTROLLER_ONLY
-            and action.affects is not Reach.YOU
-        ):
-            raise MalformedError(
-                f"{action.kind.value} speaks only of its controller", member="affects"
-            )
         if isinstance(action, AddCounters | RemoveCounters) and not COUNTER_KIND.fullmatch(
             action.kind
         ):
@@ -711,6 +749,7 @@ class Game:
         )  # fmt: skip
 
     def _restore(self, snapshot: Any) -> None:
+        self._dirty = None
         (
             self._players,
             self._teams,
@@ -728,7 +767,7 @@ class Game:
         player who can't gain life doesn't, and no replacement applies."""
         if amount <= 0:
             return
-        if not self.can_gain_life(p.id):
+        if not self._can_gain(p):
             self._note("119.7", f"{p.id} can't gain life: the gain of {amount} does nothing")
             return
         # 616.1: the affected player orders replacement effects; turning the gain into a loss
@@ -743,6 +782,7 @@ class Game:
             self._note("616.1", f"{effect.id}: {p.id} gains {amount * effect.factor} instead")
             amount *= effect.factor
         p.life.value += amount
+        self._touch(p)
         event = self._event
         if source is not None and event is not None:
             # 702.15e: one life-gain event per lifelink source in one damage event.
@@ -756,10 +796,11 @@ class Game:
         """119.3: the player loses life; 119.8: not if they can't lose life."""
         if amount <= 0:
             return
-        if not self.can_lose_life(p.id):
+        if not self._can_lose(p):
             self._note("119.8", f"{p.id} can't lose life: the loss of {amount} does nothing")
             return
         p.life.value -= amount
+        self._touch(p)
         self._trigger(Kind.ON_LOSE_LIFE, p, "603.2", "loses life")
 
     def _trigger(self, kind: Kind, p: _Player, rule: str, what: str) -> None:
@@ -771,10 +812,11 @@ class Game:
         """122.1f, 810.10: poison counters, shared by a Two-Headed Giant team; 810.10c."""
         if amount <= 0:
             return
-        if not self.can_get_poison(p.id):
+        if self._reaches(Kind.CANT_GET_POISON, p):
             self._note("810.10c", f"{p.id} can't get poison counters")
             return
         p.poison.value += amount
+        self._touch(p)
 
     def _change_life(self, p: _Player, delta: int) -> None:
         if delta > 0:
@@ -801,6 +843,7 @@ class Game:
         if action.combat and action.source in self._commander_owner:
             # 903.10a: combat damage dealt by a commander is tracked by commander.
             p.commander_damage[action.source] = p.commander_damage.get(action.source, 0) + amount
+            self._touch(p)
         if action.lifelink:
             assert action.controller is not None
             controller = self._players[action.controller]
@@ -827,7 +870,7 @@ class Game:
         for p, amount in payments:
             if amount == 0:
                 continue
-            if not self.can_lose_life(p.id):
+            if not self._can_lose(p):
                 rule = "810.9h" if self._shares_life(p) else "119.8"
                 raise RefusedError(rule, f"{p.id} can't lose life, so can't pay {amount} life")
             due[id(p.life)] = due.get(id(p.life), 0) + amount
@@ -897,9 +940,9 @@ class Game:
         """119.7, 119.8: an exchange or redistribution that would raise the total of a player
         who can't gain life, or lower that of one who can't lose life, won't happen."""
         for p, delta in changes:
-            if delta > 0 and not self.can_gain_life(p.id):
+            if delta > 0 and not self._can_gain(p):
                 raise RefusedError("119.7", f"{p.id} can't gain life, so the {what} won't happen")
-            if delta < 0 and not self.can_lose_life(p.id):
+            if delta < 0 and not self._can_lose(p):
                 raise RefusedError("119.8", f"{p.id} can't lose life, so the {what} won't happen")
 
     def _do_redistribute_life(self, action: RedistributeLife) -> None:
@@ -972,6 +1015,7 @@ class Game:
             self._do_win(Win(p.id, source=maniac.id))
         else:
             p.drew_from_empty = True
+            self._touch(p)
             self._note("121.4", f"{p.id} attempted to draw from an empty library")
 
     # -- ending the game (104) --------------------------------------------------------------
@@ -1055,6 +1099,7 @@ class Game:
     # -- effects (611-616) ------------------------------------------------------------------
 
     def _start(self, effect: Effect) -> None:
+        self._dirty = None
         self._effects.setdefault(effect.id, []).append(effect)
         self._by_kind.setdefault(effect.kind, []).append(effect)
         if effect.kind in (Kind.ON_GAIN_LIFE, Kind.ON_LOSE_LIFE):
@@ -1087,25 +1132,26 @@ class Game:
         self._stop(action.id)
 
     def _stop(self, effect_id: str) -> None:
+        self._dirty = None
         for effect in self._effects.pop(effect_id, ()):
             self._by_kind[effect.kind].remove(effect)
 
     def _do_upkeep(self, action: Upkeep) -> None:
-        """503.1: "at the beginning of your upkeep" abilities trigger; 805.4: with shared team
-        turns, the team's upkeep is each member's; 801.2c: a new turn has begun."""
+        """503.1: "at the beginning of your upkeep" abilities trigger for the player whose
+        upkeep it is (805.4: with shared team turns, for each member of the team), checking
+        their life total as the rules read it (810.9a); 801.2c: a new turn has begun."""
         self._determine_ranges()
         p = self._players[action.player]
         active = {p.id}
         if self.variant.shared_turns and p.team is not None:
             active = {m.id for m in self._teams[p.team].members if m.result.is_playing}
-        for effect in list(self._by_kind.get(Kind.WIN_AT_UPKEEP, ())):
-            if effect.controller not in active:
-                continue
-            assert effect.life_at_least is not None
-            life = self._players[effect.controller].life.value
-            if life >= effect.life_at_least:
-                self._note("603.4", f"{effect.id}: {effect.controller} has {life} life at upkeep")
-                self._do_win(Win(effect.controller, source=effect.id))
+        for pid in active:
+            for effect in list(self._effects_reaching(Kind.WIN_AT_UPKEEP, self._players[pid])):
+                assert effect.life_at_least is not None
+                life = self._players[pid].life.value
+                if life >= effect.life_at_least:
+                    self._note("603.4", f"{effect.id}: {pid} has {life} life at upkeep")
+                    self._do_win(Win(pid, source=effect.id))
 
     def _do_together(self, action: Together) -> None:
         """704.3: the actions form one event; each inner action is checked as it comes."""
@@ -1132,19 +1178,37 @@ class Game:
     def _settle(self, losses: dict[str, Result], wins: Sequence[str] = ()) -> None:
         """Players lose simultaneously, and maybe others win.
 
+        104.3f: a player who would both win and lose loses, and their win never happens.
         104.2b: when a player wins, the game ends for everyone: their opponents lose, can't
-        lose effects notwithstanding. 104.3f: a player who would both win and lose loses.
-        810.8a: where a team shares its life total, a member's loss is the team's; 809.5b: a
-        team whose emperor loses, loses. 104.4a, 104.4d: if every player still in the game
-        loses at once, the game is a draw.
+        lose effects notwithstanding. 104.4a, 104.4d: if every player still in the game loses
+        at once, the game is a draw.
         """
         present = self._present()
-        winners = [w for w in dict.fromkeys(wins) if self._players[w].result.is_playing]
+        self._spread_to_teams(losses)
+        winners = [
+            w for w in dict.fromkeys(wins) if self._players[w].result.is_playing and w not in losses
+        ]
         for w in winners:
             for q in present:
                 if self.are_opponents(w, q.id):
                     losses.setdefault(q.id, Result(Status.LOST, Reason.OPPONENT_WON, "104.2b"))
-        winners = [w for w in winners if w not in losses]
+        self._spread_to_teams(losses)
+        if not winners and all(p.id in losses for p in present):
+            rule = "104.4d" if self.variant.between_teams else "104.4a"
+            draw = Result(Status.DREW, Reason.SIMULTANEOUS_LOSS, rule)
+            for p in present:
+                p.result = draw
+            self._left(present)
+            return
+        for pid, result in losses.items():
+            self._players[pid].result = result
+        if winners:
+            self._win_with_team(winners, Result(Status.WON, Reason.EFFECT, "104.2b"))
+        self._left([self._players[pid] for pid in losses])
+
+    def _spread_to_teams(self, losses: dict[str, Result]) -> None:
+        """810.8a: where a team shares its life total, a member's loss is the team's; 809.5b:
+        a team whose emperor loses, loses."""
         for pid in list(losses):
             p = self._players[pid]
             if p.team is None:
@@ -1158,18 +1222,6 @@ class Game:
             for mate in self._teams[p.team].members:
                 if mate.result.is_playing:
                     losses.setdefault(mate.id, follow)
-        if not winners and all(p.id in losses for p in present):
-            rule = "104.4d" if self.variant.between_teams else "104.4a"
-            draw = Result(Status.DREW, Reason.SIMULTANEOUS_LOSS, rule)
-            for p in present:
-                p.result = draw
-            self._left(present)
-            return
-        for pid, result in losses.items():
-            self._players[pid].result = result
-        if winners:
-            self._win_with_team(winners, Result(Status.WON, Reason.EFFECT, "104.2b"))
-        self._left([self._players[pid] for pid in losses])
 
     def _win_with_team(self, winners: Sequence[str], result: Result) -> None:
         """104.2b: the winners win; 104.2c, 810.8a, 809.5a: so does every player on their
@@ -1250,28 +1302,25 @@ class Game:
         single event, and repeat while any were performed. Checked here: 704.5a, 704.5b,
         704.5c, 704.6a, 704.6b, 704.6c; a player who can't lose the game doesn't (104.3)."""
         while not self._over:
+            dirty, self._dirty = self._dirty, set()
+            if dirty is None:
+                candidates = self._present()
+            elif not dirty:
+                return
+            else:
+                candidates = sorted(
+                    (p for p in dirty if p.result.is_playing), key=lambda p: p.index
+                )
             losses: dict[str, Result] = {}
-            for p in self._present():
-                result: Result | None = None
-                if self.has_no_life_left(p.id):
-                    result = Result(Status.LOST, Reason.LIFE, "704.5a")
-                elif p.drew_from_empty:
-                    result = Result(Status.LOST, Reason.EMPTY_LIBRARY, "704.5b")
-                elif self.has_ten_poison(p.id):
-                    result = Result(Status.LOST, Reason.POISON, "704.5c")
-                elif self.has_lethal_commander_damage(p.id):
-                    result = Result(Status.LOST, Reason.COMMANDER_DAMAGE, "704.6c")
-                elif p.team is not None and self.has_no_team_life_left(p.team):
-                    result = Result(Status.LOST, Reason.TEAM_LIFE, "704.6a")
-                elif p.team is not None and self.has_team_poison_threshold(p.team):
-                    result = Result(Status.LOST, Reason.TEAM_POISON, "704.6b")
+            for p in candidates:
+                result = self._state_based_loss(p)
                 p.drew_from_empty = False
                 if result is None:
                     continue
-                if self.can_lose_game(p.id):
-                    losses[p.id] = result
-                else:
+                if self._reaches(Kind.CANT_LOSE_GAME, p):
                     self._note("104.3", f"{p.id} can't lose the game ({result.rule} applies)")
+                else:
+                    losses[p.id] = result
             if not losses:
                 return
             self._settle(losses)

@@ -72,14 +72,11 @@ RECORD_VERSION = 1
 Json = Any
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
 def parse_json(text: str | bytes, position: str | None = None) -> Json:
-    """Parse JSON strictly: ``NaN`` and ``Infinity`` are not numbers of a record."""
+    """Parse JSON. ``NaN`` and ``Infinity`` parse as floats, which no member of a record
+    accepts: the member that holds one is named as malformed."""
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        return json.loads(text)
     except (ValueError, RecursionError) as exc:
         raise MalformedError(f"not JSON: {exc}", position=position) from None
 
@@ -278,7 +275,7 @@ def format_header(game: Game) -> dict[str, Json]:
         entry: dict[str, Json] = {"id": seat.id}
         for name in _SEAT_MEMBERS:
             value = getattr(seat, name)
-            if value not in (None, False, ()):
+            if value is not None and value is not False and value != ():
                 entry[name] = list(value) if isinstance(value, tuple) else value
         players.append(entry)
     header: dict[str, Json] = {
@@ -741,21 +738,23 @@ def replay(source: Json | Iterable[str], *, keep_history: bool = True) -> Replay
     return result
 
 
-def source_of(lines: Iterable[str]) -> Json | Iterator[str]:
-    """Tell a document from a stream by its shape: a stream's first line is a whole header
-    object without ``actions``. Returns the parsed document, or the stream's lines (read
-    lazily, so that a long stream is never held in memory)."""
+def source_of(lines: Iterable[str], *, stream: bool | None = None) -> Json | Iterator[str]:
+    """The parsed document, or the stream's lines (read lazily, so that a long stream is never
+    held in memory). ``stream`` says which it is; ``None`` tells them apart by their shape: a
+    stream's first line is a whole header object without ``actions``."""
     iterator = iter(lines)
+    if stream:
+        return iterator
     head: list[str] = []
     for line in iterator:
         head.append(line)
         if line.strip():
             break
     try:
-        first = json.loads(head[-1], parse_constant=_reject_constant) if head else None
+        first = json.loads(head[-1]) if head else None
     except ValueError:
         first = None
-    if isinstance(first, dict) and "actions" not in first:
+    if stream is None and isinstance(first, dict) and "actions" not in first:
         return itertools.chain(head, iterator)
     document = parse_json("".join(itertools.chain(head, iterator)))
     if not isinstance(document, dict):
@@ -769,9 +768,11 @@ def loads(text: str, *, keep_history: bool = True) -> Replay:
 
 
 def load(path: str | Path, *, keep_history: bool = True) -> Replay:
-    """Replay the record in the file at ``path``."""
-    with Path(path).open(encoding="utf-8") as lines:
-        return replay(source_of(lines), keep_history=keep_history)
+    """Replay the record in the file at ``path`` (``.jsonl``: a stream, else a document)."""
+    path = Path(path)
+    with path.open(encoding="utf-8") as lines:
+        source = source_of(lines, stream=path.suffix == ".jsonl")
+        return replay(source, keep_history=keep_history)
 
 
 def dumps(game: Game, *, stream: bool = False) -> str:

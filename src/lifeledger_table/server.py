@@ -461,9 +461,12 @@ def _handle(hub: Hub, conn: Conn, data: str) -> None:
     if conn.seat is None:
         conn.send_json(_err(cid, "no-seat", "Take a seat to act."))
         return
-    extra = set(msg) - {"type", "id", "action"}
-    if extra or (kind != "action" and "action" in msg):
-        conn.send_json(_err(cid, "malformed", f"Unknown message member {sorted(extra)[0]!r}."))
+    extra = sorted(
+        set(msg) - {"type", "id", "action"} | ({"action"} if kind != "action" else set())
+    )
+    if any(member in msg for member in extra):
+        bad = next(member for member in extra if member in msg)
+        conn.send_json(_err(cid, "malformed", f"Unknown message member {bad!r} for {kind!r}."))
         return
     body: dict[str, Any] = {"action": msg.get("action")} if kind == "action" else {}
     try:

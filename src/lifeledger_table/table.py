@@ -209,12 +209,14 @@ class Table:
         return out
 
     def score(self) -> dict[str, Any]:
-        """The match so far: each side's wins, losses and draws over the finished games (100.6a),
-        and the side that has won the match, if the match has a length and one has."""
+        """The match so far: each side's wins, losses and draws over the games that are over
+        (this one included), and the side that has won the match, if the match has a length
+        and one has (100.6a)."""
         rows = []
+        done = self.finals + ([self.state] if self.state.get("over") else [])
         for side_id, kind, _members in self.sides():
             wins = losses = draws = 0
-            for final in self.finals:
+            for final in done:
                 status = _side_status(final, side_id, kind)
                 wins += status == "won"
                 losses += status == "lost"
@@ -229,7 +231,7 @@ class Table:
         return {
             "best_of": self.best_of,
             "game": self.number,
-            "finished": len(self.finals),
+            "finished": len(done),
             "sides": rows,
             "match_winner": winner,
         }
