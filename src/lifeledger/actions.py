@@ -7,7 +7,6 @@ Every action may name its ``source`` (a free string for the object that causes i
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from math import gcd
 from typing import ClassVar
@@ -90,9 +89,9 @@ class Action:
     source: str | None = field(default=None, kw_only=True)
     note: str | None = field(default=None, kw_only=True)
 
-    def players(self) -> Iterator[tuple[str, str]]:
+    def players(self) -> tuple[tuple[str, str], ...]:
         """Every player this action names, as ``(member, player id)``."""
-        return iter(())
+        return ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,11 +115,11 @@ class Damage(Action):
         if self.toxic and not self.combat:
             raise MalformedError("toxic works through combat damage only (120.3g)", member="toxic")
 
-    def players(self) -> Iterator[tuple[str, str]]:
+    def players(self) -> tuple[tuple[str, str], ...]:
         """The player dealt damage, and the lifelink controller."""
-        yield "to", self.to
-        if self.controller is not None:
-            yield "controller", self.controller
+        if self.controller is None:
+            return (("to", self.to),)
+        return (("to", self.to), ("controller", self.controller))
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,9 +130,9 @@ class LoseLife(Action):
     player: str
     amount: Amount
 
-    def players(self) -> Iterator[tuple[str, str]]:
+    def players(self) -> tuple[tuple[str, str], ...]:
         """The player losing life."""
-        yield "player", self.player
+        return (("player", self.player),)
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,9 +143,9 @@ class GainLife(Action):
     player: str
     amount: Amount
 
-    def players(self) -> Iterator[tuple[str, str]]:
+    def players(self) -> tuple[tuple[str, str], ...]:
         """The player gaining life."""
-        yield "player", self.player
+        return (("player", self.player),)
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,11 +159,10 @@ class PayLife(Action):
     payments: tuple[tuple[str, Amount], ...]
     single: bool = True
 
-    def players(self) -> Iterator[tuple[str, str]]:
+    def players(self) -> tuple[tuple[str, str], ...]:
         """The players paying."""
         member = "player" if self.single else "payments"
-        for player, _ in self.payments:
-            yield member, player
+        return tuple((member, player) for player, _ in self.payments)
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,9 +173,9 @@ class SetLife(Action):
     player: str
     to: Amount
 
-    def players(self) -> Iterator[tuple[str, str]]:
+    def players(self) -> tuple[tuple[str, str], ...]:
         """The player whose life total is set."""
-        yield "player", self.player
+        return (("player", self.player),)
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,12 +187,10 @@ class SetLifeEach(Action):
     each: tuple[tuple[str, Amount], ...]
     chosen: tuple[tuple[str, str], ...] = ()
 
-    def players(self) -> Iterator[tuple[str, str]]:
+    def players(self) -> tuple[tuple[str, str], ...]:
         """The players named in ``each`` and ``chosen``."""
-        for player, _ in self.each:
-            yield "each", player
-        for _, player in self.chosen:
-            yield "chosen", player
+        each = tuple(("each", player) for player, _ in self.each)
+        return each + tuple(("chosen", player) for _, player in self.chosen)
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,10 +205,9 @@ class ExchangeLife(Action):
         if self.a == self.b:
             raise MalformedError("a player can't exchange life with themselves", member="players")
 
-    def players(self) -> Iterator[tuple[str, str]]:
+    def players(self) -> tuple[tuple[str, str], ...]:
         """The two players."""
-        yield "players", self.a
-        yield "players", self.b
+        return (("players", self.a), ("players", self.b))
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,12 +218,10 @@ class RedistributeLife(Action):
     totals: tuple[tuple[str, int], ...]
     controller: str | None = None
 
-    def players(self) -> Iterator[tuple[str, str]]:
+    def players(self) -> tuple[tuple[str, str], ...]:
         """The players whose totals are redistributed, and the controller."""
-        for player, _ in self.totals:
-            yield "totals", player
-        if self.controller is not None:
-            yield "controller", self.controller
+        named = tuple(("totals", player) for player, _ in self.totals)
+        return named if self.controller is None else (*named, ("controller", self.controller))
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,9 +233,9 @@ class AddCounters(Action):
     kind: str
     amount: Amount
 
-    def players(self) -> Iterator[tuple[str, str]]:
+    def players(self) -> tuple[tuple[str, str], ...]:
         """The player getting counters."""
-        yield "player", self.player
+        return (("player", self.player),)
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,9 +247,9 @@ class RemoveCounters(Action):
     kind: str
     amount: Amount
 
-    def players(self) -> Iterator[tuple[str, str]]:
+    def players(self) -> tuple[tuple[str, str], ...]:
         """The player losing counters."""
-        yield "player", self.player
+        return (("player", self.player),)
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,9 +260,9 @@ class Draw(Action):
     player: str
     count: int = 1
 
-    def players(self) -> Iterator[tuple[str, str]]:
+    def players(self) -> tuple[tuple[str, str], ...]:
         """The player drawing."""
-        yield "player", self.player
+        return (("player", self.player),)
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,9 +272,9 @@ class Concede(Action):
     do = "concede"
     player: str
 
-    def players(self) -> Iterator[tuple[str, str]]:
+    def players(self) -> tuple[tuple[str, str], ...]:
         """The player conceding."""
-        yield "player", self.player
+        return (("player", self.player),)
 
 
 @dataclass(frozen=True, slots=True)
@@ -291,9 +284,9 @@ class Win(Action):
     do = "win"
     player: str
 
-    def players(self) -> Iterator[tuple[str, str]]:
+    def players(self) -> tuple[tuple[str, str], ...]:
         """The player the effect names."""
-        yield "player", self.player
+        return (("player", self.player),)
 
 
 @dataclass(frozen=True, slots=True)
@@ -305,11 +298,10 @@ class Lose(Action):
     losers: tuple[str, ...]
     single: bool = True
 
-    def players(self) -> Iterator[tuple[str, str]]:
+    def players(self) -> tuple[tuple[str, str], ...]:
         """The players the effect names."""
         member = "player" if self.single else "players"
-        for player in self.losers:
-            yield member, player
+        return tuple((member, player) for player in self.losers)
 
 
 @dataclass(frozen=True, slots=True)
@@ -319,10 +311,9 @@ class DrawGame(Action):
     do = "draw_game"
     controller: str | None = None
 
-    def players(self) -> Iterator[tuple[str, str]]:
+    def players(self) -> tuple[tuple[str, str], ...]:
         """The effect's controller."""
-        if self.controller is not None:
-            yield "controller", self.controller
+        return () if self.controller is None else (("controller", self.controller),)
 
 
 @dataclass(frozen=True, slots=True)
@@ -333,10 +324,9 @@ class Loop(Action):
     do = "loop"
     controllers: tuple[str, ...] = ()
 
-    def players(self) -> Iterator[tuple[str, str]]:
+    def players(self) -> tuple[tuple[str, str], ...]:
         """The controllers of the objects in the loop."""
-        for player in self.controllers:
-            yield "controllers", player
+        return tuple(("controllers", player) for player in self.controllers)
 
 
 @dataclass(frozen=True, slots=True)
@@ -353,9 +343,9 @@ class Penalty(Action):
     do = "penalty"
     player: str
 
-    def players(self) -> Iterator[tuple[str, str]]:
+    def players(self) -> tuple[tuple[str, str], ...]:
         """The penalized player."""
-        yield "player", self.player
+        return (("player", self.player),)
 
 
 @dataclass(frozen=True, slots=True)
@@ -365,10 +355,9 @@ class Restart(Action):
     do = "restart"
     controller: str | None = None
 
-    def players(self) -> Iterator[tuple[str, str]]:
+    def players(self) -> tuple[tuple[str, str], ...]:
         """The controller of the effect that restarts the game."""
-        if self.controller is not None:
-            yield "controller", self.controller
+        return () if self.controller is None else (("controller", self.controller),)
 
 
 @dataclass(frozen=True, slots=True)
@@ -403,12 +392,10 @@ class StartEffect(Action):
         if self.life_at_least is not None and self.life_at_least < 0:
             raise MalformedError("life_at_least is 0 or more", member="life_at_least")
 
-    def players(self) -> Iterator[tuple[str, str]]:
+    def players(self) -> tuple[tuple[str, str], ...]:
         """The controller and the players listed in ``affects``."""
-        yield "controller", self.controller
-        if isinstance(self.affects, tuple):
-            for player in self.affects:
-                yield "affects", player
+        affected = self.affects if isinstance(self.affects, tuple) else ()
+        return (("controller", self.controller), *(("affects", p) for p in affected))
 
 
 @dataclass(frozen=True, slots=True)
@@ -420,9 +407,9 @@ class StartCard(Action):
     name: str
     controller: str
 
-    def players(self) -> Iterator[tuple[str, str]]:
+    def players(self) -> tuple[tuple[str, str], ...]:
         """The card's controller."""
-        yield "controller", self.controller
+        return (("controller", self.controller),)
 
 
 @dataclass(frozen=True, slots=True)
@@ -441,9 +428,9 @@ class Upkeep(Action):
     do = "upkeep"
     player: str
 
-    def players(self) -> Iterator[tuple[str, str]]:
+    def players(self) -> tuple[tuple[str, str], ...]:
         """The player whose upkeep begins."""
-        yield "player", self.player
+        return (("player", self.player),)
 
 
 @dataclass(frozen=True, slots=True)

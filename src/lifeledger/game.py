@@ -622,7 +622,7 @@ class Game:
     def _effects_reaching(self, kind: Kind, p: _Player) -> Iterator[Effect]:
         """The effects of ``kind`` that reach ``p``: in Two-Headed Giant, the "can't" kinds
         that reach a player reach the whole team (810.8a, 810.9g, 810.9h, 810.10c)."""
-        effects = self._by_kind.get(kind)
+        effects = self._by_kind.get(kind) if self._effects else None
         if not effects:
             return
         team_wide = (
@@ -640,7 +640,7 @@ class Game:
                 yield effect
 
     def _reaches(self, kind: Kind, p: _Player) -> bool:
-        if not self._by_kind.get(kind):
+        if not self._effects or not self._by_kind.get(kind):
             return False
         return next(self._effects_reaching(kind, p), None) is not None
 
@@ -670,66 +670,83 @@ class Game:
         the game exactly as it was. State-based actions are then checked (704.3)."""
         self._precheck(action)
         self.notes = []
-        if isinstance(action, Restart):
-            self._restart(action)
-        else:
-            snapshot = self._snapshot() if isinstance(action, Together) else None
-            self._event = _Event(
-                frozen_life={p.id: p.life.value for p in self._players.values()}
-                if isinstance(action, Together)
-                else None
-            )
+        kind = type(action)
+        if kind is Restart:
+            self._restart()
+        elif kind is Together:
+            snapshot = self._snapshot()
+            self._event = _Event({p.id: p.life.value for p in self._players.values()})
             try:
-                self._dispatch(action)
+                self._do_together(action)  # type: ignore[arg-type]
                 self._settle_event()
             except (MalformedError, RefusedError):
-                if snapshot is not None:
-                    self._restore(snapshot)
+                self._restore(snapshot)
                 raise
             finally:
                 self._event = None
-            if not self._over:
-                self._check_state_based_actions()
+        else:
+            try:
+                _HANDLERS[kind](self, action)
+                if self._event is not None:
+                    self._settle_event()
+            finally:
+                self._event = None
+        if not self._over:
+            self._check_state_based_actions()
         if self.history is not None:
             self.history.append(action)
 
     def _precheck(self, action: Action) -> None:
-        """Validate what can be checked without changing anything: players known (else
-        malformed), the game not over (104.1) and the players still in it (800.4)."""
-        self._precheck_members(action)
+        """Validate what can be checked without changing anything: the action's members
+        (else malformed), then that the game is not over (104.1) and that the players it
+        names are still in it (800.4)."""
+        self._check_members(action)
         if self._over:
             raise RefusedError("104.1", "the game is over")
+        players = self._players
         for member, player_id in _players_named(action):
-            if not self._players[player_id].result.is_playing:
+            if not players[player_id].result.is_playing:
                 raise RefusedError("800.4", f"{player_id} has left the game ({member})")
 
-    def _precheck_members(self, action: Action) -> None:
-        if isinstance(action, Together):
+    def _check_members(self, action: Action) -> None:
+        kind = type(action)
+        if kind is Together:
+            assert isinstance(action, Together)
             if not action.actions:
                 raise MalformedError("a together group has actions", member="actions")
             for i, inner in enumerate(action.actions):
                 try:
-                    if isinstance(inner, Restart):
+                    if type(inner) is Restart:
                         raise MalformedError(
                             "a restart ends the game at once and can't be part of a group",
                             member="do",
                         )
-                    self._precheck_members(inner)
+                    self._check_members(inner)
                 except MalformedError as exc:
                     raise exc.at(str(i)) from None
             return
+        if kind not in _HANDLERS and kind is not Restart:
+            raise MalformedError(f"{kind.__name__} is not an action", member="do")
+        players = self._players
         for member, player_id in action.players():
-            self._get(player_id, member)
-        if isinstance(action, StartEffect | StartCard):
-            check_id(action.id, "id")
-            self._check_new_id(action.id)
+            if player_id not in players:
+                raise MalformedError(f"unknown player {player_id!r}", member=member)
+        check = _MEMBER_CHECKS.get(kind)
+        if check is not None:
+            check(self, action)
+
+    def _check_effect_id(self, action: StartEffect | StartCard) -> None:
+        check_id(action.id, "id")
+        self._check_new_id(action.id)
         if isinstance(action, StartCard) and action.name not in CATALOGUE:
             raise MalformedError(f"{action.name!r} is not in the card catalogue", member="name")
-        if isinstance(action, End) and action.id not in self._known_ids:
+
+    def _check_known_id(self, action: End) -> None:
+        if action.id not in self._known_ids:
             raise MalformedError(f"no effect or card has the id {action.id!r}", member="id")
-        if isinstance(action, AddCounters | RemoveCounters) and not COUNTER_KIND.fullmatch(
-            action.kind
-        ):
+
+    def _check_counter_kind(self, action: AddCounters | RemoveCounters) -> None:
+        if not COUNTER_KIND.fullmatch(action.kind):
             raise MalformedError(f"{action.kind!r} is not a counter kind", member="kind")
 
     def _check_new_id(self, effect_id: str) -> None:
@@ -737,10 +754,7 @@ class Game:
             raise MalformedError(f"duplicate effect or card id {effect_id!r}", member="id")
 
     def _dispatch(self, action: Action) -> None:
-        handler = _HANDLERS.get(type(action))
-        if handler is None:
-            raise MalformedError(f"{type(action).__name__} is not an action", member="do")
-        handler(self, action)
+        _HANDLERS[type(action)](self, action)
 
     def _snapshot(self) -> Any:
         return copy.deepcopy(
@@ -804,6 +818,8 @@ class Game:
         self._trigger(Kind.ON_LOSE_LIFE, p, "603.2", "loses life")
 
     def _trigger(self, kind: Kind, p: _Player, rule: str, what: str) -> None:
+        if not self._effects:
+            return
         for effect in self._effects_reaching(kind, p):
             self.triggered[effect.id] = self.triggered.get(effect.id, 0) + 1
             self._note(rule, f"{effect.id} triggers: {p.id} {what}")
@@ -1021,7 +1037,9 @@ class Game:
     # -- ending the game (104) --------------------------------------------------------------
 
     def _stated(self) -> _Event:
-        assert self._event is not None
+        """What the current action states, to be settled as it ends."""
+        if self._event is None:
+            self._event = _Event()
         return self._event
 
     def _do_concede(self, action: Concede) -> None:
@@ -1088,7 +1106,7 @@ class Game:
         """104.4i: all players agree to an intentional draw."""
         self._stated().draws.append((None, Result(Status.DREW, Reason.INTENTIONAL, "104.4i")))
 
-    def _restart(self, action: Restart) -> None:
+    def _restart(self) -> None:
         """104.6, 727.1: the game ends with no winner, loser or draw; everyone still in it
         starts a new game (801.17: whatever their ranges of influence)."""
         present = self._present()
@@ -1307,6 +1325,8 @@ class Game:
                 candidates = self._present()
             elif not dirty:
                 return
+            elif len(dirty) == 1:
+                candidates = [p for p in dirty if p.result.is_playing]
             else:
                 candidates = sorted(
                     (p for p in dirty if p.result.is_playing), key=lambda p: p.index
@@ -1501,10 +1521,17 @@ _HANDLERS: dict[type[Action], Any] = {
 }
 
 
-def _players_named(action: Action) -> Iterator[tuple[str, str]]:
+def _players_named(action: Action) -> tuple[tuple[str, str], ...]:
     """Every player an action names, inside groups too."""
     if isinstance(action, Together):
-        for inner in action.actions:
-            yield from _players_named(inner)
-    else:
-        yield from action.players()
+        return tuple(named for inner in action.actions for named in _players_named(inner))
+    return action.players()
+
+
+_MEMBER_CHECKS: dict[type[Action], Any] = {
+    StartEffect: Game._check_effect_id,
+    StartCard: Game._check_effect_id,
+    End: Game._check_known_id,
+    AddCounters: Game._check_counter_kind,
+    RemoveCounters: Game._check_counter_kind,
+}

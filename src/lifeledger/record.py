@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -105,18 +105,19 @@ def _kind(value: Json) -> str:
 
 
 def _check_members(
-    obj: Mapping[str, Json], required: Iterable[str], optional: Iterable[str], prefix: str = ""
+    obj: Mapping[str, Json], required: Iterable[str], allowed: Container[str], prefix: str = ""
 ) -> None:
-    allowed = {"note", *required, *optional}
+    """Unknown members (``note`` is allowed anywhere) and missing ones are malformed."""
     for name in obj:
-        if name not in allowed:
+        if name not in allowed and name != "note":
             raise MalformedError("unknown member", member=prefix + name)
     for name in required:
         if name not in obj:
             raise MalformedError("missing member", member=prefix + name)
-    note = obj.get("note")
-    if note is not None and not isinstance(note, str):
-        raise MalformedError(f"a note is a string, not {_kind(note)}", member=prefix + "note")
+    if "note" in obj and not isinstance(obj["note"], str):
+        raise MalformedError(
+            f"a note is a string, not {_kind(obj['note'])}", member=prefix + "note"
+        )
 
 
 def _string(value: Json, member: str) -> str:
@@ -156,7 +157,7 @@ def _string_list(value: Json, member: str) -> tuple[str, ...]:
 def _amount(value: Json, member: str, minimum: int | None = 0) -> Amount:
     """An amount: an integer, or ``{"life_of": p, "fraction": [n, d], "round": "up"}``."""
     if isinstance(value, dict):
-        _check_members(value, ("life_of",), ("fraction", "round"), member + ".")
+        _check_members(value, ("life_of",), ("life_of", "fraction", "round"), member + ".")
         fraction = value.get("fraction", [1, 1])
         if not (isinstance(fraction, list) and len(fraction) == 2):
             raise MalformedError("a fraction is [numerator, denominator]", member=member)
@@ -218,7 +219,7 @@ _SEAT_MEMBERS = (
 def _parse_seat(value: Json, index: int) -> Seat:
     prefix = f"players[{index}]."
     obj = _object(value, f"players[{index}]")
-    _check_members(obj, ("id",), _SEAT_MEMBERS, prefix)
+    _check_members(obj, ("id",), ("id", *_SEAT_MEMBERS), prefix)
     library = obj.get("library")
     modifier = obj.get("life_modifier")
     seat_range = obj.get("range")
@@ -245,10 +246,10 @@ def _parse_seat(value: Json, index: int) -> Seat:
 def parse_header(value: Json, *, stream: bool = False) -> Header:
     """The header of a record (of a stream's first line with ``stream``)."""
     obj = _object(value)
-    optional = ["variant", "format", "options"]
+    allowed = ["record", "players", "variant", "format", "options"]
     if not stream:
-        optional.append("actions")
-    _check_members(obj, ("record", "players"), optional)
+        allowed.append("actions")
+    _check_members(obj, ("record", "players"), allowed)
     if _integer(obj["record"], "record") != RECORD_VERSION:
         raise MalformedError(f"this is record version {RECORD_VERSION}", member="record")
     players = obj["players"]
@@ -295,14 +296,18 @@ def format_header(game: Game) -> dict[str, Json]:
 # -- actions ------------------------------------------------------------------------------
 
 _Parser = Callable[[dict[str, Json], str | None, str | None], Action]
-_PARSERS: dict[str, tuple[tuple[str, ...], tuple[str, ...], _Parser]] = {}
+_PARSERS: dict[str, tuple[tuple[str, ...], frozenset[str], _Parser]] = {}
 
 
 def _parser(
     do: str, required: tuple[str, ...] = (), optional: tuple[str, ...] = ()
 ) -> Callable[[_Parser], _Parser]:
     def register(function: _Parser) -> _Parser:
-        _PARSERS[do] = (required, optional, function)
+        _PARSERS[do] = (
+            ("do", *required),
+            frozenset({"do", "source", *required, *optional}),
+            function,
+        )
         return function
 
     return register
@@ -552,9 +557,12 @@ def parse_action(value: Json, position: str | None = None) -> Action:
         entry = _PARSERS.get(do) if isinstance(do, str) else None
         if entry is None:
             raise MalformedError(f"unknown action {do!r}", member="do")
-        required, optional, build = entry
-        _check_members(obj, ("do", *required), ("source", *optional))
-        return build(obj, _optional_string(obj, "source"), obj.get("note"))
+        required, allowed, build = entry
+        _check_members(obj, required, allowed)
+        source = obj.get("source")
+        if source is not None and not isinstance(source, str):
+            raise MalformedError(f"expected a string, got {_kind(source)}", member="source")
+        return build(obj, source, obj.get("note"))
     except MalformedError as exc:
         if position is None:
             raise
