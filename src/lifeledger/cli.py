@@ -77,7 +77,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     serve.add_argument("--db", default="lifeledger.db")
     serve.set_defaults(run=_serve)
     args = parser.parse_args(argv)
-    status: int = args.run(args)
+    try:
+        status: int = args.run(args)
+    except BrokenPipeError:
+        # The reader went away (``| head``): stop quietly, as other tools do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     return status
 
 

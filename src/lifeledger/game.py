@@ -42,6 +42,7 @@ from .effects import CATALOGUE, TEAM_WIDE, Affects, Effect, Kind, Reach
 from .errors import MalformedError, RefusedError
 from .formats import Format, find_format
 from .outcome import PLAYING, Outcome, Reason, Result, Status
+from .roster import POISON_THRESHOLD, Player, PlayerView, Team, TeamView, Total
 from .seats import Seat, check_id
 from .variants import Variant, find_variant, infer_variant, seating_distance
 
@@ -50,8 +51,6 @@ __all__ = ["COUNTER_KIND", "Game", "Note", "PlayerView", "TeamView"]
 POISON = "poison"
 #: 122: a counter kind is a lowercase word (``poison``, ``energy``, ``experience``, ``rad``, ...).
 COUNTER_KIND = re.compile(r"[a-z]+(?:[_-][a-z0-9]+)*")
-#: 704.5c and 122.1f: ten or more poison counters.
-POISON_THRESHOLD = 10
 #: 903.10a: 21 or more combat damage from the same commander.
 COMMANDER_DAMAGE_THRESHOLD = 21
 
@@ -71,58 +70,6 @@ class Note:
     text: str
 
 
-class _Total:
-    """A number that one player has, or that a team shares (810.4, 810.10)."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value: int) -> None:
-        self.value = value
-
-
-class _Player:
-    __slots__ = (
-        "commander_damage",
-        "counters",
-        "drew_from_empty",
-        "game",
-        "id",
-        "index",
-        "library",
-        "life",
-        "poison",
-        "result",
-        "seat",
-        "team",
-    )
-
-    def __init__(self, seat: Seat, index: int, team: str | None) -> None:
-        self.seat = seat
-        self.id = seat.id
-        self.index = index
-        self.team = team
-        self.life = _Total(0)
-        self.poison = _Total(0)
-        self.counters: dict[str, int] = {}
-        self.commander_damage: dict[str, int] = {}
-        self.library = seat.library
-        self.drew_from_empty = False
-        self.result = PLAYING
-        self.game = 1
-
-
-class _Team:
-    __slots__ = ("id", "members", "poison_threshold", "result", "shares_life", "shares_poison")
-
-    def __init__(self, team_id: str, members: list[_Player]) -> None:
-        self.id = team_id
-        self.members = members
-        self.shares_life = False
-        self.shares_poison = False
-        self.poison_threshold = POISON_THRESHOLD
-        self.result = PLAYING
-
-
 @dataclass(slots=True)
 class _Event:
     """What one top-level action states, settled as it ends (104.1, 104.3f, 704.3)."""
@@ -132,102 +79,6 @@ class _Event:
     losses: dict[str, Result] = field(default_factory=dict)
     draws: list[tuple[frozenset[str] | None, Result]] = field(default_factory=list)
     lifelink: set[tuple[str, str]] = field(default_factory=set)
-
-
-class PlayerView:
-    """A read-only view of one player in a :class:`Game`."""
-
-    __slots__ = ("_game", "_player")
-
-    def __init__(self, game: Game, player: _Player) -> None:
-        self._game = game
-        self._player = player
-
-    @property
-    def id(self) -> str:
-        """The player's id."""
-        return self._player.id
-
-    @property
-    def seat(self) -> Seat:
-        """The player as the header declared them."""
-        return self._player.seat
-
-    @property
-    def team(self) -> str | None:
-        """The id of the player's team, if any."""
-        return self._player.team
-
-    @property
-    def life(self) -> int:
-        """The life total as the rules read it (810.9a: the team's where it is shared)."""
-        return self._player.life.value
-
-    @property
-    def poison(self) -> int:
-        """Poison counters as the rules read them (810.10a: the team's where they are shared)."""
-        return self._player.poison.value
-
-    @property
-    def counters(self) -> Mapping[str, int]:
-        """Every other kind of counter the player has, with its count (above 0)."""
-        return MappingProxyType(self._player.counters)
-
-    @property
-    def commander_damage(self) -> Mapping[str, int]:
-        """Combat damage dealt to this player by each commander, by commander id (903.10a)."""
-        return MappingProxyType(self._player.commander_damage)
-
-    @property
-    def library(self) -> int | None:
-        """Cards left in the library, or ``None`` where it isn't tracked."""
-        return self._player.library
-
-    @property
-    def result(self) -> Result:
-        """The player's standing, with reason and rule."""
-        return self._player.result
-
-    def __repr__(self) -> str:
-        return f"<PlayerView {self.id} life={self.life} poison={self.poison} {self.result}>"
-
-
-class TeamView:
-    """A read-only view of one team in a :class:`Game`."""
-
-    __slots__ = ("_game", "_team")
-
-    def __init__(self, game: Game, team: _Team) -> None:
-        self._game = game
-        self._team = team
-
-    @property
-    def id(self) -> str:
-        """The team's id."""
-        return self._team.id
-
-    @property
-    def players(self) -> tuple[str, ...]:
-        """The ids of its players, in seating order."""
-        return tuple(p.id for p in self._team.members)
-
-    @property
-    def life(self) -> int | None:
-        """The shared life total (810.4, 904.13b), or ``None`` where life isn't shared."""
-        return self._team.members[0].life.value if self._team.shares_life else None
-
-    @property
-    def poison(self) -> int | None:
-        """The shared poison counters (810.10), or ``None`` where they aren't shared."""
-        return self._team.members[0].poison.value if self._team.shares_poison else None
-
-    @property
-    def result(self) -> Result:
-        """The team's standing."""
-        return self._team.result
-
-    def __repr__(self) -> str:
-        return f"<TeamView {self.id} {self.players} life={self.life} {self.result}>"
 
 
 class Game:
@@ -276,14 +127,14 @@ class Game:
         self.notes: list[Note] = []
         self.game_number = 1
         self.triggered: dict[str, int] = {}
-        self._players: dict[str, _Player] = {}
-        self._teams: dict[str, _Team] = {}
+        self._players: dict[str, Player] = {}
+        self._teams: dict[str, Team] = {}
         for index, seat in enumerate(self.seats):
             team = self.variant.team_of(seat)
-            player = _Player(seat, index, team)
+            player = Player(seat, index, team)
             self._players[seat.id] = player
             if team is not None:
-                self._teams.setdefault(team, _Team(team, [])).members.append(player)
+                self._teams.setdefault(team, Team(team, [])).members.append(player)
         self._commander_owner = {c: s.id for s in self.seats for c in s.commanders}
         self._ranges = self._initial_ranges()
         self._limited = any(r is not None for r in self._ranges.values())
@@ -293,7 +144,7 @@ class Game:
         self._event: _Event | None = None
         #: The players whose totals changed since state-based actions were last checked
         #: (``None``: everyone, as after an effect began or ended).
-        self._dirty: set[_Player] | None = None
+        self._dirty: set[Player] | None = None
         self._in_range: dict[str, frozenset[str]] = {}
         self._over = False
         self._begin(list(self._players.values()))
@@ -348,7 +199,7 @@ class Game:
             for seat, default in zip(self.seats, defaults, strict=True)
         }
 
-    def _begin(self, players: list[_Player]) -> None:
+    def _begin(self, players: list[Player]) -> None:
         """103.4, 119.1: every player in the game starts at their starting life total."""
         shares_life = self.variant.shares_life(self.format)
         shares_poison = self.variant.shares_poison()
@@ -357,8 +208,8 @@ class Game:
                 life = self.starting_life
             else:
                 life, _ = self.variant.starting_life(self.format, p.seat, self.seats)
-            p.life = _Total(life)
-            p.poison = _Total(0)
+            p.life = Total(life)
+            p.poison = Total(0)
             p.counters = {}
             p.commander_damage = {}
             p.library = p.seat.library
@@ -378,11 +229,11 @@ class Game:
                     if self.starting_life is not None
                     else self.variant.team_starting_life(self.format, len(team.members))[0]
                 )
-                shared = _Total(life)
+                shared = Total(life)
                 for p in members:
                     p.life = shared
             if shares_poison:
-                self_poison = _Total(0)
+                self_poison = Total(0)
                 team.poison_threshold = self.variant.team_poison_threshold(len(team.members))
                 for p in members:
                     p.poison = self_poison
@@ -414,16 +265,16 @@ class Game:
     @property
     def players(self) -> tuple[PlayerView, ...]:
         """Every player, in seating order."""
-        return tuple(PlayerView(self, p) for p in self._players.values())
+        return tuple(PlayerView(p) for p in self._players.values())
 
     @property
     def teams(self) -> tuple[TeamView, ...]:
         """Every team, in the order their first players are seated."""
-        return tuple(TeamView(self, t) for t in self._teams.values())
+        return tuple(TeamView(t) for t in self._teams.values())
 
     def player(self, player_id: str) -> PlayerView:
         """The player with this id."""
-        return PlayerView(self, self._get(player_id, "player"))
+        return PlayerView(self._get(player_id, "player"))
 
     def life_of(self, player_id: str) -> int:
         """The player's life total as the rules read it (810.9a: the team's, where shared)."""
@@ -491,12 +342,12 @@ class Game:
         counters are shared, their team."""
         return not self._reaches(Kind.CANT_GET_POISON, self._get(player_id, "player"))
 
-    def _can_gain(self, p: _Player) -> bool:
+    def _can_gain(self, p: Player) -> bool:
         return not (
             self._reaches(Kind.CANT_GAIN_LIFE, p) or self._reaches(Kind.LIFE_TOTAL_CANT_CHANGE, p)
         )
 
-    def _can_lose(self, p: _Player) -> bool:
+    def _can_lose(self, p: Player) -> bool:
         return not (
             self._reaches(Kind.CANT_LOSE_LIFE, p) or self._reaches(Kind.LIFE_TOTAL_CANT_CHANGE, p)
         )
@@ -536,10 +387,10 @@ class Game:
         game (not in Brawl, 903.12h)."""
         return self._lethal_commander_damage(self._get(player_id, "player"))
 
-    def _out_of_life(self, p: _Player) -> bool:
+    def _out_of_life(self, p: Player) -> bool:
         return p.life.value <= 0 and not self._reaches(Kind.NO_LOSS_FOR_LIFE, p)
 
-    def _lethal_commander_damage(self, p: _Player) -> bool:
+    def _lethal_commander_damage(self, p: Player) -> bool:
         damage = p.commander_damage
         return (
             self.format.commander_damage_loses
@@ -547,7 +398,7 @@ class Game:
             and max(damage.values()) >= COMMANDER_DAMAGE_THRESHOLD
         )
 
-    def _state_based_loss(self, p: _Player) -> Result | None:
+    def _state_based_loss(self, p: Player) -> Result | None:
         """The first state-based action of 704.5 and 704.6 that applies to ``p``, if any."""
         team = None if p.team is None else self._teams[p.team]
         if (team is None or not team.shares_life) and self._out_of_life(p):
@@ -564,13 +415,13 @@ class Game:
             return _LOST_TEAM_POISON
         return None
 
-    def _shares_life(self, p: _Player) -> bool:
+    def _shares_life(self, p: Player) -> bool:
         return p.team is not None and self._teams[p.team].shares_life
 
-    def _shares_poison(self, p: _Player) -> bool:
+    def _shares_poison(self, p: Player) -> bool:
         return p.team is not None and self._teams[p.team].shares_poison
 
-    def _touch(self, p: _Player) -> None:
+    def _touch(self, p: Player) -> None:
         """Mark ``p`` (and whoever shares a total with them) for the next state-based check."""
         dirty = self._dirty
         if dirty is None:
@@ -583,7 +434,7 @@ class Game:
 
     # -- helpers ----------------------------------------------------------------------------
 
-    def _get(self, player_id: str, member: str) -> _Player:
+    def _get(self, player_id: str, member: str) -> Player:
         try:
             return self._players[player_id]
         except KeyError:
@@ -592,7 +443,7 @@ class Game:
     def _note(self, rule: str, text: str) -> None:
         self.notes.append(Note(rule, text))
 
-    def _present(self) -> list[_Player]:
+    def _present(self) -> list[Player]:
         return [p for p in self._players.values() if p.result.is_playing]
 
     def _affected(self, effect: Effect) -> Iterable[str]:
@@ -619,7 +470,7 @@ class Game:
             ids = [i for i in ids if i in reach]
         return ids
 
-    def _effects_reaching(self, kind: Kind, p: _Player) -> Iterator[Effect]:
+    def _effects_reaching(self, kind: Kind, p: Player) -> Iterator[Effect]:
         """The effects of ``kind`` that reach ``p``: in Two-Headed Giant, the "can't" kinds
         that reach a player reach the whole team (810.8a, 810.9g, 810.9h, 810.10c)."""
         effects = self._by_kind.get(kind) if self._effects else None
@@ -639,7 +490,7 @@ class Game:
             if not mates.isdisjoint(self._affected(effect)):
                 yield effect
 
-    def _reaches(self, kind: Kind, p: _Player) -> bool:
+    def _reaches(self, kind: Kind, p: Player) -> bool:
         if not self._effects or not self._by_kind.get(kind):
             return False
         return next(self._effects_reaching(kind, p), None) is not None
@@ -776,7 +627,7 @@ class Game:
 
     # -- life (119) -------------------------------------------------------------------------
 
-    def _gain(self, p: _Player, amount: int, source: str | None = None) -> None:
+    def _gain(self, p: Player, amount: int, source: str | None = None) -> None:
         """119.3: the player gains life. 119.9, 119.10: gaining 0 life is no event. 119.7: a
         player who can't gain life doesn't, and no replacement applies."""
         if amount <= 0:
@@ -806,7 +657,7 @@ class Game:
             event.lifelink.add(key)
         self._trigger(Kind.ON_GAIN_LIFE, p, "119.9", "gains life")
 
-    def _lose(self, p: _Player, amount: int) -> None:
+    def _lose(self, p: Player, amount: int) -> None:
         """119.3: the player loses life; 119.8: not if they can't lose life."""
         if amount <= 0:
             return
@@ -817,14 +668,14 @@ class Game:
         self._touch(p)
         self._trigger(Kind.ON_LOSE_LIFE, p, "603.2", "loses life")
 
-    def _trigger(self, kind: Kind, p: _Player, rule: str, what: str) -> None:
+    def _trigger(self, kind: Kind, p: Player, rule: str, what: str) -> None:
         if not self._effects:
             return
         for effect in self._effects_reaching(kind, p):
             self.triggered[effect.id] = self.triggered.get(effect.id, 0) + 1
             self._note(rule, f"{effect.id} triggers: {p.id} {what}")
 
-    def _add_poison(self, p: _Player, amount: int) -> None:
+    def _add_poison(self, p: Player, amount: int) -> None:
         """122.1f, 810.10: poison counters, shared by a Two-Headed Giant team; 810.10c."""
         if amount <= 0:
             return
@@ -834,7 +685,7 @@ class Game:
         p.poison.value += amount
         self._touch(p)
 
-    def _change_life(self, p: _Player, delta: int) -> None:
+    def _change_life(self, p: Player, delta: int) -> None:
         if delta > 0:
             self._gain(p, delta)
         elif delta < 0:
@@ -922,7 +773,7 @@ class Game:
                 )
             if self._players[pid].team != team_id:
                 raise MalformedError(f"{pid} is not on team {team_id!r}", member="chosen")
-        changes: list[tuple[_Player, int]] = []
+        changes: list[tuple[Player, int]] = []
         for pid, total in totals.items():
             p = self._players[pid]
             if p.team is not None and self._shares_life(p):
@@ -952,7 +803,7 @@ class Game:
         for p, change in changes:
             self._change_life(p, change)
 
-    def _check_life_can_change(self, changes: list[tuple[_Player, int]], what: str) -> None:
+    def _check_life_can_change(self, changes: list[tuple[Player, int]], what: str) -> None:
         """119.7, 119.8: an exchange or redistribution that would raise the total of a player
         who can't gain life, or lower that of one who can't lose life, won't happen."""
         for p, delta in changes:
@@ -1277,7 +1128,7 @@ class Game:
             self._players[pid].result = drew
         self._left([self._players[pid] for pid in results])
 
-    def _left(self, departed: Sequence[_Player]) -> None:
+    def _left(self, departed: Sequence[Player]) -> None:
         """104.5, 800.4a: players who won, lost or drew leave the game, and the effects they
         controlled stop applying; then 104.2a, 104.2c: is one player or team left standing?"""
         gone = {p.id for p in departed}
@@ -1287,13 +1138,15 @@ class Game:
         self._check_last_standing()
         for team in self._teams.values():
             if team.result.is_playing and not any(m.result.is_playing for m in team.members):
-                team.result = self._team_result(team)
+                team.result = self._team_result(team, departed)
         self._over = not any(p.result.is_playing for p in self._players.values())
 
-    def _team_result(self, team: _Team) -> Result:
-        """A team's standing once none of its players is left: its emperor's (809.5), else that
-        of its first player whose result is their own rather than the team's."""
-        members = [m for m in team.members if m.game == self.game_number] or team.members
+    def _team_result(self, team: Team, departed: Sequence[Player]) -> Result:
+        """A team's standing once none of its players is left: that of the players who left
+        last (104.4g: a draw for all remaining players is a draw for the team; 104.3g: a team
+        loses when all its players have lost); 809.5: its emperor's, if among them."""
+        last = [m for m in team.members if m in departed or m.result.status is Status.WON]
+        members = last or team.members
         leader = next((m for m in members if m.seat.emperor), None)
         if leader is None:
             leader = next(

@@ -44,13 +44,19 @@ __all__ = ["Timeline", "describe"]
 _FRACTIONS = {(1, 2): "half", (1, 3): "a third", (1, 4): "a quarter", (2, 1): "twice"}
 
 
-def _amount(value: Amount) -> str:
+def _amount(value: Amount, unit: str) -> str:
+    """``3 life``, or ``half of ana's life total (rounded up)`` for an expression."""
     if not isinstance(value, LifeOf):
-        return str(value)
-    part = _FRACTIONS.get(value.fraction, "{}/{} of".format(*value.fraction))
-    part = part if part.endswith("of") or part == "twice" else f"{part} of"
-    text = f"{value.player}'s life" if value.fraction == (1, 1) else f"{part} {value.player}'s life"
-    return f"{text}, rounded {value.round}" if value.round else text
+        return f"{value} {unit}".rstrip()
+    fraction = _FRACTIONS.get(value.fraction, "{}/{} of".format(*value.fraction))
+    if value.fraction == (1, 1):
+        text = f"{value.player}'s life total"
+    elif fraction in ("half", "twice"):
+        text = f"{fraction} {value.player}'s life total"
+    else:
+        text = f"{fraction} of {value.player}'s life total"
+    text = f"{text} (rounded {value.round})" if value.round else text
+    return text if unit in ("life", "") else f"{unit} equal to {text}"
 
 
 def describe(action: Action) -> str:
@@ -62,18 +68,18 @@ def describe(action: Action) -> str:
             extra = f" ({', '.join(kinds)})" if kinds else ""
             if action.toxic:
                 extra += f", toxic {action.toxic}"
-            return f"{by}{_amount(action.amount)} damage to {action.to}{extra}"
+            return f"{by}{_amount(action.amount, 'damage')} to {action.to}{extra}"
         case LoseLife():
-            return f"{by}{action.player} loses {_amount(action.amount)} life"
+            return f"{by}{action.player} loses {_amount(action.amount, 'life')}"
         case GainLife():
-            return f"{by}{action.player} gains {_amount(action.amount)} life"
+            return f"{by}{action.player} gains {_amount(action.amount, 'life')}"
         case PayLife():
-            paid = ", ".join(f"{p} pays {_amount(a)} life" for p, a in action.payments)
+            paid = ", ".join(f"{p} pays {_amount(a, 'life')}" for p, a in action.payments)
             return f"{by}{paid}"
         case SetLife():
-            return f"{by}{action.player}'s life total becomes {_amount(action.to)}"
+            return f"{by}{action.player}'s life total becomes {_amount(action.to, '')}"
         case SetLifeEach():
-            each = ", ".join(f"{p} {_amount(t)}" for p, t in action.each)
+            each = ", ".join(f"{p} {_amount(t, '')}" for p, t in action.each)
             return f"{by}life totals become: {each}"
         case ExchangeLife():
             return f"{by}{action.a} and {action.b} exchange life totals"
@@ -81,9 +87,9 @@ def describe(action: Action) -> str:
             totals = ", ".join(f"{p} {t}" for p, t in action.totals)
             return f"{by}life totals are redistributed: {totals}"
         case AddCounters():
-            return f"{by}{action.player} gets {_amount(action.amount)} {action.kind} counters"
+            return f"{by}{action.player} gets {_amount(action.amount, action.kind)} counters"
         case RemoveCounters():
-            return f"{by}{action.player} loses {_amount(action.amount)} {action.kind} counters"
+            return f"{by}{action.player} loses {_amount(action.amount, action.kind)} counters"
         case Draw():
             return f"{by}{action.player} draws {action.count}"
         case Concede():
@@ -113,7 +119,7 @@ def describe(action: Action) -> str:
         case Upkeep():
             return f"{action.player}'s upkeep begins"
         case Together():
-            return f"{by}together: " + "; ".join(describe(a) for a in action.actions)
+            return f"{by}together, as one event:"
     return action.do
 
 
@@ -171,6 +177,8 @@ class Timeline:
     def __call__(self, step: Step) -> None:
         """Print one step."""
         self.write(f"{self._paint(step.position.rjust(4), '2')}  {describe(step.action)}")
+        if isinstance(step.action, Together):
+            self._inner(step.action, step.position)
         if step.refusal is not None:
             refusal = step.refusal
             self.write(self._paint(f"      refused: {refusal.message} ({refusal.rule})", "33"))
@@ -185,6 +193,13 @@ class Timeline:
         for note in step.notes:
             self.write(self._paint(f"      {note.text} ({note.rule})", "35"))
         self._before = after
+
+    def _inner(self, group: Together, position: str) -> None:
+        for i, action in enumerate(group.actions):
+            where = f"{position}.{i}"
+            self.write(f"      {self._paint(where, '2')}  {describe(action)}")
+            if isinstance(action, Together):
+                self._inner(action, where)
 
     def footer(self) -> None:
         """The result."""
