@@ -17,8 +17,6 @@ POISON_THRESHOLD = 10
 class Total:
     """A number one player has, or a team shares (810.4, 810.10): life or poison counters."""
 
-    """A number that one player has, or that a team shares (810.4, 810.10)."""
-
     __slots__ = ("value",)
 
     def __init__(self, value: int) -> None:
