@@ -733,22 +733,22 @@ class Game:
         payments = [
             (self._players[pid], self._amount(amount, member)) for pid, amount in action.payments
         ]
-        due: dict[int, int] = {}
+        pools: dict[int, tuple[Total, list[str], int]] = {}
         for p, amount in payments:
             if amount == 0:
                 continue
             if not self._can_lose(p):
                 rule = "810.9h" if self._shares_life(p) else "119.8"
                 raise RefusedError(rule, f"{p.id} can't lose life, so can't pay {amount} life")
-            due[id(p.life)] = due.get(id(p.life), 0) + amount
-        for p, amount in payments:
-            total = due.get(id(p.life), 0)
-            if amount and p.life.value < total:
-                shared = self._shares_life(p)
+            total, payers, due = pools.get(id(p.life), (p.life, [], 0))
+            pools[id(p.life)] = (total, [*payers, p.id], due + amount)
+        for total, payers, due in pools.values():
+            if total.value < due:
+                shared = len(payers) > 1 or self._shares_life(self._players[payers[0]])
                 raise RefusedError(
                     "119.4a" if shared else "119.4",
-                    f"{p.id} can't pay {total} life with {'a team total of ' if shared else ''}"
-                    f"{p.life.value} life",
+                    f"{' and '.join(payers)} can't pay {due} life with "
+                    f"{'a team total of ' if shared else ''}{total.value} life",
                 )
         for p, amount in payments:
             self._lose(p, amount)
@@ -1062,6 +1062,8 @@ class Game:
                 if self.are_opponents(w, q.id):
                     losses.setdefault(q.id, Result(Status.LOST, Reason.OPPONENT_WON, "104.2b"))
         self._spread_to_teams(losses)
+        # 104.3f again: a winner whom another's simultaneous win makes lose, loses.
+        winners = [w for w in winners if w not in losses]
         if not winners and all(p.id in losses for p in present):
             rule = "104.4d" if self.variant.between_teams else "104.4a"
             draw = Result(Status.DREW, Reason.SIMULTANEOUS_LOSS, rule)
