@@ -1,6 +1,9 @@
-"""The actions of the game record, one frozen dataclass each.
+"""The actions of the game record, one dataclass each.
 
 An action says what happened; :meth:`lifeledger.Game.apply` decides, by the rules, what it does.
+Actions are values: the game never changes one, and neither should their users. (They are not
+frozen dataclasses only because a frozen dataclass takes four times as long to build, and a
+replay builds one per line.)
 Every action may name its ``source`` (a free string for the object that causes it) and carry a
 ``note`` (free text, kept, ignored by the rules).
 """
@@ -45,7 +48,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class LifeOf:
     """An amount computed from a life total as the rules read it (810.9a: the team's in
     Two-Headed Giant): ``fraction`` of it, rounded ``"up"`` or ``"down"`` where it isn't whole
@@ -81,7 +84,7 @@ class LifeOf:
 Amount = int | LifeOf
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Action:
     """The base of all actions: the record's ``do`` and the members every action may have."""
 
@@ -94,7 +97,7 @@ class Action:
         return ()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Damage(Action):
     """``source`` deals ``amount`` damage to the player ``to`` (120.3). With ``lifelink``,
     ``controller`` gains that much life (120.3f); ``toxic`` is the creature's total toxic value
@@ -122,7 +125,7 @@ class Damage(Action):
         return (("to", self.to), ("controller", self.controller))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class LoseLife(Action):
     """``player`` loses ``amount`` life (119.3)."""
 
@@ -135,7 +138,7 @@ class LoseLife(Action):
         return (("player", self.player),)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class GainLife(Action):
     """``player`` gains ``amount`` life (119.3)."""
 
@@ -148,7 +151,7 @@ class GainLife(Action):
         return (("player", self.player),)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PayLife(Action):
     """Players pay life (119.4); several teammates may pay at once (119.4a, 810.9b).
 
@@ -165,7 +168,7 @@ class PayLife(Action):
         return tuple((member, player) for player, _ in self.payments)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SetLife(Action):
     """``player``'s life total becomes ``to`` (119.5, 810.9c)."""
 
@@ -178,7 +181,7 @@ class SetLife(Action):
         return (("player", self.player),)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SetLifeEach(Action):
     """Each listed player's life total becomes their number, in one event (119.5). With shared
     life totals only the ``chosen`` member of each team is affected (810.9d)."""
@@ -193,7 +196,7 @@ class SetLifeEach(Action):
         return each + tuple(("chosen", player) for _, player in self.chosen)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ExchangeLife(Action):
     """Two players exchange life totals: all or nothing (119.7, 119.8, 810.9e, 701.12c)."""
 
@@ -210,7 +213,7 @@ class ExchangeLife(Action):
         return (("players", self.a), ("players", self.b))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class RedistributeLife(Action):
     """The players' current life totals are rearranged among them (119.7, 119.8, 810.9f)."""
 
@@ -224,7 +227,7 @@ class RedistributeLife(Action):
         return named if self.controller is None else (*named, ("controller", self.controller))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class AddCounters(Action):
     """``player`` gets ``amount`` counters of ``kind`` (122; poison: 122.1f, 810.10)."""
 
@@ -238,7 +241,7 @@ class AddCounters(Action):
         return (("player", self.player),)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class RemoveCounters(Action):
     """``player`` loses ``amount`` counters of ``kind``; a count never goes below 0 (810.10b)."""
 
@@ -252,7 +255,7 @@ class RemoveCounters(Action):
         return (("player", self.player),)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Draw(Action):
     """``player`` draws ``count`` cards (121); from an empty library, 104.3c and 704.5b."""
 
@@ -265,7 +268,7 @@ class Draw(Action):
         return (("player", self.player),)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Concede(Action):
     """``player`` concedes (104.3a; 810.8b: in Two-Headed Giant, with their team)."""
 
@@ -277,7 +280,7 @@ class Concede(Action):
         return (("player", self.player),)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Win(Action):
     """An effect says ``player`` wins the game (104.2b; 801.14 under limited range)."""
 
@@ -289,7 +292,7 @@ class Win(Action):
         return (("player", self.player),)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Lose(Action):
     """An effect says these players lose the game (104.3e). ``single`` says the record named
     one ``player`` rather than ``players``."""
@@ -304,7 +307,7 @@ class Lose(Action):
         return tuple((member, player) for player in self.losers)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class DrawGame(Action):
     """An effect says the game is a draw (104.4c; 801.15 under limited range)."""
 
@@ -316,7 +319,7 @@ class DrawGame(Action):
         return () if self.controller is None else (("controller", self.controller),)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Loop(Action):
     """The game is in a loop of mandatory actions (104.4b; 801.16 under limited range);
     ``controllers`` control the objects involved."""
@@ -329,14 +332,14 @@ class Loop(Action):
         return tuple(("controllers", player) for player in self.controllers)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class IntentionalDraw(Action):
     """The players agree to an intentional draw (104.4i)."""
 
     do = "intentional_draw"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Penalty(Action):
     """A judge gives ``player`` a game loss (104.3k)."""
 
@@ -348,7 +351,7 @@ class Penalty(Action):
         return (("player", self.player),)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Restart(Action):
     """The game restarts (104.6, 727; Karn Liberated)."""
 
@@ -360,7 +363,7 @@ class Restart(Action):
         return () if self.controller is None else (("controller", self.controller),)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class StartEffect(Action):
     """A continuous effect begins (611-616): ``kind`` from :class:`lifeledger.effects.Kind`,
     controlled by ``controller``, affecting ``affects`` (a :class:`Reach` or player ids)."""
@@ -398,7 +401,7 @@ class StartEffect(Action):
         return (("controller", self.controller), *(("affects", p) for p in affected))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class StartCard(Action):
     """A card from the catalogue starts to apply: its permanent entered the battlefield."""
 
@@ -412,7 +415,7 @@ class StartCard(Action):
         return (("controller", self.controller),)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class End(Action):
     """The effect or card with this ``id`` stops applying (the permanent left)."""
 
@@ -420,7 +423,7 @@ class End(Action):
     id: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Upkeep(Action):
     """``player``'s upkeep begins (503; with shared team turns, the team's: 805); a new turn
     has begun, so ranges of influence are determined anew (801.2c)."""
@@ -433,7 +436,7 @@ class Upkeep(Action):
         return (("player", self.player),)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Together(Action):
     """Actions that form one event or one resolution: state-based actions are checked once,
     after all of them (704.3); the wins and losses they state happen as the group ends."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import json.scanner
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -79,6 +80,25 @@ def parse_json(text: str | bytes, position: str | None = None) -> Json:
         return json.loads(text)
     except (ValueError, RecursionError) as exc:
         raise MalformedError(f"not JSON: {exc}", position=position) from None
+
+
+# typeshed types the context as a scanner; the json module passes a JSONDecoder, as here.
+_SCAN: Callable[[str, int], tuple[Json, int]] = json.scanner.make_scanner(
+    json.JSONDecoder()  # type: ignore[arg-type]
+)
+
+
+def _parse_line(line: str, position: str) -> Json:
+    """One line of a stream, parsed by the json module's own scanner without the wrapper
+    that ``json.loads`` puts around it (half the cost of a short line); a line that is not
+    exactly one JSON value is left to :func:`parse_json`, which says what is wrong."""
+    try:
+        value, end = _SCAN(line, 0)
+    except (StopIteration, ValueError, RecursionError):
+        return parse_json(line, position)
+    if end != len(line) and not line[end:].isspace():
+        return parse_json(line, position)
+    return value
 
 
 # -- reading members ----------------------------------------------------------------------
@@ -716,7 +736,7 @@ def _stream_parts(lines: Iterable[str]) -> tuple[Header, Iterator[Json]]:
 
     def actions() -> Iterator[Json]:
         for index, (_, line) in enumerate(numbered):
-            yield parse_json(line, str(index))
+            yield _parse_line(line, str(index))
 
     return header, actions()
 
