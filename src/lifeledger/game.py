@@ -343,11 +343,15 @@ class Game:
         return not self._reaches(Kind.CANT_GET_POISON, self._get(player_id, "player"))
 
     def _can_gain(self, p: Player) -> bool:
+        if not self._effects:
+            return True
         return not (
             self._reaches(Kind.CANT_GAIN_LIFE, p) or self._reaches(Kind.LIFE_TOTAL_CANT_CHANGE, p)
         )
 
     def _can_lose(self, p: Player) -> bool:
+        if not self._effects:
+            return True
         return not (
             self._reaches(Kind.CANT_LOSE_LIFE, p) or self._reaches(Kind.LIFE_TOTAL_CANT_CHANGE, p)
         )
@@ -551,12 +555,22 @@ class Game:
         """Validate what can be checked without changing anything: the action's members
         (else malformed), then that the game is not over (104.1) and that the players it
         names are still in it (800.4)."""
-        self._check_members(action)
+        if type(action) is Together:
+            self._check_members(action)
+            named = _players_named(action)
+        else:
+            named = action.players()
+            players = self._players
+            for member, player_id in named:
+                if player_id not in players:
+                    raise MalformedError(f"unknown player {player_id!r}", member=member)
+            check = _MEMBER_CHECKS.get(type(action))
+            if check is not None:
+                check(self, action)
         if self._over:
             raise RefusedError("104.1", "the game is over")
-        players = self._players
-        for member, player_id in _players_named(action):
-            if not players[player_id].result.is_playing:
+        for member, player_id in named:
+            if not self._players[player_id].result.is_playing:
                 raise RefusedError("800.4", f"{player_id} has left the game ({member})")
 
     def _check_members(self, action: Action) -> None:

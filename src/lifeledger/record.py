@@ -141,7 +141,7 @@ def _check_members(
 
 
 def _string(value: Json, member: str) -> str:
-    if not isinstance(value, str):
+    if type(value) is not str:
         raise MalformedError(f"expected a string, got {_kind(value)}", member=member)
     return value
 
@@ -152,7 +152,7 @@ def _optional_string(obj: Mapping[str, Json], name: str, prefix: str = "") -> st
 
 
 def _integer(value: Json, member: str, minimum: int | None = 0) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
+    if type(value) is not int:  # JSON integers only: not true, 3.0, NaN or Infinity
         raise MalformedError(f"expected an integer, got {_kind(value)}", member=member)
     if minimum is not None and value < minimum:
         raise MalformedError(
@@ -176,7 +176,7 @@ def _string_list(value: Json, member: str) -> tuple[str, ...]:
 
 def _amount(value: Json, member: str, minimum: int | None = 0) -> Amount:
     """An amount: an integer, or ``{"life_of": p, "fraction": [n, d], "round": "up"}``."""
-    if isinstance(value, dict):
+    if type(value) is dict:
         _check_members(value, ("life_of",), ("life_of", "fraction", "round"), member + ".")
         fraction = value.get("fraction", [1, 1])
         if not (isinstance(fraction, list) and len(fraction) == 2):
@@ -570,7 +570,7 @@ def _together(o: dict[str, Json], source: str | None, note: str | None) -> Actio
 def parse_action(value: Json, position: str | None = None) -> Action:
     """One action of a record; errors name ``position`` and the member."""
     try:
-        obj = _object(value)
+        obj = value if type(value) is dict else _object(value)
         do = obj.get("do")
         if do is None:
             raise MalformedError("missing member", member="do")
@@ -728,15 +728,19 @@ def _document_parts(document: Json) -> tuple[Header, list[Json]]:
 
 
 def _stream_parts(lines: Iterable[str]) -> tuple[Header, Iterator[Json]]:
-    numbered = ((n, line) for n, line in enumerate(lines) if line.strip())
-    first = next(numbered, None)
+    iterator = iter(lines)
+    first = next((line for line in iterator if line.strip()), None)
     if first is None:
         raise MalformedError("an empty record: the header is missing")
-    header = parse_header(parse_json(first[1]), stream=True)
+    header = parse_header(parse_json(first), stream=True)
 
     def actions() -> Iterator[Json]:
-        for index, (_, line) in enumerate(numbered):
+        index = 0
+        for line in iterator:
+            if line.isspace() or not line:
+                continue
             yield _parse_line(line, str(index))
+            index += 1
 
     return header, actions()
 
@@ -758,11 +762,23 @@ def start(
 def replay(source: Json | Iterable[str], *, keep_history: bool = True) -> Replay:
     """Replay a whole record (see :func:`start`). Refusals are collected; a malformed record
     raises :class:`MalformedError`."""
-    game, played = start(source, keep_history=keep_history)
+    if isinstance(source, dict):
+        header, actions = _document_parts(source)
+        values: Iterable[Json] = actions
+    else:
+        header, values = _stream_parts(source)
+    game = header.new_game(keep_history=keep_history)
     result = Replay(game)
-    for step in played:
-        if step.refusal is not None:
-            result.refused.append(step.refusal)
+    apply = game.apply
+    for index, value in enumerate(values):
+        position = str(index)
+        action = parse_action(value, position)
+        try:
+            apply(action)
+        except RefusedError as exc:
+            result.refused.append(Refusal(position, exc.rule, exc.message))
+        except MalformedError as exc:
+            raise exc.at(position) from None
     return result
 
 

@@ -58,9 +58,14 @@ function clearSeat(tableId) { localStorage.removeItem(seatKey(tableId)); }
 class Names {
   constructor(header, labels) {
     this.map = Object.assign({}, labels || {});
-    for (const p of header.players) this.map[p.id] = p.name || p.id;
+    this.players = new Set();
+    for (const p of header.players) { this.map[p.id] = p.name || p.id; this.players.add(p.id); }
   }
   of(id) { return id in this.map ? this.map[id] : String(id); }
+  // The engine's sentences speak of player ids; show the players' names instead.
+  text(sentence) {
+    return String(sentence).replace(/[A-Za-z0-9_-]+/g, (word) => (this.players.has(word) ? this.map[word] : word));
+  }
 }
 
 function showAmount(amount, names) {

@@ -124,8 +124,8 @@ function receive(msg) {
       break;
     case "error":
       if (msg.id) S.pending.delete(msg.id);
-      if (msg.error === "refused") toast(`Refused: ${msg.message} — ${msg.rule}`, "refused");
-      else toast(msg.message + (msg.rule ? ` — ${msg.rule}` : ""), "bad");
+      if (msg.error === "refused") toast(`Refused: ${S.names.text(msg.message)} — ${msg.rule}`, "refused");
+      else toast(S.names.text(msg.message) + (msg.rule ? ` — ${msg.rule}` : ""), "bad");
       break;
     case "seats":
       S.info.taken = msg.taken;
@@ -274,7 +274,7 @@ function renderUnit(u, index, canAct, cards, turned) {
   const name = isTeam ? S.names.of(u.id) : S.names.of(u.id);
   const tap = (action) => (canAct ? () => act(action) : MODE === "play" ? showPicker : null);
   const panel = h("section", {
-    class: `panel c${index % 8}${out ? " out" : ""}${turned.has(u.id) ? " turned" : ""}${mine ? " mine" : ""}`,
+    class: `panel c${index % 8}${out ? " out " + st.status : ""}${turned.has(u.id) ? " turned" : ""}${mine ? " mine" : ""}`,
     "data-unit": u.id, "data-player": isTeam ? null : u.id, "data-team": isTeam ? u.id : null,
   });
   const top = h("div", { class: "panel-top" },
@@ -416,6 +416,7 @@ function renderHistory() {
       h("div", { class: "what" }, text, undone.has(e.seq) ? h("span", { class: "muted" }, " (undone)") : null),
       h("div", { class: "meta" }, `#${e.seq} · ${when} · ${seatName(e.seat)} · game ${e.game}`),
       changes.length ? h("div", { class: "changes" }, changes.join(" · ")) : null,
+      ...g.items.flatMap((x) => x.notes || []).map((n) => h("div", { class: "note" }, `${S.names.text(n.text)} (${n.rule})`)),
     ));
   }
   rows.reverse();
@@ -593,8 +594,10 @@ function showFrame(i) {
   if (f.action === null) cap.textContent = "The game begins.";
   else {
     const changes = (f.changes || []).map((c) => describeChange(c, S.names)).join(" · ");
+    const notes = (f.notes || []).map((n) => `${S.names.text(n.text)} (${n.rule})`).join(" · ");
     cap.textContent = `#${f.position}: ${describe(f.action, S.names)}` +
-      (f.refused ? ` — refused: ${f.refused.message} (${f.refused.rule})` : changes ? ` — ${changes}` : "");
+      (f.refused ? ` — refused: ${S.names.text(f.refused.message)} (${f.refused.rule})` : changes ? ` — ${changes}` : "") +
+      (notes ? ` — ${notes}` : "");
   }
   cap.className = "caption" + (f.refused ? " refused" : "");
   render();
