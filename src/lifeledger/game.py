@@ -411,7 +411,7 @@ class Game:
             return _LOST_EMPTY_LIBRARY
         if (team is None or not team.shares_poison) and p.poison.value >= POISON_THRESHOLD:
             return _LOST_POISON
-        if self._lethal_commander_damage(p):
+        if p.commander_damage and self._lethal_commander_damage(p):
             return _LOST_COMMANDER_DAMAGE
         if team is not None and team.shares_life and self._out_of_life(p):
             return _LOST_TEAM_LIFE
@@ -624,7 +624,7 @@ class Game:
     def _snapshot(self) -> Any:
         return copy.deepcopy(
             (self._players, self._teams, self._effects, self._by_kind, self._known_ids,
-             self.triggered, self._over)
+             self.triggered, self._in_range, self._over)
         )  # fmt: skip
 
     def _restore(self, snapshot: Any) -> None:
@@ -636,6 +636,7 @@ class Game:
             self._by_kind,
             self._known_ids,
             self.triggered,
+            self._in_range,
             self._over,
         ) = snapshot
 

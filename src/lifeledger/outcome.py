@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 
 __all__ = ["PLAYING", "Outcome", "Reason", "Result", "Status"]
@@ -47,11 +47,11 @@ class Result:
     status: Status
     reason: Reason | None = None
     rule: str | None = None
+    #: Whether the player is still in the game (104.5: one who won, lost or drew has left).
+    is_playing: bool = field(init=False, repr=False, compare=False)
 
-    @property
-    def is_playing(self) -> bool:
-        """Whether the player is still in the game (104.5: one who won, lost or drew has left)."""
-        return self.status is Status.PLAYING
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "is_playing", self.status is Status.PLAYING)
 
     def __str__(self) -> str:
         if self.reason is None:

@@ -212,7 +212,7 @@ class Table:
         """The match so far: each side's wins, losses and draws over the games that are over
         (this one included), and the side that has won the match, if the match has a length
         and one has (100.6a)."""
-        rows = []
+        rows: list[dict[str, Any]] = []
         done = self.finals + ([self.state] if self.state.get("over") else [])
         for side_id, kind, _members in self.sides():
             wins = losses = draws = 0
@@ -227,7 +227,7 @@ class Table:
         winner = None
         if self.best_of:
             needed = self.best_of // 2 + 1
-            winner = next((r["id"] for r in rows if r["wins"] >= needed), None)
+            winner = next((str(r["id"]) for r in rows if r["wins"] >= needed), None)
         return {
             "best_of": self.best_of,
             "game": self.number,
