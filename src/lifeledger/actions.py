@@ -35,6 +35,7 @@ __all__ = [
     "LoseLife",
     "PayLife",
     "Penalty",
+    "PlayerAction",
     "RedistributeLife",
     "RemoveCounters",
     "Restart",
@@ -98,6 +99,96 @@ class Action:
 
 
 @dataclass(slots=True)
+class PlayerAction(Action):
+    """An action about one ``player``."""
+
+    player: str
+
+    def players(self) -> tuple[tuple[str, str], ...]:
+        """The player the action is about."""
+        return (("player", self.player),)
+
+
+@dataclass(slots=True)
+class LoseLife(PlayerAction):
+    """``player`` loses ``amount`` life (119.3)."""
+
+    do = "lose_life"
+    amount: Amount
+
+
+@dataclass(slots=True)
+class GainLife(PlayerAction):
+    """``player`` gains ``amount`` life (119.3)."""
+
+    do = "gain_life"
+    amount: Amount
+
+
+@dataclass(slots=True)
+class SetLife(PlayerAction):
+    """``player``'s life total becomes ``to`` (119.5, 810.9c)."""
+
+    do = "set_life"
+    to: Amount
+
+
+@dataclass(slots=True)
+class AddCounters(PlayerAction):
+    """``player`` gets ``amount`` counters of ``kind`` (122; poison: 122.1f, 810.10)."""
+
+    do = "add_counters"
+    kind: str
+    amount: Amount
+
+
+@dataclass(slots=True)
+class RemoveCounters(PlayerAction):
+    """``player`` loses ``amount`` counters of ``kind``; a count never goes below 0 (810.10b)."""
+
+    do = "remove_counters"
+    kind: str
+    amount: Amount
+
+
+@dataclass(slots=True)
+class Draw(PlayerAction):
+    """``player`` draws ``count`` cards (121); from an empty library, 104.3c and 704.5b."""
+
+    do = "draw"
+    count: int = 1
+
+
+@dataclass(slots=True)
+class Concede(PlayerAction):
+    """``player`` concedes (104.3a; 810.8b: in Two-Headed Giant, with their team)."""
+
+    do = "concede"
+
+
+@dataclass(slots=True)
+class Win(PlayerAction):
+    """An effect says ``player`` wins the game (104.2b; 801.14 under limited range)."""
+
+    do = "win"
+
+
+@dataclass(slots=True)
+class Penalty(PlayerAction):
+    """A judge gives ``player`` a game loss (104.3k)."""
+
+    do = "penalty"
+
+
+@dataclass(slots=True)
+class Upkeep(PlayerAction):
+    """``player``'s upkeep begins (503; with shared team turns, the team's: 805); a new turn
+    has begun, so ranges of influence are determined anew (801.2c)."""
+
+    do = "upkeep"
+
+
+@dataclass(slots=True)
 class Damage(Action):
     """``source`` deals ``amount`` damage to the player ``to`` (120.3). With ``lifelink``,
     ``controller`` gains that much life (120.3f); ``toxic`` is the creature's total toxic value
@@ -126,32 +217,6 @@ class Damage(Action):
 
 
 @dataclass(slots=True)
-class LoseLife(Action):
-    """``player`` loses ``amount`` life (119.3)."""
-
-    do = "lose_life"
-    player: str
-    amount: Amount
-
-    def players(self) -> tuple[tuple[str, str], ...]:
-        """The player losing life."""
-        return (("player", self.player),)
-
-
-@dataclass(slots=True)
-class GainLife(Action):
-    """``player`` gains ``amount`` life (119.3)."""
-
-    do = "gain_life"
-    player: str
-    amount: Amount
-
-    def players(self) -> tuple[tuple[str, str], ...]:
-        """The player gaining life."""
-        return (("player", self.player),)
-
-
-@dataclass(slots=True)
 class PayLife(Action):
     """Players pay life (119.4); several teammates may pay at once (119.4a, 810.9b).
 
@@ -166,19 +231,6 @@ class PayLife(Action):
         """The players paying."""
         member = "player" if self.single else "payments"
         return tuple((member, player) for player, _ in self.payments)
-
-
-@dataclass(slots=True)
-class SetLife(Action):
-    """``player``'s life total becomes ``to`` (119.5, 810.9c)."""
-
-    do = "set_life"
-    player: str
-    to: Amount
-
-    def players(self) -> tuple[tuple[str, str], ...]:
-        """The player whose life total is set."""
-        return (("player", self.player),)
 
 
 @dataclass(slots=True)
@@ -228,71 +280,6 @@ class RedistributeLife(Action):
 
 
 @dataclass(slots=True)
-class AddCounters(Action):
-    """``player`` gets ``amount`` counters of ``kind`` (122; poison: 122.1f, 810.10)."""
-
-    do = "add_counters"
-    player: str
-    kind: str
-    amount: Amount
-
-    def players(self) -> tuple[tuple[str, str], ...]:
-        """The player getting counters."""
-        return (("player", self.player),)
-
-
-@dataclass(slots=True)
-class RemoveCounters(Action):
-    """``player`` loses ``amount`` counters of ``kind``; a count never goes below 0 (810.10b)."""
-
-    do = "remove_counters"
-    player: str
-    kind: str
-    amount: Amount
-
-    def players(self) -> tuple[tuple[str, str], ...]:
-        """The player losing counters."""
-        return (("player", self.player),)
-
-
-@dataclass(slots=True)
-class Draw(Action):
-    """``player`` draws ``count`` cards (121); from an empty library, 104.3c and 704.5b."""
-
-    do = "draw"
-    player: str
-    count: int = 1
-
-    def players(self) -> tuple[tuple[str, str], ...]:
-        """The player drawing."""
-        return (("player", self.player),)
-
-
-@dataclass(slots=True)
-class Concede(Action):
-    """``player`` concedes (104.3a; 810.8b: in Two-Headed Giant, with their team)."""
-
-    do = "concede"
-    player: str
-
-    def players(self) -> tuple[tuple[str, str], ...]:
-        """The player conceding."""
-        return (("player", self.player),)
-
-
-@dataclass(slots=True)
-class Win(Action):
-    """An effect says ``player`` wins the game (104.2b; 801.14 under limited range)."""
-
-    do = "win"
-    player: str
-
-    def players(self) -> tuple[tuple[str, str], ...]:
-        """The player the effect names."""
-        return (("player", self.player),)
-
-
-@dataclass(slots=True)
 class Lose(Action):
     """An effect says these players lose the game (104.3e). ``single`` says the record named
     one ``player`` rather than ``players``."""
@@ -337,18 +324,6 @@ class IntentionalDraw(Action):
     """The players agree to an intentional draw (104.4i)."""
 
     do = "intentional_draw"
-
-
-@dataclass(slots=True)
-class Penalty(Action):
-    """A judge gives ``player`` a game loss (104.3k)."""
-
-    do = "penalty"
-    player: str
-
-    def players(self) -> tuple[tuple[str, str], ...]:
-        """The penalized player."""
-        return (("player", self.player),)
 
 
 @dataclass(slots=True)
@@ -421,19 +396,6 @@ class End(Action):
 
     do = "end"
     id: str
-
-
-@dataclass(slots=True)
-class Upkeep(Action):
-    """``player``'s upkeep begins (503; with shared team turns, the team's: 805); a new turn
-    has begun, so ranges of influence are determined anew (801.2c)."""
-
-    do = "upkeep"
-    player: str
-
-    def players(self) -> tuple[tuple[str, str], ...]:
-        """The player whose upkeep begins."""
-        return (("player", self.player),)
 
 
 @dataclass(slots=True)
