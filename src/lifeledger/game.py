@@ -54,6 +54,7 @@ COUNTER_KIND = re.compile(r"[a-z]+(?:[_-][a-z0-9]+)*")
 #: 903.10a: 21 or more combat damage from the same commander.
 COMMANDER_DAMAGE_THRESHOLD = 21
 
+_MAY_STILL_WIN = (Status.PLAYING, Status.LOST)
 _LOST_LIFE = Result(Status.LOST, Reason.LIFE, "704.5a")
 _LOST_EMPTY_LIBRARY = Result(Status.LOST, Reason.EMPTY_LIBRARY, "704.5b")
 _LOST_POISON = Result(Status.LOST, Reason.POISON, "704.5c")
@@ -1126,7 +1127,8 @@ class Game:
             else:
                 follow = Result(Status.WON, Reason.TEAM, "810.8a" if team.shares_life else "104.2c")
             for mate in team.members:
-                if mate.game == self.game_number and mate.result.status is not Status.WON:
+                # 104.2c: even one who had lost wins; one who drew has left with a draw.
+                if mate.game == self.game_number and mate.result.status in _MAY_STILL_WIN:
                     mate.result = follow
 
     def _draw_for(self, players: frozenset[str] | None, result: Result) -> None:

@@ -305,11 +305,11 @@ class Archenemy(Variant):
 
     def shares_life(self, fmt: Format) -> bool:
         """904.13b: in Archenemy Commander the opposing team has a shared life total."""
-        return isinstance(fmt, Commander)
+        return type(fmt) is Commander
 
     def starting_life(self, fmt: Format, seat: Seat, seats: Sequence[Seat]) -> tuple[int, str]:
         """904.5: the archenemy starts at 40, every other player at 20; 904.13b: 60."""
-        if isinstance(fmt, Commander):
+        if type(fmt) is Commander:
             return 60, "904.13b"
         return (40 if seat.archenemy else 20), "904.5"
 
