@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 SHARED ?= ../shared
 
-.PHONY: run test lint typecheck unit examples bench clean
+.PHONY: run test lint typecheck chromium unit examples bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/lifeledger replay examples/two-headed-giant.json
+	$(BIN)/lifeledger serve
 
 test: lint typecheck unit examples
 
@@ -25,7 +25,11 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict src/lifeledger
 
-unit: $(STAMP)
+# The browser tests drive Debian's chromium; install it when it is missing.
+chromium:
+	command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
+
+unit: $(STAMP) chromium
 	$(BIN)/pytest
 
 examples: $(STAMP)

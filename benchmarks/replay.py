@@ -117,7 +117,9 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[100_000, 1_000_000])
     parser.add_argument("--repeat", type=int, default=3, help="best of this many runs")
     args = parser.parse_args()
-    print(f"{'actions':>9} {'parse s':>8} {'replay s':>9} {'ratio':>6} {'peak KiB':>9} {'rss KiB':>8}")
+    print(
+        f"{'actions':>9} {'parse s':>8} {'replay s':>9} {'ratio':>6} {'peak KiB':>9} {'rss KiB':>8}"
+    )
     with tempfile.TemporaryDirectory() as folder:
         for size in args.sizes:
             path = Path(folder) / f"game-{size}.jsonl"

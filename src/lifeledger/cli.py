@@ -56,7 +56,15 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    server = importlib.import_module("lifeledger_table.server")
+    # The table app is a layer on top of the engine, with dependencies of its own.
+    try:
+        server = importlib.import_module("lifeledger_table.server")
+    except ImportError as exc:
+        print(
+            f"lifeledger serve: {exc}; install the table app with pip install 'lifeledger[table]'",
+            file=sys.stderr,
+        )
+        return 2
     server.run(args.host, args.port, args.db)
     return 0
 

@@ -27,7 +27,7 @@ from . import engine
 from .replay import replay_frames
 from .setup import build_setup
 from .store import DuplicateError, SQLiteStore, Store, TableRow, hash_token
-from .table import Table, TableError
+from .table import Decision, Table, TableError
 
 __all__ = ["Limits", "create_app", "run"]
 
@@ -135,6 +135,11 @@ class Hub:
         self.tables: dict[str, Table] = {}
         self.conns: dict[str, set[Conn]] = {}
         self.code_failures: dict[str, list[float]] = {}
+        #: Decided changes waiting to be written, with the socket that sent each.
+        self.batch: list[tuple[Decision, Conn]] = []
+        #: Retries of changes decided but not yet written: acknowledged once they are.
+        self.retries: list[tuple[Table, Conn, str, int]] = []
+        self.writer: asyncio.Task[None] | None = None
 
     def table(self, table_id: str) -> Table | None:
         """The table with this id, loaded from the store on first use."""
@@ -150,6 +155,66 @@ class Hub:
         """The table whose spectator id is ``watch``."""
         row = self.store.table_by_watch(watch)
         return None if row is None else self.table(row.id)
+
+    def submit(self, decision: Decision, conn: Conn) -> None:
+        """Queue a decided change for writing; it is acknowledged and broadcast once written.
+
+        Changes decided while a write is under way go into the next one (group commit), so
+        the store syncs once per batch rather than once per change, and the event loop never
+        waits for the disk.
+        """
+        self.batch.append((decision, conn))
+        if self.writer is None or self.writer.done():
+            self.writer = asyncio.get_running_loop().create_task(self._write())
+
+    def retry(self, table: Table, conn: Conn, cid: str, seq: int) -> None:
+        """Acknowledge a retry of a change that was decided before, once it is written."""
+        if seq <= table.committed:
+            conn.send_json({"type": "ack", "id": cid, "seq": seq})
+        else:
+            self.retries.append((table, conn, cid, seq))
+
+    async def _write(self) -> None:
+        while self.batch:
+            batch, self.batch = self.batch, []
+            try:
+                await asyncio.to_thread(self.store.append, [d.event for d, _ in batch])
+            except Exception:
+                log.exception("could not store %d events", len(batch))
+                self._fail(batch + self.batch)
+                self.batch = []
+                continue
+            for decision, conn in batch:
+                table = self.tables[decision.event.table]
+                table.commit(decision)
+                conn.send_json(
+                    {"type": "ack", "id": decision.event.client_id, "seq": decision.event.seq}
+                )
+                self.broadcast(table, decision.message)
+            waiting, self.retries = self.retries, []
+            for table, conn, cid, seq in waiting:
+                self.retry(table, conn, cid, seq)
+
+    def _fail(self, failed: list[tuple[Decision, Conn]]) -> None:
+        """A write failed: forget every change not written, and say so to who sent it."""
+        for decision, conn in failed:
+            conn.send_json(
+                _err(
+                    decision.event.client_id,
+                    "storage",
+                    "The change could not be saved; nothing changed.",
+                )
+            )
+        for table_id in {d.event.table for d, _ in failed}:
+            self.tables[table_id].reload()
+        waiting, self.retries = self.retries, []
+        for table, conn, cid, seq in waiting:
+            if seq > table.last_seq:
+                conn.send_json(
+                    _err(cid, "storage", "The change could not be saved; nothing changed.")
+                )
+            else:
+                self.retry(table, conn, cid, seq)
 
     def broadcast(self, table: Table, message: dict[str, Any]) -> None:
         """Queue one message for every socket on the table (serialized once)."""
@@ -470,17 +535,14 @@ def _handle(hub: Hub, conn: Conn, data: str) -> None:
         return
     body: dict[str, Any] = {"action": msg.get("action")} if kind == "action" else {}
     try:
-        entry, seq = table.submit(kind, body, cid, conn.seat)
+        decision = table.decide(kind, body, cid, conn.seat)
     except TableError as exc:
         conn.send_json({"type": "error", "id": cid, **exc.to_json()})
         return
-    except Exception:
-        log.exception("could not store an event")
-        conn.send_json(_err(cid, "storage", "The change could not be saved; nothing changed."))
-        return
-    conn.send_json({"type": "ack", "id": cid, "seq": seq})
-    if entry is not None:
-        hub.broadcast(table, table.update(entry))
+    if isinstance(decision, int):
+        hub.retry(table, conn, cid, decision)
+    else:
+        hub.submit(decision, conn)
 
 
 def _hello(conn: Conn, msg: dict[str, Any]) -> None:

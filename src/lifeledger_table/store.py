@@ -16,6 +16,7 @@ import hashlib
 import json
 import sqlite3
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -46,13 +47,14 @@ class TableRow:
 
 @dataclass(frozen=True, slots=True)
 class Event:
-    """One entry of a table's log.
+    """One entry of a table's log: ``table`` is the table's id, ``seq`` its sequence number.
 
     ``kind`` is ``"action"`` (``body["action"]`` is a record action), ``"undo"`` or
     ``"next_game"``; ``client_id`` is the id the client chose, unique within the table; ``seat``
     is the player id of the seat that sent it (``None`` for none).
     """
 
+    table: str
     seq: int
     kind: str
     body: dict[str, Any]
@@ -90,18 +92,11 @@ class Store(Protocol):
     def seats(self, table_id: str) -> dict[str, str]:
         """The table's taken seats: seat id -> token digest."""
 
-    def append(
-        self,
-        table_id: str,
-        kind: str,
-        body: dict[str, Any],
-        client_id: str,
-        seat: str | None,
-        time: float,
-    ) -> Event:
-        """Append an event after the last one and return it with its sequence number.
+    def append(self, events: Sequence[Event]) -> None:
+        """Append events (of one or more tables) in one transaction: all or none are written.
 
-        Raises :class:`DuplicateError` if the table already has an event with ``client_id``.
+        Each event's ``seq`` is the next of its table. Raises :class:`DuplicateError` if a
+        table already has an event with that ``seq`` or ``client_id``.
         """
 
     def events(self, table_id: str, after: int = 0) -> list[Event]:
@@ -219,31 +214,31 @@ class SQLiteStore:
             )
             return {r[0]: r[1] for r in cur.fetchall()}
 
-    def append(
-        self,
-        table_id: str,
-        kind: str,
-        body: dict[str, Any],
-        client_id: str,
-        seat: str | None,
-        time: float,
-    ) -> Event:
-        """Append an event after the last one and return it with its sequence number.
+    def append(self, events: Sequence[Event]) -> None:
+        """Append events (of one or more tables) in one transaction: all or none are written.
 
-        Raises :class:`DuplicateError` if the table already has an event with ``client_id``.
+        Each event's ``seq`` is the next of its table. Raises :class:`DuplicateError` if a
+        table already has an event with that ``seq`` or ``client_id``.
         """
-        text = json.dumps(body, separators=(",", ":"))
+        rows = [
+            (
+                e.table,
+                e.seq,
+                e.kind,
+                json.dumps(e.body, separators=(",", ":")),
+                e.client_id,
+                e.seat,
+                e.time,
+            )
+            for e in events
+        ]
         with self._lock:
             try:
                 self._db.execute("BEGIN IMMEDIATE")
-                cur = self._db.execute(
-                    "SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE table_id = ?", (table_id,)
-                )
-                seq = int(cur.fetchone()[0])
-                self._db.execute(
+                self._db.executemany(
                     "INSERT INTO events (table_id, seq, kind, body, client_id, seat, time) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (table_id, seq, kind, text, client_id, seat, time),
+                    rows,
                 )
                 self._db.execute("COMMIT")
             except sqlite3.IntegrityError as exc:
@@ -253,7 +248,6 @@ class SQLiteStore:
                 if self._db.in_transaction:
                     self._db.execute("ROLLBACK")
                 raise
-        return Event(seq=seq, kind=kind, body=body, client_id=client_id, seat=seat, time=time)
 
     def events(self, table_id: str, after: int = 0) -> list[Event]:
         """The table's events with a sequence number above ``after``, in order."""
@@ -264,10 +258,7 @@ class SQLiteStore:
                 (table_id, after),
             )
             rows = cur.fetchall()
-        return [
-            Event(seq=r[0], kind=r[1], body=json.loads(r[2]), client_id=r[3], seat=r[4], time=r[5])
-            for r in rows
-        ]
+        return [_event(table_id, r) for r in rows]
 
     def event_by_client_id(self, table_id: str, client_id: str) -> Event | None:
         """The table's event sent with ``client_id``, or ``None``."""
@@ -278,13 +269,21 @@ class SQLiteStore:
                 (table_id, client_id),
             )
             r = cur.fetchone()
-        if r is None:
-            return None
-        return Event(
-            seq=r[0], kind=r[1], body=json.loads(r[2]), client_id=r[3], seat=r[4], time=r[5]
-        )
+        return None if r is None else _event(table_id, r)
 
     def close(self) -> None:
         """Close the database connection."""
         with self._lock:
             self._db.close()
+
+
+def _event(table_id: str, r: tuple[Any, ...]) -> Event:
+    return Event(
+        table=table_id,
+        seq=r[0],
+        kind=r[1],
+        body=json.loads(r[2]),
+        client_id=r[3],
+        seat=r[4],
+        time=r[5],
+    )

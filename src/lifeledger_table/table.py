@@ -16,7 +16,7 @@ from typing import Any
 from . import engine
 from .store import Event, Store
 
-__all__ = ["Entry", "Table", "TableError", "changes"]
+__all__ = ["Decision", "Entry", "Table", "TableError", "changes"]
 
 #: How many refused client ids a table remembers, so that a retry gets the same answer.
 REFUSALS_KEPT = 1000
@@ -75,6 +75,16 @@ class Entry:
             "changes": self.changes,
             "notes": self.notes,
         }
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """A request the table accepted: its event (to be written), the timeline entry, and the
+    message for every phone (to be sent once the event is written)."""
+
+    event: Event
+    entry: Entry
+    message: dict[str, Any]
 
 
 def _contains_concede(action: dict[str, Any]) -> bool:
@@ -164,25 +174,35 @@ class Table:
     """
 
     def __init__(self, store: Store, table_id: str) -> None:
-        row = store.table(table_id)
-        if row is None:
-            raise KeyError(table_id)
         self.store = store
+        self.id = table_id
+        self.reload()
+
+    def reload(self) -> None:
+        """Build everything in memory from the store's log (on first use, and after a failed
+        write: whatever was decided but not written is forgotten)."""
+        row = self.store.table(self.id)
+        if row is None:
+            raise KeyError(self.id)
         self.row = row
-        self.id = row.id
         self.header: dict[str, Any] = row.setup["header"]
         self.best_of: int | None = row.setup.get("best_of")
         self.labels: dict[str, str] = row.setup.get("labels", {})
-        self.seats: dict[str, str] = store.seats(table_id)
+        self.seats: dict[str, str] = self.store.seats(self.id)
         self.entries: list[Entry] = []
         self.finals: list[dict[str, Any]] = []
         self.effective: list[Event] = []
+        self.client_ids: dict[str, int] = {}
         self.game = engine.new_game(self.header)
         self.state = engine.state_of(self.game)
         self.last_seq = 0
         self._refusals: OrderedDict[str, TableError] = OrderedDict()
-        for event in store.events(table_id):
+        for event in self.store.events(self.id):
             self._absorb(event)
+        #: The last sequence number written to the store, and the view of the table after it:
+        #: what a newly connected phone is shown (never anything not yet written).
+        self.committed = self.last_seq
+        self.view = self._view()
 
     # -- derived facts -------------------------------------------------------------------------
 
@@ -267,19 +287,19 @@ class Table:
 
     # -- changing the table -------------------------------------------------------------------
 
-    def submit(
+    def decide(
         self, kind: str, body: dict[str, Any], client_id: str, seat: str | None
-    ) -> tuple[Entry | None, int]:
-        """Add an event from a client, if the engine and the table allow it.
+    ) -> Decision | int:
+        """Let the engine and the table decide a client's request, and take it into memory.
 
-        Returns ``(entry, seq)``; ``entry`` is ``None`` when ``client_id`` was seen before (a
-        retry), and ``seq`` is then the sequence number the first attempt got. Raises
-        :class:`TableError` if it is turned down; a retry of a turned-down request gets the
-        same error. Nothing changes unless the event is in the store.
+        Returns the :class:`Decision` (its event is to be written, then passed to :meth:`commit`),
+        or, for a ``client_id`` seen before (a retry), the sequence number it got. Raises
+        :class:`TableError` if the request is turned down (nothing changes); a retry of a
+        turned-down request gets the same error. If the write then fails, :meth:`reload`.
         """
-        earlier = self.store.event_by_client_id(self.id, client_id)
+        earlier = self.client_ids.get(client_id)
         if earlier is not None:
-            return None, earlier.seq
+            return earlier
         refused = self._refusals.get(client_id)
         if refused is not None:
             raise refused
@@ -290,12 +310,41 @@ class Table:
             while len(self._refusals) > REFUSALS_KEPT:
                 self._refusals.popitem(last=False)
             raise
+        event = Event(
+            table=self.id,
+            seq=self.last_seq + 1,
+            kind=kind,
+            body=body,
+            client_id=client_id,
+            seat=seat,
+            time=time.time(),
+        )
+        entry = self._absorb(event, notes)
+        return Decision(event=event, entry=entry, message=self.update(entry))
+
+    def commit(self, decision: Decision) -> None:
+        """Note that the decision's event is in the store: new phones may now be shown it."""
+        self.committed = decision.event.seq
+        self.view = {k: decision.message[k] for k in ("state", "score", "can_undo", "effects")}
+
+    def submit(
+        self, kind: str, body: dict[str, Any], client_id: str, seat: str | None
+    ) -> tuple[Entry | None, int]:
+        """Decide a request and write it at once (one request, one transaction).
+
+        Returns ``(entry, seq)``; ``entry`` is ``None`` for a retry of a request that was
+        accepted before. Raises :class:`TableError` if it is turned down.
+        """
+        decision = self.decide(kind, body, client_id, seat)
+        if isinstance(decision, int):
+            return None, decision
         try:
-            event = self.store.append(self.id, kind, body, client_id, seat, time.time())
+            self.store.append([decision.event])
         except BaseException:
-            self._rebuild_game()
+            self.reload()
             raise
-        return self._absorb(event, notes), event.seq
+        self.commit(decision)
+        return decision.entry, decision.event.seq
 
     def _check(self, kind: str, body: dict[str, Any]) -> list[dict[str, str]] | None:
         """Decide whether the event may be added. An action is applied to the live game (the
@@ -361,6 +410,7 @@ class Table:
         self.state = engine.state_of(self.game)
         entry.changes = changes(before, self.state)
         self.entries.append(entry)
+        self.client_ids[event.client_id] = event.seq
         self.last_seq = event.seq
         return entry
 
@@ -396,29 +446,27 @@ class Table:
             out["code"] = self.row.code
         return out
 
-    def snapshot(self, since: int = 0) -> dict[str, Any]:
-        """What a client needs to catch up after sequence number ``since``."""
+    def _view(self) -> dict[str, Any]:
         return {
-            "seq": self.last_seq,
-            "since": since,
-            "entries": [e.to_json() for e in self.entries if e.seq > since],
             "state": self.state,
             "score": self.score(),
             "can_undo": self.can_undo(),
             "effects": engine.effects(self.game),
         }
 
+    def snapshot(self, since: int = 0) -> dict[str, Any]:
+        """What a client needs to catch up after sequence number ``since``: the entries and
+        the view as of the last event written to the store."""
+        return {
+            "seq": self.committed,
+            "since": since,
+            "entries": [e.to_json() for e in self.entries if since < e.seq <= self.committed],
+            **self.view,
+        }
+
     def update(self, entry: Entry) -> dict[str, Any]:
         """The message that tells every socket on the table about a new entry."""
-        return {
-            "type": "event",
-            "seq": entry.seq,
-            "entry": entry.to_json(),
-            "state": self.state,
-            "score": self.score(),
-            "can_undo": self.can_undo(),
-            "effects": engine.effects(self.game),
-        }
+        return {"type": "event", "seq": entry.seq, "entry": entry.to_json(), **self._view()}
 
 
 def _side_status(final: dict[str, Any], side: str, kind: str) -> str | None:
