@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from .errors import MalformedError
-from .record import source_of, start
+from .record import replay, source_of, start
 from .state import state_dict
 from .timeline import Timeline
 
@@ -34,12 +34,13 @@ def _replay(args: argparse.Namespace) -> int:
     try:
         with stream:
             kind = None if args.record == "-" else args.record.endswith(".jsonl")
-            game, played = start(source_of(stream, stream=kind), keep_history=False)
+            source = source_of(stream, stream=kind)
             if args.json:
-                refused = [step.refusal for step in played if step.refusal is not None]
-                json.dump(state_dict(game, refused), sys.stdout, indent=1)
+                result = replay(source, keep_history=False)
+                json.dump(state_dict(result.game, result.refused), sys.stdout, indent=1)
                 sys.stdout.write("\n")
                 return 0
+            game, played = start(source, keep_history=False)
             colour = sys.stdout.isatty() and "NO_COLOR" not in os.environ
             timeline = Timeline(game, print, colour=colour)
             timeline.header()

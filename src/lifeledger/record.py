@@ -88,16 +88,16 @@ _SCAN: Callable[[str, int], tuple[Json, int]] = json.scanner.make_scanner(
 )
 
 
-def _parse_line(line: str, position: str) -> Json:
+def _parse_line(line: str, index: int) -> Json:
     """One line of a stream, parsed by the json module's own scanner without the wrapper
     that ``json.loads`` puts around it (half the cost of a short line); a line that is not
     exactly one JSON value is left to :func:`parse_json`, which says what is wrong."""
     try:
         value, end = _SCAN(line, 0)
     except (StopIteration, ValueError, RecursionError):
-        return parse_json(line, position)
+        return parse_json(line, str(index))
     if end != len(line) and not line[end:].isspace():
-        return parse_json(line, position)
+        return parse_json(line, str(index))
     return value
 
 
@@ -739,7 +739,7 @@ def _stream_parts(lines: Iterable[str]) -> tuple[Header, Iterator[Json]]:
         for line in iterator:
             if line.isspace() or not line:
                 continue
-            yield _parse_line(line, str(index))
+            yield _parse_line(line, index)
             index += 1
 
     return header, actions()
@@ -771,14 +771,13 @@ def replay(source: Json | Iterable[str], *, keep_history: bool = True) -> Replay
     result = Replay(game)
     apply = game.apply
     for index, value in enumerate(values):
-        position = str(index)
-        action = parse_action(value, position)
         try:
+            action = parse_action(value)
             apply(action)
         except RefusedError as exc:
-            result.refused.append(Refusal(position, exc.rule, exc.message))
+            result.refused.append(Refusal(str(index), exc.rule, exc.message))
         except MalformedError as exc:
-            raise exc.at(position) from None
+            raise exc.at(str(index)) from None
     return result
 
 
