@@ -538,7 +538,7 @@ def check_state_shape(state: dict[str, Any], head: dict[str, Any]) -> None:
         if head["variant"] in SHARED_LIFE:  # 810.9a, 810.10a
             assert all(m["life"] == team["life"] for m in members)
             assert all(m["poison"] == team["poison"] for m in members)
-        elif head["variant"] == "archenemy" and head["format"] in ("commander", "brawl"):
+        elif head["variant"] == "archenemy" and head["format"] == "commander":
             assert all(m["life"] == team["life"] for m in members)  # 904.13b
             assert team["poison"] is None  # 904.13c: poison counters are not shared
         else:
@@ -548,7 +548,9 @@ def check_state_shape(state: dict[str, Any], head: dict[str, Any]) -> None:
         if any(m["status"] == "playing" for m in members):
             assert team["status"] == "playing", team
         if team["status"] == "won":  # 104.2c: each player on the winning team wins
-            assert all(m["status"] == "won" for m in members) or state["game"] > 1, team
+            # ... even one who had lost; one who drew had left the game with a draw (104.4).
+            statuses = {m["status"] for m in members}
+            assert statuses <= {"won", "drew"} or state["game"] > 1, team
 
 
 @SETTINGS
