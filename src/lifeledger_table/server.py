@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import io
 import json
 import logging
@@ -227,6 +228,7 @@ class Hub:
 STORE_KEY = web.AppKey("store", Store)
 HUB_KEY = web.AppKey("hub", Hub)
 LIMITS_KEY = web.AppKey("limits", Limits)
+GC_KEY = web.AppKey("gc", asyncio.Task[None])
 
 
 def _error(status: int, code: str, message: str, **extra: Any) -> web.Response:
@@ -599,6 +601,25 @@ async def headers(
     return response
 
 
+async def keep_gc_short(freeze_every: float = 5.0, collect_every: float = 600.0) -> None:
+    """Keep the cyclic garbage collector's pauses short while phones wait for changes.
+
+    A full collection walks every object the app holds (tables, timelines, sockets), which at
+    a thousand phones takes long enough to show in the latency of a change. Objects that have
+    lived for a few seconds are moved out of the collector's sight (``gc.freeze``); every ten
+    minutes they are given back and collected once, so cycles among them are not kept forever.
+    """
+    since_collect = 0.0
+    while True:
+        await asyncio.sleep(freeze_every)
+        since_collect += freeze_every
+        if since_collect >= collect_every:
+            since_collect = 0.0
+            gc.unfreeze()
+            gc.collect()
+        gc.freeze()
+
+
 def create_app(store: Store, limits: Limits | None = None) -> web.Application:
     """The aiohttp application serving tables kept in ``store``."""
     limits = limits or Limits()
@@ -632,6 +653,17 @@ def create_app(store: Store, limits: Limits | None = None) -> web.Application:
     async def close_store(app: web.Application) -> None:
         store.close()
 
+    async def start_gc_keeper(app: web.Application) -> None:
+        app[GC_KEY] = asyncio.get_running_loop().create_task(keep_gc_short())
+
+    async def stop_gc_keeper(app: web.Application) -> None:
+        app[GC_KEY].cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await app[GC_KEY]
+        gc.unfreeze()
+
+    app.on_startup.append(start_gc_keeper)
+    app.on_cleanup.append(stop_gc_keeper)
     app.on_shutdown.append(close_sockets)
     app.on_cleanup.append(close_store)
     return app

@@ -353,7 +353,7 @@ function renderScore() {
   const sc = S.score;
   const el = $("score");
   if (!sc || MODE === "replay") { el.replaceChildren(); return; }
-  const parts = [h("span", {}, `Game ${sc.game}${sc.best_of ? ` of best ${sc.best_of}` : ""}`)];
+  const parts = [h("span", {}, `Game ${sc.game}${sc.best_of ? ` · best of ${sc.best_of}` : " · open match"}`)];
   if (sc.finished) {
     for (const side of sc.sides) parts.push(h("span", { class: "side" }, `${S.names.of(side.id)} ${side.wins}–${side.losses}–${side.draws}`));
   }
@@ -609,6 +609,7 @@ function setupReplay() {
   $("title").textContent = "Replay";
   $("undo-btn").classList.add("hidden");
   $("history-btn").classList.add("hidden");
+  $("menu-btn").classList.add("hidden");
   $("replay-file").addEventListener("change", async (e) => {
     const file = e.target.files[0];
     if (!file) return;

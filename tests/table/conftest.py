@@ -1,0 +1,34 @@
+"""Fixtures for the table app's tests: an app on a fresh SQLite store, served in-process."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from aiohttp.test_utils import TestClient
+
+from lifeledger_table.server import Limits, create_app
+from lifeledger_table.store import SQLiteStore
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> str:
+    """A path for a fresh SQLite database."""
+    return str(tmp_path / "tables.db")
+
+
+@pytest.fixture
+def limits() -> Limits:
+    """The app's limits (tests may override this fixture)."""
+    return Limits()
+
+
+@pytest_asyncio.fixture
+async def client(
+    aiohttp_client: Callable[..., Any], db: str, limits: Limits
+) -> AsyncIterator[TestClient[Any, Any]]:
+    """A test client of an app on a fresh store."""
+    yield await aiohttp_client(create_app(SQLiteStore(db), limits))

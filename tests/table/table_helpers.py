@@ -1,0 +1,98 @@
+"""Helpers for the table app's tests: opening tables, taking seats, phones on WebSocket."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from aiohttp import ClientWebSocketResponse
+from aiohttp.test_utils import TestClient
+
+TWO = {"players": [{"name": "Ana"}, {"name": "Bo"}]}
+THG = {
+    "variant": "two-headed-giant",
+    "players": [
+        {"name": "Ana", "team": "North"},
+        {"name": "Bo", "team": "North"},
+        {"name": "Cy", "team": "South"},
+        {"name": "Di", "team": "South"},
+    ],
+}
+
+
+async def open_table(
+    client: TestClient[Any, Any], form: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """Open a table and return the server's answer (id, watch, code, header)."""
+    res = await client.post("/api/tables", json=form or TWO)
+    assert res.status == 201, await res.text()
+    data: dict[str, Any] = await res.json()
+    return data
+
+
+async def seat(
+    client: TestClient[Any, Any], table: str, player: str, takeover: bool = False
+) -> str:
+    """Take a seat; returns its token."""
+    res = await client.post(f"/api/tables/{table}/seats/{player}", json={"takeover": takeover})
+    assert res.status == 200, await res.text()
+    token: str = (await res.json())["token"]
+    return token
+
+
+class Phone:
+    """A WebSocket client as a phone uses it: hello, then actions with ids."""
+
+    def __init__(self, ws: ClientWebSocketResponse) -> None:
+        self.ws = ws
+        self.n = 0
+
+    async def recv(self) -> dict[str, Any]:
+        """The next message."""
+        msg: dict[str, Any] = await self.ws.receive_json(timeout=10)
+        return msg
+
+    async def until(self, kind: str) -> dict[str, Any]:
+        """The next message of this type (others are skipped)."""
+        while True:
+            msg = await self.recv()
+            if msg["type"] == kind:
+                return msg
+
+    async def hello(self, token: str | None = None, since: int = 0) -> dict[str, Any]:
+        """Say hello; returns the welcome."""
+        await self.ws.send_json({"type": "hello", "token": token, "since": since})
+        return await self.until("welcome")
+
+    async def send(
+        self, kind: str, action: dict[str, Any] | None = None, cid: str | None = None
+    ) -> str:
+        """Send a change; returns its id."""
+        self.n += 1
+        cid = cid or f"c{id(self)}-{self.n}"
+        msg: dict[str, Any] = {"type": kind, "id": cid}
+        if action is not None:
+            msg["action"] = action
+        await self.ws.send_str(json.dumps(msg))
+        return cid
+
+    async def reply(self, cid: str) -> dict[str, Any]:
+        """The ack or error for change ``cid`` (events before it are skipped)."""
+        while True:
+            msg = await self.recv()
+            if msg["type"] in ("ack", "error") and msg.get("id") == cid:
+                return msg
+
+    async def act(self, action: dict[str, Any]) -> dict[str, Any]:
+        """Send an action and wait for its ack or error."""
+        return await self.reply(await self.send("action", action))
+
+
+async def phone(
+    client: TestClient[Any, Any], table: str, token: str | None = None, watch: bool = False
+) -> Phone:
+    """A connected phone that has said hello."""
+    ws = await client.ws_connect(f"/ws/{'w' if watch else 't'}/{table}")
+    p = Phone(ws)
+    await p.hello(token)
+    return p

@@ -1,0 +1,63 @@
+"""The limits on what one socket may send: flooding is throttled, oversized messages refused."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from aiohttp import WSMsgType
+from aiohttp.test_utils import TestClient
+from table_helpers import TWO, open_table, phone, seat
+
+from lifeledger_table.server import Limits
+
+pytestmark = pytest.mark.asyncio
+
+Client = TestClient[Any, Any]
+
+
+async def two_phones(client: Client) -> tuple[Any, Any, Any]:
+    table = await open_table(client, TWO)
+    ana = await phone(client, table["id"], await seat(client, table["id"], "ana"))
+    bo = await phone(client, table["id"], await seat(client, table["id"], "bo"))
+    return table, ana, bo
+
+
+@pytest.fixture
+def limits() -> Limits:
+    return Limits(rate=0.0001, burst=5, flood_close=20, message_bytes=2048)
+
+
+async def test_a_flooding_socket_is_throttled_then_closed(client: Client) -> None:
+    table, ana, _bo = await two_phones(client)
+    for _ in range(30):
+        await ana.send("action", {"do": "lose_life", "player": "bo", "amount": 1})
+    kinds: list[str] = []
+    while True:
+        msg = await ana.ws.receive(timeout=10)
+        if msg.type != WSMsgType.TEXT:
+            break
+        data = msg.json()
+        kinds.append(data.get("error") or data["type"])
+    assert kinds.count("throttled") >= 20
+    # The burst of 5, less the hello: 4 changes got through (their acks may be cut off).
+    # They are written in the background; wait (a bounded number of polls) for the write.
+    for _ in range(500):
+        data = await (await client.get(f"/api/tables/{table['id']}")).json()
+        if data["seq"] == 4:
+            break
+        await asyncio.sleep(0.01)
+    assert data["seq"] == 4
+    assert ana.ws.closed or msg.type in (WSMsgType.CLOSE, WSMsgType.CLOSED, WSMsgType.CLOSING)
+
+
+async def test_an_oversized_message_closes_the_socket_and_changes_nothing(client: Client) -> None:
+    table, ana, _bo = await two_phones(client)
+    await ana.ws.send_str('{"type": "action", "id": "x", "action": {"note": "' + "a" * 5000 + '"}}')
+    msg = await ana.ws.receive(timeout=10)
+    while msg.type == WSMsgType.TEXT:
+        msg = await ana.ws.receive(timeout=10)
+    assert msg.type in (WSMsgType.CLOSE, WSMsgType.CLOSED, WSMsgType.CLOSING)
+    data = await (await client.get(f"/api/tables/{table['id']}")).json()
+    assert data["seq"] == 0

@@ -1,0 +1,164 @@
+"""The table model: its state is always the engine replaying its log, whatever the order of
+actions, refusals, undos and games; a failed write changes nothing."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from lifeledger_table import engine
+from lifeledger_table.setup import build_setup
+from lifeledger_table.store import Event, SQLiteStore, TableRow
+from lifeledger_table.table import Table, TableError, changes
+
+PLAYERS = ["ana", "bo", "cy"]
+counter = itertools.count()
+
+
+def new_table(store: SQLiteStore, form: dict[str, Any]) -> Table:
+    n = next(counter)
+    store.create_table(TableRow(f"t{n}", f"w{n}", f"C{n}", build_setup(form), 0.0))
+    return Table(store, f"t{n}")
+
+
+actions = st.one_of(
+    st.builds(
+        lambda p, n: {"do": "lose_life", "player": p, "amount": n},
+        st.sampled_from(PLAYERS),
+        st.integers(0, 12),
+    ),
+    st.builds(
+        lambda p, n: {"do": "gain_life", "player": p, "amount": n},
+        st.sampled_from(PLAYERS),
+        st.integers(0, 5),
+    ),
+    st.builds(
+        lambda p, n: {"do": "pay_life", "player": p, "amount": n},
+        st.sampled_from(PLAYERS),
+        st.integers(0, 30),
+    ),
+    st.builds(
+        lambda p, n: {"do": "add_counters", "player": p, "kind": "poison", "amount": n},
+        st.sampled_from(PLAYERS),
+        st.integers(0, 6),
+    ),
+    st.builds(lambda p: {"do": "concede", "player": p}, st.sampled_from(PLAYERS)),
+    st.builds(
+        lambda p: {"do": "card", "id": "angel", "name": "Platinum Angel", "controller": p},
+        st.sampled_from(PLAYERS),
+    ),
+    st.just({"do": "end", "id": "angel"}),
+)
+steps = st.lists(
+    st.one_of(
+        actions.map(lambda a: ("action", a)),
+        st.just(("undo", None)),
+        st.just(("next_game", None)),
+    ),
+    max_size=25,
+)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(steps=steps)
+def test_the_live_table_is_always_its_log_replayed(tmp_path: Path, steps: list[Any]) -> None:
+    store = SQLiteStore(str(tmp_path / f"m{next(counter)}.db"))
+    table = new_table(
+        store, {"players": [{"name": n} for n in ("Ana", "Bo", "Cy")], "best_of": None}
+    )
+    for i, (kind, action) in enumerate(steps):
+        before = (table.last_seq, table.state)
+        body = {"action": action} if kind == "action" else {}
+        try:
+            table.submit(kind, body, f"id{i}", "ana")
+        except TableError:
+            assert (table.last_seq, table.state) == before
+        fresh = Table(store, table.id)
+        assert fresh.state == table.state
+        assert fresh.score() == table.score()
+        assert [e.to_json() for e in fresh.entries] == [e.to_json() for e in table.entries]
+        effective = [e.body["action"] for e in table.effective]
+        assert engine.state_of(engine.replay(table.header, effective)) == table.state
+    store.close()
+
+
+class FailingStore(SQLiteStore):
+    """A store whose writes fail (a full disk, say)."""
+
+    fail = False
+
+    def append(self, events: Sequence[Event]) -> None:
+        if self.fail:
+            raise OSError("disk full")
+        super().append(events)
+
+
+def test_a_failed_write_changes_nothing(tmp_path: Path) -> None:
+    store = FailingStore(str(tmp_path / "f.db"))
+    table = new_table(store, {"players": [{"name": "Ana"}, {"name": "Bo"}]})
+    table.submit("action", {"action": {"do": "lose_life", "player": "bo", "amount": 3}}, "a", "ana")
+    before = table.state
+    store.fail = True
+    with pytest.raises(OSError):
+        table.submit(
+            "action", {"action": {"do": "lose_life", "player": "bo", "amount": 3}}, "b", None
+        )
+    assert table.state == before
+    assert engine.state_of(table.game) == before
+    store.fail = False
+    table.submit("action", {"action": {"do": "lose_life", "player": "bo", "amount": 1}}, "b", None)
+    assert next(p["life"] for p in table.state["players"] if p["id"] == "bo") == 16
+
+
+def test_a_retry_of_a_refused_request_gets_the_same_answer(tmp_path: Path) -> None:
+    store = SQLiteStore(str(tmp_path / "r.db"))
+    table = new_table(store, {"players": [{"name": "Ana"}, {"name": "Bo"}]})
+    pay = {"action": {"do": "pay_life", "player": "ana", "amount": 25}}
+    with pytest.raises(TableError) as first:
+        table.submit("action", pay, "p", "ana")
+    table.submit(
+        "action", {"action": {"do": "gain_life", "player": "ana", "amount": 10}}, "g", "ana"
+    )
+    with pytest.raises(TableError) as again:
+        table.submit("action", pay, "p", "ana")
+    assert again.value is first.value and first.value.rule == "119.4"
+
+
+def test_changes_report_a_shared_total_once_for_the_team() -> None:
+    before = {
+        "game": 1,
+        "over": False,
+        "players": [
+            {"id": "a", "team": "n", "life": 30, "poison": 0, "counters": {}, "status": "playing"},
+            {"id": "b", "team": "n", "life": 30, "poison": 0, "counters": {}, "status": "playing"},
+        ],
+        "teams": [{"id": "n", "players": ["a", "b"], "life": 30, "poison": 0}],
+    }
+    after = {
+        **before,
+        "players": [
+            {**before["players"][0], "life": 26, "counters": {"energy": 2}},
+            {**before["players"][1], "life": 26, "status": "lost", "reason": "x", "rule": "1"},
+        ],
+        "teams": [{"id": "n", "players": ["a", "b"], "life": 26, "poison": 0}],
+    }
+    assert changes(before, after) == [
+        {"team": "n", "what": "life", "from": 30, "to": 26},
+        {"player": "a", "what": "counters", "key": "energy", "from": 0, "to": 2},
+        {
+            "player": "b",
+            "what": "status",
+            "from": "playing",
+            "to": "lost",
+            "reason": "x",
+            "rule": "1",
+        },
+    ]
