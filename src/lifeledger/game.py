@@ -204,11 +204,13 @@ class Game:
         """103.4, 119.1: every player in the game starts at their starting life total."""
         shares_life = self.variant.shares_life(self.format)
         shares_poison = self.variant.shares_poison()
+        # 727.1, 800.1: a restarted game begins with the players still in the old one.
+        seats = [p.seat for p in players]
         for p in players:
             if self.starting_life is not None:
                 life = self.starting_life
             else:
-                life, _ = self.variant.starting_life(self.format, p.seat, self.seats)
+                life, _ = self.variant.starting_life(self.format, p.seat, seats)
             p.life = Total(life)
             p.poison = Total(0)
             p.counters = {}
@@ -500,17 +502,18 @@ class Game:
             return False
         return next(self._effects_reaching(kind, p), None) is not None
 
+    def _life_as_event_began(self, p: Player) -> int:
+        """The player's life total as the current event began: the parts of one event happen
+        at once (120.4, 704.3), so each reads the totals from before any of them."""
+        event = self._event
+        if event is not None and event.frozen_life is not None:
+            return event.frozen_life[p.id]
+        return p.life.value
+
     def _amount(self, value: Amount, member: str, *, clamp: bool = True) -> int:
         """The value of an amount; 107.1b: a computed amount below zero counts as zero."""
         if isinstance(value, LifeOf):
-            event = self._event
-            p = self._get(value.player, member)
-            life = (
-                event.frozen_life[p.id]
-                if event is not None and event.frozen_life is not None
-                else p.life.value
-            )
-            result = value.of(life)
+            result = value.of(self._life_as_event_began(self._get(value.player, member)))
             return max(result, 0) if clamp else result
         if isinstance(value, bool) or not isinstance(value, int):
             raise MalformedError(f"{value!r} is not an amount", member=member)
@@ -651,12 +654,21 @@ class Game:
         if not self._can_gain(p):
             self._note("119.7", f"{p.id} can't gain life: the gain of {amount} does nothing")
             return
+        # 702.15e: one life-gain event per lifelink source in one damage event; the later
+        # parts of that event add to its amount but trigger nothing of their own.
+        event = self._event
+        new_event = True
+        if source is not None and event is not None:
+            key = (source, p.id)
+            new_event = key not in event.lifelink
+            event.lifelink.add(key)
         # 616.1: the affected player orders replacement effects; turning the gain into a loss
-        # first is the order that serves them, and then no gain is left to multiply.
+        # first is the order that serves them, and then no gain is left to multiply. 614.6:
+        # the loss is one event in place of the gain.
         remedy = next(self._effects_reaching(Kind.GAIN_BECOMES_LOSS, p), None)
         if remedy is not None:
             self._note("616.1", f"{remedy.id}: {p.id} loses {amount} life instead of gaining it")
-            self._lose(p, amount)
+            self._lose(p, amount, new_event=new_event)
             return
         for effect in self._effects_reaching(Kind.GAIN_LIFE_TIMES, p):
             assert effect.factor is not None
@@ -664,17 +676,12 @@ class Game:
             amount *= effect.factor
         p.life.value += amount
         self._touch(p)
-        event = self._event
-        if source is not None and event is not None:
-            # 702.15e: one life-gain event per lifelink source in one damage event.
-            key = (source, p.id)
-            if key in event.lifelink:
-                return
-            event.lifelink.add(key)
-        self._trigger(Kind.ON_GAIN_LIFE, p, "119.9", "gains life")
+        if new_event:
+            self._trigger(Kind.ON_GAIN_LIFE, p, "119.9", "gains life")
 
-    def _lose(self, p: Player, amount: int) -> None:
-        """119.3: the player loses life; 119.8: not if they can't lose life."""
+    def _lose(self, p: Player, amount: int, *, new_event: bool = True) -> None:
+        """119.3: the player loses life; 119.8: not if they can't lose life. ``new_event``
+        is false for a part of a loss event that has already triggered."""
         if amount <= 0:
             return
         if not self._can_lose(p):
@@ -682,7 +689,8 @@ class Game:
             return
         p.life.value -= amount
         self._touch(p)
-        self._trigger(Kind.ON_LOSE_LIFE, p, "603.2", "loses life")
+        if new_event:
+            self._trigger(Kind.ON_LOSE_LIFE, p, "603.2", "loses life")
 
     def _trigger(self, kind: Kind, p: Player, rule: str, what: str) -> None:
         if not self._effects:
@@ -716,7 +724,7 @@ class Game:
             return
         if action.infect:
             self._add_poison(p, amount)  # 120.3b, 702.90b
-        elif p.life.value <= 0 and self._reaches(Kind.INFECT_AT_OR_BELOW_ZERO, p):
+        elif self._life_as_event_began(p) <= 0 and self._reaches(Kind.INFECT_AT_OR_BELOW_ZERO, p):
             self._note("120.3b", f"damage is dealt to {p.id} as though its source had infect")
             self._add_poison(p, amount)
         else:
@@ -1107,8 +1115,14 @@ class Game:
             else:
                 continue
             for mate in self._teams[p.team].members:
-                if mate.result.is_playing:
-                    losses.setdefault(mate.id, follow)
+                if not mate.result.is_playing or mate.id in losses:
+                    continue
+                # 101.2, 104.3: a general who can't lose the game doesn't (810.8a has no
+                # counterpart here: in Two-Headed Giant such an effect protects the team).
+                if follow.reason is Reason.EMPEROR and self._reaches(Kind.CANT_LOSE_GAME, mate):
+                    self._note("104.3", f"{mate.id} can't lose the game (809.5b applies)")
+                    continue
+                losses[mate.id] = follow
 
     def _win_with_team(self, winners: Sequence[str], result: Result) -> None:
         """104.2b: the winners win; 104.2c, 810.8a, 809.5a: so does every player on their

@@ -55,6 +55,9 @@ def free_port() -> int:
 def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A real server process on loopback, for the whole module."""
     if not os.path.exists(CHROMIUM):
+        # CI must drive the real browser: there a missing chromium is a failure, not a skip.
+        if os.environ.get("CI"):
+            pytest.fail("chromium is not installed at /usr/bin/chromium")
         pytest.skip("chromium is not installed (make test installs it)")
     db = tmp_path_factory.mktemp("browser") / "tables.db"
     port = free_port()
