@@ -41,7 +41,7 @@ def lifelink(to: str, amount: int, source: str, controller: str) -> Damage:
     return Damage(to, amount, True, False, True, controller, source=source)
 
 
-# --- discrepancies found in review, fixed ---------------------------------------------------------------
+# --- discrepancies found in review, fixed ---------------------------------------------------------
 
 
 @pytest.mark.rule("727.1")
