@@ -66,7 +66,10 @@ def _serve(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    server.run(args.host, args.port, args.db)
+    if (args.cert is None) != (args.key is None):
+        print("lifeledger serve: --cert and --key go together", file=sys.stderr)
+        return 2
+    server.run(args.host, args.port, args.db, cert=args.cert, key=args.key)
     return 0
 
 
@@ -84,6 +87,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--db", default="lifeledger.db")
+    serve.add_argument("--cert", help="a TLS certificate (PEM), to serve HTTPS")
+    serve.add_argument("--key", help="the certificate's private key (PEM)")
     serve.set_defaults(run=_serve)
     args = parser.parse_args(argv)
     try:

@@ -1,4 +1,5 @@
-"""``python -m lifeledger_table [--host H] [--port P] [--db FILE]``: serve the table app."""
+"""``python -m lifeledger_table [--host H] [--port P] [--db FILE] [--cert PEM --key PEM]``:
+serve the table app."""
 
 from __future__ import annotations
 
@@ -13,8 +14,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--db", default="lifeledger.db")
+    parser.add_argument("--cert", help="a TLS certificate (PEM), to serve HTTPS")
+    parser.add_argument("--key", help="the certificate's private key (PEM)")
     args = parser.parse_args(argv)
-    run(args.host, args.port, args.db)
+    if (args.cert is None) != (args.key is None):
+        parser.error("--cert and --key go together")
+    run(args.host, args.port, args.db, cert=args.cert, key=args.key)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ import json
 import logging
 import re
 import secrets
+import ssl
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -58,8 +59,45 @@ class Limits:
     #: Failed short-code lookups per client address in ``code_window`` seconds.
     code_failures: int = 30
     code_window: float = 600.0
+    #: Tables opened, and records replayed, per client address in ``work_window`` seconds.
+    tables_opened: int = 60
+    replays: int = 60
+    work_window: float = 600.0
     #: Messages queued for a slow client before it is dropped (it resumes on reconnect).
     queue: int = 2000
+
+
+class Throttle:
+    """How often each client address did something lately: ``allow`` is true while an
+    address stays under ``limit`` times in ``window`` seconds."""
+
+    def __init__(self, limit: int, window: float) -> None:
+        self.limit = limit
+        self.window = window
+        self.times: dict[str, list[float]] = {}
+
+    def allow(self, who: str) -> bool:
+        """Whether ``who`` may do it once more now (counting this time, if so)."""
+        if not self.blocked(who):
+            self.count(who)
+            return True
+        return False
+
+    def blocked(self, who: str) -> bool:
+        """Whether ``who`` has reached the limit (counting nothing)."""
+        now = time.monotonic()
+        if len(self.times) > 10_000:  # forget the addresses that have gone quiet
+            self.times = {k: v for k, v in self.times.items() if v and now - v[-1] < self.window}
+        recent = [t for t in self.times.get(who, ()) if now - t < self.window]
+        if recent:
+            self.times[who] = recent
+        else:
+            self.times.pop(who, None)
+        return len(recent) >= self.limit
+
+    def count(self, who: str) -> None:
+        """Count one more time for ``who``."""
+        self.times.setdefault(who, []).append(time.monotonic())
 
 
 class Bucket:
@@ -131,11 +169,13 @@ class Conn:
 class Hub:
     """The tables in memory and the sockets open on each."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, limits: Limits) -> None:
         self.store = store
         self.tables: dict[str, Table] = {}
         self.conns: dict[str, set[Conn]] = {}
-        self.code_failures: dict[str, list[float]] = {}
+        self.wrong_codes = Throttle(limits.code_failures, limits.code_window)
+        self.openings = Throttle(limits.tables_opened, limits.work_window)
+        self.replays = Throttle(limits.replays, limits.work_window)
         #: Decided changes waiting to be written, with the socket that sent each.
         self.batch: list[tuple[Decision, Conn]] = []
         #: Retries of changes decided but not yet written: acknowledged once they are.
@@ -271,6 +311,8 @@ async def catalogue(request: web.Request) -> web.Response:
 async def create_table(request: web.Request) -> web.Response:
     """POST /api/tables: open a table from the setup form."""
     store = request.app[STORE_KEY]
+    if not request.app[HUB_KEY].openings.allow(request.remote or "?"):
+        return _error(429, "throttled", "Too many tables opened from here; wait a few minutes.")
     try:
         setup = build_setup(await _body(request))
     except TableError as exc:
@@ -284,7 +326,7 @@ async def create_table(request: web.Request) -> web.Response:
             created=time.time(),
         )
         try:
-            store.create_table(row)
+            await asyncio.to_thread(store.create_table, row)  # a sync to disk: off the loop
             break
         except DuplicateError:
             continue
@@ -299,16 +341,12 @@ async def create_table(request: web.Request) -> web.Response:
 async def lookup_code(request: web.Request) -> web.Response:
     """GET /api/code/{code}: the table a short code opens. Failed lookups are rate-limited."""
     hub = request.app[HUB_KEY]
-    limits = request.app[LIMITS_KEY]
     who = request.remote or "?"
-    now = time.monotonic()
-    recent = [t for t in hub.code_failures.get(who, []) if now - t < limits.code_window]
-    hub.code_failures[who] = recent
-    if len(recent) >= limits.code_failures:
+    if hub.wrong_codes.blocked(who):
         return _error(429, "throttled", "Too many wrong codes; wait a few minutes.")
     row = hub.store.table_by_code(_norm_code(request.match_info["code"]))
     if row is None:
-        recent.append(now)
+        hub.wrong_codes.count(who)
         return _error(404, "unknown-table", "No table has this code.")
     return web.json_response({"id": row.id})
 
@@ -360,8 +398,19 @@ async def take_seat(request: web.Request) -> web.Response:
         return _error(409, "seat-taken", "This seat is taken. Take it over?")
     token = secrets.token_urlsafe(32)
     digest = hash_token(token)
-    hub.store.set_seat(table.id, seat, digest)
+    # Claimed in memory first, so that two phones asking at once can't both get the seat;
+    # written to the store (off the loop) before anyone is told.
+    previous = table.seats.get(seat)
     table.seats[seat] = digest
+    try:
+        await asyncio.to_thread(hub.store.set_seat, table.id, seat, digest)
+    except BaseException:
+        if table.seats.get(seat) == digest:
+            if previous is None:
+                del table.seats[seat]
+            else:
+                table.seats[seat] = previous
+        raise
     for conn in hub.conns.get(table.id, ()):
         if conn.seat == seat:
             conn.seat = None
@@ -386,6 +435,7 @@ async def qr_code(request: web.Request) -> web.Response:
 def _record_response(table: Table, number_text: str) -> web.Response:
     if not number_text.isdigit():
         return _error(404, "unknown-game", "No such game.")
+    day, n = time.strftime("%Y-%m-%d", time.localtime(table.row.created)), number_text
     try:
         document = table.record(int(number_text))
     except TableError as exc:
@@ -394,8 +444,8 @@ def _record_response(table: Table, number_text: str) -> web.Response:
         text=json.dumps(document, indent=1),
         content_type="application/json",
         headers={
-            "Content-Disposition": f'attachment; filename="lifeledger-{table.row.code}-'
-            f'game-{number_text}.json"'
+            # Not the table's code: a spectator downloads records too, and the code opens seats.
+            "Content-Disposition": f'attachment; filename="lifeledger-{day}-game-{n}.json"'
         },
     )
 
@@ -411,15 +461,20 @@ async def watch_record(request: web.Request) -> web.Response:
 
 
 async def replay_record(request: web.Request) -> web.Response:
-    """POST /api/replay: a record (document or stream) -> the state after each action."""
+    """POST /api/replay: a record (document or stream) -> the state after each action.
+
+    The replay runs in a worker thread, so that the tables being played go on meanwhile."""
+    if not request.app[HUB_KEY].replays.allow(request.remote or "?"):
+        return _error(429, "throttled", "Too many records replayed from here; wait a few minutes.")
     try:
         text = await request.text()
     except UnicodeDecodeError:
         return _error(400, "malformed", "A record is UTF-8 text.")
     try:
-        return web.json_response(replay_frames(text))
+        frames = await asyncio.to_thread(replay_frames, text)
     except TableError as exc:
         return web.json_response(exc.to_json(), status=400)
+    return web.json_response(frames)
 
 
 def _page(name: str) -> Callable[[web.Request], Awaitable[web.FileResponse]]:
@@ -625,7 +680,7 @@ def create_app(store: Store, limits: Limits | None = None) -> web.Application:
     limits = limits or Limits()
     app = web.Application(client_max_size=limits.body_bytes, middlewares=[headers])
     app[STORE_KEY] = store
-    app[HUB_KEY] = Hub(store)
+    app[HUB_KEY] = Hub(store, limits)
     app[LIMITS_KEY] = limits
     app.router.add_get("/", _page("index.html"))
     app.router.add_get("/t/{table}", _page("table.html"))
@@ -669,10 +724,18 @@ def create_app(store: Store, limits: Limits | None = None) -> web.Application:
     return app
 
 
-def run(host: str, port: int, db: str) -> None:
+def run(host: str, port: int, db: str, *, cert: str | None = None, key: str | None = None) -> None:
     """Serve the table app on ``host:port`` with its tables in the SQLite file ``db``;
-    blocks until interrupted."""
+    blocks until interrupted. With ``cert`` and ``key`` (PEM files) it serves HTTPS, which
+    phones need to keep their screens awake (the Wake Lock API wants a secure page)."""
     logging.basicConfig(level=logging.INFO, format="%(message)s")
+    context = None
+    if cert is not None:
+        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        context.load_cert_chain(cert, key)
     app = create_app(SQLiteStore(db))
-    print(f"lifeledger table: http://{host}:{port}/  (tables in {db}; Ctrl-C stops)", flush=True)
-    web.run_app(app, host=host, port=port, print=None, access_log=None)
+    scheme = "https" if context else "http"
+    print(
+        f"lifeledger table: {scheme}://{host}:{port}/  (tables in {db}; Ctrl-C stops)", flush=True
+    )
+    web.run_app(app, host=host, port=port, ssl_context=context, print=None, access_log=None)

@@ -70,7 +70,8 @@ def _flag(value: object, what: str) -> bool:
 
 
 def build_setup(form: object) -> dict[str, Any]:
-    """The stored setup (``header``, ``best_of``, ``labels``) for a form, checked by the engine.
+    """The stored setup for a form, checked by the engine: ``header``, ``best_of``, ``labels``
+    (names of teams and commanders) and ``counted`` (the players whose libraries are counted).
 
     Raises :class:`TableError` with a sentence a person can act on.
     """
@@ -90,6 +91,7 @@ def build_setup(form: object) -> dict[str, Any]:
     ids: set[str] = set()
     team_ids: dict[str, str] = {}
     seats: list[dict[str, Any]] = []
+    counted: list[str] = []
     for index, player in enumerate(players, start=1):
         if not isinstance(player, dict):
             raise TableError("malformed", "Each player is a JSON object.", member="players")
@@ -118,9 +120,12 @@ def build_setup(form: object) -> dict[str, Any]:
                 cid = _slug(f"{seat['id']}-{cname}", f"{seat['id']}-commander", ids)
                 labels[cid] = cname
                 seat["commanders"].append(cid)
+        # A library the players don't count is recorded as empty: the only draws a table
+        # records for it are attempts to draw from an empty library (121.4, 704.5b).
         library = _int(player.get("library"), "library", 0, 10_000)
+        seat["library"] = library or 0
         if library is not None:
-            seat["library"] = library
+            counted.append(seat["id"])
         modifier = _int(player.get("life_modifier"), "life_modifier", -1000, 1000)
         if modifier is not None:
             seat["life_modifier"] = modifier
@@ -153,4 +158,4 @@ def build_setup(form: object) -> dict[str, Any]:
         engine.check_header(header)
     except engine.MalformedError as exc:
         raise TableError("malformed", exc.message, member=exc.member) from exc
-    return {"header": header, "best_of": best_of, "labels": labels}
+    return {"header": header, "best_of": best_of, "labels": labels, "counted": counted}

@@ -9,6 +9,7 @@ actions still in effect, in log order; the engine replaying that record is the g
 from __future__ import annotations
 
 import time
+import unicodedata
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
@@ -87,13 +88,30 @@ class Decision:
     message: dict[str, Any]
 
 
-def _contains_concede(action: dict[str, Any]) -> bool:
+def _concessions(action: dict[str, Any]) -> list[object]:
+    """The players an action concedes for (inside ``together`` groups too)."""
     if action.get("do") == "concede":
-        return True
+        return [action.get("player")]
     inner = action.get("actions")
-    return isinstance(inner, list) and any(
-        isinstance(a, dict) and _contains_concede(a) for a in inner
-    )
+    if not isinstance(inner, list):
+        return []
+    return [p for a in inner if isinstance(a, dict) for p in _concessions(a)]
+
+
+def _check_text(value: object, member: str) -> None:
+    """Every string in an action is text to show: no markup, no control characters."""
+    if isinstance(value, str):
+        if "<" in value or ">" in value:
+            raise TableError("malformed", f"{value!r} contains markup (< or >).", member=member)
+        if any(unicodedata.category(c).startswith("C") for c in value):
+            raise TableError("malformed", f"{value!r} contains control characters.", member=member)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _check_text(key, member)
+            _check_text(item, f"{member}.{key}")
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _check_text(item, f"{member}[{index}]")
 
 
 def _shared(team: dict[str, Any] | None, member: str) -> bool:
@@ -258,7 +276,7 @@ class Table:
 
     def can_undo(self) -> bool:
         """Whether the current game has an action that undo may take back."""
-        return bool(self.effective) and not _contains_concede(self.effective[-1].body["action"])
+        return bool(self.effective) and not _concessions(self.effective[-1].body["action"])
 
     def record(self, number: int) -> dict[str, Any]:
         """The record (document shape) of game ``number`` of the match."""
@@ -266,14 +284,15 @@ class Table:
             raise TableError("unknown-game", f"This table has no game {number}.")
         actions = [e.body["action"] for e in self._effective_of(number)]
         return {
-            "note": f"lifeledger table {self.row.code}, game {number} of the match",
+            "note": f"lifeledger table, game {number}",
             **self.header,
             "actions": actions,
         }
 
     def _effective_of(self, number: int) -> list[Event]:
         if number == self.number:
-            return list(self.effective)
+            # Only what is written: a change decided but not yet stored may still fail.
+            return [e for e in self.effective if e.seq <= self.committed]
         kept: list[Event] = []
         game = 1
         for event in self.store.events(self.id):
@@ -304,7 +323,7 @@ class Table:
         if refused is not None:
             raise refused
         try:
-            notes = self._check(kind, body)
+            notes = self._check(kind, body, seat)
         except TableError as exc:
             self._refusals[client_id] = exc
             while len(self._refusals) > REFUSALS_KEPT:
@@ -346,13 +365,24 @@ class Table:
         self.commit(decision)
         return decision.entry, decision.event.seq
 
-    def _check(self, kind: str, body: dict[str, Any]) -> list[dict[str, str]] | None:
+    def _check(
+        self, kind: str, body: dict[str, Any], seat: str | None
+    ) -> list[dict[str, str]] | None:
         """Decide whether the event may be added. An action is applied to the live game (the
         caller rebuilds the game if the store then fails) and its consequences returned."""
         if kind == "action":
             action = body.get("action")
             if not isinstance(action, dict):
                 raise TableError("malformed", "An action is a JSON object.", member="action")
+            _check_text(action, "action")
+            for player in _concessions(action):
+                # 104.3a: a player concedes; no one else at the table can do it for them.
+                if seat is not None and player != seat:
+                    raise TableError(
+                        "not-your-seat",
+                        f"Only {self.label(str(player))} can concede for themselves.",
+                        rule="104.3a",
+                    )
             try:
                 return engine.apply(self.game, action, len(self.effective))
             except engine.RefusedError as exc:
