@@ -36,7 +36,9 @@ def test_readme_command_line_output_is_real() -> None:
 
 def test_engine_docstring_examples_run() -> None:
     import lifeledger.game
+    import lifeledger.match
 
-    result = doctest.testmod(lifeledger.game)
-    assert result.attempted > 0
-    assert result.failed == 0
+    for module in (lifeledger.game, lifeledger.match):
+        result = doctest.testmod(module)
+        assert result.attempted > 0
+        assert result.failed == 0

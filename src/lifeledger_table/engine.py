@@ -13,12 +13,16 @@ from lifeledger.effects import CATALOGUE, Kind
 from lifeledger.errors import LifeledgerError, MalformedError, RefusedError
 from lifeledger.formats import FORMATS
 from lifeledger.game import Game
+from lifeledger.match import Match
+from lifeledger.outcome import Outcome
 from lifeledger.variants import VARIANTS
 
 __all__ = [
     "Game",
     "LifeledgerError",
     "MalformedError",
+    "Match",
+    "Outcome",
     "RefusedError",
     "apply",
     "catalogue",

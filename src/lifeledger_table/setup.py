@@ -17,7 +17,6 @@ __all__ = ["MAX_PLAYERS", "build_setup", "check_name"]
 
 MAX_PLAYERS = 16
 MAX_NAME = 40
-_BEST_OF = (1, 3, 5, 7)
 
 
 def check_name(value: object, what: str) -> str:
@@ -147,13 +146,12 @@ def build_setup(form: object) -> dict[str, Any]:
     starting = _int(form.get("starting_life"), "starting_life", 1, 1_000_000)
     header["options"] = {"starting_life": starting, "range_of_influence": None}
     header["players"] = seats
-    # 100.6a: a two-player match is usually won by the first to win two games; a multiplayer
-    # match is usually one game. "best_of": null is an open match (no length).
-    best_of = form.get("best_of", 3 if len(seats) == 2 else 1)
-    if best_of is not None and (isinstance(best_of, bool) or best_of not in _BEST_OF):
-        raise TableError(
-            "malformed", "A match is best of 1, 3, 5 or 7 games, or open.", member="best_of"
-        )
+    # 100.6a: the engine knows the usual length of a match; "best_of": null is an open match.
+    best_of = form.get("best_of", engine.Match.usual(len(seats)).best_of)
+    try:
+        engine.Match(best_of)
+    except engine.MalformedError as exc:
+        raise TableError("malformed", f"{exc.message}.", member="best_of") from exc
     try:
         engine.check_header(header)
     except engine.MalformedError as exc:

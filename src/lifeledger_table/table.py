@@ -204,11 +204,12 @@ class Table:
             raise KeyError(self.id)
         self.row = row
         self.header: dict[str, Any] = row.setup["header"]
-        self.best_of: int | None = row.setup.get("best_of")
+        self.match = engine.Match(row.setup.get("best_of"))
         self.labels: dict[str, str] = row.setup.get("labels", {})
         self.seats: dict[str, str] = self.store.seats(self.id)
         self.entries: list[Entry] = []
-        self.finals: list[dict[str, Any]] = []
+        #: The outcomes of the games before the current one.
+        self.outcomes: list[engine.Outcome] = []
         self.effective: list[Event] = []
         self.client_ids: dict[str, int] = {}
         self.game = engine.new_game(self.header)
@@ -227,51 +228,47 @@ class Table:
     @property
     def number(self) -> int:
         """The current game's number in the match, from 1."""
-        return len(self.finals) + 1
+        return len(self.outcomes) + 1
 
     def player_ids(self) -> list[str]:
         """The players' ids, in seating order."""
         return [p["id"] for p in self.header["players"]]
 
-    def sides(self) -> list[tuple[str, str, list[str]]]:
+    def sides(self) -> list[tuple[str, str]]:
         """The sides that score in a match: each team, and each player on no team, as
-        ``(id, kind, players)``."""
-        out: list[tuple[str, str, list[str]]] = []
+        ``(id, kind)``."""
+        out: list[tuple[str, str]] = []
         seen: set[str] = set()
         for team in self.state.get("teams", []):
-            out.append((team["id"], "team", list(team["players"])))
+            out.append((team["id"], "team"))
             seen.update(team["players"])
-        for pid in self.player_ids():
-            if pid not in seen:
-                out.append((pid, "player", [pid]))
+        out.extend((pid, "player") for pid in self.player_ids() if pid not in seen)
         return out
 
     def score(self) -> dict[str, Any]:
-        """The match so far: each side's wins, losses and draws over the games that are over
-        (this one included), and the side that has won the match, if the match has a length
-        and one has (100.6a)."""
-        rows: list[dict[str, Any]] = []
-        done = self.finals + ([self.state] if self.state.get("over") else [])
-        for side_id, kind, _members in self.sides():
-            wins = losses = draws = 0
-            for final in done:
-                status = _side_status(final, side_id, kind)
-                wins += status == "won"
-                losses += status == "lost"
-                draws += status == "drew"
-            rows.append(
-                {"id": side_id, "kind": kind, "wins": wins, "losses": losses, "draws": draws}
-            )
-        winner = None
-        if self.best_of:
-            needed = self.best_of // 2 + 1
-            winner = next((str(r["id"]) for r in rows if r["wins"] >= needed), None)
+        """Where the match stands, as the engine scores it (100.6a): the current match's
+        number, each side's wins, losses and draws in it (this game included once it is
+        over), the side that has won it, if one has, and the matches each side has won."""
+        sides = self.sides()
+        ids = [side for side, _ in sides]
+        score = self.match.score(self.outcomes, self.game.outcome(), ids)
         return {
-            "best_of": self.best_of,
+            "best_of": self.match.best_of,
             "game": self.number,
-            "finished": len(done),
-            "sides": rows,
-            "match_winner": winner,
+            "match": score.number,
+            "finished": score.games,
+            "sides": [
+                {
+                    "id": side,
+                    "kind": kind,
+                    "wins": score.tallies[side].wins,
+                    "losses": score.tallies[side].losses,
+                    "draws": score.tallies[side].draws,
+                    "matches": score.won[side],
+                }
+                for side, kind in sides
+            ],
+            "match_winner": score.winner,
         }
 
     def can_undo(self) -> bool:
@@ -399,17 +396,10 @@ class Table:
                     rule="104.3a",
                 )
         elif kind == "next_game":
+            # After the game that decides a match, the next game begins the next match.
             if not self.state.get("over"):
                 raise TableError(
                     "not-over", "This game isn't over yet: it ends with a win, a loss or a draw."
-                )
-            winner = self.score()["match_winner"]
-            if winner is not None:
-                raise TableError(
-                    "match-over",
-                    f"The match is over: {self.label(winner)} won it. Open a new table for "
-                    "another match.",
-                    rule="100.6a",
                 )
         else:
             raise TableError("malformed", f"Unknown request {kind!r}.", member="type")
@@ -433,7 +423,7 @@ class Table:
             entry.target = taken.seq
             self._rebuild_game()
         elif event.kind == "next_game":
-            self.finals.append(before)
+            self.outcomes.append(self.game.outcome())
             self.effective = []
             self.game = engine.new_game(self.header)
             entry.game = self.number
@@ -465,7 +455,7 @@ class Table:
         or code (they would let them take a seat)."""
         out: dict[str, Any] = {
             "header": self.header,
-            "best_of": self.best_of,
+            "best_of": self.match.best_of,
             "labels": self.labels,
             "taken": sorted(self.seats),
             "watch": self.row.watch,
@@ -497,12 +487,3 @@ class Table:
     def update(self, entry: Entry) -> dict[str, Any]:
         """The message that tells every socket on the table about a new entry."""
         return {"type": "event", "seq": entry.seq, "entry": entry.to_json(), **self._view()}
-
-
-def _side_status(final: dict[str, Any], side: str, kind: str) -> str | None:
-    group = final.get("teams", []) if kind == "team" else final.get("players", [])
-    for item in group:
-        if item["id"] == side:
-            status: str | None = item.get("status")
-            return status
-    return None

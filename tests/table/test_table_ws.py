@@ -191,10 +191,19 @@ async def test_a_lethal_hit_ends_the_game_and_the_match_is_scored(client: Client
     assert score["match_winner"] == "ana"
     ana_row = next(r for r in score["sides"] if r["id"] == "ana")
     assert (ana_row["wins"], ana_row["losses"], ana_row["draws"]) == (2, 0, 0)
+    assert score["match"] == 1 and ana_row["matches"] == 1
+    # 100.6a: the match is over; the next game begins the next match, the matches won kept.
     reply = await bo.reply(await bo.send("next_game"))
-    assert reply["error"] == "match-over" and reply["rule"] == "100.6a"
-    data = await (await client.get(f"/api/tables/{table['id']}")).json()
-    assert data["score"]["game"] == 2
+    assert reply["type"] == "ack"
+    score = (await (await client.get(f"/api/tables/{table['id']}")).json())["score"]
+    assert (score["game"], score["match"], score["finished"], score["match_winner"]) == (
+        3,
+        2,
+        0,
+        None,
+    )
+    ana_row = next(r for r in score["sides"] if r["id"] == "ana")
+    assert (ana_row["wins"], ana_row["matches"]) == (0, 1)
 
 
 async def test_two_phones_acting_at_once_are_both_applied_in_one_order(client: Client) -> None:
