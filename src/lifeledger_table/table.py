@@ -457,6 +457,9 @@ class Table:
             "header": self.header,
             "best_of": self.match.best_of,
             "labels": self.labels,
+            "counted": self.row.setup.get(
+                "counted", [p["id"] for p in self.header["players"] if "library" in p]
+            ),
             "taken": sorted(self.seats),
             "watch": self.row.watch,
             "catalogue": engine.catalogue(),

@@ -61,3 +61,17 @@ async def test_an_oversized_message_closes_the_socket_and_changes_nothing(client
     assert msg.type in (WSMsgType.CLOSE, WSMsgType.CLOSED, WSMsgType.CLOSING)
     data = await (await client.get(f"/api/tables/{table['id']}")).json()
     assert data["seq"] == 0
+
+
+@pytest.mark.parametrize("limits", [Limits(tables_opened=2, replays=1)])
+async def test_opening_tables_and_replaying_records_are_limited_per_address(
+    client: Client,
+) -> None:
+    await open_table(client, TWO)
+    await open_table(client, TWO)
+    res = await client.post("/api/tables", json=TWO)
+    assert res.status == 429 and (await res.json())["error"] == "throttled"
+    record = {"record": 1, "players": [{"id": "ana"}, {"id": "bo"}], "actions": []}
+    assert (await client.post("/api/replay", json=record)).status == 200
+    res = await client.post("/api/replay", json=record)
+    assert res.status == 429 and (await res.json())["error"] == "throttled"

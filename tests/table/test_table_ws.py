@@ -248,3 +248,51 @@ async def test_two_headed_giant_shares_the_team_total(client: Client) -> None:
     south = next(t for t in event["state"]["teams"] if t["id"] == "south")
     assert south["life"] == 26 and life(event["state"], "di") == 26
     assert {"team": "south", "what": "life", "from": 30, "to": 26} in event["entry"]["changes"]
+
+
+@pytest.mark.rule("104.3a")
+async def test_104_3a_only_the_player_concedes_for_themselves(client: Client) -> None:
+    table, ana, bo = await two_phones(client)
+    reply = await bo.act({"do": "concede", "player": "ana"})
+    assert (reply["error"], reply["rule"]) == ("not-your-seat", "104.3a")
+    grouped = {"do": "together", "actions": [{"do": "concede", "player": "ana"}]}
+    assert (await bo.act(grouped))["error"] == "not-your-seat"
+    data = await (await client.get(f"/api/tables/{table['id']}")).json()
+    assert data["seq"] == 0 and not data["state"]["over"]
+    assert (await ana.act({"do": "concede", "player": "ana"}))["type"] == "ack"
+
+
+async def test_markup_in_any_string_of_an_action_is_refused(client: Client) -> None:
+    table, ana, _bo = await two_phones(client)
+    reply = await ana.act({"do": "damage", "to": "bo", "amount": 1, "source": "<b>x</b>"})
+    assert (reply["error"], reply["member"]) == ("malformed", "action.source")
+    data = await (await client.get(f"/api/tables/{table['id']}")).json()
+    assert data["seq"] == 0
+
+
+@pytest.mark.rule("704.5b")
+async def test_704_5b_a_library_nobody_counts_is_empty_at_the_table(client: Client) -> None:
+    # The table records only the draws that matter: an attempt to draw from an empty library.
+    form = {"players": [{"name": "Ana", "library": 40}, {"name": "Bo"}]}
+    table = await open_table(client, form)
+    info = (await (await client.get(f"/api/tables/{table['id']}")).json())["table"]
+    assert info["counted"] == ["ana"]
+    ana = await phone(client, table["id"], await seat(client, table["id"], "ana"))
+    assert (await ana.act({"do": "draw", "player": "ana", "count": 7}))["type"] == "ack"
+    assert (await ana.act({"do": "draw", "player": "bo", "count": 1}))["type"] == "ack"
+    state = (await (await client.get(f"/api/tables/{table['id']}")).json())["state"]
+    ana_state, bo_state = state["players"]
+    assert (ana_state["library"], ana_state["status"]) == (33, "won")
+    assert (bo_state["status"], bo_state["reason"], bo_state["rule"]) == (
+        "lost",
+        "empty-library",
+        "704.5b",
+    )
+
+
+async def test_a_spectators_record_does_not_give_away_the_table(client: Client) -> None:
+    table = await open_table(client, TWO)
+    res = await client.get(f"/api/watch/{table['watch']}/games/1/record")
+    text = await res.text()
+    assert table["code"] not in text and table["id"] not in text
+    assert table["code"] not in res.headers["Content-Disposition"]

@@ -62,9 +62,10 @@ class Names {
     for (const p of header.players) { this.map[p.id] = p.name || p.id; this.players.add(p.id); }
   }
   of(id) { return id in this.map ? this.map[id] : String(id); }
-  // The engine's sentences speak of player ids; show the players' names instead.
+  // The engine's sentences speak of player ids; show the players' names instead (a possessive
+  // too, but not a contraction: a player "can" leaves "can't" alone).
   text(sentence) {
-    return String(sentence).replace(/[A-Za-z0-9_-]+/g, (word) => (this.players.has(word) ? this.map[word] : word));
+    return String(sentence).replace(/(?<![\w'’-])[\w-]+(?![\w-])(?!['’](?!s\b))/g, (word) => (this.players.has(word) ? this.map[word] : word));
   }
 }
 

@@ -14,6 +14,7 @@ const S = {
 };
 
 const COUNTER_KINDS = ["poison", "energy", "experience", "rad"];
+const MAX_MESSAGE = 16 * 1024; // the server closes a socket that sends more in one message
 
 function $(id) { return document.getElementById(id); }
 
@@ -81,6 +82,7 @@ function request(type, action) {
   if (!S.seat) { showPicker(); return; }
   const msg = { type, id: newId() };
   if (action) msg.action = action;
+  if (JSON.stringify(msg).length > MAX_MESSAGE) { toast("That is too long to send.", "bad"); return; }
   S.pending.set(msg.id, msg);
   send(msg);
 }
@@ -190,6 +192,8 @@ function activeCards() {
 }
 
 function playerState(id) { return S.state.players.find((p) => p.id === id); }
+// Whether the players count this library (an uncounted one is recorded as empty).
+function counted(id) { return (S.info.counted || []).includes(id); }
 function header() { return S.info.header; }
 function commanderOwner(cid) { return header().players.find((p) => (p.commanders || []).includes(cid)); }
 
@@ -241,7 +245,7 @@ function render() {
   const cards = activeCards();
   const list = units();
   const box = $("panels");
-  box.className = `panels n${Math.min(list.length, 8)}`;
+  box.className = `panels n${Math.min(list.length, 8)}${list.length > 8 ? " many" : ""}`;
   const turned = rotated();
   box.replaceChildren(...list.map((u, i) => renderUnit(u, i, canAct, cards, turned)));
   if (!$("history").classList.contains("hidden")) renderHistory();
@@ -258,9 +262,10 @@ function badges(p, cards) {
   if (p.poison) out.push(h("span", { class: "badge poison" }, `☠ ${p.poison}`));
   for (const [kind, n] of Object.entries(p.counters || {})) out.push(h("span", { class: "badge" }, `${kind} ${n}`));
   for (const [cid, n] of Object.entries(p.commander_damage || {})) {
-    if (n) out.push(h("span", { class: "badge cmd", title: "commander damage" }, `⚔ ${S.names.of(cid)} ${n}`));
+    const owner = commanderOwner(cid);
+    if (n) out.push(h("span", { class: "badge cmd", title: "commander damage" }, `⚔ ${S.names.of(cid)}${owner ? ` (${S.names.of(owner.id)})` : ""} ${n}`));
   }
-  if (p.library !== null && p.library !== undefined) out.push(h("span", { class: "badge" }, `library ${p.library}`));
+  if (counted(p.id)) out.push(h("span", { class: "badge" }, `library ${p.library}`));
   for (const c of cards.filter((c) => c.controller === p.id)) out.push(h("span", { class: "badge card" }, c.name));
   return out;
 }
@@ -339,10 +344,10 @@ function renderBanner() {
     text = "Game over — everyone lost";
   }
   const items = [h("strong", { class: "over-text" }, text)];
-  if (S.score && S.score.match_winner) {
-    items.push(h("span", { class: "match" }, ` · ${S.names.of(S.score.match_winner)} won the match (100.6a)`));
-  } else if (MODE === "play" && S.seat) {
-    items.push(h("button", { class: "primary", "data-act": "next-game", onclick: () => request("next_game") }, "Next game"));
+  const matchOver = S.score && S.score.match_winner;
+  if (matchOver) items.push(h("span", { class: "match" }, `${S.names.of(S.score.match_winner)} won the match (100.6a)`));
+  if (MODE === "play" && S.seat) {
+    items.push(h("button", { class: "primary", "data-act": "next-game", onclick: () => request("next_game") }, matchOver ? "Next match" : "Next game"));
   }
   if (MODE !== "replay") items.push(h("a", { class: "button", href: recordUrl(S.score.game), download: "" }, "Download record"));
   banner.replaceChildren(...items);
@@ -353,9 +358,12 @@ function renderScore() {
   const sc = S.score;
   const el = $("score");
   if (!sc || MODE === "replay") { el.replaceChildren(); return; }
-  const parts = [h("span", {}, `Game ${sc.game}${sc.best_of ? ` · best of ${sc.best_of}` : " · open match"}`)];
-  if (sc.finished) {
-    for (const side of sc.sides) parts.push(h("span", { class: "side" }, `${S.names.of(side.id)} ${side.wins}–${side.losses}–${side.draws}`));
+  const parts = [h("span", {}, `${sc.match > 1 ? `Match ${sc.match} · ` : ""}Game ${sc.game}${sc.best_of ? ` · best of ${sc.best_of}` : " · open match"}`)];
+  if (sc.finished || sc.match > 1) {
+    for (const side of sc.sides) {
+      const matches = sc.match > 1 ? ` (matches ${side.matches})` : "";
+      parts.push(h("span", { class: "side" }, `${S.names.of(side.id)} ${side.wins}–${side.losses}–${side.draws}${matches}`));
+    }
   }
   el.replaceChildren(...parts);
 }
@@ -509,24 +517,33 @@ function renderSheet(pid) {
     ...mine.map((c) => h("div", { class: "row" }, h("span", { class: "grow" }, c.name),
       h("button", { "data-end": c.id, onclick: () => act({ do: "end", id: c.id }) }, "Leaves"))),
   ));
-  sections.push(h("div", { class: "sec" },
-    h("h3", {}, "Library"),
-    h("div", { class: "row" }, numberInput("sh-draw", 1, "Cards to draw"),
-      h("button", { "data-sheet": "draw", onclick: () => act({ do: "draw", player: pid, count: num("sh-draw") }) }, "Draw"),
-      h("button", { "data-sheet": "upkeep", onclick: () => act({ do: "upkeep", player: pid }) }, "Upkeep begins")),
-    h("p", { class: "muted" }, p.library === null || p.library === undefined
-      ? "This table doesn't count this library (set one when opening the table to track draws from an empty library)."
-      : `${p.library} card${p.library === 1 ? "" : "s"} in library${p.library === 0 ? " — drawing now draws from an empty library (704.5b)" : ""}.`),
-  ));
-  const concede = h("button", {
-    class: "danger", "data-sheet": "concede",
-    onclick: () => {
-      if (concede.dataset.armed) { act({ do: "concede", player: pid }); close("sheet"); return; }
-      concede.dataset.armed = "1";
-      concede.textContent = `Tap again: ${S.names.of(pid)} concedes. Final — it can't be undone.`;
-    },
-  }, "Concede…");
-  sections.push(h("div", { class: "sec" }, h("h3", {}, "Leave the game"), concede));
+  const upkeep = h("button", { "data-sheet": "upkeep", onclick: () => act({ do: "upkeep", player: pid }) }, "Upkeep begins");
+  sections.push(counted(pid)
+    ? h("div", { class: "sec" },
+      h("h3", {}, "Library"),
+      h("div", { class: "row" }, numberInput("sh-draw", 1, "Cards to draw"),
+        h("button", { "data-sheet": "draw", onclick: () => act({ do: "draw", player: pid, count: num("sh-draw") }) }, "Draw"), upkeep),
+      h("p", { class: "muted" }, `${p.library} card${p.library === 1 ? "" : "s"} in library${p.library === 0 ? " — drawing now draws from an empty library (704.5b)" : ""}.`))
+    : h("div", { class: "sec" },
+      h("h3", {}, "Library"),
+      h("div", { class: "row" },
+        h("button", { "data-sheet": "draw", onclick: () => act({ do: "draw", player: pid, count: 1 }) }, "Draws from an empty library"), upkeep),
+      h("p", { class: "muted" }, "The table doesn't count this library: record here an attempt to draw from an empty library (704.5b)."))
+  );
+  if (pid === S.seat) {
+    const concede = h("button", {
+      class: "danger", "data-sheet": "concede",
+      onclick: () => {
+        if (concede.dataset.armed) { act({ do: "concede", player: pid }); close("sheet"); return; }
+        concede.dataset.armed = "1";
+        concede.textContent = `Tap again: ${S.names.of(pid)} concedes. Final — it can't be undone.`;
+      },
+    }, "Concede…");
+    sections.push(h("div", { class: "sec" }, h("h3", {}, "Leave the game"), concede));
+  } else {
+    sections.push(h("div", { class: "sec" }, h("h3", {}, "Leave the game"),
+      h("p", { class: "muted" }, `Only ${S.names.of(pid)} can concede, from their own phone (104.3a).`)));
+  }
   body.replaceChildren(...sections);
 }
 
