@@ -13,6 +13,10 @@ can't warm or bloat another:
 
 It prints the replay/parse time ratio (goal: at most 2) and the peak memory of each size (goal:
 the same for every size, since a stream replays in memory that does not grow with its length).
+
+Each size is measured twice: ``game``, the stream as a game writes it, where lines repeat (the
+replay parses a line it has seen before only once: ``record.LINE_CACHE``), and ``distinct``, the
+same actions each with a ``note`` of its own, so that no line repeats (the worst case).
 """
 
 from __future__ import annotations
@@ -34,15 +38,18 @@ HEADER = {
 }
 
 
-def generate(path: Path, size: int, seed: int = 2026) -> None:
-    """A long game in which nobody dies: totals are steered between 10 and 80 life."""
+def generate(path: Path, size: int, seed: int = 2026, distinct: bool = False) -> None:
+    """A long game in which nobody dies: totals are steered between 10 and 80 life.
+
+    With ``distinct``, every action carries a ``note`` of its own, so that no line repeats
+    and the replay's cache of lines seen before never hits (the worst case)."""
     rng = random.Random(seed)
     life = dict.fromkeys(PLAYERS, 40)
     poison = dict.fromkeys(PLAYERS, 0)
     commander = {(a, b): 0 for a in PLAYERS for b in PLAYERS}
     with path.open("w", encoding="utf-8") as out:
         out.write(json.dumps(HEADER) + "\n")
-        for _ in range(size):
+        for n in range(size):
             p = rng.choice(PLAYERS)
             other = rng.choice([q for q in PLAYERS if q != p])
             roll = rng.random()
@@ -72,6 +79,8 @@ def generate(path: Path, size: int, seed: int = 2026) -> None:
             else:
                 action = {"do": "remove_counters", "player": p, "kind": "poison", "amount": 1}
                 poison[p] = max(0, poison[p] - 1)
+            if distinct:
+                action["note"] = f"action {n}"
             out.write(json.dumps(action) + "\n")
 
 
@@ -118,21 +127,25 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="best of this many runs")
     args = parser.parse_args()
     print(
-        f"{'actions':>9} {'parse s':>8} {'replay s':>9} {'ratio':>6} {'peak KiB':>9} {'rss KiB':>8}"
+        f"{'actions':>9} {'lines':>8} {'parse s':>8} {'replay s':>9} {'ratio':>6} "
+        f"{'peak KiB':>9} {'rss KiB':>8}"
     )
     with tempfile.TemporaryDirectory() as folder:
         for size in args.sizes:
-            path = Path(folder) / f"game-{size}.jsonl"
-            generate(path, size)
-            parse = min(run("parse", path)["seconds"] for _ in range(args.repeat))
-            replays = [run("replay", path) for _ in range(args.repeat)]
-            replay = min(r["seconds"] for r in replays)
-            assert not replays[0]["over"] and not replays[0]["refused"], replays[0]
-            memory = run("memory", path)
-            print(
-                f"{size:>9} {parse:>8.3f} {replay:>9.3f} {replay / parse:>6.2f} "
-                f"{memory['peak'] / 1024:>9.0f} {memory['rss_kib']:>8.0f}"
-            )
+            for distinct in (False, True):
+                path = Path(folder) / f"game-{size}-{distinct}.jsonl"
+                generate(path, size, distinct=distinct)
+                parse = min(run("parse", path)["seconds"] for _ in range(args.repeat))
+                replays = [run("replay", path) for _ in range(args.repeat)]
+                replay = min(r["seconds"] for r in replays)
+                assert not replays[0]["over"] and not replays[0]["refused"], replays[0]
+                memory = run("memory", path)
+                print(
+                    f"{size:>9} {'distinct' if distinct else 'game':>8} {parse:>8.3f} "
+                    f"{replay:>9.3f} {replay / parse:>6.2f} "
+                    f"{memory['peak'] / 1024:>9.0f} {memory['rss_kib']:>8.0f}",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ FOUR = [Seat("ana"), Seat("bo"), Seat("cy"), Seat("di")]
 
 EVERY_ACTION: list[a.Action] = [
     a.Damage("bo", 3, True, True, True, "ana", 2, source="ana-creature", note="n"),
-    a.Damage("bo", LifeOf("bo", (1, 2), "down")),
+    a.Damage("bo", LifeOf("bo", (1, 2), "down"), source="bolt"),
     a.LoseLife("bo", 1, source="drain"),
     a.GainLife("ana", LifeOf("ana"), source="spell"),
     a.PayLife((("ana", 2),)),
@@ -44,7 +44,7 @@ EVERY_ACTION: list[a.Action] = [
     a.StartCard("angel", "Platinum Angel", "ana"),
     a.End("angel"),
     a.Upkeep("ana"),
-    a.Together((a.Damage("ana", 1), a.Together((a.Damage("bo", 1),)))),
+    a.Together((a.Damage("ana", 1, source="x"), a.Together((a.Damage("bo", 1, source="x"),)))),
 ]
 
 
@@ -77,12 +77,15 @@ def test_refused_and_malformed_actions_change_nothing() -> None:
     with pytest.raises(RefusedError):
         game.pay_life("ana", 21)
     with pytest.raises(MalformedError) as malformed:
-        game.damage("zed", 1)
+        game.damage("zed", 1, source="x")
     assert malformed.value.member == "to"
+    with pytest.raises(MalformedError) as malformed:
+        game.apply(a.Damage("ana", 1))  # 120.1: damage is dealt by a source
+    assert malformed.value.member == "source"
     with pytest.raises(MalformedError):
         game.lose_life("ana", -1)
     with pytest.raises(MalformedError):
-        game.together(a.Damage("ana", 5), a.Damage("zed", 1))
+        game.together(a.Damage("ana", 5, source="x"), a.Damage("zed", 1, source="x"))
     assert state_dict(game) == before
 
 
@@ -132,7 +135,7 @@ def test_the_timeline_names_positions_changes_and_rules() -> None:
 
     for step in steps(game, [{"do": "pay_life", "player": "ana", "amount": 30}]):
         timeline(step)
-    for step in steps(game, [{"do": "damage", "to": "bo", "amount": 20}], start=1):
+    for step in steps(game, [{"do": "damage", "source": "x", "to": "bo", "amount": 20}], start=1):
         timeline(step)
     timeline.footer()
     text = "\n".join(lines)

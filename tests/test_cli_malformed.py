@@ -539,3 +539,34 @@ def test_a_missing_file_is_an_error_without_traceback(tmp_path: Path):
     )
     assert result.returncode != 0
     assert "Traceback" not in result.stderr
+
+
+def test_groups_nested_too_deep_and_json_nested_too_deep_exit_2(tmp_path: Path) -> None:
+    group: dict[str, Any] = {"do": "lose_life", "player": "ana", "amount": 1}
+    for _ in range(400):
+        group = {"do": "together", "actions": [group]}
+    assert_malformed(run(tmp_path, json.dumps(doc(group))), "0", ("actions",))
+    assert_malformed(run(tmp_path, "[" * 100_000 + "]" * 100_000), None)
+
+
+def test_standard_input_must_be_utf_8_as_a_file_must(tmp_path: Path) -> None:
+    bad = b'{"record": 1, "players": [{"id": "ana"}, {"id": "bo"}], "note": "\xff"}'
+    done = subprocess.run(
+        [*command(), "replay", "-", "--json"],
+        input=bad,
+        capture_output=True,
+        cwd=tmp_path,
+        env=environment(),
+        timeout=60,
+    )
+    assert done.returncode == 2 and b"not UTF-8" in done.stderr and b"Traceback" not in done.stderr
+
+
+def test_amounts_longer_than_the_int_conversion_limit(tmp_path: Path) -> None:
+    huge = "9" * 5000  # longer than Python's default limit on converting text to int
+    action = {"do": "gain_life", "player": "ana", "amount": 1}
+    text = json.dumps(doc(action)).replace('"amount": 1', f'"amount": {huge}')
+    done = run(tmp_path, text)
+    assert done.returncode == 0, done.stderr
+    total = "1" + "0" * 4998 + "19"  # 20 + 99...9 (5000 nines) = 10**5000 + 19
+    assert f'"life": {total},' in done.stdout

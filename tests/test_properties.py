@@ -394,6 +394,7 @@ def play(
             refused_at.append(position)
             unchanged.append((before, snapshot(game)))
         else:
+            refused_at.extend(f"{position}.{inner}" for inner, _ in game.refusals)
             if obj["do"] in ("effect", "card"):
                 table.active.append(obj["id"])
             elif obj["do"] == "end":

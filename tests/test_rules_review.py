@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from lifeledger import Game, Seat
-from lifeledger.actions import Damage
-from lifeledger.errors import RefusedError
+from lifeledger import Game, Seat, record
+from lifeledger.actions import Damage, GainLife, PayLife
+from lifeledger.errors import MalformedError, RefusedError
 
 PLAYING = ("playing", None)
 
@@ -310,3 +310,93 @@ def test_810_11_three_headed_giant() -> None:
     assert standing(game, "a1") == PLAYING
     game.damage("a1", 1, source="x", infect=True)
     assert standing(game, "a1") == ("lost", "team-poison")
+
+
+# --- found in the second review, fixed ------------------------------------------------------------
+
+
+@pytest.mark.rule("609.3")
+def test_609_3_a_refused_part_of_a_group_changes_nothing_and_the_rest_happens() -> None:
+    # 609.3: "If an effect attempts to do something impossible, it does only as much as
+    # possible." Bo is dealt 3 damage and Ana would pay 30 life with 20: only the payment fails.
+    game = Game([Seat("ana"), Seat("bo")])
+    game.together(
+        Damage("bo", 3, source="bolt"),
+        PayLife((("ana", 30),)),
+        GainLife("ana", 2, source="spell"),
+    )
+    assert (game.life_of("ana"), game.life_of("bo")) == (22, 17)
+    assert [(position, e.rule) for position, e in game.refusals] == [("1", "119.4")]
+    assert any(n.rule == "119.4" and "refused" in n.text for n in game.notes)
+    game.lose_life("bo", 1)
+    assert game.refusals == []  # each action says what of it was refused
+
+
+@pytest.mark.rule("701.12a")
+def test_701_12a_an_exchange_that_cant_be_completed_fails_alone_in_its_group() -> None:
+    # 701.12a: "if the entire exchange can't be completed, no part of the exchange occurs" -
+    # no part of the exchange; the rest of the resolution goes on.
+    game = Game([Seat("ana"), Seat("bo")])
+    game.lose_life("bo", 15)
+    game.effect("leyline", "cant_gain_life", "ana", "players")
+    replayed = record.replay(
+        {
+            **record.format_header(game),
+            "actions": [
+                {"do": "lose_life", "player": "bo", "amount": 15},
+                {"do": "effect", "id": "leyline", "kind": "cant_gain_life",
+                 "controller": "ana", "affects": "players"},
+                {"do": "together", "actions": [
+                    {"do": "exchange_life", "players": ["ana", "bo"]},
+                    {"do": "lose_life", "player": "ana", "amount": 1},
+                ]},
+            ],
+        }
+    )  # fmt: skip
+    assert [(r.position, r.rule) for r in replayed.refused] == [("2.0", "119.7")]
+    assert (replayed.game.life_of("ana"), replayed.game.life_of("bo")) == (19, 5)
+
+
+@pytest.mark.rule("810.9c")
+def test_810_9c_setting_one_heads_total_needs_no_choice() -> None:
+    # 810.9c: an effect that sets a single player's life total sets it; 810.9d's choice is for
+    # an effect that sets the total of each player on a team.
+    game = Game(thg(), variant="two-headed-giant")
+    game.set_life_each({"a1": 10})
+    assert game.life_of("a0") == 10
+    game.set_life_each({"a0": 25, "a1": 12})  # 810.9d: a0, first seated, is chosen
+    assert game.life_of("a1") == 25
+    game.set_life_each({"a0": 25, "a1": 12}, chosen={"A": "a1"})
+    assert game.life_of("a0") == 12
+
+
+@pytest.mark.rule("727.1")
+def test_727_1_a_new_game_has_new_cards() -> None:
+    game = Game([Seat("ana"), Seat("bo")])
+    game.card("angel", "Platinum Angel", "ana")
+    game.restart("bo")
+    assert game.effects() == ()
+    game.card("angel", "Platinum Angel", "bo")  # the id is free again in game 2
+    assert {e.controller for e in game.effects()} == {"bo"}  # Platinum Angel: two effects
+
+
+@pytest.mark.rule("904.13b")
+def test_904_13b_810_8c_the_heroes_shared_life_at_zero() -> None:
+    # 904.13b: the shared life total works as 810.8 and 810.9 say; 704.6a speaks of Two-Headed
+    # Giant only, so the team loses by 810.8c.
+    seats = [Seat("arch", archenemy=True), Seat("h1", team="heroes"), Seat("h2", team="heroes")]
+    game = Game(seats, variant="archenemy", format="commander")
+    game.damage("h1", 60, source="dragon")
+    assert standing(game, "h1") == ("lost", "team-life")
+    assert game.outcome().results["h1"].rule == "810.8c"
+    assert standing(game, "arch") == ("won", "last-standing")
+
+
+@pytest.mark.rule("120.1")
+def test_120_1_damage_has_a_source_and_teams_any_name() -> None:
+    game = Game([Seat("ana", team="North Team"), Seat("bo", team="South Team")])
+    with pytest.raises(MalformedError) as malformed:
+        game.apply(Damage("bo", 3))
+    assert malformed.value.member == "source"
+    game.damage("bo", 20, source="dragon")
+    assert game.outcome().team_results["North Team"].status.value == "won"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import io
 import json
 import os
 import sys
@@ -20,7 +21,8 @@ __all__ = ["main"]
 
 def _open(path: str) -> TextIO:
     if path == "-":
-        return sys.stdin
+        # Strict UTF-8, as for a file: standard input's default would let bad bytes through.
+        return io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="strict")
     return open(path, encoding="utf-8")
 
 
@@ -75,6 +77,9 @@ def _serve(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (2 for a malformed record)."""
+    # Amounts and life totals are unbounded (the record's integers are of any size): print
+    # them whatever their length.
+    sys.set_int_max_str_digits(0)
     parser = argparse.ArgumentParser(
         prog="lifeledger", description="Life totals and game results, by the rules."
     )

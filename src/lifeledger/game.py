@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import re
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -43,7 +44,7 @@ from .errors import MalformedError, RefusedError
 from .formats import Format, find_format
 from .outcome import PLAYING, Outcome, Reason, Result, Status
 from .roster import POISON_THRESHOLD, Player, PlayerView, Team, TeamView, Total
-from .seats import Seat, check_id
+from .seats import Seat
 from .variants import Variant, find_variant, infer_variant, seating_distance
 
 __all__ = ["COUNTER_KIND", "Game", "Note", "PlayerView", "TeamView"]
@@ -58,7 +59,6 @@ _MAY_STILL_WIN = (Status.PLAYING, Status.LOST)
 _LOST_LIFE = Result(Status.LOST, Reason.LIFE, "704.5a")
 _LOST_EMPTY_LIBRARY = Result(Status.LOST, Reason.EMPTY_LIBRARY, "704.5b")
 _LOST_POISON = Result(Status.LOST, Reason.POISON, "704.5c")
-_LOST_TEAM_LIFE = Result(Status.LOST, Reason.TEAM_LIFE, "704.6a")
 _LOST_TEAM_POISON = Result(Status.LOST, Reason.TEAM_POISON, "704.6b")
 _LOST_COMMANDER_DAMAGE = Result(Status.LOST, Reason.COMMANDER_DAMAGE, "704.6c")
 
@@ -126,6 +126,9 @@ class Game:
         self.history: list[Action] | None = [] if keep_history else None
         #: The consequences of the last action applied, each with its rule.
         self.notes: list[Note] = []
+        #: The actions of the last group applied that the rules refused (609.3: the rest of
+        #: the group happened), by their position in it (``"1"``, ``"2.0"``), with the error.
+        self.refusals: list[tuple[str, RefusedError]] = []
         self.game_number = 1
         self.triggered: dict[str, int] = {}
         self._players: dict[str, Player] = {}
@@ -137,6 +140,7 @@ class Game:
             if team is not None:
                 self._teams.setdefault(team, Team(team, [])).members.append(player)
         self._commander_owner = {c: s.id for s in self.seats for c in s.commanders}
+        self._lost_team_life = Result(Status.LOST, Reason.TEAM_LIFE, self.variant.team_life_rule)
         self._ranges = self._initial_ranges()
         self._limited = any(r is not None for r in self._ranges.values())
         self._effects: dict[str, list[Effect]] = {}
@@ -242,6 +246,7 @@ class Game:
                     p.poison = self_poison
         self._effects.clear()
         self._by_kind.clear()
+        self._known_ids.clear()  # 727.1: a new game; its cards and effects are new too
         self._determine_ranges()
         self._dirty = None
         self._over = False
@@ -417,7 +422,7 @@ class Game:
         if p.commander_damage and self._lethal_commander_damage(p):
             return _LOST_COMMANDER_DAMAGE
         if team is not None and team.shares_life and self._out_of_life(p):
-            return _LOST_TEAM_LIFE
+            return self._lost_team_life
         if team is not None and team.shares_poison and p.poison.value >= team.poison_threshold:
             return _LOST_TEAM_POISON
         return None
@@ -529,6 +534,7 @@ class Game:
         the game exactly as it was. State-based actions are then checked (704.3)."""
         self._precheck(action)
         self.notes = []
+        self.refusals = []
         kind = type(action)
         if kind is Restart:
             self._restart()
@@ -558,21 +564,26 @@ class Game:
     def _precheck(self, action: Action) -> None:
         """Validate what can be checked without changing anything: the action's members
         (else malformed), then that the game is not over (104.1) and that the players it
-        names are still in it (800.4)."""
+        names are still in it (800.4; a group checks each of its actions as it comes)."""
         if type(action) is Together:
             self._check_members(action)
-            named = _players_named(action)
-        else:
-            named = action.players()
-            players = self._players
-            for member, player_id in named:
-                if player_id not in players:
-                    raise MalformedError(f"unknown player {player_id!r}", member=member)
-            check = _MEMBER_CHECKS.get(type(action))
-            if check is not None:
-                check(self, action)
+            if self._over:
+                raise RefusedError("104.1", "the game is over")
+            return
+        named = action.players()
+        players = self._players
+        for member, player_id in named:
+            if player_id not in players:
+                raise MalformedError(f"unknown player {player_id!r}", member=member)
+        check = _MEMBER_CHECKS.get(type(action))
+        if check is not None:
+            check(self, action)
         if self._over:
             raise RefusedError("104.1", "the game is over")
+        self._check_in_game(named)
+
+    def _check_in_game(self, named: Iterable[tuple[str, str]]) -> None:
+        """800.4: an action can't involve a player who has left the game."""
         for member, player_id in named:
             if not self._players[player_id].result.is_playing:
                 raise RefusedError("800.4", f"{player_id} has left the game ({member})")
@@ -605,7 +616,8 @@ class Game:
             check(self, action)
 
     def _check_effect_id(self, action: StartEffect | StartCard) -> None:
-        check_id(action.id, "id")
+        if not action.id:  # an effect's or card's id is any text but the empty string
+            raise MalformedError("an id is an empty string", member="id")
         self._check_new_id(action.id)
         if isinstance(action, StartCard) and action.name not in CATALOGUE:
             raise MalformedError(f"{action.name!r} is not in the card catalogue", member="name")
@@ -613,6 +625,10 @@ class Game:
     def _check_known_id(self, action: End) -> None:
         if action.id not in self._known_ids:
             raise MalformedError(f"no effect or card has the id {action.id!r}", member="id")
+
+    def _check_damage_source(self, action: Damage) -> None:
+        if action.source is None:
+            raise MalformedError("120.1: damage is dealt by a source; name it", member="source")
 
     def _check_counter_kind(self, action: AddCounters | RemoveCounters) -> None:
         if not COUNTER_KIND.fullmatch(action.kind):
@@ -739,7 +755,7 @@ class Game:
             assert action.controller is not None
             controller = self._players[action.controller]
             # 120.3f, 702.15b: lifelink; 702.15e: one life-gain event per source.
-            self._gain(controller, amount, source=action.source or f"\0{id(action)}")
+            self._gain(controller, amount, source=action.source)
 
     def _do_lose_life(self, action: LoseLife) -> None:
         """119.3: an effect causes a player to lose life."""
@@ -783,9 +799,9 @@ class Game:
         self._change_life(p, self._amount(action.to, "to", clamp=False) - p.life.value)
 
     def _do_set_life_each(self, action: SetLifeEach) -> None:
-        """119.5: each player gains or loses the difference, in one event; 810.9d: on a team
-        with a shared life total, only the member the team chooses is affected (by default its
-        first seated member)."""
+        """119.5: each player gains or loses the difference, in one event; 810.9d: where it
+        sets the totals of more than one member of a team with a shared life total, only the
+        member the team chooses is affected (by default its first seated member listed)."""
         totals = {pid: self._amount(to, "each", clamp=False) for pid, to in action.each}
         chosen = dict(action.chosen)
         for team_id, pid in chosen.items():
@@ -797,12 +813,19 @@ class Game:
                 )
             if self._players[pid].team != team_id:
                 raise MalformedError(f"{pid} is not on team {team_id!r}", member="chosen")
+        listed = Counter(self._players[pid].team for pid in totals)
         changes: list[tuple[Player, int]] = []
         for pid, total in totals.items():
             p = self._players[pid]
-            if p.team is not None and self._shares_life(p):
+            # 810.9c: a single player's total is set as it is; 810.9d: the team chooses one
+            # member only when the effect sets the total of more than one of them.
+            if (
+                p.team is not None
+                and self._shares_life(p)
+                and (listed[p.team] > 1 or p.team in chosen)
+            ):
                 pick = chosen.get(p.team) or next(
-                    m.id for m in self._teams[p.team].members if m.result.is_playing
+                    m.id for m in self._teams[p.team].members if m.id in totals
                 )
                 if pick not in totals:
                     raise MalformedError(
@@ -1046,15 +1069,30 @@ class Game:
                     self._note("603.4", f"{effect.id}: {pid} has {life} life at upkeep")
                     self._do_win(Win(pid, source=effect.id))
 
-    def _do_together(self, action: Together) -> None:
-        """704.3: the actions form one event; each inner action is checked as it comes."""
+    def _do_together(self, action: Together, prefix: str = "") -> None:
+        """704.3: the actions form one event. 609.3: an effect does as much as it can, so an
+        inner action the rules refuse (701.12a: an exchange that can't be completed, ...)
+        changes nothing and is listed in :attr:`refusals`, and the others happen."""
         for i, inner in enumerate(action.actions):
+            position = f"{prefix}{i}"
             try:
-                self._dispatch(inner)
+                if type(inner) is Together:
+                    self._do_together(inner, f"{position}.")
+                    continue
+                snapshot = self._snapshot()
+                noted = len(self.notes)
+                try:
+                    self._check_in_game(inner.players())
+                    self._dispatch(inner)
+                except RefusedError as exc:
+                    self._restore(snapshot)
+                    del self.notes[noted:]
+                    self.refusals.append((position, exc))
+                    self._note(
+                        exc.rule, f"action {position} of the group is refused: {exc.message}"
+                    )
             except MalformedError as exc:
                 raise exc.at(str(i)) from None
-            except RefusedError as exc:
-                raise RefusedError(exc.rule, f"{exc.message} (action {i} of the group)") from None
 
     # -- settling results -------------------------------------------------------------------
 
@@ -1238,7 +1276,7 @@ class Game:
         to: str,
         amount: Amount,
         *,
-        source: str | None = None,
+        source: str,
         combat: bool = False,
         infect: bool = False,
         lifelink: bool = False,
@@ -1407,14 +1445,8 @@ _HANDLERS: dict[type[Action], Any] = {
 }
 
 
-def _players_named(action: Action) -> tuple[tuple[str, str], ...]:
-    """Every player an action names, inside groups too."""
-    if isinstance(action, Together):
-        return tuple(named for inner in action.actions for named in _players_named(inner))
-    return action.players()
-
-
 _MEMBER_CHECKS: dict[type[Action], Any] = {
+    Damage: Game._check_damage_source,
     StartEffect: Game._check_effect_id,
     StartCard: Game._check_effect_id,
     End: Game._check_known_id,

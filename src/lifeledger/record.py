@@ -73,11 +73,23 @@ RECORD_VERSION = 1
 Json = Any
 
 
+def _json_integer(digits: str) -> int:
+    """A JSON integer of any size: the record's amounts are unbounded, so a number longer than
+    the interpreter's limit on converting text to ``int`` is converted in halves."""
+    if len(digits) <= 4000:
+        return int(digits)
+    negative = digits.startswith("-")
+    body = digits[1:] if negative else digits
+    low = len(body) // 2
+    value: int = _json_integer(body[:-low]) * 10**low + _json_integer(body[-low:])
+    return -value if negative else value
+
+
 def parse_json(text: str | bytes, position: str | None = None) -> Json:
-    """Parse JSON. ``NaN`` and ``Infinity`` parse as floats, which no member of a record
-    accepts: the member that holds one is named as malformed."""
+    """Parse JSON, integers of any size included. ``NaN`` and ``Infinity`` parse as floats,
+    which no member of a record accepts: the member that holds one is named as malformed."""
     try:
-        return json.loads(text)
+        return json.loads(text, parse_int=_json_integer)
     except (ValueError, RecursionError) as exc:
         raise MalformedError(f"not JSON: {exc}", position=position) from None
 
@@ -333,7 +345,9 @@ def _parser(
     return register
 
 
-@_parser("damage", ("to", "amount"), ("combat", "infect", "lifelink", "controller", "toxic"))
+@_parser(
+    "damage", ("source", "to", "amount"), ("combat", "infect", "lifelink", "controller", "toxic")
+)
 def _damage(o: dict[str, Json], source: str | None, note: str | None) -> Action:
     return Damage(
         _string(o["to"], "to"),
@@ -557,11 +571,35 @@ def _upkeep(o: dict[str, Json], source: str | None, note: str | None) -> Action:
     return Upkeep(_string(o["player"], "player"), source=source, note=note)
 
 
+#: How deep groups may nest inside groups (no card needs more than a few levels).
+MAX_GROUP_DEPTH = 32
+
+
+def _group_depth(group: dict[str, Json]) -> int:
+    """How many levels of groups ``group`` holds, itself included (counted up to one past
+    :data:`MAX_GROUP_DEPTH`, without recursion)."""
+    depth, level = 0, [group]
+    while level and depth <= MAX_GROUP_DEPTH:
+        depth += 1
+        level = [
+            inner
+            for g in level
+            if isinstance(g.get("actions"), list)
+            for inner in g["actions"]
+            if isinstance(inner, dict) and inner.get("do") == "together"
+        ]
+    return depth
+
+
 @_parser("together", ("actions",))
 def _together(o: dict[str, Json], source: str | None, note: str | None) -> Action:
     inner = o["actions"]
     if not isinstance(inner, list) or not inner:
         raise MalformedError("a together group is a non-empty list of actions", member="actions")
+    if _group_depth(o) > MAX_GROUP_DEPTH:
+        raise MalformedError(
+            f"groups nest at most {MAX_GROUP_DEPTH} deep inside each other", member="actions"
+        )
     return Together(
         tuple(parse_action(a, str(i)) for i, a in enumerate(inner)), source=source, note=note
     )
@@ -727,22 +765,19 @@ def _document_parts(document: Json) -> tuple[Header, list[Json]]:
     return header, actions
 
 
-def _stream_parts(lines: Iterable[str]) -> tuple[Header, Iterator[Json]]:
+def _stream_lines(lines: Iterable[str]) -> tuple[Header, Iterator[str]]:
+    """A stream's header, and its action lines (blank lines left out)."""
     iterator = iter(lines)
     first = next((line for line in iterator if line.strip()), None)
     if first is None:
         raise MalformedError("an empty record: the header is missing")
     header = parse_header(parse_json(first), stream=True)
+    return header, (line for line in iterator if line and not line.isspace())
 
-    def actions() -> Iterator[Json]:
-        index = 0
-        for line in iterator:
-            if line.isspace() or not line:
-                continue
-            yield _parse_line(line, index)
-            index += 1
 
-    return header, actions()
+def _stream_parts(lines: Iterable[str]) -> tuple[Header, Iterator[Json]]:
+    header, actions = _stream_lines(lines)
+    return header, (_parse_line(line, index) for index, line in enumerate(actions))
 
 
 def start(
@@ -759,26 +794,55 @@ def start(
     return game, steps(game, iterator)
 
 
+#: How many distinct lines of a stream a replay remembers the actions of. Games repeat
+#: themselves ("ana loses 1 life", tap after tap): a line seen before is not parsed again.
+#: Actions are immutable, so one may be applied many times; the bound keeps memory constant.
+LINE_CACHE = 4096
+
+
 def replay(source: Json | Iterable[str], *, keep_history: bool = True) -> Replay:
     """Replay a whole record (see :func:`start`). Refusals are collected; a malformed record
     raises :class:`MalformedError`."""
     if isinstance(source, dict):
-        header, actions = _document_parts(source)
-        values: Iterable[Json] = actions
-    else:
-        header, values = _stream_parts(source)
+        header, values = _document_parts(source)
+        game = header.new_game(keep_history=keep_history)
+        result = Replay(game)
+        apply = game.apply
+        for index, value in enumerate(values):
+            try:
+                apply(parse_action(value))
+            except RefusedError as exc:
+                result.refused.append(Refusal(str(index), exc.rule, exc.message))
+            except MalformedError as exc:
+                raise exc.at(str(index)) from None
+            if game.refusals:
+                result.refused.extend(_refusals_in_group(game, str(index)))
+        return result
+    header, lines = _stream_lines(source)
     game = header.new_game(keep_history=keep_history)
     result = Replay(game)
     apply = game.apply
-    for index, value in enumerate(values):
+    seen: dict[str, Action] = {}
+    for index, line in enumerate(lines):
         try:
-            action = parse_action(value)
+            action: Action | None = seen.get(line)
+            if action is None:
+                action = parse_action(_parse_line(line, index))
+                if len(seen) < LINE_CACHE:
+                    seen[line] = action
             apply(action)
         except RefusedError as exc:
             result.refused.append(Refusal(str(index), exc.rule, exc.message))
         except MalformedError as exc:
-            raise exc.at(str(index)) from None
+            raise (exc if exc.position is not None else exc.at(str(index))) from None
+        if game.refusals:
+            result.refused.extend(_refusals_in_group(game, str(index)))
     return result
+
+
+def _refusals_in_group(game: Game, position: str) -> list[Refusal]:
+    """The refused actions inside the group just applied at ``position`` (609.3)."""
+    return [Refusal(f"{position}.{inner}", e.rule, e.message) for inner, e in game.refusals]
 
 
 def source_of(lines: Iterable[str], *, stream: bool | None = None) -> Json | Iterator[str]:
@@ -794,8 +858,8 @@ def source_of(lines: Iterable[str], *, stream: bool | None = None) -> Json | Ite
         if line.strip():
             break
     try:
-        first = json.loads(head[-1]) if head else None
-    except ValueError:
+        first = json.loads(head[-1], parse_int=_json_integer) if head else None
+    except (ValueError, RecursionError):
         first = None
     if stream is None and isinstance(first, dict) and "actions" not in first:
         return itertools.chain(head, iterator)

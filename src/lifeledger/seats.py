@@ -43,8 +43,9 @@ class Seat:
 
     def __post_init__(self) -> None:
         check_id(self.id, "id")
-        if self.team is not None:
-            check_id(self.team, "team")
+        if self.team is not None and not self.team:
+            # The record restricts player ids only: a team's id is any text (``"North Team"``).
+            raise MalformedError("a team id is an empty string", member="team")
         for commander in self.commanders:
             if not commander:
                 raise MalformedError("a commander id is an empty string", member="commanders")

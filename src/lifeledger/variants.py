@@ -54,6 +54,8 @@ class Variant:
     emperor_leads: ClassVar[bool] = False
     #: The range of influence every player has unless told otherwise (801).
     default_range: ClassVar[int | None] = None
+    #: The rule by which a team with a shared life total of 0 or less loses (704.6a).
+    team_life_rule: ClassVar[str] = "704.6a"
 
     def check(self, seats: Sequence[Seat]) -> None:
         """Raise :class:`MalformedError` unless ``seats`` have this variant's shape."""
@@ -284,6 +286,9 @@ class Archenemy(Variant):
     formats = frozenset({"normal", "commander", "planechase"})
     between_teams = True
     shared_turns = True
+    #: 904.13b: the shared life total works as in 810.8 and 810.9; 704.6a names Two-Headed
+    #: Giant only, so the team's loss at 0 life is 810.8c's.
+    team_life_rule = "810.8c"
 
     def check(self, seats: Sequence[Seat]) -> None:
         """904.2a, 904.2b: exactly one archenemy, on no team; every other player on one team."""

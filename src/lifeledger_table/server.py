@@ -15,6 +15,7 @@ import logging
 import re
 import secrets
 import ssl
+import sys
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -729,6 +730,7 @@ def run(host: str, port: int, db: str, *, cert: str | None = None, key: str | No
     blocks until interrupted. With ``cert`` and ``key`` (PEM files) it serves HTTPS, which
     phones need to keep their screens awake (the Wake Lock API wants a secure page)."""
     logging.basicConfig(level=logging.INFO, format="%(message)s")
+    sys.set_int_max_str_digits(0)  # life totals are unbounded: show them whatever their length
     context = None
     if cert is not None:
         context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
