@@ -301,3 +301,21 @@ def test_a_record_replays_on_the_table_view(base: str, browser: Browser) -> None
     page.locator("#rp-slider").fill("2")
     expect(page.locator('[data-player="bo"] .status')).to_contain_text("704.6c")
     page.context.close()
+
+
+def test_ten_players_fit_a_phone_and_only_you_can_concede(base: str, browser: Browser) -> None:
+    names = ["Ana", "Bo", "Cy", "Di", "Ed", "Flo", "Gus", "Hal", "Ida", "Jo"]
+    table = post(base + "/api/tables", {"players": [{"name": n} for n in names]})
+    page = new_phone(browser)
+    sit(page, base, table["id"], "ana")
+    last = page.locator('[data-player="jo"]')
+    last.scroll_into_view_if_needed()
+    for act in ("minus", "plus", "plus5", "more"):
+        expect(last.locator(f'[data-act="{act}"]')).to_be_in_viewport()
+    last.locator('[data-act="more"]').click()
+    expect(page.locator('[data-sheet="concede"]')).to_have_count(0)
+    expect(page.locator("#sheet-body")).to_contain_text("Only Jo can concede")
+    page.locator('#sheet [data-close="sheet"]').click()
+    page.locator('[data-player="ana"] [data-act="more"]').click()
+    expect(page.locator('[data-sheet="concede"]')).to_have_count(1)
+    page.context.close()
