@@ -105,9 +105,7 @@ def sit(page: Page, base: str, table: str, player: str) -> None:
     page.goto(f"{base}/t/{table}")
     page.locator(f'#picker button[data-seat="{player}"]').click()
     expect(page.locator("#picker")).to_be_hidden()
-    expect(page.locator("#title")).to_contain_text(
-        page.locator(f'[data-player="{player}"] .pname').inner_text()
-    )
+    expect(page.locator(f'[data-player="{player}"] .tag.you')).to_be_visible()
 
 
 def life(page: Page, player: str) -> Any:
@@ -131,7 +129,7 @@ def test_open_a_table_and_take_a_seat(base: str, browser: Browser) -> None:
     shot(page, "table-opened")
     page.locator('#opened-seats button[data-seat="ana"]').click()
     expect(page.locator('[data-player="ana"] .life')).to_have_text("40")
-    expect(page.locator("#title")).to_contain_text("Ana")
+    expect(page.locator('[data-player="ana"] .tag.you')).to_be_visible()
     page.context.close()
 
 
@@ -152,7 +150,7 @@ def test_two_phones_one_table(base: str, browser: Browser) -> None:
 
     # A reload keeps the seat.
     bo.reload()
-    expect(bo.locator("#title")).to_contain_text("Bo")
+    expect(bo.locator('[data-player="bo"] .tag.you')).to_be_visible()
     expect(bo.locator("#picker")).to_be_hidden()
     expect(life(bo, "bo")).to_have_text("17")
     bo.locator('[data-player="bo"] [data-act="minus"]').click()

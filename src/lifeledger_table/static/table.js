@@ -235,8 +235,10 @@ function render() {
   if (!S.state) return;
   renderConn();
   const canAct = MODE === "play" && !!S.seat;
-  const title = MODE === "replay" ? "Replay" : (S.info.code ? `Table ${S.info.code.slice(0, 4)}-${S.info.code.slice(4)}` : "Watching");
-  $("title").textContent = title + (S.seat ? ` · ${S.names.of(S.seat)}` : MODE === "watch" ? " · spectator" : "");
+  // The table's code, to tell the others; who you are shows on your panel ("you").
+  const title = MODE === "replay" ? "Replay" : (S.info.code ? `${S.info.code.slice(0, 4)}-${S.info.code.slice(4)}` : "Watching");
+  $("title").textContent = title;
+  $("title").title = S.seat ? `You are ${S.names.of(S.seat)}` : MODE === "watch" ? "spectator" : "";
   $("undo-btn").disabled = !(canAct && S.canUndo);
   $("undo-btn").classList.toggle("hidden", MODE !== "play");
   $("history-btn").classList.toggle("hidden", MODE === "replay");
