@@ -100,16 +100,16 @@ _SCAN: Callable[[str, int], tuple[Json, int]] = json.scanner.make_scanner(
 )
 
 
-def _parse_line(line: str, index: int) -> Json:
+def _parse_line(line: str, position: str | None = None) -> Json:
     """One line of a stream, parsed by the json module's own scanner without the wrapper
     that ``json.loads`` puts around it (half the cost of a short line); a line that is not
     exactly one JSON value is left to :func:`parse_json`, which says what is wrong."""
     try:
         value, end = _SCAN(line, 0)
     except (StopIteration, ValueError, RecursionError):
-        return parse_json(line, str(index))
+        return parse_json(line, position)
     if end != len(line) and not line[end:].isspace():
-        return parse_json(line, str(index))
+        return parse_json(line, position)
     return value
 
 
@@ -777,7 +777,7 @@ def _stream_lines(lines: Iterable[str]) -> tuple[Header, Iterator[str]]:
 
 def _stream_parts(lines: Iterable[str]) -> tuple[Header, Iterator[Json]]:
     header, actions = _stream_lines(lines)
-    return header, (_parse_line(line, index) for index, line in enumerate(actions))
+    return header, (_parse_line(line, str(index)) for index, line in enumerate(actions))
 
 
 def start(
@@ -803,41 +803,42 @@ LINE_CACHE = 4096
 def replay(source: Json | Iterable[str], *, keep_history: bool = True) -> Replay:
     """Replay a whole record (see :func:`start`). Refusals are collected; a malformed record
     raises :class:`MalformedError`."""
+    items: Iterable[Json]
+    parse: Callable[[Json], Action]
     if isinstance(source, dict):
-        header, values = _document_parts(source)
-        game = header.new_game(keep_history=keep_history)
-        result = Replay(game)
-        apply = game.apply
-        for index, value in enumerate(values):
-            try:
-                apply(parse_action(value))
-            except RefusedError as exc:
-                result.refused.append(Refusal(str(index), exc.rule, exc.message))
-            except MalformedError as exc:
-                raise exc.at(str(index)) from None
-            if game.refusals:
-                result.refused.extend(_refusals_in_group(game, str(index)))
-        return result
-    header, lines = _stream_lines(source)
+        header, items = _document_parts(source)
+        parse = parse_action
+    else:
+        header, items = _stream_lines(source)
+        parse = _line_parser()
     game = header.new_game(keep_history=keep_history)
     result = Replay(game)
     apply = game.apply
-    seen: dict[str, Action] = {}
-    for index, line in enumerate(lines):
+    for index, item in enumerate(items):
         try:
-            action: Action | None = seen.get(line)
-            if action is None:
-                action = parse_action(_parse_line(line, index))
-                if len(seen) < LINE_CACHE:
-                    seen[line] = action
-            apply(action)
+            apply(parse(item))
         except RefusedError as exc:
             result.refused.append(Refusal(str(index), exc.rule, exc.message))
         except MalformedError as exc:
-            raise (exc if exc.position is not None else exc.at(str(index))) from None
+            raise exc.at(str(index)) from None
         if game.refusals:
             result.refused.extend(_refusals_in_group(game, str(index)))
     return result
+
+
+def _line_parser() -> Callable[[str], Action]:
+    """A parser of stream lines that parses a line seen before only once (:data:`LINE_CACHE`)."""
+    seen: dict[str, Action] = {}
+
+    def parse(line: str) -> Action:
+        action = seen.get(line)
+        if action is None:
+            action = parse_action(_parse_line(line))
+            if len(seen) < LINE_CACHE:
+                seen[line] = action
+        return action
+
+    return parse
 
 
 def _refusals_in_group(game: Game, position: str) -> list[Refusal]:

@@ -21,6 +21,7 @@ import pytest
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
 from playwright.sync_api import Browser, Page, expect, sync_playwright  # noqa: E402
+from table_helpers import THG  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
@@ -197,18 +198,7 @@ def test_two_phones_one_table(base: str, browser: Browser) -> None:
 
 
 def test_two_headed_giant_commander_damage_and_cards(base: str, browser: Browser) -> None:
-    thg = post(
-        base + "/api/tables",
-        {
-            "variant": "two-headed-giant",
-            "players": [
-                {"name": "Ana", "team": "North"},
-                {"name": "Bo", "team": "North"},
-                {"name": "Cy", "team": "South"},
-                {"name": "Di", "team": "South"},
-            ],
-        },
-    )
+    thg = post(base + "/api/tables", THG)
     page = new_phone(browser)
     sit_team(page, base, thg["id"], "cy")
     north = page.locator('[data-team="north"]')
