@@ -23,7 +23,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check src tests benchmarks
 
 typecheck: $(STAMP)
-	$(BIN)/mypy --strict src/lifeledger
+	$(BIN)/mypy --strict src/lifeledger src/lifeledger_table
 
 # The browser tests drive Debian's chromium; install it when it is missing.
 chromium:

@@ -1,0 +1,177 @@
+"""The hub: the tables in memory, the order of their changes, group commit, and fan-out.
+
+Every change to a table is decided on the event loop, written to the store in a batch (off the
+loop), and only then acknowledged to its sender and broadcast to every socket on the table.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+from .limits import Bucket, Limits, Throttle
+from .store import Store
+from .table import Decision, Table
+
+__all__ = ["HUB_KEY", "Conn", "Hub", "error_message"]
+
+log = logging.getLogger("lifeledger_table")
+
+
+def error_message(cid: str | None, code: str, message: str, **extra: Any) -> dict[str, Any]:
+    """An error as sent on a socket, answering the change ``cid`` (``None``: no change)."""
+    return {"type": "error", "id": cid, "error": code, "message": message, **extra}
+
+
+@dataclass(eq=False)
+class Conn:
+    """One open WebSocket: who is on it, and its outgoing queue (kept in order)."""
+
+    ws: web.WebSocketResponse
+    table: Table
+    spectator: bool
+    limits: Limits
+    seat: str | None = None
+    hello: bool = False
+    dropped: int = 0
+    bucket: Bucket = field(init=False)
+    queue: asyncio.Queue[str | None] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.bucket = Bucket(self.limits.rate, self.limits.burst)
+        self.queue = asyncio.Queue()
+
+    def send(self, text: str) -> None:
+        """Queue a message; a client too slow to keep up is disconnected (it will resume)."""
+        if self.queue.qsize() >= self.limits.queue:
+            self.queue.put_nowait(None)
+            return
+        self.queue.put_nowait(text)
+
+    def close(self) -> None:
+        """Close the connection once what is queued before it has been sent."""
+        self.queue.put_nowait(None)
+
+    def send_json(self, obj: dict[str, Any]) -> None:
+        """Queue a JSON message."""
+        self.send(json.dumps(obj))
+
+    async def writer(self) -> None:
+        """Send the queued messages in order until the connection ends."""
+        while True:
+            text = await self.queue.get()
+            if text is None or self.ws.closed:
+                await self.ws.close()
+                return
+            try:
+                await self.ws.send_str(text)
+            except (ConnectionError, RuntimeError):
+                return
+
+
+class Hub:
+    """The tables in memory and the sockets open on each."""
+
+    def __init__(self, store: Store, limits: Limits) -> None:
+        self.store = store
+        self.limits = limits
+        self.tables: dict[str, Table] = {}
+        self.conns: dict[str, set[Conn]] = {}
+        self.wrong_codes = Throttle(limits.code_failures, limits.code_window)
+        self.openings = Throttle(limits.tables_opened, limits.work_window)
+        self.replays = Throttle(limits.replays, limits.work_window)
+        #: Decided changes waiting to be written, with the socket that sent each.
+        self.batch: list[tuple[Decision, Conn]] = []
+        #: Retries of changes decided but not yet written: acknowledged once they are.
+        self.retries: list[tuple[Table, Conn, str, int]] = []
+        self.writer: asyncio.Task[None] | None = None
+
+    def table(self, table_id: str) -> Table | None:
+        """The table with this id, loaded from the store on first use."""
+        if table_id in self.tables:
+            return self.tables[table_id]
+        if self.store.table(table_id) is None:
+            return None
+        table = Table(self.store, table_id)
+        self.tables[table_id] = table
+        return table
+
+    def by_watch(self, watch: str) -> Table | None:
+        """The table whose spectator id is ``watch``."""
+        row = self.store.table_by_watch(watch)
+        return None if row is None else self.table(row.id)
+
+    def submit(self, decision: Decision, conn: Conn) -> None:
+        """Queue a decided change for writing; it is acknowledged and broadcast once written.
+
+        Changes decided while a write is under way go into the next one (group commit), so
+        the store syncs once per batch rather than once per change, and the event loop never
+        waits for the disk.
+        """
+        self.batch.append((decision, conn))
+        if self.writer is None or self.writer.done():
+            self.writer = asyncio.get_running_loop().create_task(self._write())
+
+    def retry(self, table: Table, conn: Conn, cid: str, seq: int) -> None:
+        """Acknowledge a retry of a change that was decided before, once it is written."""
+        if seq <= table.committed:
+            conn.send_json({"type": "ack", "id": cid, "seq": seq})
+        else:
+            self.retries.append((table, conn, cid, seq))
+
+    async def _write(self) -> None:
+        while self.batch:
+            batch, self.batch = self.batch, []
+            try:
+                await asyncio.to_thread(self.store.append, [d.event for d, _ in batch])
+            except Exception:
+                log.exception("could not store %d events", len(batch))
+                self._fail(batch + self.batch)
+                self.batch = []
+                continue
+            for decision, conn in batch:
+                table = self.tables[decision.event.table]
+                table.commit(decision)
+                conn.send_json(
+                    {"type": "ack", "id": decision.event.client_id, "seq": decision.event.seq}
+                )
+                self.broadcast(table, decision.message)
+            waiting, self.retries = self.retries, []
+            for table, conn, cid, seq in waiting:
+                self.retry(table, conn, cid, seq)
+
+    def _fail(self, failed: list[tuple[Decision, Conn]]) -> None:
+        """A write failed: forget every change not written, and say so to who sent it."""
+        for decision, conn in failed:
+            conn.send_json(
+                error_message(
+                    decision.event.client_id,
+                    "storage",
+                    "The change could not be saved; nothing changed.",
+                )
+            )
+        for table_id in {d.event.table for d, _ in failed}:
+            self.tables[table_id].reload()
+        waiting, self.retries = self.retries, []
+        for table, conn, cid, seq in waiting:
+            if seq > table.last_seq:
+                conn.send_json(
+                    error_message(cid, "storage", "The change could not be saved; nothing changed.")
+                )
+            else:
+                self.retry(table, conn, cid, seq)
+
+    def broadcast(self, table: Table, message: dict[str, Any]) -> None:
+        """Queue one message for every socket on the table (serialized once)."""
+        text = json.dumps(message)
+        for conn in self.conns.get(table.id, ()):
+            if conn.hello:
+                conn.send(text)
+
+
+HUB_KEY = web.AppKey("hub", Hub)
