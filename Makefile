@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 SHARED ?= ../shared
 
-.PHONY: run test lint typecheck chromium unit examples bench clean
+.PHONY: run test lint typecheck chromium unit examples fuzz bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +34,16 @@ unit: $(STAMP) chromium
 
 examples: $(STAMP)
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python $(SHARED)/tools/check-records $(SHARED)/examples
+
+# Property tests with random seeds and many examples, over and over for FUZZ_SECONDS (default
+# 600); the first failure stops it and is kept in .hypothesis/ to replay first next time.
+FUZZ_SECONDS ?= 600
+fuzz: $(STAMP)
+	end=$$(( $$(date +%s) + $(FUZZ_SECONDS) )); \
+	while [ $$(date +%s) -lt $$end ]; do \
+	  HYPOTHESIS_PROFILE=fuzz $(BIN)/pytest -x -q tests/test_properties.py tests/table/test_table_model.py \
+	    tests/test_rules_life.py tests/test_rules_two_headed_giant.py || exit 1; \
+	done
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/replay.py

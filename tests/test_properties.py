@@ -18,18 +18,15 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lifeledger import record
 from lifeledger import state as ll_state
 from lifeledger.errors import MalformedError, RefusedError
 
-SETTINGS = settings(
-    max_examples=40,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+#: The profile's settings (tests/conftest.py): derandomized in `make test`, random in `make fuzz`.
+SETTINGS = settings()
 
 FORMATS = ["normal", "commander", "brawl", "vanguard", "planechase"]
 # Combinations the rules surely define; any other gets options.starting_life (a house variant).
@@ -440,7 +437,11 @@ def test_saving_and_replaying_gives_the_same_state(data: st.DataObject):
     for stream in (False, True):
         text = record.dumps(played.game, stream=stream)
         again = record.loads(text)
-        assert again.refused == []  # only applied actions are saved
+        # Only applied actions are saved; a saved group's refused parts are part of its
+        # history (609.3) and are refused again, at their new positions.
+        inner = [position for position in played.refused_at if "." in position]
+        assert all("." in r.position for r in again.refused)
+        assert len(again.refused) == len(inner)
         assert without_refused(ll_state.state_dict(again.game, again.refused)) == expected
         if not stream:
             again = record.replay(json.loads(text))
@@ -459,6 +460,26 @@ def test_document_and_stream_shapes_agree(data: st.DataObject):
     assert ll_state.state_dict(stream.game, stream.refused) == expected
     assert ll_state.state_dict(from_text.game, from_text.refused) == expected
     assert ll_state.state_dict(from_doc_text.game, from_doc_text.refused) == expected
+
+
+def test_a_saved_group_whose_parts_were_all_refused_replays_with_the_same_refusal():
+    """Found by fuzzing (issue 7 item 3): a group all of whose parts were refused (800.4,
+    609.3) is still an applied action; saved and replayed, its part is refused again, at the
+    group's new position, and nothing else is."""
+    game = record.replay(
+        {
+            "record": 1,
+            "variant": "grand-melee",
+            "players": [{"id": "p0"}, {"id": "p1"}, {"id": "p2"}],
+            "actions": [
+                {"do": "concede", "player": "p0"},
+                {"do": "gain_life", "player": "p0", "amount": 1},
+                {"do": "together", "actions": [{"do": "draw", "player": "p0", "count": 0}]},
+            ],
+        }
+    ).game
+    again = record.loads(record.dumps(game))
+    assert [(r.position, r.rule) for r in again.refused] == [("1.0", "800.4")]
 
 
 def test_a_saved_record_keeps_members_whose_value_is_zero():
@@ -703,7 +724,7 @@ def net_change(
     return net
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@SETTINGS
 @given(st.data())
 def test_two_headed_giant_team_life_is_the_net_of_its_members_changes(data: st.DataObject):
     head = data.draw(headers(["two-headed-giant"]))

@@ -863,7 +863,7 @@ def _as_action(kind, player, amount):
 
 
 @pytest.mark.rule("119.3")
-@settings(max_examples=40, deadline=None)
+@settings()
 @given(steps=_life_actions)
 def test_119_3_life_totals_follow_gains_losses_and_payments_step_by_step(steps):
     s = two_player()

@@ -39,6 +39,7 @@ from .actions import (
     Upkeep,
     Win,
 )
+from .bounds import MAX_INTEGER, check_integer
 from .effects import CATALOGUE, TEAM_WIDE, Affects, Effect, Kind, Reach
 from .errors import MalformedError, RefusedError
 from .formats import Format, find_format
@@ -147,6 +148,9 @@ class Game:
         self._by_kind: dict[Kind, list[Effect]] = {}
         self._known_ids: set[str] = set()
         self._event: _Event | None = None
+        #: What the action being applied changed, as ``(object, key, old value)``, so that an
+        #: action that fails half-way is undone (:meth:`_roll_back`).
+        self._journal: list[tuple[Any, Any, Any]] = []
         #: The players whose totals changed since state-based actions were last checked
         #: (``None``: everyone, as after an effect began or ended).
         self._dirty: set[Player] | None = None
@@ -183,10 +187,16 @@ class Game:
                 "give options.starting_life to play it as a house variant",
                 member="format",
             )
-        if self.starting_life is not None and self.starting_life < 1:
-            raise MalformedError("a starting life total is 1 or more", member="starting_life")
-        if self.range_of_influence is not None and self.range_of_influence < 0:
-            raise MalformedError("a range of influence is 0 or more", member="range_of_influence")
+        if self.starting_life is not None:
+            check_integer(self.starting_life, "starting_life", "a starting life total")
+            if self.starting_life < 1:
+                raise MalformedError("a starting life total is 1 or more", member="starting_life")
+        if self.range_of_influence is not None:
+            check_integer(self.range_of_influence, "range_of_influence", "a range of influence")
+            if self.range_of_influence < 0:
+                raise MalformedError(
+                    "a range of influence is 0 or more", member="range_of_influence"
+                )
 
     @property
     def is_house_variant(self) -> bool:
@@ -516,15 +526,60 @@ class Game:
         return p.life.value
 
     def _amount(self, value: Amount, member: str, *, clamp: bool = True) -> int:
-        """The value of an amount; 107.1b: a computed amount below zero counts as zero."""
+        """The value of an amount; 107.1b: a computed amount below zero counts as zero. Like
+        every integer of a record, it lies within 10^1000 (else the action is malformed)."""
         if isinstance(value, LifeOf):
             result = value.of(self._life_as_event_began(self._get(value.player, member)))
+            check_integer(result, member, "the amount")
             return max(result, 0) if clamp else result
         if isinstance(value, bool) or not isinstance(value, int):
-            raise MalformedError(f"{value!r} is not an amount", member=member)
+            raise MalformedError(f"{type(value).__name__} is not an amount", member=member)
+        check_integer(value, member, "the amount")
         if value < 0 and clamp:
             raise MalformedError(f"an amount is 0 or more, not {value}", member=member)
         return value
+
+    # -- changing totals, within bounds and undoably ----------------------------------------
+
+    def _set_total(self, total: Total, value: int, what: str, member: str) -> None:
+        """Set a life or poison total; a result beyond 10^1000 makes the action malformed."""
+        if not -MAX_INTEGER <= value <= MAX_INTEGER:
+            check_integer(value, member, what)
+        self._journal.append((total, "value", total.value))
+        total.value = value
+
+    def _set_count(
+        self, counts: dict[str, int], key: str, value: int, what: str, member: str
+    ) -> None:
+        """Set a count (counters, commander damage, triggers); 0 removes it."""
+        if value > MAX_INTEGER:
+            check_integer(value, member, what)
+        self._journal.append((counts, key, counts.get(key)))
+        if value > 0:
+            counts[key] = value
+        else:
+            counts.pop(key, None)
+
+    def _set_attribute(self, p: Player, name: str, value: object) -> None:
+        self._journal.append((p, name, getattr(p, name)))
+        setattr(p, name, value)
+
+    def _roll_back(self) -> None:
+        """Undo what the action being applied changed: it failed half-way, and a malformed or
+        refused action changes nothing."""
+        journal = self._journal
+        while journal:
+            target, key, old = journal.pop()
+            if isinstance(target, dict):
+                if old is None:
+                    target.pop(key, None)
+                else:
+                    target[key] = old
+            else:
+                setattr(target, key, old)
+        self._dirty = None
+        self.notes = []
+        self.refusals = []
 
     # -- applying actions -------------------------------------------------------------------
 
@@ -532,10 +587,13 @@ class Game:
         """Apply one action: validate it, then change the game; a malformed action raises
         :class:`MalformedError`, one the rules forbid :class:`RefusedError`, and either leaves
         the game exactly as it was. State-based actions are then checked (704.3)."""
-        self._precheck(action)
+        # The notes and refusals are the last action's: a refused action has none (issue 7:
+        # a group's refusals used to outlive a refused action after it).
         self.notes = []
         self.refusals = []
+        self._precheck(action)
         kind = type(action)
+        self._journal.clear()
         if kind is Restart:
             self._restart()
         elif kind is Together:
@@ -544,8 +602,12 @@ class Game:
             try:
                 self._do_together(action)  # type: ignore[arg-type]
                 self._settle_event()
-            except (MalformedError, RefusedError):
+            except BaseException:
+                # Whatever stops a group half-way (a result beyond 10^1000, ...), nothing of
+                # it happens.
                 self._restore(snapshot)
+                self.notes = []
+                self.refusals = []
                 raise
             finally:
                 self._event = None
@@ -554,6 +616,9 @@ class Game:
                 _HANDLERS[kind](self, action)
                 if self._event is not None:
                     self._settle_event()
+            except BaseException:
+                self._roll_back()
+                raise
             finally:
                 self._event = None
         if not self._over:
@@ -662,7 +727,9 @@ class Game:
 
     # -- life (119) -------------------------------------------------------------------------
 
-    def _gain(self, p: Player, amount: int, source: str | None = None) -> None:
+    def _gain(
+        self, p: Player, amount: int, source: str | None = None, *, member: str = "amount"
+    ) -> None:
         """119.3: the player gains life. 119.9, 119.10: gaining 0 life is no event. 119.7: a
         player who can't gain life doesn't, and no replacement applies."""
         if amount <= 0:
@@ -684,18 +751,22 @@ class Game:
         remedy = next(self._effects_reaching(Kind.GAIN_BECOMES_LOSS, p), None)
         if remedy is not None:
             self._note("616.1", f"{remedy.id}: {p.id} loses {amount} life instead of gaining it")
-            self._lose(p, amount, new_event=new_event)
+            self._lose(p, amount, new_event=new_event, member=member)
             return
         for effect in self._effects_reaching(Kind.GAIN_LIFE_TIMES, p):
             assert effect.factor is not None
-            self._note("616.1", f"{effect.id}: {p.id} gains {amount * effect.factor} instead")
             amount *= effect.factor
-        p.life.value += amount
+            if amount > 2 * MAX_INTEGER:  # the total, at least -10^1000, would pass 10^1000
+                check_integer(amount, member, f"the life {p.id} would gain")
+            self._note("616.1", f"{effect.id}: {p.id} gains {amount} instead")
+        self._set_total(p.life, p.life.value + amount, f"{p.id}'s life total", member)
         self._touch(p)
         if new_event:
             self._trigger(Kind.ON_GAIN_LIFE, p, "119.9", "gains life")
 
-    def _lose(self, p: Player, amount: int, *, new_event: bool = True) -> None:
+    def _lose(
+        self, p: Player, amount: int, *, new_event: bool = True, member: str = "amount"
+    ) -> None:
         """119.3: the player loses life; 119.8: not if they can't lose life. ``new_event``
         is false for a part of a loss event that has already triggered."""
         if amount <= 0:
@@ -703,7 +774,7 @@ class Game:
         if not self._can_lose(p):
             self._note("119.8", f"{p.id} can't lose life: the loss of {amount} does nothing")
             return
-        p.life.value -= amount
+        self._set_total(p.life, p.life.value - amount, f"{p.id}'s life total", member)
         self._touch(p)
         if new_event:
             self._trigger(Kind.ON_LOSE_LIFE, p, "603.2", "loses life")
@@ -712,24 +783,26 @@ class Game:
         if not self._effects:
             return
         for effect in self._effects_reaching(kind, p):
-            self.triggered[effect.id] = self.triggered.get(effect.id, 0) + 1
+            self._set_count(
+                self.triggered, effect.id, self.triggered[effect.id] + 1, "a count", "id"
+            )
             self._note(rule, f"{effect.id} triggers: {p.id} {what}")
 
-    def _add_poison(self, p: Player, amount: int) -> None:
+    def _add_poison(self, p: Player, amount: int, member: str = "amount") -> None:
         """122.1f, 810.10: poison counters, shared by a Two-Headed Giant team; 810.10c."""
         if amount <= 0:
             return
         if self._reaches(Kind.CANT_GET_POISON, p):
             self._note("810.10c", f"{p.id} can't get poison counters")
             return
-        p.poison.value += amount
+        self._set_total(p.poison, p.poison.value + amount, f"{p.id}'s poison counters", member)
         self._touch(p)
 
-    def _change_life(self, p: Player, delta: int) -> None:
+    def _change_life(self, p: Player, delta: int, member: str) -> None:
         if delta > 0:
-            self._gain(p, delta)
+            self._gain(p, delta, member=member)
         elif delta < 0:
-            self._lose(p, -delta)
+            self._lose(p, -delta, member=member)
 
     def _do_damage(self, action: Damage) -> None:
         """120.3: damage to a player; 120.8: 0 damage is no damage at all."""
@@ -746,10 +819,12 @@ class Game:
         else:
             self._lose(p, amount)  # 120.3a, 119.2
         if action.combat and action.toxic:
-            self._add_poison(p, action.toxic)  # 120.3g
+            self._add_poison(p, action.toxic, "toxic")  # 120.3g
         if action.combat and action.source in self._commander_owner:
             # 903.10a: combat damage dealt by a commander is tracked by commander.
-            p.commander_damage[action.source] = p.commander_damage.get(action.source, 0) + amount
+            dealt = p.commander_damage.get(action.source, 0) + amount
+            what = f"the commander damage {p.id} has taken from {action.source}"
+            self._set_count(p.commander_damage, action.source, dealt, what, "amount")
             self._touch(p)
         if action.lifelink:
             assert action.controller is not None
@@ -796,7 +871,7 @@ class Game:
     def _do_set_life(self, action: SetLife) -> None:
         """119.5, 810.9c: the player gains or loses the difference."""
         p = self._players[action.player]
-        self._change_life(p, self._amount(action.to, "to", clamp=False) - p.life.value)
+        self._change_life(p, self._amount(action.to, "to", clamp=False) - p.life.value, "to")
 
     def _do_set_life_each(self, action: SetLifeEach) -> None:
         """119.5: each player gains or loses the difference, in one event; 810.9d: where it
@@ -836,7 +911,7 @@ class Game:
                     continue
             changes.append((p, total - p.life.value))
         for p, delta in changes:
-            self._change_life(p, delta)
+            self._change_life(p, delta, "each")
 
     def _do_exchange_life(self, action: ExchangeLife) -> None:
         """701.12c: each player gains or loses the difference; 119.7, 119.8: the exchange
@@ -848,7 +923,7 @@ class Game:
         changes = [(a, delta), (b, -delta)]
         self._check_life_can_change(changes, "exchange")
         for p, change in changes:
-            self._change_life(p, change)
+            self._change_life(p, change, "players")
 
     def _check_life_can_change(self, changes: list[tuple[Player, int]], what: str) -> None:
         """119.7, 119.8: an exchange or redistribution that would raise the total of a player
@@ -883,7 +958,7 @@ class Game:
         changes = [(p, new - p.life.value) for p, new in zip(players, wanted, strict=True)]
         self._check_life_can_change(changes, "redistribution")
         for p, delta in changes:
-            self._change_life(p, delta)
+            self._change_life(p, delta, "totals")
 
     # -- counters (122) ---------------------------------------------------------------------
 
@@ -894,7 +969,9 @@ class Game:
         if action.kind == POISON:
             self._add_poison(p, amount)
         elif amount:
-            p.counters[action.kind] = p.counters.get(action.kind, 0) + amount
+            count = p.counters.get(action.kind, 0) + amount
+            what = f"{p.id}'s {action.kind} counters"
+            self._set_count(p.counters, action.kind, count, what, "amount")
 
     def _do_remove_counters(self, action: RemoveCounters) -> None:
         """122: a count never goes below 0; 810.10b: a player's lost poison counters are the
@@ -902,13 +979,11 @@ class Game:
         p = self._players[action.player]
         amount = self._amount(action.amount, "amount")
         if action.kind == POISON:
-            p.poison.value = max(0, p.poison.value - amount)
+            poison = max(0, p.poison.value - amount)
+            self._set_total(p.poison, poison, f"{p.id}'s poison counters", "amount")
             return
         left = p.counters.get(action.kind, 0) - amount
-        if left > 0:
-            p.counters[action.kind] = left
-        else:
-            p.counters.pop(action.kind, None)
+        self._set_count(p.counters, action.kind, left, "a count", "amount")
 
     # -- drawing (121) ----------------------------------------------------------------------
 
@@ -920,7 +995,7 @@ class Game:
         if p.library is None or count == 0:
             return
         drawn = min(count, p.library)
-        p.library -= drawn
+        self._set_attribute(p, "library", p.library - drawn)
         if count == drawn:
             return
         maniac = next(self._effects_reaching(Kind.WIN_ON_EMPTY_DRAW, p), None)
@@ -928,7 +1003,7 @@ class Game:
             self._note("614.1a", f"{maniac.id}: {p.id} would win the game instead of drawing")
             self._do_win(Win(p.id, source=maniac.id))
         else:
-            p.drew_from_empty = True
+            self._set_attribute(p, "drew_from_empty", True)
             self._touch(p)
             self._note("121.4", f"{p.id} attempted to draw from an empty library")
 

@@ -13,7 +13,6 @@ import contextlib
 import gc
 import logging
 import ssl
-import sys
 from collections.abc import Awaitable, Callable
 
 from aiohttp import web
@@ -102,7 +101,6 @@ def run(host: str, port: int, db: str, *, cert: str | None = None, key: str | No
     blocks until interrupted. With ``cert`` and ``key`` (PEM files) it serves HTTPS, which
     phones need to keep their screens awake (the Wake Lock API wants a secure page)."""
     logging.basicConfig(level=logging.INFO, format="%(message)s")
-    sys.set_int_max_str_digits(0)  # life totals are unbounded: show them whatever their length
     context = None
     if cert is not None:
         context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)

@@ -65,9 +65,7 @@ steps = st.lists(
 )
 
 
-@settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(steps=steps)
 def test_the_live_table_is_always_its_log_replayed(tmp_path: Path, steps: list[Any]) -> None:
     store = SQLiteStore(str(tmp_path / f"m{next(counter)}.db"))
