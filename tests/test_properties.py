@@ -18,6 +18,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -482,6 +483,28 @@ def test_a_saved_group_whose_parts_were_all_refused_replays_with_the_same_refusa
     assert [(r.position, r.rule) for r in again.refused] == [("1.0", "800.4")]
 
 
+@pytest.mark.rule("904.13b")
+def test_904_13b_heroes_who_share_life_lose_it_by_810_8c_in_the_states_shape():
+    """Found by fuzzing: in Archenemy Commander the heroes' shared life at 0 is a loss by
+    810.8c, and a state showing it has the spec's shape (with the rules' rule, not 704.6a)."""
+    head = {
+        "record": 1,
+        "variant": "archenemy",
+        "format": "commander",
+        "players": [
+            {"id": "arch", "archenemy": True, "commanders": ["arch-c"]},
+            {"id": "h0", "commanders": ["h0-c"]},
+            {"id": "h1", "commanders": ["h1-c"]},
+        ],
+    }
+    replayed = record.replay(
+        {**head, "actions": [{"do": "damage", "source": "bolt", "to": "h0", "amount": 60}]}
+    )
+    state = ll_state.state_dict(replayed.game, replayed.refused)
+    assert state["players"][1]["rule"] == "810.8c"
+    check_state_shape(state, head)
+
+
 def test_a_saved_record_keeps_members_whose_value_is_zero():
     # library 0 is not "not tracked", and life_modifier 0 / range 0 are values too.
     players = [
@@ -501,7 +524,9 @@ def test_a_saved_record_keeps_members_whose_value_is_zero():
 # The spec's table of results: (status, reason) -> the rules that may be given.
 RESULTS = {
     ("lost", "life"): {"704.5a"},
-    ("lost", "team-life"): {"704.6a"},
+    # 904.13b: the Archenemy Commander heroes' shared life is lost by 810.8c (704.6a names
+    # Two-Headed Giant only); the spec's table lists 704.6a alone, and the rules win.
+    ("lost", "team-life"): {"704.6a", "810.8c"},
     ("lost", "poison"): {"704.5c"},
     ("lost", "team-poison"): {"704.6b"},
     ("lost", "empty-library"): {"704.5b"},

@@ -1,0 +1,456 @@
+"""Benchmark: does one hostile client slow down the other tables? (issue 7, items 5-10)
+
+A victim load of ordinary tables (4 seated phones each, a life change per phone per second)
+runs against a real ``lifeledger serve`` process while one attacker at a time does the worst
+of what issue 7 found, then all of them at once:
+
+- ``integers`` (item 5): a seated phone doubles a life total over and over (``set_life`` to
+  ``life_of`` times 10^1000) and sends 1,001-digit amounts; ``/api/replay`` gets a record with a
+  300,000-digit amount;
+- ``hello`` (item 6): one socket repeats ``hello`` on a table of 20,000 events, as fast as it can;
+- ``replay`` (item 7): three clients post a 300-player, 4,800-action record to ``/api/replay``
+  over and over;
+- ``sockets`` (item 8): one address opens 50 seated sockets sending 19 messages a second each;
+- ``slow`` (item 9): 1,100 connections that send half a request and then nothing;
+- ``codes`` (item 10): 100 loopback addresses guess table codes as fast as they can;
+- ``all``: every attacker above at once.
+
+Each scenario runs ``--runs`` times, alternating with a quiet run (the baseline, measured in
+the same process, so the ratio compares like with like). Every change's receipt on the three
+other phones of its table is counted: a receipt that arrives late is late (its real latency),
+and one that never arrives within ``--grace`` seconds after the run is reported as lost. The
+machine's load average is printed with every run.
+
+    .venv/bin/python benchmarks/hostile.py                  # every scenario, 3 runs each
+    .venv/bin/python benchmarks/hostile.py --scenario hello --runs 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import random
+import socket
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+
+sys.path.insert(0, str(Path(__file__).parent))
+from table import free_port, percentile, raise_fd_limit, start, stop
+
+VICTIM_TABLES = 5
+LONG_TABLE_EVENTS = 20_000
+Attack = Callable[["Server", asyncio.Event], Awaitable[None]]
+
+
+@dataclass
+class Server:
+    """The app under test: its base URL, and tables prepared for the attackers."""
+
+    base: str
+    long_table: str = ""
+    attacker_table: str = ""
+    attacker_token: str = ""
+
+
+@dataclass
+class Victim:
+    """The ordinary tables' measurements in one run."""
+
+    sent: dict[str, float] = field(default_factory=dict)
+    latencies: list[float] = field(default_factory=list)
+    expected: int = 0
+    errors: int = 0
+
+
+def session(address: str) -> aiohttp.ClientSession:
+    """A client session whose connections come from ``address`` (a loopback address)."""
+    connector = aiohttp.TCPConnector(local_addr=(address, 0), limit=0)
+    return aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=60))
+
+
+async def open_table(base: str, address: str, players: list[str]) -> tuple[str, list[str]]:
+    """Open a table from ``address`` and take every seat; its id and the seat tokens."""
+    async with session(address) as http:
+        form = {"players": [{"name": p} for p in players], "best_of": None}
+        async with http.post(base + "/api/tables", json=form) as res:
+            table = await res.json()
+            assert res.status == 201, table
+        tokens = []
+        for p in players:
+            url = f"{base}/api/tables/{table['id']}/seats/{p.lower()}"
+            async with http.post(url, json={}) as res:
+                tokens.append((await res.json())["token"])
+    return table["id"], tokens
+
+
+async def prepare(base: str, db: str) -> Server:
+    """The tables the attackers use, made through the API (the long one's events are written
+    to the store directly while the server is stopped: see ``grow``)."""
+    server = Server(base)
+    server.long_table, _ = await open_table(base, "127.0.9.1", ["Ana", "Bo"])
+    server.attacker_table, tokens = await open_table(base, "127.0.9.2", ["Ana", "Bo"])
+    server.attacker_token = tokens[0]
+    return server
+
+
+def grow(db: str, table_id: str, events: int) -> None:
+    """Append ``events`` life changes to a table's log, through the store's own interface."""
+    from lifeledger_table.store import Event, SQLiteStore
+
+    store = SQLiteStore(db)
+    try:
+        start_seq = len(store.events(table_id))
+        batch = []
+        for n in range(start_seq + 1, start_seq + events + 1):
+            action = {"do": "gain_life" if n % 2 else "lose_life", "player": "ana", "amount": 1}
+            batch.append(
+                Event(table_id, n, "action", {"action": action}, f"grow-{n}", "ana", time.time())
+            )
+            if len(batch) == 1000:
+                store.append(batch)
+                batch = []
+        if batch:
+            store.append(batch)
+    finally:
+        store.close()
+
+
+# -- the victim --------------------------------------------------------------------------------
+
+
+async def victim_run(base: str, tables: list[tuple[str, list[str]]], seconds: float, grace: float):
+    """Four phones per table, a change each per second for ``seconds``; then wait up to
+    ``grace`` seconds for the receipts still due."""
+    victim = Victim()
+    seats = ["ana", "bo", "cy", "di"]
+    stop_sending = asyncio.Event()
+    async with session("127.0.8.1") as http:
+        sockets = []
+        for table_id, tokens in tables:
+            for seat, token in zip(seats, tokens, strict=True):
+                ws = await http.ws_connect(f"{base}/ws/t/{table_id}", max_msg_size=0)
+                await ws.send_json({"type": "hello", "token": token, "since": 0})
+                sockets.append((ws, seat, table_id))
+
+        async def read(ws: aiohttp.ClientWebSocketResponse, seat: str) -> None:
+            async for msg in ws:
+                if msg.type != aiohttp.WSMsgType.TEXT:
+                    return
+                data = json.loads(msg.data)
+                if data.get("type") == "error" and data.get("error") != "throttled":
+                    victim.errors += 1
+                entry = data.get("entry") if data.get("type") == "event" else None
+                if entry and entry.get("seat") != seat and entry.get("action"):
+                    sent_at = victim.sent.get(str(entry["action"].get("note")))
+                    if sent_at is not None:
+                        victim.latencies.append(time.perf_counter() - sent_at)
+
+        async def send(ws: aiohttp.ClientWebSocketResponse, seat: str, table_id: str) -> None:
+            await asyncio.sleep(random.random())
+            n = 0
+            while not stop_sending.is_set():
+                n += 1
+                key = f"{table_id[:6]}-{seat}-{n}-{random.random()}"
+                action = {"do": "gain_life" if n % 2 else "lose_life", "player": seat}
+                action |= {"amount": 1, "note": key}
+                victim.sent[key] = time.perf_counter()
+                victim.expected += 3
+                await ws.send_json({"type": "action", "id": f"v{n}-{seat}", "action": action})
+                await asyncio.sleep(1.0)
+
+        readers = [asyncio.create_task(read(ws, seat)) for ws, seat, _ in sockets]
+        senders = [asyncio.create_task(send(*s)) for s in sockets]
+        await asyncio.sleep(seconds)
+        stop_sending.set()
+        await asyncio.gather(*senders, return_exceptions=True)
+        deadline = time.perf_counter() + grace
+        while len(victim.latencies) < victim.expected and time.perf_counter() < deadline:
+            await asyncio.sleep(0.1)
+        for task in readers:
+            task.cancel()
+        await asyncio.gather(*readers, return_exceptions=True)
+        await asyncio.gather(*(ws.close() for ws, _, _ in sockets), return_exceptions=True)
+    return victim
+
+
+# -- the attackers -----------------------------------------------------------------------------
+
+
+async def until(done: asyncio.Event, step: Callable[[], Awaitable[Any]]) -> None:
+    """Repeat ``step`` until ``done``; a failed step (refused, closed) is just tried again."""
+    while not done.is_set():
+        try:
+            await step()
+        except (TimeoutError, aiohttp.ClientError, OSError):
+            await asyncio.sleep(0.05)
+
+
+async def attack_integers(server: Server, done: asyncio.Event) -> None:
+    """Item 5: huge integers, through a seat and through /api/replay."""
+    doubling = {"do": "set_life", "player": "ana", "to": {"life_of": "ana", "fraction": [2, 1]}}
+    times = {"do": "set_life", "player": "bo", "to": {"life_of": "ana", "fraction": [10**999, 1]}}
+    huge = '{"do": "gain_life", "player": "ana", "amount": ' + "9" * 1001 + "}"
+    record = (
+        '{"record": 1, "players": [{"id": "a"}, {"id": "b"}], "actions": [{"do": "gain_life",'
+        ' "player": "a", "amount": ' + "7" * 300_000 + "}]}"
+    )
+    async with session("127.0.7.1") as http:
+        ws = await http.ws_connect(f"{server.base}/ws/t/{server.attacker_table}")
+        await ws.send_json({"type": "hello", "token": server.attacker_token, "since": 0})
+        n = 0
+
+        async def step() -> None:
+            nonlocal n
+            n += 1
+            for action in (doubling, times):
+                await ws.send_json({"type": "action", "id": f"i{n}-{id(action)}", "action": action})
+            await ws.send_str('{"type": "action", "id": "h' + str(n) + '", "action": ' + huge + "}")
+            async with http.post(f"{server.base}/api/replay", data=record) as res:
+                await res.read()
+            await asyncio.sleep(0.05)
+
+        drain = asyncio.create_task(_drain(ws))
+        await until(done, step)
+        drain.cancel()
+        await ws.close()
+
+
+async def _drain(ws: aiohttp.ClientWebSocketResponse) -> None:
+    async for _ in ws:
+        pass
+
+
+async def attack_hello(server: Server, done: asyncio.Event) -> None:
+    """Item 6: one socket repeating hello (since 0) on a long table, never reading."""
+    async with session("127.0.7.2") as http:
+        ws = await http.ws_connect(f"{server.base}/ws/t/{server.long_table}")
+
+        async def step() -> None:
+            await ws.send_str('{"type": "hello", "since": 0}')
+            await asyncio.sleep(0)
+
+        await until(done, step)
+        await ws.close()
+
+
+def big_record() -> str:
+    players = [{"id": f"p{i}"} for i in range(300)]
+    actions = [
+        {"do": "lose_life", "player": f"p{i % 300}", "amount": 1, "source": "x"}
+        for i in range(4800)
+    ]
+    return json.dumps({"record": 1, "players": players, "actions": actions})
+
+
+async def attack_replay(server: Server, done: asyncio.Event) -> None:
+    """Item 7: three clients posting a large record to /api/replay over and over."""
+    text = big_record()
+
+    async def client(k: int) -> None:
+        async with session(f"127.0.7.{10 + k}") as http:
+
+            async def step() -> None:
+                async with http.post(f"{server.base}/api/replay", data=text) as res:
+                    await res.read()
+
+            await until(done, step)
+
+    await asyncio.gather(*(client(k) for k in range(3)))
+
+
+async def attack_sockets(server: Server, done: asyncio.Event) -> None:
+    """Item 8: 50 seated sockets from one address, 19 messages a second each."""
+    async with session("127.0.7.20") as http:
+        sockets = []
+        for _ in range(50):
+            with contextlib.suppress(aiohttp.ClientError):
+                ws = await http.ws_connect(f"{server.base}/ws/t/{server.attacker_table}")
+                await ws.send_json({"type": "hello", "token": server.attacker_token, "since": 0})
+                sockets.append(ws)
+
+        async def flood(ws: aiohttp.ClientWebSocketResponse, k: int) -> None:
+            drain = asyncio.create_task(_drain(ws))
+            n = 0
+
+            async def step() -> None:
+                nonlocal n
+                n += 1
+                action = {"do": "gain_life" if n % 2 else "lose_life", "player": "bo", "amount": 1}
+                await ws.send_json({"type": "action", "id": f"s{k}-{n}", "action": action})
+                await asyncio.sleep(1 / 19)
+
+            await until(done, step)
+            drain.cancel()
+
+        await asyncio.gather(*(flood(ws, k) for k, ws in enumerate(sockets)))
+        await asyncio.gather(*(ws.close() for ws in sockets), return_exceptions=True)
+
+
+async def attack_slow(server: Server, done: asyncio.Event) -> None:
+    """Item 9: 1,100 connections that send half a request, then nothing (reopened when the
+    server cuts them)."""
+    host, port = server.base.removeprefix("http://").split(":")
+    loop = asyncio.get_running_loop()
+
+    async def one(k: int) -> None:
+        address = f"127.0.6.{1 + k % 200}"
+        while not done.is_set():
+            sock = socket.socket()
+            sock.setblocking(False)
+            try:
+                sock.bind((address, 0))
+                await loop.sock_connect(sock, (host, int(port)))
+                await loop.sock_sendall(sock, b"GET / HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(loop.sock_recv(sock, 1), timeout=120)
+            except OSError:
+                await asyncio.sleep(0.2)
+            finally:
+                sock.close()
+
+    await asyncio.gather(*(one(k) for k in range(1100)))
+
+
+async def attack_codes(server: Server, done: asyncio.Event) -> None:
+    """Item 10: 100 addresses guessing codes as fast as they can."""
+    alphabet = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+
+    async def guesser(k: int) -> None:
+        async with session(f"127.0.5.{1 + k}") as http:
+
+            async def step() -> None:
+                code = "".join(random.choice(alphabet) for _ in range(8))
+                async with http.get(f"{server.base}/api/code/{code}") as res:
+                    await res.read()
+
+            await until(done, step)
+
+    await asyncio.gather(*(guesser(k) for k in range(100)))
+
+
+ATTACKS: dict[str, list[Attack]] = {
+    "integers": [attack_integers],
+    "hello": [attack_hello],
+    "replay": [attack_replay],
+    "sockets": [attack_sockets],
+    "slow": [attack_slow],
+    "codes": [attack_codes],
+}
+ATTACKS["all"] = [a for attacks in list(ATTACKS.values()) for a in attacks]
+
+
+# -- running -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Figures:
+    p50: float
+    p99: float
+    worst: float
+    lost: int
+    expected: int
+    load: float
+
+
+async def measure(
+    server: Server, victims: list[tuple[str, list[str]]], attacks: list[Attack], args: Any
+) -> Figures:
+    done = asyncio.Event()
+    tasks = [asyncio.create_task(attack(server, done)) for attack in attacks]
+    await asyncio.sleep(2.0 if attacks else 0.0)  # let the attack get going
+    victim = await victim_run(server.base, victims, args.seconds, args.grace)
+    load = os.getloadavg()[0]
+    done.set()
+    if tasks:
+        await asyncio.wait(tasks, timeout=15)
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    lat = victim.latencies
+    return Figures(
+        percentile(lat, 50),
+        percentile(lat, 99),
+        max(lat) * 1000 if lat else float("nan"),
+        victim.expected - len(lat),
+        victim.expected,
+        load,
+    )
+
+
+def spread(values: list[float]) -> str:
+    return f"{min(values):.1f} / {statistics.median(values):.1f} / {max(values):.1f}"
+
+
+async def main(args: Any) -> None:
+    raise_fd_limit()
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    with tempfile.TemporaryDirectory() as tmp:
+        db = os.path.join(tmp, "hostile.db")
+        command = [sys.executable, "-m", "lifeledger_table", "--host", "127.0.0.1"]
+        command += ["--port", str(port), "--db", db]
+        proc = await start(command, base + "/api/catalogue")
+        try:
+            server = await prepare(base, db)
+            victims = [
+                await open_table(base, f"127.0.8.{10 + k}", ["Ana", "Bo", "Cy", "Di"])
+                for k in range(VICTIM_TABLES)
+            ]
+        finally:
+            stop(proc)
+        grow(db, server.long_table, LONG_TABLE_EVENTS)
+        proc = await start(command, base + "/api/catalogue")
+        try:
+            print(f"victim: {VICTIM_TABLES} tables of 4 phones, a change per phone per second")
+            print(
+                "| scenario | quiet p99 ms (min/med/max) | attacked p50 ms | attacked p99 ms |"
+                " p99 / quiet p99 (median) | worst ms | lost receipts | load |"
+            )
+            print("|---|---:|---:|---:|---:|---:|---:|---:|")
+            for name in args.scenario or list(ATTACKS):
+                quiet: list[Figures] = []
+                attacked: list[Figures] = []
+                for _ in range(args.runs):
+                    quiet.append(await measure(server, victims, [], args))
+                    attacked.append(await measure(server, victims, ATTACKS[name], args))
+                ratio = statistics.median(
+                    a.p99 / q.p99 for a, q in zip(attacked, quiet, strict=True)
+                )
+                print(
+                    f"| {name} | {spread([q.p99 for q in quiet])} | "
+                    f"{spread([a.p50 for a in attacked])} | {spread([a.p99 for a in attacked])} |"
+                    f" {ratio:.2f} | {max(a.worst for a in attacked):.0f} |"
+                    f" {sum(a.lost for a in attacked)} of {sum(a.expected for a in attacked)} |"
+                    f" {spread([a.load for a in attacked + quiet])} |",
+                    flush=True,
+                )
+        finally:
+            stop(proc)
+
+
+def cli() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--scenario", action="append", choices=list(ATTACKS))
+    parser.add_argument("--runs", type=int, default=3, help="runs per scenario (1-10)")
+    parser.add_argument("--seconds", type=float, default=8.0, help="victim seconds per run")
+    parser.add_argument("--grace", type=float, default=10.0, help="seconds to wait for receipts")
+    args = parser.parse_args()
+    args.runs = min(max(args.runs, 1), 10)
+    args.seconds = min(max(args.seconds, 2.0), 60.0)
+    args.grace = min(max(args.grace, 1.0), 60.0)
+    asyncio.run(main(args))
+
+
+if __name__ == "__main__":
+    cli()
