@@ -451,6 +451,28 @@ def test_saving_and_replaying_gives_the_same_state(data: st.DataObject):
 
 @SETTINGS
 @given(st.data())
+def test_a_copy_of_a_game_goes_on_exactly_as_a_replay_from_the_start(data: st.DataObject):
+    """A checkpoint (``Game.copy``) taken at any point, with the rest of the game applied to
+    it, is the same game as the whole record replayed from the start; and the game it was
+    copied from is untouched by what is applied to the copy."""
+    played = play(data.draw, data.draw(headers()))
+    actions = played.actions
+    at = data.draw(st.integers(0, len(actions)))
+    first = record.replay({**played.header, "actions": actions[:at]}).game
+    before = snapshot(first)
+    checkpoint = first.copy()
+    for position, obj in enumerate(actions[at:], start=at):
+        try:
+            checkpoint.apply(record.parse_action(obj, str(position)))
+        except RefusedError:
+            pass
+    assert snapshot(first) == before
+    assert without_refused(snapshot(checkpoint)) == without_refused(played.states[-1])
+    assert record.dumps(checkpoint) == record.dumps(played.game)
+
+
+@SETTINGS
+@given(st.data())
 def test_document_and_stream_shapes_agree(data: st.DataObject):
     played = play(data.draw, data.draw(headers()))
     document = record.replay(played.document)

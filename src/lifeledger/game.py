@@ -1481,6 +1481,23 @@ class Game:
         """704.3: ``actions`` form one event; state-based actions are checked once, after."""
         self.apply(Together(actions, source=source))
 
+    def copy(self) -> Game:
+        """An independent game in the same state, history included: actions applied to one
+        never change the other (python-chess's ``Board.copy``). A checkpoint: an app that
+        copies its game every K actions undoes an action by replaying at most K actions from
+        the nearest copy, however long the game."""
+        memo: dict[int, Any] = {id(self.variant): self.variant, id(self.format): self.format}
+        for seat in self.seats:  # immutable: shared, like the actions of the history
+            memo[id(seat)] = seat
+        memo[id(self.seats)] = self.seats
+        history, self.history = self.history, None
+        try:
+            clone = copy.deepcopy(self, memo)
+        finally:
+            self.history = history
+        clone.history = None if history is None else list(history)
+        return clone
+
     def __repr__(self) -> str:
         options = ""
         if self.starting_life is not None:
