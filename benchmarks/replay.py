@@ -49,7 +49,7 @@ def generate(path: Path, size: int, seed: int = 2026, distinct: bool = False) ->
     commander = {(a, b): 0 for a in PLAYERS for b in PLAYERS}
     with path.open("w", encoding="utf-8") as out:
         out.write(json.dumps(HEADER) + "\n")
-        for n in range(size):
+        for index in range(size):
             p = rng.choice(PLAYERS)
             other = rng.choice([q for q in PLAYERS if q != p])
             roll = rng.random()
@@ -80,7 +80,7 @@ def generate(path: Path, size: int, seed: int = 2026, distinct: bool = False) ->
                 action = {"do": "remove_counters", "player": p, "kind": "poison", "amount": 1}
                 poison[p] = max(0, poison[p] - 1)
             if distinct:
-                action["note"] = f"action {n}"
+                action["note"] = f"action {index}"  # unique: no line repeats
             out.write(json.dumps(action) + "\n")
 
 
