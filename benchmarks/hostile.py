@@ -49,6 +49,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from table import free_port, percentile, raise_fd_limit, start, stop
 
 VICTIM_TABLES = 5
+#: POSTs are JSON (the app refuses other content types: issue 7 item 12).
+JSON = {"Content-Type": "application/json"}
 LONG_TABLE_EVENTS = 20_000
 Attack = Callable[["Server", asyncio.Event], Awaitable[None]]
 
@@ -133,6 +135,7 @@ async def victim_run(base: str, tables: list[tuple[str, list[str]]], seconds: fl
     """Four phones per table, a change each per second for ``seconds``; then wait up to
     ``grace`` seconds for the receipts still due."""
     victim = Victim()
+    run = random.getrandbits(48)
     seats = ["ana", "bo", "cy", "di"]
     stop_sending = asyncio.Event()
     async with session("127.0.8.1") as http:
@@ -166,7 +169,8 @@ async def victim_run(base: str, tables: list[tuple[str, list[str]]], seconds: fl
                 action |= {"amount": 1, "note": key}
                 victim.sent[key] = time.perf_counter()
                 victim.expected += 3
-                await ws.send_json({"type": "action", "id": f"v{n}-{seat}", "action": action})
+                cid = f"v{run}-{n}-{seat}"  # unique in every run: a repeated id is a retry
+                await ws.send_json({"type": "action", "id": cid, "action": action})
                 await asyncio.sleep(1.0)
 
         readers = [asyncio.create_task(read(ws, seat)) for ws, seat, _ in sockets]
@@ -208,15 +212,16 @@ async def attack_integers(server: Server, done: asyncio.Event) -> None:
     async with session("127.0.7.1") as http:
         ws = await http.ws_connect(f"{server.base}/ws/t/{server.attacker_table}")
         await ws.send_json({"type": "hello", "token": server.attacker_token, "since": 0})
-        n = 0
+        n, tag = 0, random.getrandbits(40)
 
         async def step() -> None:
             nonlocal n
             n += 1
             for action in (doubling, times):
-                await ws.send_json({"type": "action", "id": f"i{n}-{id(action)}", "action": action})
-            await ws.send_str('{"type": "action", "id": "h' + str(n) + '", "action": ' + huge + "}")
-            async with http.post(f"{server.base}/api/replay", data=record) as res:
+                cid = f"i{tag}-{n}-{len(str(action))}"
+                await ws.send_json({"type": "action", "id": cid, "action": action})
+            await ws.send_str(f'{{"type": "action", "id": "h{tag}-{n}", "action": {huge}}}')
+            async with http.post(f"{server.base}/api/replay", data=record, headers=JSON) as res:
                 await res.read()
             await asyncio.sleep(0.05)
 
@@ -261,7 +266,7 @@ async def attack_replay(server: Server, done: asyncio.Event) -> None:
         async with session(f"127.0.7.{10 + k}") as http:
 
             async def step() -> None:
-                async with http.post(f"{server.base}/api/replay", data=text) as res:
+                async with http.post(f"{server.base}/api/replay", data=text, headers=JSON) as res:
                     await res.read()
 
             await until(done, step)
@@ -271,6 +276,7 @@ async def attack_replay(server: Server, done: asyncio.Event) -> None:
 
 async def attack_sockets(server: Server, done: asyncio.Event) -> None:
     """Item 8: 50 seated sockets from one address, 19 messages a second each."""
+    tag = random.getrandbits(40)
     async with session("127.0.7.20") as http:
         sockets = []
         for _ in range(50):
@@ -287,7 +293,8 @@ async def attack_sockets(server: Server, done: asyncio.Event) -> None:
                 nonlocal n
                 n += 1
                 action = {"do": "gain_life" if n % 2 else "lose_life", "player": "bo", "amount": 1}
-                await ws.send_json({"type": "action", "id": f"s{k}-{n}", "action": action})
+                cid = f"s{tag}-{k}-{n}"
+                await ws.send_json({"type": "action", "id": cid, "action": action})
                 await asyncio.sleep(1 / 19)
 
             await until(done, step)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -175,13 +176,22 @@ async def level(
     """Connect ``phones`` phones, let them send for ``warmup`` seconds, then measure for
     ``measure`` seconds."""
     run = Run()
-    connector = aiohttp.TCPConnector(limit=0)
-    async with aiohttp.ClientSession(connector=connector) as session:
+    # The phones of a table share an address, as at a real table behind one Wi-Fi: 48 phones
+    # (12 tables) an address, under the app's limits per address (docs/table.md, Limits).
+    async with contextlib.AsyncExitStack() as stack:
+        sessions = [
+            await stack.enter_async_context(
+                aiohttp.ClientSession(
+                    connector=aiohttp.TCPConnector(limit=0, local_addr=(f"127.0.1.{1 + k}", 0))
+                )
+            )
+            for k in range((phones + 47) // 48)
+        ]
         gate = asyncio.Semaphore(50)
 
         async def one(i: int) -> tuple[Socket, str]:
             async with gate:
-                return await connect(session, i)
+                return await connect(sessions[i // 48], i)
 
         sockets = await asyncio.wait_for(
             asyncio.gather(*(one(i) for i in range(phones))), timeout=120

@@ -243,3 +243,28 @@ def test_the_largest_totals_print_under_the_default_digit_limit():
     assert str(game.life_of("ana")) == "1" + "0" * 1000
     text = record.dumps(game)
     assert record.loads(text).game.life_of("bo") == -MAX_INTEGER
+
+
+# -- item 15's siblings in the Python API -------------------------------------------------------
+
+
+def test_the_typed_methods_refuse_what_the_record_cannot_say():
+    """Issue 7 item 15: a lone surrogate in a source is no text; the record refuses it, and
+    so does the API (else a game would save a record that can't be read back)."""
+    game = _two()
+    with pytest.raises(MalformedError) as malformed:
+        game.lose_life("ana", 1, source="\ud800")
+    assert malformed.value.member == "source"
+    with pytest.raises(MalformedError) as malformed:
+        game.together(LoseLife("ana", 1, source="ok"), GainLife("bo", 1, source="\udfff"))
+    assert malformed.value.member == "source"
+    assert game.history == []
+
+
+def test_an_error_quotes_at_most_60_characters_of_an_id():
+    """Issue 7 item 15: an unknown 100,000-character player id is quoted short."""
+    game = _two()
+    with pytest.raises(MalformedError) as malformed:
+        game.lose_life("x" * 100_000, 1)
+    assert len(str(malformed.value)) < 200
+    assert "100,000 characters" in str(malformed.value)

@@ -438,7 +438,7 @@ def test_saving_and_replaying_gives_the_same_state(data: st.DataObject):
     expected = without_refused(snapshot(played.game))
     for stream in (False, True):
         text = record.dumps(played.game, stream=stream)
-        again = record.loads(text)
+        again = record.loads(text, stream=stream)
         # Only applied actions are saved; a saved group's refused parts are part of its
         # history (609.3) and are refused again, at their new positions.
         inner = [position for position in played.refused_at if "." in position]
@@ -476,7 +476,7 @@ def test_document_and_stream_shapes_agree(data: st.DataObject):
     played = play(data.draw, data.draw(headers()))
     document = record.replay(played.document)
     stream = record.replay(played.stream)
-    from_text = record.loads("".join(played.stream))
+    from_text = record.loads("".join(played.stream), stream=True)
     from_doc_text = record.loads(json.dumps(played.document, indent=1))
     expected = ll_state.state_dict(document.game, document.refused)
     assert ll_state.state_dict(stream.game, stream.refused) == expected

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from math import gcd
 from typing import ClassVar
 
+from .bounds import MAX_INTEGER, check_integer
 from .effects import Affects, Kind, Reach
 from .errors import MalformedError
 
@@ -61,6 +62,9 @@ class LifeOf:
 
     def __post_init__(self) -> None:
         numerator, denominator = self.fraction
+        # Both within 10^1000 (lifeledger.bounds), checked before any arithmetic on them.
+        check_integer(numerator, "fraction", "a fraction's numerator")
+        check_integer(denominator, "fraction", "a fraction's denominator")
         if numerator < 0 or denominator <= 0:
             raise MalformedError(
                 "a fraction is [numerator, denominator] with numerator >= 0 and denominator > 0",
@@ -206,8 +210,14 @@ class Damage(Action):
     def __post_init__(self) -> None:
         if self.lifelink and self.controller is None:
             raise MalformedError("lifelink needs the source's controller", member="controller")
-        if self.toxic and not self.combat:
-            raise MalformedError("toxic works through combat damage only (120.3g)", member="toxic")
+        if self.toxic:
+            if not 0 <= self.toxic <= MAX_INTEGER:
+                check_integer(self.toxic, "toxic")
+                raise MalformedError("toxic is 0 or more", member="toxic")
+            if not self.combat:
+                raise MalformedError(
+                    "toxic works through combat damage only (120.3g)", member="toxic"
+                )
 
     def players(self) -> tuple[tuple[str, str], ...]:
         """The player dealt damage, and the lifelink controller."""
@@ -359,16 +369,20 @@ class StartEffect(Action):
                 f"factor is {'needed' if wants_factor else 'not a member'} for {self.kind.value}",
                 member="factor",
             )
-        if self.factor is not None and self.factor < 1:
-            raise MalformedError("factor is a whole number of 1 or more", member="factor")
+        if self.factor is not None:
+            check_integer(self.factor, "factor")
+            if self.factor < 1:
+                raise MalformedError("factor is a whole number of 1 or more", member="factor")
         if wants_life != (self.life_at_least is not None):
             raise MalformedError(
                 f"life_at_least is {'needed' if wants_life else 'not a member'} "
                 f"for {self.kind.value}",
                 member="life_at_least",
             )
-        if self.life_at_least is not None and self.life_at_least < 0:
-            raise MalformedError("life_at_least is 0 or more", member="life_at_least")
+        if self.life_at_least is not None:
+            check_integer(self.life_at_least, "life_at_least")
+            if self.life_at_least < 0:
+                raise MalformedError("life_at_least is 0 or more", member="life_at_least")
 
     def players(self) -> tuple[tuple[str, str], ...]:
         """The controller and the players listed in ``affects``."""

@@ -14,16 +14,23 @@ from typing import TextIO
 from .errors import MalformedError
 from .record import replay, source_of, start
 from .state import state_dict
-from .timeline import Timeline
+from .timeline import Timeline, escaped
 
 __all__ = ["main"]
 
 
 def _open(path: str) -> TextIO:
+    # Strict UTF-8 for both (standard input's default would let bad bytes through); a
+    # byte-order mark at the start, which some editors write, is skipped.
     if path == "-":
-        # Strict UTF-8, as for a file: standard input's default would let bad bytes through.
-        return io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="strict")
-    return open(path, encoding="utf-8")
+        return io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8-sig", errors="strict")
+    return open(path, encoding="utf-8-sig")
+
+
+def _error(name: str, message: object) -> int:
+    """Print one line on standard error (escaped: it may quote the record) and return 2."""
+    print(escaped(f"lifeledger: {name}: {message}"), file=sys.stderr)
+    return 2
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -31,12 +38,11 @@ def _replay(args: argparse.Namespace) -> int:
     try:
         stream = _open(args.record)
     except OSError as exc:
-        print(f"lifeledger: {name}: {exc.strerror}", file=sys.stderr)
-        return 2
+        return _error(name, exc.strerror)
     try:
         with stream:
-            kind = None if args.record == "-" else args.record.endswith(".jsonl")
-            source = source_of(stream, stream=kind)
+            # A .jsonl file is a stream; anything else is told apart by its content.
+            source = source_of(stream, stream=True if args.record.endswith(".jsonl") else None)
             if args.json:
                 result = replay(source, keep_history=False)
                 json.dump(state_dict(result.game, result.refused), sys.stdout, indent=1)
@@ -51,11 +57,9 @@ def _replay(args: argparse.Namespace) -> int:
             timeline.footer()
             return 0
     except MalformedError as exc:
-        print(f"lifeledger: {name}: {exc}", file=sys.stderr)
-        return 2
+        return _error(name, exc)
     except UnicodeDecodeError:
-        print(f"lifeledger: {name}: not UTF-8 text", file=sys.stderr)
-        return 2
+        return _error(name, "not UTF-8 text")
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -77,9 +81,6 @@ def _serve(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (2 for a malformed record)."""
-    # Amounts and life totals are unbounded (the record's integers are of any size): print
-    # them whatever their length.
-    sys.set_int_max_str_digits(0)
     parser = argparse.ArgumentParser(
         prog="lifeledger", description="Life totals and game results, by the rules."
     )

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+from .bounds import check_integer
+
 __all__ = ["CATALOGUE", "TEAM_WIDE", "Effect", "Kind", "Reach"]
 
 
@@ -69,6 +71,13 @@ class Effect:
     affects: Affects = Reach.YOU
     factor: int | None = None
     life_at_least: int | None = None
+
+    def __post_init__(self) -> None:
+        # Every integer of a game lies within 10^1000 (lifeledger.bounds).
+        if self.factor is not None:
+            check_integer(self.factor, "factor")
+        if self.life_at_least is not None:
+            check_integer(self.life_at_least, "life_at_least")
 
 
 #: The card catalogue: each card's effects as its Oracle text gives them, as

@@ -5,7 +5,31 @@ Both leave the game exactly as it was.
 
 from __future__ import annotations
 
-__all__ = ["LifeledgerError", "MalformedError", "RefusedError"]
+__all__ = ["QUOTE_LIMIT", "LifeledgerError", "MalformedError", "RefusedError", "quote"]
+
+#: How many characters of an input value an error message quotes at most.
+QUOTE_LIMIT = 60
+
+
+def quote(value: object, limit: int = QUOTE_LIMIT) -> str:
+    """``value`` as an error message quotes it: its ``repr``, cut to about ``limit``
+    characters with an ellipsis and the whole length (``'aaaa…' (100,000 characters)``),
+    so that a message stays one short line whatever the input. An integer too long to turn
+    into text quickly is described by its number of digits instead."""
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        text = repr(value)
+        return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
+    if isinstance(value, int):
+        if value.bit_length() > 3400:  # over 1,000 digits: no text is made of it
+            return f"an integer of about {value.bit_length() * 30103 // 100000 + 1:,} digits"
+        digits = str(value)
+        if len(digits) <= limit:
+            return digits
+        return f"{digits[:limit]}… ({len(digits.lstrip('-')):,} digits)"
+    if len(value) <= limit:
+        return repr(value)
+    text = repr(value[:limit])
+    return f"{text[:-1]}…{text[-1]} ({len(value):,} characters)"
 
 
 class LifeledgerError(ValueError):
@@ -32,7 +56,7 @@ class MalformedError(LifeledgerError):
 
     def __str__(self) -> str:
         where = "header" if self.position is None else f"action {self.position}"
-        member = f", member {self.member!r}" if self.member else ""
+        member = f", member {quote(self.member)}" if self.member else ""
         return f"{where}{member}: {self.message}"
 
 

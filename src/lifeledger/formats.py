@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from .errors import MalformedError
+from .errors import MalformedError, quote
 from .seats import Seat
 
 __all__ = ["FORMATS", "Brawl", "Commander", "Format", "Normal", "Planechase", "Vanguard"]
@@ -86,5 +86,5 @@ def find_format(name: str) -> Format:
         return FORMATS[name]()
     except KeyError:
         raise MalformedError(
-            f"unknown format {name!r} (one of {', '.join(FORMATS)})", member="format"
+            f"unknown format {quote(name)} (one of {', '.join(FORMATS)})", member="format"
         ) from None

@@ -6,7 +6,7 @@ import copy
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
 from types import MappingProxyType
 from typing import Any
 
@@ -41,11 +41,11 @@ from .actions import (
 )
 from .bounds import MAX_INTEGER, check_integer
 from .effects import CATALOGUE, TEAM_WIDE, Affects, Effect, Kind, Reach
-from .errors import MalformedError, RefusedError
+from .errors import MalformedError, RefusedError, quote
 from .formats import Format, find_format
 from .outcome import PLAYING, Outcome, Reason, Result, Status
 from .roster import POISON_THRESHOLD, Player, PlayerView, Team, TeamView, Total
-from .seats import Seat
+from .seats import Seat, check_text
 from .variants import Variant, find_variant, infer_variant, seating_distance
 
 __all__ = ["COUNTER_KIND", "Game", "Note", "PlayerView", "TeamView"]
@@ -165,7 +165,9 @@ class Game:
         ids = [s.id for s in seats]
         for i, seat_id in enumerate(ids):
             if seat_id in ids[:i]:
-                raise MalformedError(f"duplicate player id {seat_id!r}", member=f"players[{i}].id")
+                raise MalformedError(
+                    f"duplicate player id {quote(seat_id)}", member=f"players[{i}].id"
+                )
         commanders = [c for s in seats for c in s.commanders]
         if len(set(commanders)) != len(commanders):
             raise MalformedError("a commander id is listed for two players", member="players")
@@ -460,7 +462,7 @@ class Game:
         try:
             return self._players[player_id]
         except KeyError:
-            raise MalformedError(f"unknown player {player_id!r}", member=member) from None
+            raise MalformedError(f"unknown player {quote(player_id)}", member=member) from None
 
     def _note(self, rule: str, text: str) -> None:
         self.notes.append(Note(rule, text))
@@ -639,7 +641,7 @@ class Game:
         players = self._players
         for member, player_id in named:
             if player_id not in players:
-                raise MalformedError(f"unknown player {player_id!r}", member=member)
+                raise MalformedError(f"unknown player {quote(player_id)}", member=member)
         check = _MEMBER_CHECKS.get(type(action))
         if check is not None:
             check(self, action)
@@ -675,7 +677,7 @@ class Game:
         players = self._players
         for member, player_id in action.players():
             if player_id not in players:
-                raise MalformedError(f"unknown player {player_id!r}", member=member)
+                raise MalformedError(f"unknown player {quote(player_id)}", member=member)
         check = _MEMBER_CHECKS.get(kind)
         if check is not None:
             check(self, action)
@@ -685,11 +687,13 @@ class Game:
             raise MalformedError("an id is an empty string", member="id")
         self._check_new_id(action.id)
         if isinstance(action, StartCard) and action.name not in CATALOGUE:
-            raise MalformedError(f"{action.name!r} is not in the card catalogue", member="name")
+            raise MalformedError(
+                f"{quote(action.name)} is not in the card catalogue", member="name"
+            )
 
     def _check_known_id(self, action: End) -> None:
         if action.id not in self._known_ids:
-            raise MalformedError(f"no effect or card has the id {action.id!r}", member="id")
+            raise MalformedError(f"no effect or card has the id {quote(action.id)}", member="id")
 
     def _check_damage_source(self, action: Damage) -> None:
         if action.source is None:
@@ -697,11 +701,11 @@ class Game:
 
     def _check_counter_kind(self, action: AddCounters | RemoveCounters) -> None:
         if not COUNTER_KIND.fullmatch(action.kind):
-            raise MalformedError(f"{action.kind!r} is not a counter kind", member="kind")
+            raise MalformedError(f"{quote(action.kind)} is not a counter kind", member="kind")
 
     def _check_new_id(self, effect_id: str) -> None:
         if effect_id in self._known_ids:
-            raise MalformedError(f"duplicate effect or card id {effect_id!r}", member="id")
+            raise MalformedError(f"duplicate effect or card id {quote(effect_id)}", member="id")
 
     def _dispatch(self, action: Action) -> None:
         _HANDLERS[type(action)](self, action)
@@ -883,11 +887,11 @@ class Game:
             team = self._teams.get(team_id)
             if team is None or not team.shares_life:
                 raise MalformedError(
-                    f"{team_id!r} is not a team with a shared life total (810.9d)",
+                    f"{quote(team_id)} is not a team with a shared life total (810.9d)",
                     member="chosen",
                 )
             if self._players[pid].team != team_id:
-                raise MalformedError(f"{pid} is not on team {team_id!r}", member="chosen")
+                raise MalformedError(f"{pid} is not on team {quote(team_id)}", member="chosen")
         listed = Counter(self._players[pid].team for pid in totals)
         changes: list[tuple[Player, int]] = []
         for pid, total in totals.items():
@@ -904,7 +908,7 @@ class Game:
                 )
                 if pick not in totals:
                     raise MalformedError(
-                        f"team {p.team!r} chose {pick}, who has no total here (810.9d)",
+                        f"team {quote(p.team)} chose {pick}, who has no total here (810.9d)",
                         member="each",
                     )
                 if pick != pid:
@@ -1346,6 +1350,21 @@ class Game:
 
     # -- the typed methods, one per action of the record ------------------------------------
 
+    def _apply_typed(self, action: Action) -> None:
+        """Apply an action built by a typed method, whose strings are checked first as the
+        record's parser checks them (Unicode text: no lone surrogate), so that whatever the API
+        accepts, the record can say. :meth:`apply` is the fast path for parsed actions."""
+        todo: list[Any] = [action]
+        while todo:
+            item = todo.pop()
+            for member in fields(item):
+                value = getattr(item, member.name)
+                if isinstance(value, str):
+                    check_text(value, member.name)
+                elif isinstance(value, tuple):
+                    todo.extend(v for v in value if is_dataclass(v) and not isinstance(v, type))
+        self.apply(action)
+
     def damage(
         self,
         to: str,
@@ -1360,29 +1379,29 @@ class Game:
     ) -> None:
         """120.3: ``source`` deals ``amount`` damage to the player ``to``."""
         action = Damage(to, amount, combat, infect, lifelink, controller, toxic, source=source)
-        self.apply(action)
+        self._apply_typed(action)
 
     def lose_life(self, player: str, amount: Amount, *, source: str | None = None) -> None:
         """119.3: ``player`` loses ``amount`` life."""
-        self.apply(LoseLife(player, amount, source=source))
+        self._apply_typed(LoseLife(player, amount, source=source))
 
     def gain_life(self, player: str, amount: Amount, *, source: str | None = None) -> None:
         """119.3: ``player`` gains ``amount`` life."""
-        self.apply(GainLife(player, amount, source=source))
+        self._apply_typed(GainLife(player, amount, source=source))
 
     def pay_life(self, player: str, amount: Amount, *, source: str | None = None) -> None:
         """119.4: ``player`` pays ``amount`` life; refused unless it can be paid."""
-        self.apply(PayLife(((player, amount),), source=source))
+        self._apply_typed(PayLife(((player, amount),), source=source))
 
     def pay_life_together(
         self, payments: Mapping[str, Amount], *, source: str | None = None
     ) -> None:
         """119.4a, 810.9b: teammates pay life at once, for one cost or effect."""
-        self.apply(PayLife(tuple(payments.items()), single=False, source=source))
+        self._apply_typed(PayLife(tuple(payments.items()), single=False, source=source))
 
     def set_life(self, player: str, to: Amount, *, source: str | None = None) -> None:
         """119.5: ``player``'s life total becomes ``to``."""
-        self.apply(SetLife(player, to, source=source))
+        self._apply_typed(SetLife(player, to, source=source))
 
     def set_life_each(
         self,
@@ -1393,59 +1412,59 @@ class Game:
     ) -> None:
         """119.5, 810.9d: each listed player's life total becomes their number."""
         chosen_pairs = tuple((chosen or {}).items())
-        self.apply(SetLifeEach(tuple(each.items()), chosen_pairs, source=source))
+        self._apply_typed(SetLifeEach(tuple(each.items()), chosen_pairs, source=source))
 
     def exchange_life(self, a: str, b: str, *, source: str | None = None) -> None:
         """701.12c: two players exchange life totals."""
-        self.apply(ExchangeLife(a, b, source=source))
+        self._apply_typed(ExchangeLife(a, b, source=source))
 
     def redistribute_life(self, totals: Mapping[str, int], controller: str | None = None) -> None:
         """119.7, 119.8: the players' life totals are rearranged among them."""
-        self.apply(RedistributeLife(tuple(totals.items()), controller))
+        self._apply_typed(RedistributeLife(tuple(totals.items()), controller))
 
     def add_counters(self, player: str, kind: str, amount: Amount) -> None:
         """122.1: ``player`` gets ``amount`` counters of ``kind``."""
-        self.apply(AddCounters(player, kind, amount))
+        self._apply_typed(AddCounters(player, kind, amount))
 
     def remove_counters(self, player: str, kind: str, amount: Amount) -> None:
         """122: ``player`` loses ``amount`` counters of ``kind``, never going below 0."""
-        self.apply(RemoveCounters(player, kind, amount))
+        self._apply_typed(RemoveCounters(player, kind, amount))
 
     def draw(self, player: str, count: int = 1) -> None:
         """121: ``player`` draws ``count`` cards."""
-        self.apply(Draw(player, count))
+        self._apply_typed(Draw(player, count))
 
     def concede(self, player: str) -> None:
         """104.3a: ``player`` concedes."""
-        self.apply(Concede(player))
+        self._apply_typed(Concede(player))
 
     def win(self, player: str, *, source: str | None = None) -> None:
         """104.2b: an effect says ``player`` wins the game."""
-        self.apply(Win(player, source=source))
+        self._apply_typed(Win(player, source=source))
 
     def lose(self, *players: str, source: str | None = None) -> None:
         """104.3e: an effect says ``players`` lose the game."""
-        self.apply(Lose(players, single=len(players) == 1, source=source))
+        self._apply_typed(Lose(players, single=len(players) == 1, source=source))
 
     def draw_game(self, controller: str | None = None, *, source: str | None = None) -> None:
         """104.4c: an effect says the game is a draw."""
-        self.apply(DrawGame(controller, source=source))
+        self._apply_typed(DrawGame(controller, source=source))
 
     def loop(self, *controllers: str) -> None:
         """104.4b: the game is in a loop of mandatory actions."""
-        self.apply(Loop(controllers))
+        self._apply_typed(Loop(controllers))
 
     def intentional_draw(self) -> None:
         """104.4i: the players agree to a draw."""
-        self.apply(IntentionalDraw())
+        self._apply_typed(IntentionalDraw())
 
     def penalty(self, player: str) -> None:
         """104.3k: a judge gives ``player`` a game loss."""
-        self.apply(Penalty(player))
+        self._apply_typed(Penalty(player))
 
     def restart(self, controller: str | None = None) -> None:
         """104.6, 727: the game restarts."""
-        self.apply(Restart(controller))
+        self._apply_typed(Restart(controller))
 
     def effect(
         self,
@@ -1463,23 +1482,25 @@ class Game:
             affects = Reach(affects)
         elif not isinstance(affects, Reach):
             affects = tuple(affects)
-        self.apply(StartEffect(effect_id, Kind(kind), controller, affects, factor, life_at_least))
+        self._apply_typed(
+            StartEffect(effect_id, Kind(kind), controller, affects, factor, life_at_least)
+        )
 
     def card(self, card_id: str, name: str, controller: str) -> None:
         """A catalogue card starts to apply (its permanent entered the battlefield)."""
-        self.apply(StartCard(card_id, name, controller))
+        self._apply_typed(StartCard(card_id, name, controller))
 
     def end(self, effect_id: str) -> None:
         """The effect or card with this id stops applying."""
-        self.apply(End(effect_id))
+        self._apply_typed(End(effect_id))
 
     def upkeep(self, player: str) -> None:
         """503: ``player``'s (with shared turns, their team's) upkeep begins."""
-        self.apply(Upkeep(player))
+        self._apply_typed(Upkeep(player))
 
     def together(self, *actions: Action, source: str | None = None) -> None:
         """704.3: ``actions`` form one event; state-based actions are checked once, after."""
-        self.apply(Together(actions, source=source))
+        self._apply_typed(Together(actions, source=source))
 
     def copy(self) -> Game:
         """An independent game in the same state, history included: actions applied to one

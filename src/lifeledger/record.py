@@ -7,6 +7,7 @@ in memory that does not grow with its length.
 
 from __future__ import annotations
 
+import io
 import itertools
 import json
 import json.scanner
@@ -44,10 +45,11 @@ from .actions import (
     Upkeep,
     Win,
 )
+from .bounds import MAX_DIGITS, MAX_INTEGER, check_integer
 from .effects import Affects, Kind, Reach
-from .errors import MalformedError, RefusedError
+from .errors import MalformedError, RefusedError, quote
 from .game import Game, Note
-from .seats import Seat
+from .seats import Seat, check_text
 
 __all__ = [
     "RECORD_VERSION",
@@ -73,23 +75,73 @@ RECORD_VERSION = 1
 Json = Any
 
 
-def _json_integer(digits: str) -> int:
-    """A JSON integer of any size: the record's amounts are unbounded, so a number longer than
-    the interpreter's limit on converting text to ``int`` is converted in halves."""
-    if len(digits) <= 4000:
-        return int(digits)
-    negative = digits.startswith("-")
-    body = digits[1:] if negative else digits
-    low = len(body) // 2
-    value: int = _json_integer(body[:-low]) * 10**low + _json_integer(body[-low:])
-    return -value if negative else value
+class _LongNumber:
+    """A JSON integer whose text is longer than any integer within the record's bound
+    (:data:`lifeledger.bounds.MAX_DIGITS` digits): it is never converted to ``int`` (CPython
+    does that in time quadratic in the length), and the member that holds it is malformed."""
+
+    __slots__ = ("digits", "negative")
+
+    def __init__(self, digits: int, negative: bool):
+        self.digits = digits
+        self.negative = negative
+
+    def error(self, member: str | None) -> MalformedError:
+        sign = "-" if self.negative else ""
+        return MalformedError(
+            f"an integer is beyond {sign}10^1000 (it has {self.digits:,} digits); the record"
+            " bounds every integer by 10^1000",
+            member=member,
+        )
+
+
+def _json_integer(text: str) -> int | _LongNumber:
+    """A JSON integer, converted only if its text is short enough to lie within the bound."""
+    if len(text) <= MAX_DIGITS + 1:  # a sign and 1,001 digits
+        return int(text)
+    negative = text.startswith("-")
+    return _LongNumber(len(text) - negative, negative)
+
+
+class _Duplicates(dict[str, Any]):
+    """A JSON object in which ``key`` appears more than once (json keeps the last): whoever
+    reads it as an object names the key as malformed."""
+
+    __slots__ = ("key",)
+    key: str
+
+
+def _json_object(pairs: list[tuple[str, Json]]) -> dict[str, Json]:
+    obj = dict(pairs)
+    if len(obj) == len(pairs):
+        return obj
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            break
+        seen.add(key)
+    duplicates = _Duplicates(obj)
+    duplicates.key = key
+    return duplicates
+
+
+#: The record's JSON reader: integers longer than the bound are never converted, and an object
+#: with a duplicate key is marked (see :func:`_object`).
+_DECODER = json.JSONDecoder(parse_int=_json_integer, object_pairs_hook=_json_object)
+
+#: A byte-order mark, which some editors write at the start of a UTF-8 file.
+_BOM = "\ufeff"
 
 
 def parse_json(text: str | bytes, position: str | None = None) -> Json:
-    """Parse JSON, integers of any size included. ``NaN`` and ``Infinity`` parse as floats,
-    which no member of a record accepts: the member that holds one is named as malformed."""
+    """Parse a record's JSON (a UTF-8 byte-order mark at the start is skipped). ``NaN`` and
+    ``Infinity`` parse as floats, an integer longer than the record's bound as a marker that is
+    not converted, and an object with a duplicate key as a marked object: no member of a record
+    accepts any of them, so the member that holds one is named as malformed."""
     try:
-        return json.loads(text, parse_int=_json_integer)
+        if isinstance(text, bytes):
+            return json.loads(text, parse_int=_json_integer, object_pairs_hook=_json_object)
+        return _DECODER.decode(text[1:] if text.startswith(_BOM) else text)
     except (ValueError, RecursionError) as exc:
         raise MalformedError(f"not JSON: {exc}", position=position) from None
 
@@ -101,25 +153,52 @@ _SCAN: Callable[[str, int], tuple[Json, int]] = json.scanner.make_scanner(
 
 
 def _parse_line(line: str, position: str | None = None) -> Json:
-    """One line of a stream, parsed by the json module's own scanner without the wrapper
-    that ``json.loads`` puts around it (half the cost of a short line); a line that is not
-    exactly one JSON value is left to :func:`parse_json`, which says what is wrong."""
+    """One line of a stream. A short line (most are) is parsed by the json module's own
+    scanner, without the wrapper that ``json.loads`` puts around it (half the cost of a short
+    line) and without hooks: it can hold no integer longer than the bound, and it holds no
+    duplicate key when it has as many colons as its objects have keys (every key is followed
+    by one). Any other line is left to :func:`parse_json`, which also says what is wrong."""
+    if len(line) > MAX_DIGITS:
+        return parse_json(line, position)
     try:
         value, end = _SCAN(line, 0)
     except (StopIteration, ValueError, RecursionError):
         return parse_json(line, position)
     if end != len(line) and not line[end:].isspace():
         return parse_json(line, position)
+    if type(value) is dict:
+        colons = line.count(":")
+        if colons != len(value) and colons != _keys(value):
+            return parse_json(line, position)  # a colon in a string, or a duplicate key
     return value
+
+
+def _keys(value: Json) -> int:
+    """How many keys the objects in ``value`` have, nested ones included."""
+    count, pending = 0, [value]
+    while pending:
+        item = pending.pop()
+        if type(item) is dict:
+            count += len(item)
+            pending.extend(item.values())
+        elif type(item) is list:
+            pending.extend(item)
+    return count
 
 
 # -- reading members ----------------------------------------------------------------------
 
 
 def _object(value: Json, member: str | None = None) -> dict[str, Json]:
-    if not isinstance(value, dict):
-        raise MalformedError(f"expected a JSON object, got {_kind(value)}", member=member)
-    return value
+    if type(value) is dict:
+        return value
+    if type(value) is _Duplicates:
+        key = value.key
+        raise MalformedError(
+            f"the key {quote(key)} appears more than once in this object",
+            member=key if member is None else f"{member}.{key}",
+        )
+    raise MalformedError(f"expected a JSON object, got {_kind(value)}", member=member)
 
 
 def _kind(value: Json) -> str:
@@ -129,10 +208,12 @@ def _kind(value: Json) -> str:
         return "true" if value else "false"
     if isinstance(value, int):
         return "an integer"
+    if isinstance(value, _LongNumber):
+        return f"an integer of {value.digits:,} digits"
     if isinstance(value, float):
         return f"the number {value!r}"
     if isinstance(value, str):
-        return f"the string {value!r}"
+        return f"the string {quote(value)}"
     return "a list" if isinstance(value, list) else "an object"
 
 
@@ -146,15 +227,19 @@ def _check_members(
     for name in required:
         if name not in obj:
             raise MalformedError("missing member", member=prefix + name)
-    if "note" in obj and not isinstance(obj["note"], str):
-        raise MalformedError(
-            f"a note is a string, not {_kind(obj['note'])}", member=prefix + "note"
-        )
+    if "note" in obj:
+        note = obj["note"]
+        if type(note) is not str:
+            raise MalformedError(f"a note is a string, not {_kind(note)}", member=prefix + "note")
+        if not note.isascii():
+            check_text(note, prefix + "note")
 
 
 def _string(value: Json, member: str) -> str:
     if type(value) is not str:
         raise MalformedError(f"expected a string, got {_kind(value)}", member=member)
+    if not value.isascii():
+        check_text(value, member)
     return value
 
 
@@ -163,12 +248,19 @@ def _optional_string(obj: Mapping[str, Json], name: str, prefix: str = "") -> st
     return None if value is None else _string(value, prefix + name)
 
 
+_MIN_INTEGER = -MAX_INTEGER
+
+
 def _integer(value: Json, member: str, minimum: int | None = 0) -> int:
     if type(value) is not int:  # JSON integers only: not true, 3.0, NaN or Infinity
+        if type(value) is _LongNumber:
+            raise value.error(member)
         raise MalformedError(f"expected an integer, got {_kind(value)}", member=member)
+    if not _MIN_INTEGER <= value <= MAX_INTEGER:
+        check_integer(value, member)
     if minimum is not None and value < minimum:
         raise MalformedError(
-            f"expected an integer of {minimum} or more, got {value}", member=member
+            f"expected an integer of {minimum} or more, got {quote(value)}", member=member
         )
     return value
 
@@ -188,7 +280,8 @@ def _string_list(value: Json, member: str) -> tuple[str, ...]:
 
 def _amount(value: Json, member: str, minimum: int | None = 0) -> Amount:
     """An amount: an integer, or ``{"life_of": p, "fraction": [n, d], "round": "up"}``."""
-    if type(value) is dict:
+    if isinstance(value, dict):
+        value = _object(value, member)
         _check_members(value, ("life_of",), ("life_of", "fraction", "round"), member + ".")
         fraction = value.get("fraction", [1, 1])
         if not (isinstance(fraction, list) and len(fraction) == 2):
@@ -203,10 +296,14 @@ def _amount(value: Json, member: str, minimum: int | None = 0) -> Amount:
     return _integer(value, member, minimum)
 
 
-def _mapping(value: Json, member: str) -> dict[str, Json]:
+def _mapping(value: Json, member: str, *, empty: bool = False) -> dict[str, Json]:
+    """An object whose keys are ids (of players, or of teams for ``chosen``)."""
     obj = _object(value, member)
-    if not obj:
+    if not obj and not empty:
         raise MalformedError("names no player", member=member)
+    for key in obj:
+        if not key.isascii():
+            check_text(key, member)
     return obj
 
 
@@ -412,7 +509,7 @@ def _set_life(o: dict[str, Json], source: str | None, note: str | None) -> Actio
             _string(o["player"], "player"), _amount(o["to"], "to", None), source=source, note=note
         )
     each = _mapping(o["each"], "each")
-    chosen = _object(o.get("chosen", {}), "chosen")
+    chosen = _mapping(o.get("chosen", {}), "chosen", empty=True)
     return SetLifeEach(
         tuple((p, _amount(t, "each", None)) for p, t in each.items()),
         tuple((team, _string(p, "chosen")) for team, p in chosen.items()),
@@ -520,7 +617,8 @@ def _affects(value: Json) -> Affects:
             return Reach(value)
         except ValueError:
             raise MalformedError(
-                f'affects is "you", "opponents", "players" or a list of players, not {value!r}',
+                'affects is "you", "opponents", "players" or a list of players, not '
+                + quote(value),
                 member="affects",
             ) from None
     players = _string_list(value, "affects")
@@ -535,7 +633,7 @@ def _effect(o: dict[str, Json], source: str | None, note: str | None) -> Action:
     try:
         effect_kind = Kind(kind)
     except ValueError:
-        raise MalformedError(f"unknown effect kind {kind!r}", member="kind") from None
+        raise MalformedError(f"unknown effect kind {quote(kind)}", member="kind") from None
     factor = o.get("factor")
     life = o.get("life_at_least")
     return StartEffect(
@@ -601,25 +699,34 @@ def _together(o: dict[str, Json], source: str | None, note: str | None) -> Actio
             f"groups nest at most {MAX_GROUP_DEPTH} deep inside each other", member="actions"
         )
     return Together(
-        tuple(parse_action(a, str(i)) for i, a in enumerate(inner)), source=source, note=note
+        tuple(parse_action(a, str(i), member="actions") for i, a in enumerate(inner)),
+        source=source,
+        note=note,
     )
 
 
-def parse_action(value: Json, position: str | None = None) -> Action:
-    """One action of a record; errors name ``position`` and the member."""
+def parse_action(value: Json, position: str | None = None, *, member: str | None = None) -> Action:
+    """One action of a record; errors name ``position`` and the member. ``member`` says where
+    the action sits (``actions`` in a document or a group; a stream's line is in none), for
+    an error about a value that is not an action object at all."""
     try:
-        obj = value if type(value) is dict else _object(value)
+        if type(value) is dict:
+            obj = value
+        elif isinstance(value, dict):
+            obj = _object(value)  # a duplicate key
+        else:
+            raise MalformedError(f"an action is a JSON object, not {_kind(value)}", member=member)
         do = obj.get("do")
         if do is None:
             raise MalformedError("missing member", member="do")
-        entry = _PARSERS.get(do) if isinstance(do, str) else None
+        entry = _PARSERS.get(do) if type(do) is str else None
         if entry is None:
-            raise MalformedError(f"unknown action {do!r}", member="do")
+            raise MalformedError(f"unknown action {quote(_string(do, 'do'))}", member="do")
         required, allowed, build = entry
         _check_members(obj, required, allowed)
         source = obj.get("source")
-        if source is not None and not isinstance(source, str):
-            raise MalformedError(f"expected a string, got {_kind(source)}", member="source")
+        if source is not None and (type(source) is not str or not source.isascii()):
+            _string(source, "source")
         return build(obj, source, obj.get("note"))
     except MalformedError as exc:
         if position is None:
@@ -738,13 +845,16 @@ class Replay:
     refused: list[Refusal] = field(default_factory=list)
 
 
-def steps(game: Game, actions: Iterable[Json], start: int = 0) -> Iterator[Step]:
+def steps(
+    game: Game, actions: Iterable[Json], start: int = 0, *, member: str | None = None
+) -> Iterator[Step]:
     """Apply record actions (JSON objects) to ``game`` one by one, yielding a :class:`Step`
     for each. A refused action is reported and the replay goes on; a malformed one raises
-    :class:`MalformedError` naming its position, and nothing past it is applied."""
+    :class:`MalformedError` naming its position, and nothing past it is applied. ``member``
+    is where the actions sit (``actions`` in a document), named if one is not an object."""
     for index, value in enumerate(actions, start):
         position = str(index)
-        action = parse_action(value, position)
+        action = parse_action(value, position, member=member)
         try:
             game.apply(action)
         except RefusedError as exc:
@@ -758,17 +868,21 @@ def steps(game: Game, actions: Iterable[Json], start: int = 0) -> Iterator[Step]
 def _document_parts(document: Json) -> tuple[Header, list[Json]]:
     header = parse_header(document)
     actions = document.get("actions")
-    if not isinstance(actions, list):
+    if actions is None:
         raise MalformedError(
-            "missing member" if actions is None else "actions is a list", member="actions"
+            "missing member (a document lists its actions; a stream's header alone must be in"
+            " a .jsonl file or be followed by actions, one per line)",
+            member="actions",
         )
+    if not isinstance(actions, list):
+        raise MalformedError(f"actions is a list, not {_kind(actions)}", member="actions")
     return header, actions
 
 
 def _stream_lines(lines: Iterable[str]) -> tuple[Header, Iterator[str]]:
     """A stream's header, and its action lines (blank lines left out)."""
     iterator = iter(lines)
-    first = next((line for line in iterator if line.strip()), None)
+    first = next((line for line in _without_bom(iterator) if line.strip()), None)
     if first is None:
         raise MalformedError("an empty record: the header is missing")
     header = parse_header(parse_json(first), stream=True)
@@ -787,9 +901,9 @@ def start(
     a stream. Returns the game at its start and the steps that play it, one by one."""
     if isinstance(source, dict):
         header, actions = _document_parts(source)
-        iterator: Iterable[Json] = actions
-    else:
-        header, iterator = _stream_parts(source)
+        game = header.new_game(keep_history=keep_history)
+        return game, steps(game, actions, member="actions")
+    header, iterator = _stream_parts(source)
     game = header.new_game(keep_history=keep_history)
     return game, steps(game, iterator)
 
@@ -807,7 +921,7 @@ def replay(source: Json | Iterable[str], *, keep_history: bool = True) -> Replay
     parse: Callable[[Json], Action]
     if isinstance(source, dict):
         header, items = _document_parts(source)
-        parse = parse_action
+        parse = _document_action
     else:
         header, items = _stream_lines(source)
         parse = _line_parser()
@@ -824,6 +938,10 @@ def replay(source: Json | Iterable[str], *, keep_history: bool = True) -> Replay
         if game.refusals:
             result.refused.extend(_refusals_in_group(game, str(index)))
     return result
+
+
+def _document_action(value: Json) -> Action:
+    return parse_action(value, member="actions")
 
 
 def _line_parser() -> Callable[[str], Action]:
@@ -846,45 +964,81 @@ def _refusals_in_group(game: Game, position: str) -> list[Refusal]:
     return [Refusal(f"{position}.{inner}", e.rule, e.message) for inner, e in game.refusals]
 
 
+def _without_bom(lines: Iterator[str]) -> Iterator[str]:
+    """``lines`` without the UTF-8 byte-order mark that may begin the first one."""
+    for line in lines:
+        yield line[1:] if line.startswith(_BOM) else line
+        break
+    yield from lines
+
+
 def source_of(lines: Iterable[str], *, stream: bool | None = None) -> Json | Iterator[str]:
     """The parsed document, or the stream's lines (read lazily, so that a long stream is never
-    held in memory). ``stream`` says which it is; ``None`` tells them apart by their shape: a
-    stream's first line is a whole header object without ``actions``."""
-    iterator = iter(lines)
+    held in memory). ``stream`` says which it is (``True`` for a ``.jsonl`` file); ``None``
+    tells them apart by their content: a first line that is a whole JSON object without
+    ``actions``, followed by more lines, begins a stream. Such an object alone is a document
+    without ``actions`` (malformed), whatever it is read from, unless ``stream`` says it is
+    a stream. A byte-order mark at the start is skipped."""
+    iterator = _without_bom(iter(lines))
     if stream:
         return iterator
     head: list[str] = []
     for line in iterator:
         head.append(line)
-        if line.strip():
+        if line and not line.isspace():
             break
+    else:
+        raise MalformedError("not JSON: the record is empty")
     try:
-        first = json.loads(head[-1], parse_int=_json_integer) if head else None
-    except (ValueError, RecursionError):
-        first = None
-    if stream is None and isinstance(first, dict) and "actions" not in first:
-        return itertools.chain(head, iterator)
-    document = parse_json("".join(itertools.chain(head, iterator)))
+        first = parse_json(head[-1])
+    except MalformedError:  # not one whole JSON value: the first line of a document
+        document = parse_json("".join(itertools.chain(head, iterator)))
+    else:
+        after = next((line for line in iterator if line and not line.isspace()), None)
+        if after is None:
+            document = first  # the only line: never parsed twice
+        elif stream is None and isinstance(first, dict) and "actions" not in first:
+            return itertools.chain(head, (after,), iterator)
+        else:
+            document = parse_json("".join(itertools.chain(head, (after,), iterator)))
     if not isinstance(document, dict):
         raise MalformedError(f"a record is a JSON object, not {_kind(document)}")
     return document
 
 
-def loads(text: str, *, keep_history: bool = True) -> Replay:
-    """Replay a record given as text, document or stream."""
-    return replay(source_of(text.splitlines(keepends=True)), keep_history=keep_history)
+#: Where ``str.splitlines`` splits a line and a file does not (a JSON string may hold the last
+#: three as they are).
+_OTHER_LINE_BREAKS = "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+
+
+def _lines(text: str) -> Iterator[str]:
+    """The lines of ``text``, split where a file's are (at ``\\n``, ``\\r\\n`` and ``\\r``)."""
+    if any(mark in text for mark in _OTHER_LINE_BREAKS):
+        return iter(io.StringIO(text, newline=None))  # slower, so only where needed
+    return iter(text.splitlines(keepends=True))
+
+
+def loads(text: str, *, stream: bool | None = None, keep_history: bool = True) -> Replay:
+    """Replay a record given as text, document or stream: ``stream`` says which it is, as for
+    :func:`source_of` (``None``: told apart by the content). A stream's header alone, with no
+    actions yet (what :func:`dumps` writes for a game without any), is a stream only with
+    ``stream=True``, as it is one only in a ``.jsonl`` file."""
+    return replay(source_of(_lines(text), stream=stream), keep_history=keep_history)
 
 
 def load(path: str | Path, *, keep_history: bool = True) -> Replay:
-    """Replay the record in the file at ``path`` (``.jsonl``: a stream, else a document)."""
+    """Replay the record in the file at ``path`` (``.jsonl``: a stream; else told apart by
+    its content, see :func:`source_of`)."""
     path = Path(path)
-    with path.open(encoding="utf-8") as lines:
-        source = source_of(lines, stream=path.suffix == ".jsonl")
+    with path.open(encoding="utf-8-sig") as lines:
+        source = source_of(lines, stream=True if path.suffix == ".jsonl" else None)
         return replay(source, keep_history=keep_history)
 
 
 def dumps(game: Game, *, stream: bool = False) -> str:
-    """``game``'s header and history as a record that replays to the same state."""
+    """``game``'s header and history as a record that replays to the same state (with
+    ``stream``, a stream: read it back with ``loads(text, stream=True)`` or from a ``.jsonl``
+    file, since a game without actions is its header alone)."""
     if game.history is None:
         raise ValueError("this game keeps no history (keep_history=False)")
     header = format_header(game)

@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .errors import MalformedError
+from .bounds import check_integer
+from .errors import MalformedError, quote
 
-__all__ = ["ID_PATTERN", "Seat", "check_id"]
+__all__ = ["ID_PATTERN", "Seat", "check_id", "check_text"]
 
 ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
@@ -16,8 +17,22 @@ def check_id(value: str, member: str) -> str:
     """An id is 1-64 letters, digits, ``_`` and ``-`` (the record's rule for player ids)."""
     if not ID_PATTERN.fullmatch(value):
         raise MalformedError(
-            f"{value!r} is not an id (1-64 letters, digits, '_' and '-')", member=member
+            f"{quote(value)} is not an id (1-64 letters, digits, '_' and '-')", member=member
         )
+    return value
+
+
+def check_text(value: str, member: str) -> str:
+    """``value`` if it is Unicode text: a lone surrogate (which JSON's ``\\ud800`` escapes can
+    make) is no character, can't be written as UTF-8, and is malformed."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise MalformedError(
+            f"not Unicode text: a lone surrogate (\\u{ord(value[exc.start]):04x}) at character"
+            f" {exc.start + 1:,}",
+            member=member,
+        ) from None
     return value
 
 
@@ -43,15 +58,27 @@ class Seat:
 
     def __post_init__(self) -> None:
         check_id(self.id, "id")
-        if self.team is not None and not self.team:
+        if self.name is not None:
+            check_text(self.name, "name")
+        if self.team is not None:
             # The record restricts player ids only: a team's id is any text (``"North Team"``).
-            raise MalformedError("a team id is an empty string", member="team")
+            if not self.team:
+                raise MalformedError("a team id is an empty string", member="team")
+            check_text(self.team, "team")
         for commander in self.commanders:
             if not commander:
                 raise MalformedError("a commander id is an empty string", member="commanders")
+            check_text(commander, "commanders")
         if len(set(self.commanders)) != len(self.commanders):
             raise MalformedError("a commander is listed twice", member="commanders")
-        if self.library is not None and self.library < 0:
-            raise MalformedError("a library can't hold fewer than 0 cards", member="library")
-        if self.range is not None and self.range < 0:
-            raise MalformedError("a range of influence is 0 or more", member="range")
+        # Every integer of a record lies within 10^1000 (lifeledger.bounds).
+        if self.library is not None:
+            check_integer(self.library, "library")
+            if self.library < 0:
+                raise MalformedError("a library can't hold fewer than 0 cards", member="library")
+        if self.life_modifier is not None:
+            check_integer(self.life_modifier, "life_modifier")
+        if self.range is not None:
+            check_integer(self.range, "range")
+            if self.range < 0:
+                raise MalformedError("a range of influence is 0 or more", member="range")

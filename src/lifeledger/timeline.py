@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -39,7 +40,27 @@ from .game import Game
 from .outcome import Result, Status
 from .record import Step
 
-__all__ = ["Timeline", "describe"]
+__all__ = ["Timeline", "describe", "escaped"]
+
+#: What a terminal would act on rather than show: control characters (C0, DEL, C1: newlines,
+#: ESC sequences), the line and paragraph separators, the bidirectional overrides, embeddings
+#: and isolates (which reorder what a line shows), and lone surrogates (no characters at all).
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    code = ord(char)
+    return _ESCAPES.get(char) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+
+
+def escaped(text: str) -> str:
+    """``text`` with every character a terminal would act on rather than show written as an
+    escape (``\\n``, ``\\x1b``, ``\\u202e``), so that a string from a record prints as what it
+    is, on one line: no source or id can forge a line of the timeline or colour it."""
+    return text if text.isprintable() else _UNSAFE.sub(_escape, text)
+
 
 _FRACTIONS = {(1, 2): "half", (1, 3): "a third", (1, 4): "a quarter", (2, 1): "twice"}
 
@@ -164,6 +185,8 @@ class Timeline:
         self._before = _snapshot(game)
 
     def _paint(self, text: str, code: str) -> str:
+        """``text`` (escaped: it holds strings from the record) in colour ``code``."""
+        text = escaped(text)
         return f"\x1b[{code}m{text}\x1b[0m" if self.colour else text
 
     def header(self) -> None:
@@ -171,12 +194,16 @@ class Timeline:
         game = self.game
         self.write(
             self._paint(f"{game.variant.name}, {game.format.name}: ", "1")
-            + ", ".join(f"{p.id}{f' ({p.team})' if p.team else ''} {p.life}" for p in game.players)
+            + escaped(
+                ", ".join(
+                    f"{p.id}{f' ({p.team})' if p.team else ''} {p.life}" for p in game.players
+                )
+            )
         )
 
     def __call__(self, step: Step) -> None:
         """Print one step."""
-        self.write(f"{self._paint(step.position.rjust(4), '2')}  {describe(step.action)}")
+        self.write(f"{self._paint(step.position.rjust(4), '2')}  {escaped(describe(step.action))}")
         if isinstance(step.action, Together):
             self._inner(step.action, step.position)
         if step.refusal is not None:
@@ -197,7 +224,7 @@ class Timeline:
     def _inner(self, group: Together, position: str) -> None:
         for i, action in enumerate(group.actions):
             where = f"{position}.{i}"
-            self.write(f"      {self._paint(where, '2')}  {describe(action)}")
+            self.write(f"      {self._paint(where, '2')}  {escaped(describe(action))}")
             if isinstance(action, Together):
                 self._inner(action, where)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-from .errors import MalformedError
+from .errors import MalformedError, quote
 from .formats import FORMATS, Commander, Format
 from .seats import Seat
 
@@ -235,13 +235,13 @@ class Emperor(Variant):
         for team, members in teams.items():
             emperors = [i for i in members if seats[i].emperor]
             if len(emperors) != 1:
-                raise _fail(f"team {team!r} has {len(emperors)} emperors, not 1 (809.2)")
+                raise _fail(f"team {quote(team)} has {len(emperors)} emperors, not 1 (809.2)")
             # The team's seats in clockwise order, starting where the team starts.
             start = next(i for i in members if seats[(i - 1) % n].team != team)
             order = [(start + k) % n for k in range(size)]
             place = order.index(emperors[0])
             if place not in {(size - 1) // 2, size // 2}:
-                raise _fail(f"team {team!r}'s emperor sits in the middle of the team (809.2)")
+                raise _fail(f"team {quote(team)}'s emperor sits in the middle of the team (809.2)")
 
     def ranges(self, seats: Sequence[Seat]) -> list[int | None]:
         """809.3a and 809.6a: the least range that reaches one opposing general (generals) or
@@ -366,7 +366,7 @@ def find_variant(name: str) -> Variant:
         return VARIANTS[name]()
     except KeyError:
         raise MalformedError(
-            f"unknown variant {name!r} (one of {', '.join(VARIANTS)})", member="variant"
+            f"unknown variant {quote(name)} (one of {', '.join(VARIANTS)})", member="variant"
         ) from None
 
 

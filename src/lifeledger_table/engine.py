@@ -9,6 +9,17 @@ from collections.abc import Iterable
 from typing import Any
 
 from lifeledger import record, state
+from lifeledger.actions import (
+    Action,
+    Concede,
+    DrawGame,
+    IntentionalDraw,
+    Lose,
+    PayLife,
+    Penalty,
+    Together,
+    Win,
+)
 from lifeledger.effects import CATALOGUE, Kind
 from lifeledger.errors import LifeledgerError, MalformedError, RefusedError
 from lifeledger.formats import FORMATS
@@ -18,17 +29,27 @@ from lifeledger.outcome import Outcome
 from lifeledger.variants import VARIANTS
 
 __all__ = [
+    "Action",
+    "Concede",
+    "DrawGame",
     "Game",
+    "IntentionalDraw",
     "LifeledgerError",
+    "Lose",
     "MalformedError",
     "Match",
     "Outcome",
+    "PayLife",
+    "Penalty",
     "RefusedError",
+    "Together",
+    "Win",
     "apply",
     "catalogue",
     "check_header",
     "effects",
     "new_game",
+    "parse",
     "replay",
     "state_of",
 ]
@@ -61,20 +82,29 @@ def new_game(header: dict[str, Any]) -> Game:
 def replay(header: dict[str, Any], actions: Iterable[dict[str, Any]]) -> Game:
     """The game after the engine replays ``actions`` under ``header``.
 
-    The actions are ones the engine accepted before, so none is refused; if one is, the log
-    and the engine disagree and :class:`RefusedError` says which.
+    The actions are ones the engine accepted before. A refusal inside a group is part of the
+    group's history (609.3: the group did what it could), so it is not an error; a refused
+    top-level action means the log and the engine disagree, and :class:`RefusedError` says
+    which (its position, from 0).
     """
     result = record.replay({**header, "actions": list(actions)})
-    if result.refused:
-        first = result.refused[0]
-        raise RefusedError(first.rule, f"action {first.position}: {first.message}")
+    for refusal in result.refused:
+        if "." not in refusal.position:
+            raise RefusedError(refusal.rule, f"action {refusal.position}: {refusal.message}")
     return result.game
 
 
-def apply(game: Game, action: dict[str, Any], position: int) -> list[dict[str, str]]:
-    """Apply one record action to ``game`` and return its consequences with their rules;
-    on :class:`MalformedError` or :class:`RefusedError` nothing changes."""
-    game.apply(record.parse_action(action, str(position)))
+def parse(action: object, position: int) -> Action:
+    """A record action (a JSON object) as the engine reads it; raises :class:`MalformedError`."""
+    return record.parse_action(action, str(position))
+
+
+def apply(game: Game, action: dict[str, Any] | Action, position: int) -> list[dict[str, str]]:
+    """Apply one record action (JSON, or already parsed) to ``game`` and return its
+    consequences with their rules; on :class:`MalformedError` or :class:`RefusedError`
+    nothing changes."""
+    parsed = action if isinstance(action, Action) else parse(action, position)
+    game.apply(parsed)
     return [{"rule": note.rule, "text": note.text} for note in game.notes]
 
 

@@ -15,8 +15,9 @@ from typing import Any
 from aiohttp import web
 
 from .limits import Bucket, Limits, Throttle
-from .store import Store
-from .table import Decision, Table
+from .replay import Replays
+from .store import DamagedError, Store
+from .table import Decision, Table, TableUnavailable
 
 __all__ = ["HUB_KEY", "Conn", "Hub", "error_message"]
 
@@ -39,6 +40,10 @@ class Conn:
     seat: str | None = None
     hello: bool = False
     dropped: int = 0
+    #: The characters (= bytes: the JSON is ASCII) queued and not yet sent.
+    queued: int = 0
+    #: Set once the connection is to close: nothing more is queued.
+    closing: bool = False
     bucket: Bucket = field(init=False)
     queue: asyncio.Queue[str | None] = field(init=False)
 
@@ -47,15 +52,25 @@ class Conn:
         self.queue = asyncio.Queue()
 
     def send(self, text: str) -> None:
-        """Queue a message; a client too slow to keep up is disconnected (it will resume)."""
-        if self.queue.qsize() >= self.limits.queue:
-            self.queue.put_nowait(None)
+        """Queue a message; a client too slow to keep up (more than ``limits.queue_bytes``
+        or ``limits.queue`` messages waiting) is disconnected: it resumes when it reconnects."""
+        if self.closing:
             return
+        if (
+            self.queued + len(text) > self.limits.queue_bytes
+            or self.queue.qsize() >= self.limits.queue
+        ):
+            log.info("disconnected a client too slow to take what it is sent")
+            self.close()
+            return
+        self.queued += len(text)
         self.queue.put_nowait(text)
 
     def close(self) -> None:
         """Close the connection once what is queued before it has been sent."""
-        self.queue.put_nowait(None)
+        if not self.closing:
+            self.closing = True
+            self.queue.put_nowait(None)
 
     def send_json(self, obj: dict[str, Any]) -> None:
         """Queue a JSON message."""
@@ -72,6 +87,8 @@ class Conn:
                 await self.ws.send_str(text)
             except (ConnectionError, RuntimeError):
                 return
+            finally:
+                self.queued -= len(text)
 
 
 class Hub:
@@ -85,6 +102,10 @@ class Hub:
         self.wrong_codes = Throttle(limits.code_failures, limits.code_window)
         self.openings = Throttle(limits.tables_opened, limits.work_window)
         self.replays = Throttle(limits.replays, limits.work_window)
+        #: The records being replayed (a few at a time, each in a worker thread).
+        self.replaying = Replays()
+        #: Tables whose setup can't be read: the error, kept so that it is not read again.
+        self.broken: dict[str, TableUnavailable] = {}
         #: Decided changes waiting to be written, with the socket that sent each.
         self.batch: list[tuple[Decision, Conn]] = []
         #: Retries of changes decided but not yet written: acknowledged once they are.
@@ -92,18 +113,31 @@ class Hub:
         self.writer: asyncio.Task[None] | None = None
 
     def table(self, table_id: str) -> Table | None:
-        """The table with this id, loaded from the store on first use."""
-        if table_id in self.tables:
-            return self.tables[table_id]
-        if self.store.table(table_id) is None:
-            return None
-        table = Table(self.store, table_id)
-        self.tables[table_id] = table
+        """The table with this id, loaded from the store on first use; ``None`` if there is
+        none. Raises :class:`TableUnavailable` for a table whose log can't be loaded (the
+        failure is remembered: the log is not read again until the server restarts)."""
+        table = self.tables.get(table_id)
+        if table is None:
+            if table_id in self.broken:
+                raise self.broken[table_id]
+            try:
+                table = Table(self.store, table_id)  # a log that can't load: table.broken
+            except KeyError:
+                return None
+            self.tables[table_id] = table
+        table.check()
         return table
 
     def by_watch(self, watch: str) -> Table | None:
-        """The table whose spectator id is ``watch``."""
-        row = self.store.table_by_watch(watch)
+        """The table whose spectator id is ``watch`` (see :meth:`table`)."""
+        try:
+            row = self.store.table_by_watch(watch)
+        except DamagedError as exc:
+            self.broken.setdefault(exc.table, TableUnavailable(exc.table, None, "is damaged"))
+            raise self.broken[exc.table] from exc
+        except Exception as exc:
+            log.exception("could not look up a watched table")
+            raise TableUnavailable("?", None, f"can't be read ({type(exc).__name__})") from exc
         return None if row is None else self.table(row.id)
 
     def submit(self, decision: Decision, conn: Conn) -> None:
@@ -156,7 +190,12 @@ class Hub:
                 )
             )
         for table_id in {d.event.table for d, _ in failed}:
-            self.tables[table_id].reload()
+            table = self.tables[table_id]
+            table.reload()
+            if table.broken is not None:
+                for conn in self.conns.get(table_id, ()):
+                    conn.send_json({"type": "error", "id": None, **table.broken.to_json()})
+                    conn.close()
         waiting, self.retries = self.retries, []
         for table, conn, cid, seq in waiting:
             if seq > table.last_seq:

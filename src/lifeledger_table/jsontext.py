@@ -1,17 +1,69 @@
-"""The one reader of JSON text that clients send (request bodies and socket messages)."""
+"""The one reader of JSON text that clients send (request bodies, socket messages, records).
+
+Everything a client sends is read here, so every layer behind it can rely on three things: no
+``NaN`` or ``Infinity`` (they are not JSON), no object with a member named twice (a repeated
+``"do"`` would otherwise silently keep the last), and no value nested deeper than
+:data:`MAX_DEPTH` (deeper values would reach Python's recursion limit in whatever walks them
+next: the engine's parser, the text checks, the JSON writer).
+"""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-__all__ = ["strict_json"]
+__all__ = ["MAX_DEPTH", "strict_json"]
+
+#: The deepest nesting of arrays and objects a client may send. A game record nests a few
+#: levels (a document, its actions, a group, an amount's fraction); 64 leaves room for groups
+#: of groups and stays far below Python's recursion limit.
+MAX_DEPTH = 64
 
 
-def strict_json(text: str) -> Any:
-    """The JSON value of ``text``; ``NaN`` and ``Infinity`` are not JSON (raises ValueError)."""
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
 
-    def refuse(name: str) -> Any:
-        raise ValueError(f"{name} is not JSON")
 
-    return json.loads(text, parse_constant=refuse)
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise ValueError(f"the member {key[:40]!r} appears twice in one object")
+            seen.add(key)
+    return obj
+
+
+def _too_deep(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests arrays and objects deeper than ``limit`` (iteratively)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values() if isinstance(v, (dict, list)))
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item if isinstance(v, (dict, list)))
+    return False
+
+
+def strict_json(text: str | bytes, max_depth: int = MAX_DEPTH) -> Any:
+    """The JSON value of ``text``. Raises ValueError (with a sentence saying why) for text that
+    is not JSON, ``NaN`` and ``Infinity``, a member repeated in one object, and nesting deeper
+    than ``max_depth``."""
+    try:
+        value = json.loads(text, parse_constant=_refuse_constant, object_pairs_hook=_object)
+    except RecursionError:
+        # The C scanner counts its own recursion and stops cleanly, far below a crash.
+        raise ValueError(f"arrays and objects are nested more than {max_depth} deep") from None
+    # A value can only be too deep if the text opens that many arrays and objects.
+    if isinstance(value, (dict, list)):
+        if isinstance(text, bytes):
+            opened = text.count(b"[") + text.count(b"{")
+        else:
+            opened = text.count("[") + text.count("{")
+        if opened > max_depth and _too_deep(value, max_depth):
+            raise ValueError(f"arrays and objects are nested more than {max_depth} deep")
+    return value

@@ -1,16 +1,32 @@
-"""The app's limits on what one client may send, and the counters that enforce them."""
+"""The app's limits on what one client may send, and the counters that enforce them.
+
+Every counter here costs O(1) per request (amortized) and holds a bounded number of keys: a
+:class:`Throttle` forgets a key once its budget is full again (an expiry queue in the order the
+keys were last used, never a scan of every key), and drops its oldest keys beyond ``max_keys``.
+"""
 
 from __future__ import annotations
 
+import ipaddress
 import time
+from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["Bucket", "Limits", "Throttle"]
+__all__ = [
+    "Bucket",
+    "CodeGuard",
+    "Limits",
+    "Pacer",
+    "SocketGate",
+    "Throttle",
+    "network_of",
+]
 
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """The app's limits on what one client may send."""
+    """The app's limits on what one client may send (docs/table.md, Limits, gives reasons)."""
 
     #: Largest WebSocket message, in bytes.
     message_bytes: int = 16 * 1024
@@ -22,48 +38,126 @@ class Limits:
     burst: float = 40.0
     #: Messages turned away for flooding before the socket is closed.
     flood_close: int = 200
-    #: Failed short-code lookups per client address in ``code_window`` seconds.
+    #: Failed short-code lookups per client address in ``code_window`` seconds ...
     code_failures: int = 30
+    #: ... per network (an IPv4 /24, an IPv6 /48) ...
+    code_network_failures: int = 100
+    #: ... and from everyone together (the budget the guessing math rests on).
+    code_global_failures: int = 600
     code_window: float = 600.0
+    #: Over a budget, lookups wait in one lane: this many a second, waiting at most
+    #: ``code_lane_wait`` seconds (more are refused), so the right code still gets in.
+    code_lane_rate: float = 1.0
+    code_lane_wait: float = 10.0
     #: Tables opened, and records replayed, per client address in ``work_window`` seconds.
     tables_opened: int = 60
     replays: int = 60
     work_window: float = 600.0
     #: Messages queued for a slow client before it is dropped (it resumes on reconnect).
     queue: int = 2000
+    #: Bytes queued for a slow client before it is dropped (it resumes on reconnect).
+    queue_bytes: int = 1024 * 1024
+    #: Open WebSockets per client address, and per table.
+    sockets_per_address: int = 256
+    sockets_per_table: int = 64
+    #: WebSockets opened per client address per minute.
+    sockets_opened: int = 600
+    #: Messages per second all the sockets of one address may send together (and burst) ...
+    address_rate: float = 200.0
+    address_burst: float = 400.0
+    #: ... and all the seated sockets of one table together.
+    table_rate: float = 60.0
+    table_burst: float = 120.0
+    #: Seconds a socket has to say hello.
+    hello_seconds: float = 10.0
+    #: Seconds a client has to send a request's headers (and to send the next one on a kept-
+    #: alive connection), and to send its body.
+    header_seconds: float = 5.0
+    body_seconds: float = 15.0
+    #: Seconds a body nobody reads (an early answer, a timeout) is drained before closing.
+    linger_seconds: float = 2.0
+    #: Seconds a client has to take an answer (the largest, a replay's 8 MiB, takes a minute
+    #: at 1 Mbit/s).
+    write_seconds: float = 120.0
+    #: Open connections (HTTP and WebSocket), in all and per client address; the total is
+    #: lowered to leave ``spare_descriptors`` of the process's descriptor limit free.
+    connections: int = 4096
+    connections_per_address: int = 256
+    spare_descriptors: int = 64
+    #: Takeover requests (and free takeovers) per client address in ``work_window`` seconds,
+    #: requests waiting at once per table, and how long a request waits for an answer.
+    takeovers: int = 20
+    takeovers_waiting: int = 16
+    takeover_seconds: float = 60.0
+    #: A seat no phone has held on a socket for this long may be taken over without asking.
+    seat_idle_seconds: float = 60.0
 
 
 class Throttle:
-    """How often each client address did something lately: ``allow`` is true while an
-    address stays under ``limit`` times in ``window`` seconds."""
+    """A budget per key (a client address, a network, a table): ``limit`` times at once, given
+    back at ``limit`` per ``window`` seconds (a token bucket). ``allow`` is true while a key
+    has budget left.
 
-    def __init__(self, limit: int, window: float) -> None:
-        self.limit = limit
+    Keys are kept in the order they were last used; a key untouched for ``window`` seconds has
+    its whole budget again and is forgotten from the front of that order, so each call costs
+    O(1) amortized. Beyond ``max_keys`` the oldest keys are forgotten (they get their budget
+    back early: a budget shared by everyone, one key, is never lost that way).
+    """
+
+    def __init__(
+        self,
+        limit: float,
+        window: float,
+        max_keys: int = 100_000,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.clock = clock
+        self.limit = float(limit)
         self.window = window
-        self.times: dict[str, list[float]] = {}
+        self.rate = self.limit / window if window > 0 else float("inf")
+        self.max_keys = max_keys
+        #: key -> (budget left, when it was last updated)
+        self.keys: OrderedDict[str, tuple[float, float]] = OrderedDict()
 
-    def allow(self, who: str) -> bool:
-        """Whether ``who`` may do it once more now (counting this time, if so)."""
-        if not self.blocked(who):
-            self.count(who)
-            return True
-        return False
+    def _prune(self, now: float) -> None:
+        keys = self.keys
+        while keys:
+            _key, (_left, at) = next(iter(keys.items()))
+            if now - at < self.window and len(keys) <= self.max_keys:
+                break
+            keys.popitem(last=False)
+
+    def left(self, who: str, now: float | None = None) -> float:
+        """The budget ``who`` has left now."""
+        now = self.clock() if now is None else now
+        self._prune(now)
+        entry = self.keys.get(who)
+        if entry is None:
+            return self.limit
+        left, at = entry
+        return min(self.limit, left + (now - at) * self.rate)
 
     def blocked(self, who: str) -> bool:
-        """Whether ``who`` has reached the limit (counting nothing)."""
-        now = time.monotonic()
-        if len(self.times) > 10_000:  # forget the addresses that have gone quiet
-            self.times = {k: v for k, v in self.times.items() if v and now - v[-1] < self.window}
-        recent = [t for t in self.times.get(who, ()) if now - t < self.window]
-        if recent:
-            self.times[who] = recent
-        else:
-            self.times.pop(who, None)
-        return len(recent) >= self.limit
+        """Whether ``who`` has no budget left (counting nothing)."""
+        return self.left(who) < 1
 
-    def count(self, who: str) -> None:
-        """Count one more time for ``who``."""
-        self.times.setdefault(who, []).append(time.monotonic())
+    def count(self, who: str, cost: float = 1.0) -> None:
+        """Spend ``cost`` of ``who``'s budget (never below nothing)."""
+        now = self.clock()
+        left = max(0.0, self.left(who, now) - cost)
+        self.keys[who] = (left, now)
+        self.keys.move_to_end(who)
+        self._prune(now)
+
+    def allow(self, who: str) -> bool:
+        """Whether ``who`` may do it once more now (spending the budget, if so)."""
+        if self.blocked(who):
+            return False
+        self.count(who)
+        return True
+
+    def __len__(self) -> int:
+        return len(self.keys)
 
 
 class Bucket:
@@ -84,3 +178,122 @@ class Bucket:
             self.tokens -= 1
             return True
         return False
+
+
+class Pacer:
+    """One lane: ``reserve`` gives each caller its turn, ``rate`` turns a second; the seconds
+    to wait for it, or ``None`` if that would be longer than ``max_wait``."""
+
+    def __init__(self, rate: float, max_wait: float) -> None:
+        self.gap = 1.0 / rate
+        self.max_wait = max_wait
+        self.next_free = 0.0
+
+    def reserve(self) -> float | None:
+        """Take the next turn: the seconds until it comes, or ``None`` (the lane is full)."""
+        now = time.monotonic()
+        turn = max(now, self.next_free)
+        if turn - now > self.max_wait:
+            return None
+        self.next_free = turn + self.gap
+        return turn - now
+
+
+def network_of(address: str) -> str:
+    """The network an address belongs to, for budgets shared by neighbours: an IPv4 /24 or
+    an IPv6 /48 (what one household, office or provider customer usually has)."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    prefix = 24 if ip.version == 4 else 48
+    return str(ipaddress.ip_network(f"{ip}/{prefix}", strict=False))
+
+
+class CodeGuard:
+    """Budgets on wrong short codes: per address, per network and for everyone.
+
+    Under every budget a lookup happens at once. Over any of them it waits for its turn in one
+    lane shared by everyone (``code_lane_rate`` lookups a second): the right code typed behind
+    a shared, throttled address still gets in, while guesses stay bounded by the global budget
+    plus the lane (docs/table.md gives the arithmetic).
+    """
+
+    EVERYONE = "*"
+
+    def __init__(self, limits: Limits) -> None:
+        window = limits.code_window
+        self.address = Throttle(limits.code_failures, window)
+        self.network = Throttle(limits.code_network_failures, window)
+        self.everyone = Throttle(limits.code_global_failures, window)
+        self.lane = Pacer(limits.code_lane_rate, limits.code_lane_wait)
+
+    def wait(self, who: str) -> float | None:
+        """Seconds ``who`` waits before its lookup (0: at once); ``None``: refused for now."""
+        if not (
+            self.address.blocked(who)
+            or self.network.blocked(network_of(who))
+            or self.everyone.blocked(self.EVERYONE)
+        ):
+            return 0.0
+        return self.lane.reserve()
+
+    def failed(self, who: str) -> None:
+        """Count a wrong code from ``who`` against every budget it is under."""
+        self.address.count(who)
+        self.network.count(network_of(who))
+        self.everyone.count(self.EVERYONE)
+
+
+class SocketGate:
+    """WebSockets and their messages per client address and per table.
+
+    ``admit`` counts a socket in (or says why not); ``leave`` counts it out; ``take`` spends
+    one message from the budgets of the socket's address and table (shared by its sockets).
+    Counts of open sockets are dropped at zero, so they hold no more keys than sockets.
+    """
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self.by_address: dict[str, int] = {}
+        self.by_table: dict[str, int] = {}
+        self.opened = Throttle(limits.sockets_opened, 60.0)
+        self.address_messages = Throttle(
+            limits.address_burst, limits.address_burst / limits.address_rate
+        )
+        self.table_messages = Throttle(limits.table_burst, limits.table_burst / limits.table_rate)
+
+    def admit(self, who: str, table: str) -> str | None:
+        """Count a new socket from ``who`` on ``table`` in; or the reason it may not open."""
+        if self.by_address.get(who, 0) >= self.limits.sockets_per_address:
+            return f"At most {self.limits.sockets_per_address} connections from one address."
+        if self.by_table.get(table, 0) >= self.limits.sockets_per_table:
+            return f"At most {self.limits.sockets_per_table} connections to one table."
+        if not self.opened.allow(who):
+            return "Too many connections opened from here; wait a minute."
+        self.by_address[who] = self.by_address.get(who, 0) + 1
+        self.by_table[table] = self.by_table.get(table, 0) + 1
+        return None
+
+    def leave(self, who: str, table: str) -> None:
+        """Count a closed socket out."""
+        for counts, key in ((self.by_address, who), (self.by_table, table)):
+            n = counts.get(key, 0) - 1
+            if n > 0:
+                counts[key] = n
+            else:
+                counts.pop(key, None)
+
+    def take(self, who: str, table: str | None) -> bool:
+        """Spend one message of the address's budget and the table's (``None``: a socket that
+        holds no seat, which the table's budget does not cover), if both have one."""
+        if self.address_messages.blocked(who):
+            return False
+        if table is not None and self.table_messages.blocked(table):
+            return False
+        self.address_messages.count(who)
+        if table is not None:
+            self.table_messages.count(table)
+        return True

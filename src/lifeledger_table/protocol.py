@@ -13,15 +13,20 @@ import logging
 import re
 from typing import Any
 
-from aiohttp import WSMsgType, web
+from aiohttp import WSCloseCode, WSMsgType, web
 
 from .hub import HUB_KEY, Conn, Hub, error_message
 from .jsontext import strict_json
-from .routes import table_or_404, watched_or_404
+from .limits import SocketGate
+from .routes import StorageFailure, grant_seat, same_origin, table_or_404, watched_or_404
 from .store import hash_token
-from .table import Table, TableError
+from .table import PAGE, Table, TableError
+from .takeover import Takeover, Takeovers, is_host, takeovers_of
 
-__all__ = ["add_routes", "table_socket", "watch_socket"]
+__all__ = ["GATE_KEY", "add_routes", "table_socket", "watch_socket"]
+
+#: Sockets and messages per client address and per table (issue 7 item 8).
+GATE_KEY = web.AppKey("sockets", SocketGate)
 
 log = logging.getLogger("lifeledger_table")
 
@@ -31,22 +36,65 @@ _TOKEN = re.compile(r"^[A-Za-z0-9_-]{20,100}$")
 
 async def table_socket(request: web.Request) -> web.StreamResponse:
     """GET /ws/t/{table}: a player's (or not yet seated visitor's) live connection."""
-    return await _socket(request, table_or_404(request), spectator=False)
+    try:
+        table = table_or_404(request)
+    except web.HTTPServiceUnavailable as exc:
+        return await _unavailable(request, exc)
+    return await _socket(request, table, spectator=False)
 
 
 async def watch_socket(request: web.Request) -> web.StreamResponse:
     """GET /ws/w/{watch}: a spectator's live connection (read-only)."""
-    return await _socket(request, watched_or_404(request), spectator=True)
+    try:
+        table = watched_or_404(request)
+    except web.HTTPServiceUnavailable as exc:
+        return await _unavailable(request, exc)
+    return await _socket(request, table, spectator=True)
+
+
+async def _unavailable(request: web.Request, exc: web.HTTPServiceUnavailable) -> web.StreamResponse:
+    """A table that can't be loaded: the socket opens, says why (naming the table and the
+    event, as the HTTP answer does) and closes."""
+    ws = web.WebSocketResponse()
+    await ws.prepare(request)
+    await ws.send_json({"type": "error", "id": None, **json.loads(exc.text or "{}")})
+    await ws.close()
+    return ws
 
 
 async def _socket(request: web.Request, table: Table, spectator: bool) -> web.StreamResponse:
     hub = request.app[HUB_KEY]
     limits = hub.limits
+    if not same_origin(request):
+        # Another site's page may not open a socket with this browser's seat (item 12).
+        raise web.HTTPForbidden(
+            text=json.dumps({"error": "cross-origin", "message": "Other sites can't connect."}),
+            content_type="application/json",
+        )
+    gate = request.app[GATE_KEY]
+    who = request.remote or "?"
     ws = web.WebSocketResponse(max_msg_size=limits.message_bytes, heartbeat=30)
-    await ws.prepare(request)
+    refusal = gate.admit(who, table.id)
+    if refusal is not None:
+        # Said on the socket, with "try again later" (1013): a browser shows a page neither
+        # the status of a refused upgrade nor its body.
+        await ws.prepare(request)
+        await ws.send_json(error_message(None, "too-many-sockets", refusal))
+        await ws.close(code=WSCloseCode.TRY_AGAIN_LATER, message=b"too many sockets")
+        return ws
+    takeovers = takeovers_of(hub)
     conn = Conn(ws=ws, table=table, spectator=spectator, limits=limits)
+    try:
+        await ws.prepare(request)
+    except BaseException:
+        gate.leave(who, table.id)
+        raise
     hub.conns.setdefault(table.id, set()).add(conn)
     writer = asyncio.create_task(conn.writer())
+    # A socket that never says hello is closed (it holds a descriptor and a place).
+    no_hello = asyncio.get_running_loop().call_later(
+        limits.hello_seconds, lambda: None if conn.hello else conn.close()
+    )
     try:
         async for msg in ws:
             if msg.type == WSMsgType.ERROR:
@@ -66,9 +114,41 @@ async def _socket(request: web.Request, table: Table, spectator: bool) -> web.St
                     error_message(_peek_id(msg.data), "throttled", "Too many messages; slow down.")
                 )
                 continue
-            _handle(hub, conn, msg.data)
+            # The budgets the address's sockets share, and the table's seated sockets (item 8):
+            # a visitor with the link can't spend the players' budget.
+            if not gate.take(who, table.id if conn.seat is not None else None):
+                conn.dropped += 1
+                if conn.dropped >= limits.flood_close:
+                    conn.close()
+                    break
+                conn.send_json(
+                    error_message(
+                        _peek_id(msg.data),
+                        "throttled",
+                        "Too many messages from here or at this table; slow down.",
+                    )
+                )
+                continue
+            try:
+                _handle(hub, conn, msg.data)
+            except Exception:
+                log.exception("unexpected error handling a message")
+                conn.send_json(
+                    error_message(
+                        _peek_id(msg.data), "internal", "The server could not handle this."
+                    )
+                )
     finally:
-        hub.conns.get(table.id, set()).discard(conn)
+        no_hello.cancel()
+        gate.leave(who, table.id)
+        conns = hub.conns.get(table.id)
+        if conns is not None:
+            conns.discard(conn)
+            if not conns:  # no empty set kept for every table ever connected to
+                del hub.conns[table.id]
+        if conn.seat is not None:
+            takeovers.release(table.id, conn.seat)
+        takeovers.hosts.discard(conn)
         conn.close()
         with contextlib.suppress(Exception):
             await asyncio.wait_for(writer, 5)
@@ -79,7 +159,7 @@ async def _socket(request: web.Request, table: Table, spectator: bool) -> web.St
 
 def _peek_id(data: str) -> str | None:
     try:
-        obj = json.loads(data)
+        obj = strict_json(data)
     except ValueError:
         return None
     cid = obj.get("id") if isinstance(obj, dict) else None
@@ -101,10 +181,20 @@ def _handle(hub: Hub, conn: Conn, data: str) -> None:
     kind = msg["type"]
     table = conn.table
     if kind == "hello":
+        held = conn.seat
         _hello(conn, msg)
+        if held is not None and held != conn.seat:
+            takeovers_of(hub).release(table.id, held)
+        _host_hello(hub, conn, msg)
+        return
+    if kind == "takeover_answer":
+        _takeover_answer(hub, conn, msg)
         return
     if kind == "ping":
         conn.send_json({"type": "pong"})
+        return
+    if kind == "history":
+        _history(conn, msg)
         return
     if kind not in ("action", "undo", "next_game"):
         conn.send_json(error_message(None, "malformed", f"Unknown message type {kind!r}."))
@@ -126,16 +216,15 @@ def _handle(hub: Hub, conn: Conn, data: str) -> None:
     if conn.seat is None:
         conn.send_json(error_message(cid, "no-seat", "Take a seat to act."))
         return
-    extra = sorted(
-        set(msg) - {"type", "id", "action"} | ({"action"} if kind != "action" else set())
-    )
-    if any(member in msg for member in extra):
-        bad = next(member for member in extra if member in msg)
+    allowed = {"type", "id"} | {"action": {"action"}, "undo": {"target"}}.get(kind, set())
+    extra = sorted(set(msg) - allowed)
+    if extra:
         conn.send_json(
-            error_message(cid, "malformed", f"Unknown message member {bad!r} for {kind!r}.")
+            error_message(cid, "malformed", f"Unknown message member {extra[0]!r} for {kind!r}.")
         )
         return
-    body: dict[str, Any] = {"action": msg.get("action")} if kind == "action" else {}
+    # An undo names the action it takes back (issue 7 item 2): the table checks "target".
+    body: dict[str, Any] = {k: msg.get(k) for k in allowed - {"type", "id"}}
     try:
         decision = table.decide(kind, body, cid, conn.seat)
     except TableError as exc:
@@ -172,16 +261,121 @@ def _hello(conn: Conn, msg: dict[str, Any]) -> None:
                 conn.send_json(
                     error_message(None, "bad-token", "This seat token no longer holds a seat.")
                 )
+    try:
+        # Made from cached texts: a hello costs the size of the welcome (at most the newest
+        # PAGE entries), never the length of the game.
+        welcome = table.snapshot_text(
+            since,
+            type="welcome",
+            seat=conn.seat,
+            spectator=conn.spectator,
+            taken=sorted(table.seats),
+            host=not conn.spectator and is_host(table, msg.get("host")),
+        )
+    except TableError as exc:
+        conn.send_json({"type": "error", "id": None, **exc.to_json()})
+        return
     conn.hello = True
-    conn.send_json(
-        {
-            "type": "welcome",
-            "seat": conn.seat,
-            "spectator": conn.spectator,
-            "taken": sorted(table.seats),
-            **table.snapshot(since),
+    conn.send(welcome)
+
+
+def _host_hello(hub: Hub, conn: Conn, msg: dict[str, Any]) -> None:
+    """After a welcome: a hello with the table's host token makes the socket the host's; the
+    takeover requests it (as host, or as the seat's holder) should answer are put to it."""
+    if not conn.hello:
+        return
+    takeovers = takeovers_of(hub)
+    if not conn.spectator and is_host(conn.table, msg.get("host")):
+        takeovers.hosts.add(conn)
+    else:
+        takeovers.hosts.discard(conn)
+    for asked in takeovers.waiting(conn.table.id):
+        if takeovers.may_answer(conn, asked):
+            conn.send_json(asked.message())
+
+
+#: Seat grants under way for allowed takeovers (kept so that they are not collected).
+_GRANTS: set[asyncio.Task[None]] = set()
+
+
+def _takeover_answer(hub: Hub, conn: Conn, msg: dict[str, Any]) -> None:
+    """``{"type": "takeover_answer", "request": RID, "allow": bool}`` from the seat's holder or
+    the host: the first answer decides."""
+    rid, allow = msg.get("request"), msg.get("allow")
+    if (
+        not isinstance(rid, str)
+        or not isinstance(allow, bool)
+        or set(msg)
+        - {
+            "type",
+            "request",
+            "allow",
         }
-    )
+    ):
+        conn.send_json(
+            error_message(
+                None,
+                "malformed",
+                'A takeover answer is {"type": "takeover_answer", "request": ID, "allow": bool}.',
+            )
+        )
+        return
+    takeovers = takeovers_of(hub)
+    asked = takeovers.requests.get(rid)
+    if asked is None or not conn.hello or not takeovers.may_answer(conn, asked):
+        conn.send_json(
+            error_message(None, "unknown-request", "There is no such takeover request to answer.")
+        )
+        return
+    if asked.status != "pending" or asked.state() != "pending":
+        conn.send_json(
+            error_message(None, "answered", "This takeover request was answered or has expired.")
+        )
+        return
+    if not allow:
+        takeovers.finish(hub, conn.table, asked, "refused")
+        return
+    asked.status = "granting"
+    task = asyncio.get_running_loop().create_task(_allow(hub, takeovers, conn.table, asked))
+    _GRANTS.add(task)
+    task.add_done_callback(_GRANTS.discard)
+
+
+async def _allow(hub: Hub, takeovers: Takeovers, table: Table, asked: Takeover) -> None:
+    """Give the seat to the asker (its token waits for the asker's poll)."""
+    told = takeovers.askees(hub, table, asked)
+    try:
+        asked.token = await grant_seat(hub, table, asked.seat)
+    except StorageFailure:
+        asked.status = "pending"  # nothing changed: it may be answered again
+        return
+    takeovers.finish(hub, table, asked, "allowed", told)
+
+
+def _history(conn: Conn, msg: dict[str, Any]) -> None:
+    """``{"type": "history", "before": SEQ, "limit": N}``: a page of older timeline entries."""
+    before, limit = msg.get("before"), msg.get("limit", PAGE)
+    if (
+        isinstance(before, bool)
+        or not isinstance(before, int)
+        or isinstance(limit, bool)
+        or not isinstance(limit, int)
+        or not 1 <= limit <= PAGE
+        or set(msg) - {"type", "before", "limit"}
+    ):
+        conn.send_json(
+            error_message(
+                None,
+                "malformed",
+                f'A history request is {{"type": "history", "before": SEQ, "limit": N}} '
+                f"(N from 1 to {PAGE}).",
+            )
+        )
+        return
+    try:
+        conn.send(conn.table.history_text(before, limit))
+    except TableError as exc:
+        conn.send_json({"type": "error", "id": None, **exc.to_json()})
 
 
 def add_routes(router: web.UrlDispatcher) -> None:

@@ -1,48 +1,61 @@
-"""Watching a record replay: the engine's state after each of its actions, for the table view."""
+"""Watching a record replay: the engine's state after each of its actions, for the table view.
+
+A replay's answer is bounded: at most :data:`MAX_PLAYERS` players and :data:`MAX_ACTIONS`
+actions, and at most :data:`MAX_BYTES` of JSON, counted as it is made (each frame is turned
+into text once, as soon as it is computed, and only that text is kept). :class:`Replays` runs
+a few replays at a time, each in a worker thread, so that the tables being played go on.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import threading
+import time
 from typing import Any
 
 from . import engine
+from .jsontext import strict_json
+from .setup import MAX_PLAYERS
 from .table import TableError, changes
 
-__all__ = ["MAX_ACTIONS", "replay_frames"]
+__all__ = ["MAX_ACTIONS", "MAX_BYTES", "MAX_PLAYERS", "Replays", "replay_frames", "replay_json"]
 
 MAX_ACTIONS = 5000
+#: The largest answer a replay gives, in bytes.
+MAX_BYTES = 8 * 1024 * 1024
 
 
 def _strict(text: str) -> Any:
-    def refuse(name: str) -> Any:
-        raise ValueError(f"{name} is not an amount")
-
-    return json.loads(text, parse_constant=refuse)
+    return strict_json(text)  # no NaN, no repeated members, bounded nesting
 
 
 def _document(text: str) -> dict[str, Any]:
     """A record's text, in either shape, as a document."""
     try:
         obj = _strict(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         obj = None
     if isinstance(obj, dict):
         return obj
     lines = [line for line in text.splitlines() if line.strip()]
     try:
         items = [_strict(line) for line in lines]
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         raise TableError("malformed", f"This is not a game record (JSON): {exc}") from exc
     if not items or not all(isinstance(item, dict) for item in items):
         raise TableError("malformed", "This is not a game record: expected JSON objects.")
     return {**items[0], "actions": items[1:]}
 
 
-def replay_frames(text: str) -> dict[str, Any]:
-    """The header and, for the start and after each action, the engine's state.
+def replay_json(text: str, max_bytes: int = MAX_BYTES) -> bytearray:
+    """The replay of a record as JSON (UTF-8): ``{"header": ..., "frames": [...]}``, the
+    header and, for the start and after each action, the engine's state.
 
     A refused action keeps the state and carries its rule; a malformed record raises
-    :class:`TableError` naming the action's position and member, as the engine does.
+    :class:`TableError` naming the action's position and member, as the engine does; so does
+    a record with too many players or actions, and one whose answer would pass ``max_bytes``
+    (``"too-large"``, found as the answer is made, before it gets any bigger).
     """
     document = _document(text)
     actions = document.pop("actions", [])
@@ -51,15 +64,31 @@ def replay_frames(text: str) -> dict[str, Any]:
         raise TableError("malformed", '"actions" is a list.', member="actions")
     if len(actions) > MAX_ACTIONS:
         raise TableError("malformed", f"A record to watch has at most {MAX_ACTIONS} actions.")
+    players = document.get("players")
+    if isinstance(players, list) and len(players) > MAX_PLAYERS:
+        raise TableError(
+            "malformed", f"A record to watch has at most {MAX_PLAYERS} players.", member="players"
+        )
     try:
         engine.check_header(document)
         game = engine.new_game(document)
     except engine.MalformedError as exc:
         raise TableError("malformed", str(exc), member=exc.member) from exc
+    out = bytearray()
+
+    def add(text: str) -> None:
+        out.extend(text.encode())
+        if len(out) > max_bytes:
+            raise TableError(
+                "too-large",
+                f"This record's replay is larger than {max_bytes // (1024 * 1024)} MB; "
+                "split it into shorter records to watch it.",
+            )
+
     state = engine.state_of(game)
-    frames: list[dict[str, Any]] = [
-        {"position": None, "action": None, "state": state, "effects": engine.effects(game)}
-    ]
+    add(f'{{"header": {json.dumps(document)}, "frames": [')
+    first = {"position": None, "action": None, "state": state, "effects": engine.effects(game)}
+    add(json.dumps(first))
     for position, action in enumerate(actions):
         before = state
         refused = None
@@ -77,15 +106,47 @@ def replay_frames(text: str) -> dict[str, Any]:
                 member=exc.member,
             ) from exc
         state = engine.state_of(game)
-        frames.append(
-            {
-                "position": position,
-                "action": action,
-                "state": state,
-                "changes": changes(before, state),
-                "refused": refused,
-                "notes": notes,
-                "effects": engine.effects(game),
-            }
-        )
-    return {"header": document, "frames": frames}
+        frame = {
+            "position": position,
+            "action": action,
+            "state": state,
+            "changes": changes(before, state),
+            "refused": refused,
+            "notes": notes,
+            "effects": engine.effects(game),
+        }
+        add(", " + json.dumps(frame))
+    add("]}")
+    return out
+
+
+def replay_frames(text: str) -> dict[str, Any]:
+    """The replay of a record (see :func:`replay_json`) as a JSON object."""
+    result: dict[str, Any] = json.loads(replay_json(text))
+    return result
+
+
+class Replays:
+    """At most ``at_once`` replays at a time in the process, each in a worker thread; a replay
+    that finds them all busy waits up to ``wait`` seconds, then is answered ``busy``."""
+
+    def __init__(self, at_once: int = 2, wait: float = 2.0, max_bytes: int = MAX_BYTES) -> None:
+        self.slots = threading.BoundedSemaphore(at_once)
+        self.wait = wait
+        self.max_bytes = max_bytes
+
+    async def run(self, text: str) -> bytearray:
+        """The replay of ``text`` (see :func:`replay_json`); raises :class:`TableError`."""
+        deadline = time.monotonic() + self.wait
+        while not self.slots.acquire(blocking=False):
+            if time.monotonic() >= deadline:
+                raise TableError("busy", "Other records are being replayed; try again shortly.")
+            await asyncio.sleep(0.05)
+        # The slot is given back by the thread when it is done, even if the client has gone.
+        return await asyncio.to_thread(self._work, text)
+
+    def _work(self, text: str) -> bytearray:
+        try:
+            return replay_json(text, self.max_bytes)
+        finally:
+            self.slots.release()

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import json
+import logging
 import re
 import secrets
 import time
@@ -17,32 +19,92 @@ import segno
 from aiohttp import web
 
 from . import engine
-from .hub import HUB_KEY
+from .hub import HUB_KEY, Hub
 from .jsontext import strict_json
-from .replay import replay_frames
+from .limits import CodeGuard
 from .setup import build_setup
 from .store import DuplicateError, TableRow, hash_token
-from .table import Table, TableError
+from .table import PAGE, Table, TableError, TableUnavailable
+from .takeover import Takeover, is_host, takeovers_of
 
-__all__ = ["STATIC", "add_routes", "table_or_404", "watched_or_404"]
+__all__ = [
+    "CODES_KEY",
+    "STATIC",
+    "StorageFailure",
+    "add_routes",
+    "grant_seat",
+    "read_body",
+    "same_origin",
+    "table_or_404",
+    "watched_or_404",
+]
 
 STATIC = Path(str(resources.files("lifeledger_table"))) / "static"
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
-CODE_LENGTH = 8
+#: New tables get 10-character codes (49.5 bits; docs/table.md, Limits, has the arithmetic);
+#: tables opened before keep their 8-character codes.
+CODE_LENGTH = 10
+_CODE = re.compile(f"[{CODE_ALPHABET}]{{8,12}}")
+_GAME_NUMBER = re.compile(r"[0-9]{1,9}")
+#: How long the asking phone's poll of a takeover request waits for an answer.
+POLL_SECONDS = 25.0
+
+CODES_KEY = web.AppKey("codes", CodeGuard)
+
+log = logging.getLogger("lifeledger_table")
+
+
+class StorageFailure(Exception):
+    """The store could not do what was asked (a disk, a database that refuses writes)."""
 
 
 def _error(status: int, code: str, message: str, **extra: Any) -> web.Response:
     return web.json_response({"error": code, "message": message, **extra}, status=status)
 
 
-async def _body(request: web.Request) -> Any:
+async def read_text(request: web.Request) -> str:
+    """The request's body as text, read within ``limits.body_seconds`` (a client that sends
+    it slowly is answered 408 and cut off)."""
     try:
-        return strict_json(await request.text())
-    except (ValueError, UnicodeDecodeError) as exc:
+        async with asyncio.timeout(request.app[HUB_KEY].limits.body_seconds):
+            return await request.text()
+    except TimeoutError as exc:
+        raise web.HTTPRequestTimeout(
+            text=json.dumps({"error": "timeout", "message": "The request was sent too slowly."}),
+            content_type="application/json",
+            headers={"Connection": "close"},
+        ) from exc
+    except UnicodeDecodeError as exc:
+        raise web.HTTPBadRequest(
+            text=json.dumps({"error": "malformed", "message": "The body is not UTF-8 text."}),
+            content_type="application/json",
+        ) from exc
+
+
+async def read_body(request: web.Request) -> Any:
+    """The request's JSON body, read by the one strict reader (:mod:`.jsontext`)."""
+    text = await read_text(request)
+    try:
+        return strict_json(text)
+    except ValueError as exc:
         raise web.HTTPBadRequest(
             text=json.dumps({"error": "malformed", "message": f"The body is not JSON: {exc}"}),
             content_type="application/json",
         ) from exc
+
+
+def same_origin(request: web.Request) -> bool:
+    """Whether the request's ``Origin``, if it names one, is this server (by host and port;
+    the scheme aside, since a proxy may end TLS in front of the app)."""
+    origin = request.headers.get("Origin")
+    if origin is None:
+        return True
+    scheme, sep, rest = origin.partition("://")
+    return bool(sep) and scheme in ("http", "https") and rest.lower() == request.host.lower()
+
+
+def _storage_error() -> web.Response:
+    return _error(503, "storage", "The table's storage failed; nothing changed. Try again.")
 
 
 def _new_code() -> str:
@@ -67,9 +129,13 @@ async def create_table(request: web.Request) -> web.Response:
     if not request.app[HUB_KEY].openings.allow(request.remote or "?"):
         return _error(429, "throttled", "Too many tables opened from here; wait a few minutes.")
     try:
-        setup = build_setup(await _body(request))
+        setup = build_setup(await read_body(request))
     except TableError as exc:
         return web.json_response(exc.to_json(), status=400)
+    # The phone that opens the table is its host: it may take over any seat (item 12). Only
+    # the token's digest is kept, with the setup.
+    host = secrets.token_urlsafe(32)
+    setup = {**setup, "host": hash_token(host)}
     for _ in range(10):
         row = TableRow(
             id=secrets.token_urlsafe(24),
@@ -83,29 +149,63 @@ async def create_table(request: web.Request) -> web.Response:
             break
         except DuplicateError:
             continue
+        except Exception:
+            log.exception("could not store a new table")
+            return _storage_error()
     else:
         return _error(503, "busy", "Could not find a free table code; try again.")
     return web.json_response(
-        {"id": row.id, "watch": row.watch, "code": row.code, "header": setup["header"]},
+        {
+            "id": row.id,
+            "watch": row.watch,
+            "code": row.code,
+            "host": host,
+            "header": setup["header"],
+        },
         status=201,
     )
 
 
 async def lookup_code(request: web.Request) -> web.Response:
-    """GET /api/code/{code}: the table a short code opens. Failed lookups are rate-limited."""
+    """GET /api/code/{code}: the table a short code opens.
+
+    Wrong codes are budgeted per address, per network and for everyone; over a budget a
+    lookup waits its turn in one slow lane rather than being refused, so the right code typed
+    behind a busy shared address still gets in (docs/table.md, Limits)."""
     hub = request.app[HUB_KEY]
+    guard = request.app[CODES_KEY]
     who = request.remote or "?"
-    if hub.wrong_codes.blocked(who):
-        return _error(429, "throttled", "Too many wrong codes; wait a few minutes.")
-    row = hub.store.table_by_code(_norm_code(request.match_info["code"]))
+    wait = guard.wait(who)
+    if wait is None:
+        return _error(
+            429, "throttled", "Too many wrong codes; wait a minute, or open the table's link."
+        )
+    if wait > 0:
+        await asyncio.sleep(wait)
+    code = _norm_code(request.match_info["code"])
+    try:
+        row = hub.store.table_by_code(code) if _CODE.fullmatch(code) else None
+    except Exception:
+        log.exception("could not look up a table code")
+        return _storage_error()
     if row is None:
-        hub.wrong_codes.count(who)
+        guard.failed(who)
         return _error(404, "unknown-table", "No table has this code.")
     return web.json_response({"id": row.id})
 
 
+def _unavailable(exc: TableUnavailable) -> web.HTTPServiceUnavailable:
+    """A table that can't be loaded: 503, naming the table and the event (issue 7 item 1)."""
+    return web.HTTPServiceUnavailable(
+        text=json.dumps(exc.to_json()), content_type="application/json"
+    )
+
+
 def table_or_404(request: web.Request) -> Table:
-    table = request.app[HUB_KEY].table(request.match_info["table"])
+    try:
+        table = request.app[HUB_KEY].table(request.match_info["table"])
+    except TableUnavailable as exc:
+        raise _unavailable(exc) from exc
     if table is None:
         raise web.HTTPNotFound(
             text=json.dumps({"error": "unknown-table", "message": "There is no such table."}),
@@ -115,7 +215,10 @@ def table_or_404(request: web.Request) -> Table:
 
 
 def watched_or_404(request: web.Request) -> Table:
-    table = request.app[HUB_KEY].by_watch(request.match_info["watch"])
+    try:
+        table = request.app[HUB_KEY].by_watch(request.match_info["watch"])
+    except TableUnavailable as exc:
+        raise _unavailable(exc) from exc
     if table is None:
         raise web.HTTPNotFound(
             text=json.dumps({"error": "unknown-table", "message": "There is no such table."}),
@@ -136,19 +239,31 @@ async def watch_info(request: web.Request) -> web.Response:
     return web.json_response({"table": table.info(spectator=True), **table.snapshot()})
 
 
-async def take_seat(request: web.Request) -> web.Response:
-    """POST /api/tables/{table}/seats/{seat}: a token for the seat, if it is free or taken over
-    (``{"takeover": true}``: the previous holder's token stops working)."""
-    hub = request.app[HUB_KEY]
-    table = table_or_404(request)
-    seat = request.match_info["seat"]
-    if seat not in table.player_ids():
-        return _error(404, "unknown-seat", "This table has no such seat.")
-    body = await _body(request) if request.can_read_body else {}
-    if not isinstance(body, dict) or not isinstance(body.get("takeover", False), bool):
-        return _error(400, "malformed", 'The body is {"takeover": true} or {}.')
-    if seat in table.seats and not body.get("takeover", False):
-        return _error(409, "seat-taken", "This seat is taken. Take it over?")
+def _history_response(request: web.Request, table: Table) -> web.Response:
+    try:
+        before = int(request.query.get("before", str(table.committed + 1)))
+        limit = int(request.query.get("limit", str(PAGE)))
+    except ValueError:
+        before = limit = -1
+    if before < 0 or not 1 <= limit <= PAGE:
+        return _error(400, "malformed", f"before is a sequence number, limit 1 to {PAGE}.")
+    return web.json_response(table.history(before, limit))
+
+
+async def table_history(request: web.Request) -> web.Response:
+    """GET /api/tables/{table}/history?before=SEQ&limit=N: older timeline entries, a page."""
+    return _history_response(request, table_or_404(request))
+
+
+async def watch_history(request: web.Request) -> web.Response:
+    """GET /api/watch/{watch}/history?before=SEQ&limit=N: the same, for a spectator."""
+    return _history_response(request, watched_or_404(request))
+
+
+async def grant_seat(hub: Hub, table: Table, seat: str) -> str:
+    """Give ``seat`` to a new token (returned): the previous holder's token stops working and
+    its sockets get ``seat_lost``. Raises :class:`StorageFailure` if the store fails (then
+    nothing changed)."""
     token = secrets.token_urlsafe(32)
     digest = hash_token(token)
     # Claimed in memory first, so that two phones asking at once can't both get the seat;
@@ -157,19 +272,83 @@ async def take_seat(request: web.Request) -> web.Response:
     table.seats[seat] = digest
     try:
         await asyncio.to_thread(hub.store.set_seat, table.id, seat, digest)
-    except BaseException:
+    except BaseException as exc:
         if table.seats.get(seat) == digest:
             if previous is None:
                 del table.seats[seat]
             else:
                 table.seats[seat] = previous
+        if isinstance(exc, Exception):
+            log.exception("could not store a seat")
+            raise StorageFailure(str(exc)) from exc
         raise
+    takeovers = takeovers_of(hub)
     for conn in hub.conns.get(table.id, ()):
         if conn.seat == seat:
             conn.seat = None
             conn.send_json({"type": "seat_lost", "seat": seat})
+            takeovers.release(table.id, seat)
+    takeovers.seat_changed(hub, table, seat)
     hub.broadcast(table, {"type": "seats", "taken": sorted(table.seats)})
+    return token
+
+
+async def take_seat(request: web.Request) -> web.Response:
+    """POST /api/tables/{table}/seats/{seat}: a token for a free seat (``{}``), or a takeover
+    of a taken one (``{"takeover": true}``, with ``"host": HOST_TOKEN`` from the host).
+
+    A takeover is granted at once for the host, or when no phone has held the seat on a socket
+    for ``seat_idle_seconds``; otherwise it is a request (202) put to the seat's phone and the
+    host's, polled at ``GET /api/tables/{table}/takeovers/{request}``."""
+    hub = request.app[HUB_KEY]
+    takeovers = takeovers_of(hub)
+    table = table_or_404(request)
+    seat = request.match_info["seat"]
+    if seat not in table.player_ids():
+        return _error(404, "unknown-seat", "This table has no such seat.")
+    body = await read_body(request)
+    if (
+        not isinstance(body, dict)
+        or set(body) - {"takeover", "host"}
+        or not isinstance(body.get("takeover", False), bool)
+        or not isinstance(body.get("host", ""), str)
+    ):
+        return _error(400, "malformed", 'The body is {}, or {"takeover": true} (and "host").')
+    if seat in table.seats:
+        connected = takeovers.held_lately(hub, table, seat)
+        if not body.get("takeover", False):
+            return _error(
+                409, "seat-taken", "This seat is taken. Take it over?", connected=connected
+            )
+        if not takeovers.throttle.allow(request.remote or "?"):
+            return _error(429, "throttled", "Too many takeovers from here; wait a few minutes.")
+        if connected and not is_host(table, body.get("host")):
+            asked = takeovers.ask(hub, table, seat)
+            if asked is None:
+                return _error(429, "busy", "Too many takeovers are waiting at this table.")
+            expires = round(asked.expires - asked.created)
+            return web.json_response({"request": asked.id, "expires": expires}, status=202)
+    try:
+        token = await grant_seat(hub, table, seat)
+    except StorageFailure:
+        return _storage_error()
     return web.json_response({"seat": seat, "token": token})
+
+
+async def takeover_status(request: web.Request) -> web.Response:
+    """GET /api/tables/{table}/takeovers/{request}: how a takeover request stands (a long
+    poll: waits up to 25 s for an answer). ``allowed`` carries the seat's token, once."""
+    takeovers = takeovers_of(request.app[HUB_KEY])
+    table = table_or_404(request)
+    asked: Takeover | None = takeovers.requests.get(request.match_info["request"])
+    if asked is None or asked.table != table.id:
+        return _error(404, "unknown-request", "There is no such takeover request.")
+    if asked.state() == "pending":
+        wait = min(POLL_SECONDS, max(0.0, asked.expires - time.monotonic()))
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(wait):
+                await asked.done.wait()
+    return web.json_response(takeovers.answer(asked))
 
 
 async def qr_code(request: web.Request) -> web.Response:
@@ -178,6 +357,8 @@ async def qr_code(request: web.Request) -> web.Response:
     which = request.query.get("for", "play")
     if which not in ("play", "watch"):
         return _error(400, "malformed", "for is play or watch.")
+    if len(request.host) > 261:  # a host name (253) and a port: a longer Host is made up
+        return _error(400, "malformed", "The Host header is too long for a link.")
     path = f"/t/{table.id}" if which == "play" else f"/w/{table.row.watch}"
     url = f"{request.scheme}://{request.host}{path}"
     out = io.BytesIO()
@@ -186,7 +367,7 @@ async def qr_code(request: web.Request) -> web.Response:
 
 
 def _record_response(table: Table, number_text: str) -> web.Response:
-    if not number_text.isdigit():
+    if not _GAME_NUMBER.fullmatch(number_text):  # not str.isdigit: it takes "²"
         return _error(404, "unknown-game", "No such game.")
     day, n = time.strftime("%Y-%m-%d", time.localtime(table.row.created)), number_text
     try:
@@ -219,15 +400,14 @@ async def replay_record(request: web.Request) -> web.Response:
     The replay runs in a worker thread, so that the tables being played go on meanwhile."""
     if not request.app[HUB_KEY].replays.allow(request.remote or "?"):
         return _error(429, "throttled", "Too many records replayed from here; wait a few minutes.")
+    text = await read_text(request)
     try:
-        text = await request.text()
-    except UnicodeDecodeError:
-        return _error(400, "malformed", "A record is UTF-8 text.")
-    try:
-        frames = await asyncio.to_thread(replay_frames, text)
+        # A few at a time, in a worker thread, bounded in size (issue 7 item 7).
+        body = await request.app[HUB_KEY].replaying.run(text)
     except TableError as exc:
-        return web.json_response(exc.to_json(), status=400)
-    return web.json_response(frames)
+        status = {"too-large": 413, "busy": 503}.get(exc.code, 400)
+        return web.json_response(exc.to_json(), status=status)
+    return web.Response(body=body, content_type="application/json")
 
 
 def _page(name: str) -> Callable[[web.Request], Awaitable[web.FileResponse]]:
@@ -244,14 +424,18 @@ def add_routes(router: web.UrlDispatcher) -> None:
     router.add_get("/t/{table}", _page("table.html"))
     router.add_get("/w/{watch}", _page("table.html"))
     router.add_get("/replay", _page("table.html"))
+    router.add_get("/favicon.ico", _page("favicon.svg"))  # browsers ask for it: an SVG icon
     router.add_static("/static/", STATIC)
     router.add_get("/api/catalogue", catalogue)
     router.add_post("/api/tables", create_table)
     router.add_get("/api/code/{code}", lookup_code)
     router.add_get("/api/tables/{table}", table_info)
+    router.add_get("/api/tables/{table}/history", table_history)
     router.add_post("/api/tables/{table}/seats/{seat}", take_seat)
+    router.add_get("/api/tables/{table}/takeovers/{request}", takeover_status)
     router.add_get("/api/tables/{table}/qr.svg", qr_code)
     router.add_get("/api/tables/{table}/games/{n}/record", table_record)
     router.add_get("/api/watch/{watch}", watch_info)
+    router.add_get("/api/watch/{watch}/history", watch_history)
     router.add_get("/api/watch/{watch}/games/{n}/record", watch_record)
     router.add_post("/api/replay", replay_record)

@@ -11,7 +11,7 @@ import unicodedata
 from typing import Any
 
 from . import engine
-from .table import TableError
+from .table import TableError, quoted, unshowable
 
 __all__ = ["MAX_PLAYERS", "build_setup", "check_name"]
 
@@ -31,11 +31,14 @@ def check_name(value: object, what: str) -> str:
         raise TableError(
             "malformed", f"The {what} is longer than {MAX_NAME} characters.", member=what
         )
-    if "<" in name or ">" in name:
-        raise TableError("malformed", f"The {what} {name!r} contains markup (< or >).", member=what)
-    if any(unicodedata.category(c).startswith("C") for c in name):
+    bad = unshowable(name)
+    if bad is not None:
         raise TableError(
-            "malformed", f"The {what} {name!r} contains control characters.", member=what
+            "malformed", f"The {what} contains a control character ({bad}).", member=what
+        )
+    if "<" in name or ">" in name:
+        raise TableError(
+            "malformed", f"The {what} {quoted(name)} contains markup (< or >).", member=what
         )
     return name
 

@@ -21,10 +21,12 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 __all__ = [
+    "DamagedError",
     "DuplicateError",
     "Event",
     "SQLiteStore",
     "Store",
+    "StoreError",
     "TableRow",
     "hash_token",
 ]
@@ -32,6 +34,21 @@ __all__ = [
 
 class DuplicateError(Exception):
     """A table id or code that is already taken."""
+
+
+class StoreError(Exception):
+    """A store that can't be used: it can't be opened, is not a table store, is damaged, or
+    can't be written to. The message is one line, for the person running the server."""
+
+
+class DamagedError(StoreError):
+    """A stored table (``seq`` is ``None``) or event that can't be read back."""
+
+    def __init__(self, table: str, seq: int | None, reason: str) -> None:
+        what = f"table {table}" if seq is None else f"event {seq} of table {table}"
+        super().__init__(f"{what} is damaged: {reason}")
+        self.table = table
+        self.seq = seq
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,29 +154,80 @@ CREATE TABLE IF NOT EXISTS events (
 """
 
 
+_COLUMNS = {
+    "tables": ["id", "watch", "code", "setup", "created"],
+    "seats": ["table_id", "seat", "token_hash"],
+    "events": ["table_id", "seq", "kind", "body", "client_id", "seat", "time"],
+}
+
+
 class SQLiteStore:
     """The embedded default store: one SQLite file in WAL mode, ``synchronous=FULL``.
 
     Each write is its own transaction, committed (and synced to the WAL) before the method
     returns. The connection may be used from one thread at a time; a lock makes that so.
+
+    Opening checks the store (issue 7 item 14): that the file opens as a database, passes
+    SQLite's quick check, has the table store's schema, and takes a write; if not,
+    :class:`StoreError` says what is wrong in one line.
     """
 
     def __init__(self, path: str) -> None:
         self.path = path
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
-        self._db.execute("PRAGMA foreign_keys=ON")
-        self._db.execute("PRAGMA busy_timeout=5000")
-        self._db.executescript(_SCHEMA)
+        try:
+            self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise StoreError(f"can't open the table store {path}: {exc}") from exc
+        try:
+            self._open()
+        except sqlite3.Error as exc:
+            self._db.close()
+            raise StoreError(f"can't use the table store {path}: {exc}") from exc
+        except StoreError:
+            self._db.close()
+            raise
+
+    def _open(self) -> None:
+        db = self._db
+        db.execute("PRAGMA busy_timeout=5000")
+        found = db.execute("PRAGMA quick_check").fetchall()
+        if found != [("ok",)]:
+            problem = "; ".join(str(r[0]) for r in found[:3])
+            raise StoreError(f"the table store {self.path} is damaged: {problem}")
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=FULL")
+        db.execute("PRAGMA foreign_keys=ON")
+        db.executescript(_SCHEMA)
+        for table, columns in _COLUMNS.items():
+            have = [r[1] for r in db.execute(f"PRAGMA table_info({table})")]
+            if have != columns:
+                raise StoreError(
+                    f"{self.path} is not a lifeledger table store "
+                    f"(its {table!r} table has the columns {have})"
+                )
+        # A write, committed: a store that can be read but not written fails now, not at the
+        # first change a phone sends.
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.execute(f"PRAGMA user_version = {int(version)}")
+            db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
 
     def _row(self, row: tuple[Any, ...] | None) -> TableRow | None:
         if row is None:
             return None
-        return TableRow(
-            id=row[0], watch=row[1], code=row[2], setup=json.loads(row[3]), created=row[4]
-        )
+        try:
+            setup = json.loads(row[3])
+            if not isinstance(setup, dict) or not isinstance(setup.get("header"), dict):
+                raise ValueError("the setup is not an object with a header")
+        except (ValueError, TypeError, RecursionError) as exc:
+            raise DamagedError(str(row[0]), None, str(exc)[:200]) from exc
+        return TableRow(id=row[0], watch=row[1], code=row[2], setup=setup, created=row[4])
 
     def create_table(self, row: TableRow) -> None:
         """Store a new table; raises :class:`DuplicateError` if its id, watch id or code exists."""
@@ -278,11 +346,15 @@ class SQLiteStore:
 
 
 def _event(table_id: str, r: tuple[Any, ...]) -> Event:
+    try:
+        body = json.loads(r[2])
+    except (ValueError, TypeError, RecursionError) as exc:
+        raise DamagedError(table_id, r[0], f"its body is not JSON ({str(exc)[:200]})") from exc
     return Event(
         table=table_id,
         seq=r[0],
         kind=r[1],
-        body=json.loads(r[2]),
+        body=body,
         client_id=r[3],
         seat=r[4],
         time=r[5],

@@ -8,6 +8,8 @@ actions still in effect, in log order; the engine replaying that record is the g
 
 from __future__ import annotations
 
+import json
+import logging
 import time
 import unicodedata
 from collections import OrderedDict
@@ -15,12 +17,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import engine
-from .store import Event, Store
+from .store import DamagedError, Event, Store, TableRow
 
-__all__ = ["Decision", "Entry", "Table", "TableError", "changes"]
+__all__ = ["PAGE", "Decision", "Entry", "Table", "TableError", "TableUnavailable", "changes"]
+
+log = logging.getLogger("lifeledger_table")
 
 #: How many refused client ids a table remembers, so that a retry gets the same answer.
 REFUSALS_KEPT = 1000
+#: The most timeline entries a welcome, a table's JSON or one history page carries.
+PAGE = 200
+#: How many different proposals of an intentional draw a table keeps at once.
+PROPOSALS_KEPT = 20
 
 
 class TableError(Exception):
@@ -49,6 +57,26 @@ class TableError(Exception):
         }
 
 
+class TableUnavailable(TableError):
+    """A table whose log can't be loaded (a damaged or tampered log, or an action the engine
+    now refuses): it answers this error to every request, naming the table and the event,
+    until the store is fixed and the server restarted. Other tables are not affected."""
+
+    def __init__(self, table: str, seq: int | None, reason: str) -> None:
+        where = f"its event {seq}" if seq is not None else "its setup"
+        super().__init__(
+            "table-unavailable",
+            f"Table {table} can't be loaded: {where} {reason}. Its log is kept as it is; "
+            "the server's operator can repair the store and restart the server.",
+        )
+        self.table = table
+        self.seq = seq
+
+    def to_json(self) -> dict[str, Any]:
+        """The error as sent to a client, with the table and the event."""
+        return {**super().to_json(), "table": self.table, "event": self.seq}
+
+
 @dataclass(slots=True)
 class Entry:
     """One line of the timeline: an event of the log and what it changed."""
@@ -62,6 +90,13 @@ class Entry:
     target: int | None = None
     changes: list[dict[str, Any]] = field(default_factory=list)
     notes: list[dict[str, str]] = field(default_factory=list)
+    _text: str | None = None
+
+    def text(self) -> str:
+        """The entry as JSON text (made once: an entry never changes once in the timeline)."""
+        if self._text is None:
+            self._text = json.dumps(self.to_json())
+        return self._text
 
     def to_json(self) -> dict[str, Any]:
         """The entry as sent to a client."""
@@ -88,30 +123,63 @@ class Decision:
     message: dict[str, Any]
 
 
-def _concessions(action: dict[str, Any]) -> list[object]:
-    """The players an action concedes for (inside ``together`` groups too)."""
+def _concessions(action: object) -> list[object]:
+    """The players an action (JSON) concedes for (inside ``together`` groups too)."""
+    if not isinstance(action, dict):
+        return []
     if action.get("do") == "concede":
         return [action.get("player")]
     inner = action.get("actions")
     if not isinstance(inner, list):
         return []
-    return [p for a in inner if isinstance(a, dict) for p in _concessions(a)]
+    return [p for a in inner for p in _concessions(a)]
+
+
+#: The format characters that text needs: the zero-width non-joiner and joiner (Persian
+#: "می‌خواهم", emoji sequences such as "🧙‍♂️") and the tags of emoji flags (🏴 + tags).
+#: (Variation selectors are marks, not format characters: always allowed.) Every other control
+#: or format character is refused: bidi overrides, embeddings, isolates and marks can make text
+#: read as something else.
+TEXT_FORMAT = frozenset("\u200c\u200d") | frozenset(map(chr, range(0xE0020, 0xE0080)))
+
+
+def unshowable(text: str) -> str | None:
+    """The first character of ``text`` that is not text to show (a control character, a bidi
+    override, ...), as ``U+202E RIGHT-TO-LEFT OVERRIDE``; ``None`` if there is none."""
+    for c in text:
+        if unicodedata.category(c).startswith("C") and c not in TEXT_FORMAT:
+            name = unicodedata.name(c, "")
+            return f"U+{ord(c):04X}" + (f" {name}" if name else "")
+    return None
+
+
+def quoted(text: str, limit: int = 40) -> str:
+    """``text`` in quotes as typed (shortened), for an error message: never escaped."""
+    return f"“{text if len(text) <= limit else text[: limit - 1] + '…'}”"
 
 
 def _check_text(value: object, member: str) -> None:
-    """Every string in an action is text to show: no markup, no control characters."""
-    if isinstance(value, str):
-        if "<" in value or ">" in value:
-            raise TableError("malformed", f"{value!r} contains markup (< or >).", member=member)
-        if any(unicodedata.category(c).startswith("C") for c in value):
-            raise TableError("malformed", f"{value!r} contains control characters.", member=member)
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            _check_text(key, member)
-            _check_text(item, f"{member}.{key}")
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            _check_text(item, f"{member}[{index}]")
+    """Every string in an action is text to show: no markup, no control characters.
+    (Walked without recursion: the depth of a value is the sender's choice.)"""
+    todo: list[tuple[object, str]] = [(value, member)]
+    while todo:
+        item, where = todo.pop()
+        if isinstance(item, str):
+            bad = unshowable(item)
+            if bad is not None:
+                raise TableError(
+                    "malformed", f"The text contains a control character ({bad}).", member=where
+                )
+            if "<" in item or ">" in item:
+                raise TableError(
+                    "malformed", f"{quoted(item)} contains markup (< or >).", member=where
+                )
+        elif isinstance(item, dict):
+            for key, inner in item.items():
+                todo.append((key, where))
+                todo.append((inner, f"{where}.{key}"))
+        elif isinstance(item, list):
+            todo.extend((inner, f"{where}[{index}]") for index, inner in enumerate(item))
 
 
 def _shared(team: dict[str, Any] | None, member: str) -> bool:
@@ -184,11 +252,30 @@ def changes(before: dict[str, Any], after: dict[str, Any]) -> list[dict[str, Any
     return out
 
 
+@dataclass(slots=True)
+class _Step:
+    """A change worked out in full, not yet taken into the table: :meth:`Table._adopt` takes
+    it in with assignments only, so that a change either happens whole or not at all."""
+
+    event: Event
+    entry: Entry
+    game: engine.Game
+    state: dict[str, Any]
+    #: For an undo: the sequence number it takes back; for a next game: the game's outcome.
+    target: int | None = None
+    outcome: engine.Outcome | None = None
+    view: dict[str, Any] | None = None
+
+
 class Table:
     """One table in memory: the live game of the current match game, and the timeline.
 
-    Built from the store's log by :meth:`load`; every change goes through :meth:`submit`, which
-    lets the engine decide, writes the event to the store, and only then changes memory.
+    Built from the store's log by :meth:`reload`; every change goes through :meth:`decide`
+    (then the hub writes it and calls :meth:`commit`) or :meth:`submit` (both at once). A
+    change is worked out in full first and taken into memory only if nothing failed.
+
+    A table whose log can't be loaded keeps the error in :attr:`broken` and answers it to
+    every request (:class:`TableUnavailable`) without loading the log again.
     """
 
     def __init__(self, store: Store, table_id: str) -> None:
@@ -196,32 +283,80 @@ class Table:
         self.id = table_id
         self.reload()
 
+    def _reset(self, row: TableRow | None) -> None:
+        self.row = row or TableRow(self.id, "", "", {"header": {"players": []}}, 0.0)
+        self.header: dict[str, Any] = self.row.setup["header"]
+        self.labels: dict[str, str] = self.row.setup.get("labels", {})
+        self.seats: dict[str, str] = {}
+        self.teams: dict[str, str] = {
+            p["id"]: p["team"] for p in self.header["players"] if p.get("team")
+        }
+        self.entries: list[Entry] = []
+        #: The outcomes of the games before the current one, and the actions in effect in
+        #: each of them.
+        self.outcomes: list[engine.Outcome] = []
+        self.past: list[list[Event]] = []
+        #: The current game's actions in effect, in log order.
+        self.effective: list[Event] = []
+        #: The sequence numbers of every action undone so far.
+        self.undone: set[int] = set()
+        self.client_ids: dict[str, int] = {}
+        self.last_seq = 0
+        self.committed = 0
+        self._refusals: OrderedDict[str, TableError] = OrderedDict()
+        #: Intentional draws proposed since the last change: the action -> who agreed.
+        self._proposals: dict[str, set[str]] = {}
+        self.view: dict[str, Any] = {}
+        self.view_text = "{}"
+
     def reload(self) -> None:
         """Build everything in memory from the store's log (on first use, and after a failed
-        write: whatever was decided but not written is forgotten)."""
-        row = self.store.table(self.id)
+        write: whatever was decided but not written is forgotten). Raises :class:`KeyError` if
+        the store has no such table; if the log can't be loaded, :attr:`broken` says why."""
+        self.broken: TableUnavailable | None = None
+        self._reset(None)
+        try:
+            row = self.store.table(self.id)
+        except Exception as exc:
+            self._break(None, exc)
+            return
         if row is None:
             raise KeyError(self.id)
-        self.row = row
-        self.header: dict[str, Any] = row.setup["header"]
-        self.match = engine.Match(row.setup.get("best_of"))
-        self.labels: dict[str, str] = row.setup.get("labels", {})
-        self.seats: dict[str, str] = self.store.seats(self.id)
-        self.entries: list[Entry] = []
-        #: The outcomes of the games before the current one.
-        self.outcomes: list[engine.Outcome] = []
-        self.effective: list[Event] = []
-        self.client_ids: dict[str, int] = {}
-        self.game = engine.new_game(self.header)
-        self.state = engine.state_of(self.game)
-        self.last_seq = 0
-        self._refusals: OrderedDict[str, TableError] = OrderedDict()
-        for event in self.store.events(self.id):
-            self._absorb(event)
-        #: The last sequence number written to the store, and the view of the table after it:
-        #: what a newly connected phone is shown (never anything not yet written).
-        self.committed = self.last_seq
-        self.view = self._view()
+        event: Event | None = None
+        try:
+            self._reset(row)
+            self.match = engine.Match(row.setup.get("best_of"))
+            self.seats = self.store.seats(self.id)
+            self.game = engine.new_game(self.header)
+            self.state = engine.state_of(self.game)
+            for event in self.store.events(self.id):
+                self._adopt(self._prepare(event, None, live=False))
+            event = None
+            #: The last sequence number written to the store, and the view of the table after
+            #: it: what a newly connected phone is shown (never anything not yet written).
+            self.committed = self.last_seq
+            self._set_view(self._view())
+        except Exception as exc:
+            self._break(event.seq if event is not None else self.last_seq + 1, exc)
+
+    def _break(self, seq: int | None, exc: Exception) -> None:
+        if isinstance(exc, DamagedError):
+            seq = exc.seq
+            reason = str(exc).split(" is damaged: ", 1)[-1]
+            reason = f"is damaged: {reason}"
+        elif isinstance(exc, TableError):
+            reason = f"is refused: {exc.message}" + (f" ({exc.rule})" if exc.rule else "")
+        elif isinstance(exc, engine.LifeledgerError):
+            reason = f"is refused by the rules engine: {exc}"
+        else:
+            reason = f"can't be read ({type(exc).__name__}: {str(exc)[:200]})"
+        self.broken = TableUnavailable(self.id, seq, reason)
+        log.error("%s", self.broken.message)
+
+    def check(self) -> None:
+        """Raise :class:`TableUnavailable` if the table can't be used."""
+        if self.broken is not None:
+            raise self.broken
 
     # -- derived facts -------------------------------------------------------------------------
 
@@ -234,12 +369,12 @@ class Table:
         """The players' ids, in seating order."""
         return [p["id"] for p in self.header["players"]]
 
-    def sides(self) -> list[tuple[str, str]]:
+    def sides(self, state: dict[str, Any] | None = None) -> list[tuple[str, str]]:
         """The sides that score in a match: each team, and each player on no team, as
         ``(id, kind)``."""
         out: list[tuple[str, str]] = []
         seen: set[str] = set()
-        for team in self.state.get("teams", []):
+        for team in (state or self.state).get("teams", []):
             out.append((team["id"], "team"))
             seen.update(team["players"])
         out.extend((pid, "player") for pid in self.player_ids() if pid not in seen)
@@ -249,12 +384,17 @@ class Table:
         """Where the match stands, as the engine scores it (100.6a): the current match's
         number, each side's wins, losses and draws in it (this game included once it is
         over), the side that has won it, if one has, and the matches each side has won."""
-        sides = self.sides()
+        return self._score(self.outcomes, self.game, self.state)
+
+    def _score(
+        self, outcomes: list[engine.Outcome], game: engine.Game, state: dict[str, Any]
+    ) -> dict[str, Any]:
+        sides = self.sides(state)
         ids = [side for side, _ in sides]
-        score = self.match.score(self.outcomes, self.game.outcome(), ids)
+        score = self.match.score(outcomes, game.outcome(), ids)
         return {
             "best_of": self.match.best_of,
-            "game": self.number,
+            "game": len(outcomes) + 1,
             "match": score.number,
             "finished": score.games,
             "sides": [
@@ -271,35 +411,103 @@ class Table:
             "match_winner": score.winner,
         }
 
+    def undo_target(self) -> int | None:
+        """The sequence number of the action an undo may take back now (``None``: none)."""
+        if not self.effective or _concessions(self.effective[-1].body["action"]):
+            return None
+        return self.effective[-1].seq
+
     def can_undo(self) -> bool:
         """Whether the current game has an action that undo may take back."""
-        return bool(self.effective) and not _concessions(self.effective[-1].body["action"])
+        return self.undo_target() is not None
 
     def record(self, number: int) -> dict[str, Any]:
         """The record (document shape) of game ``number`` of the match."""
         if not 1 <= number <= self.number:
             raise TableError("unknown-game", f"This table has no game {number}.")
-        actions = [e.body["action"] for e in self._effective_of(number)]
+        # Only what is written: a change decided but not yet stored may still fail.
+        events = self.effective if number == self.number else self.past[number - 1]
+        actions = [e.body["action"] for e in events if e.seq <= self.committed]
         return {
             "note": f"lifeledger table, game {number}",
             **self.header,
             "actions": actions,
         }
 
-    def _effective_of(self, number: int) -> list[Event]:
-        if number == self.number:
-            # Only what is written: a change decided but not yet stored may still fail.
-            return [e for e in self.effective if e.seq <= self.committed]
-        kept: list[Event] = []
-        game = 1
-        for event in self.store.events(self.id):
-            if event.kind == "next_game":
-                game += 1
-            elif game == number and event.kind == "action":
-                kept.append(event)
-            elif game == number and event.kind == "undo":
-                kept.pop()
-        return kept
+    # -- who may do what ------------------------------------------------------------------------
+
+    def _teammates(self, a: str, b: str) -> bool:
+        return a in self.teams and self.teams.get(a) == self.teams.get(b)
+
+    def _may(self, action: engine.Action, seat: str, source: str | None = None) -> bool:
+        """Whether the seat of player ``seat`` may send ``action`` (docs/table.md, "Who may do
+        what"); raises :class:`TableError` if not. Returns true if the action holds an
+        intentional draw, which every seated player in the game must agree to (104.4i).
+        ``source``: the source of the group the action is part of."""
+        source = action.source or source
+        if isinstance(action, engine.Together):
+            agree = False
+            for inner in action.actions:
+                agree = self._may(inner, seat, source) or agree
+            return agree
+        if isinstance(action, engine.Concede | engine.Penalty) and action.player != seat:
+            concede = isinstance(action, engine.Concede)
+            raise TableError(
+                "not-your-seat",
+                f"Only {self.label(action.player)} can "
+                + ("concede for themselves." if concede else "record a judge's game loss."),
+                rule="104.3a" if concede else "104.3k",
+            )
+        if isinstance(action, engine.PayLife):
+            payers = [player for player, _ in action.payments]
+            if seat not in payers or not all(p == seat or self._teammates(p, seat) for p in payers):
+                others = [p for p in payers if p != seat]
+                raise TableError(
+                    "not-your-seat",
+                    f"Only {self.label(others[0] if others else payers[0])} can pay "
+                    "their own life.",
+                    rule="119.4",
+                )
+        if isinstance(action, engine.Win | engine.Lose) and source is None:
+            players = [action.player] if isinstance(action, engine.Win) else action.losers
+            others = [p for p in players if p != seat]
+            if others:
+                win = isinstance(action, engine.Win)
+                raise TableError(
+                    "not-your-seat",
+                    f"Name the card that says {self.label(others[0])} "
+                    + ("wins" if win else "loses")
+                    + " the game (its source).",
+                    rule="104.2b" if win else "104.3e",
+                )
+        if isinstance(action, engine.DrawGame) and source is None:
+            raise TableError(
+                "not-your-seat",
+                "Name the card that says the game is a draw (its source).",
+                rule="104.4c",
+            )
+        return isinstance(action, engine.IntentionalDraw)
+
+    def _agree(self, action: dict[str, Any], seat: str) -> None:
+        """104.4i: all players in the game agree to an intentional draw. The seat's request
+        counts as its player's agreement; the action happens once every other player still in
+        the game who holds a seat has sent the same action since the last change (players
+        without a seat are at the table with a phone that is: its request speaks for them)."""
+        key = json.dumps(action, sort_keys=True)
+        if key not in self._proposals and len(self._proposals) >= PROPOSALS_KEPT:
+            self._proposals.clear()
+        agreed = self._proposals.setdefault(key, set())
+        agreed.add(seat)
+        playing = {p["id"] for p in self.state.get("players", []) if p["status"] == "playing"}
+        waiting = [p for p in self.player_ids() if p in self.seats and p in playing - agreed]
+        if waiting:
+            raise TableError(
+                "awaiting-agreement",
+                f"{self.label(seat)} agrees to a draw; it happens once "
+                + " and ".join(self.label(p) for p in waiting)
+                + " agree too (each sends the same).",
+                rule="104.4i",
+            )
 
     # -- changing the table -------------------------------------------------------------------
 
@@ -313,19 +521,13 @@ class Table:
         :class:`TableError` if the request is turned down (nothing changes); a retry of a
         turned-down request gets the same error. If the write then fails, :meth:`reload`.
         """
+        self.check()
         earlier = self.client_ids.get(client_id)
         if earlier is not None:
             return earlier
         refused = self._refusals.get(client_id)
         if refused is not None:
             raise refused
-        try:
-            notes = self._check(kind, body, seat)
-        except TableError as exc:
-            self._refusals[client_id] = exc
-            while len(self._refusals) > REFUSALS_KEPT:
-                self._refusals.popitem(last=False)
-            raise
         event = Event(
             table=self.id,
             seq=self.last_seq + 1,
@@ -335,13 +537,30 @@ class Table:
             seat=seat,
             time=time.time(),
         )
-        entry = self._absorb(event, notes)
-        return Decision(event=event, entry=entry, message=self.update(entry))
+        try:
+            step = self._prepare(event, seat, live=True)
+        except TableError as exc:
+            self._refusals[client_id] = exc
+            while len(self._refusals) > REFUSALS_KEPT:
+                self._refusals.popitem(last=False)
+            raise
+        except Exception as exc:
+            # Not a refusal: the engine failed. The live game may be half changed: rebuild it.
+            log.exception("table %s: the engine failed on a %s", self.id, kind)
+            if kind == "action":
+                self._recover()
+            raise TableError(
+                "engine-failed", "The rules engine failed on this change; nothing changed."
+            ) from exc
+        self._adopt(step)
+        assert step.view is not None
+        message = {"type": "event", "seq": event.seq, "entry": step.entry.to_json(), **step.view}
+        return Decision(event=event, entry=step.entry, message=message)
 
     def commit(self, decision: Decision) -> None:
         """Note that the decision's event is in the store: new phones may now be shown it."""
         self.committed = decision.event.seq
-        self.view = {k: decision.message[k] for k in ("state", "score", "can_undo", "effects")}
+        self._set_view({k: decision.message[k] for k in _VIEW})
 
     def submit(
         self, kind: str, body: dict[str, Any], client_id: str, seat: str | None
@@ -362,81 +581,134 @@ class Table:
         self.commit(decision)
         return decision.entry, decision.event.seq
 
-    def _check(
-        self, kind: str, body: dict[str, Any], seat: str | None
-    ) -> list[dict[str, str]] | None:
-        """Decide whether the event may be added. An action is applied to the live game (the
-        caller rebuilds the game if the store then fails) and its consequences returned."""
-        if kind == "action":
-            action = body.get("action")
+    def _recover(self) -> None:
+        """The live game again from the actions in effect (after the engine failed midway)."""
+        try:
+            self.game = engine.replay(self.header, [e.body["action"] for e in self.effective])
+            self.state = engine.state_of(self.game)
+        except Exception as exc:
+            self._break(self.last_seq, exc)
+
+    def _prepare(self, event: Event, seat: str | None, *, live: bool) -> _Step:
+        """Work out what ``event`` does, changing nothing in the table (only the live game, for
+        an action the engine accepts: :meth:`_adopt` then takes it in, or the caller rebuilds
+        the game). ``live``: a client's request (checked against its seat; a view is made), as
+        opposed to an event of the log being loaded. Raises :class:`TableError` if the event
+        may not be added."""
+        if event.seq != self.last_seq + 1:
+            raise TableError("malformed", f"is out of order (after event {self.last_seq})")
+        if not isinstance(event.body, dict):
+            raise TableError("malformed", "has no body (a JSON object)")
+        entry = Entry(
+            seq=event.seq, kind=event.kind, game=self.number, seat=event.seat, time=event.time
+        )
+        game = self.game
+        target: int | None = None
+        outcome: engine.Outcome | None = None
+        last: Event | None = None
+        if event.kind == "action":
+            action = event.body.get("action")
             if not isinstance(action, dict):
                 raise TableError("malformed", "An action is a JSON object.", member="action")
-            _check_text(action, "action")
-            for player in _concessions(action):
-                # 104.3a: a player concedes; no one else at the table can do it for them.
-                if seat is not None and player != seat:
-                    raise TableError(
-                        "not-your-seat",
-                        f"Only {self.label(str(player))} can concede for themselves.",
-                        rule="104.3a",
-                    )
+            position = len(self.effective)
             try:
-                return engine.apply(self.game, action, len(self.effective))
-            except engine.RefusedError as exc:
-                raise TableError("refused", exc.message, rule=exc.rule) from exc
+                parsed = engine.parse(action, position)
             except engine.MalformedError as exc:
                 raise TableError("malformed", exc.message, member=exc.member) from exc
-        elif kind == "undo":
-            if not self.effective:
-                raise TableError("nothing-to-undo", "There is nothing to undo in this game.")
-            if not self.can_undo():
-                raise TableError(
-                    "final",
-                    "A concession is final: it can't be undone.",
-                    rule="104.3a",
-                )
-        elif kind == "next_game":
+            if live:
+                _check_text(action, "action")
+                if seat is not None and self._may(parsed, seat):
+                    self._agree(action, seat)
+            try:
+                entry.notes = engine.apply(game, parsed, position)
+            except engine.RefusedError as exc:
+                if live and engine.state_of(game) != self.state:
+                    self._recover()  # the engine promises nothing changed: make it so
+                raise TableError("refused", exc.message, rule=exc.rule) from exc
+            except engine.MalformedError as exc:
+                if live and engine.state_of(game) != self.state:
+                    self._recover()
+                raise TableError("malformed", exc.message, member=exc.member) from exc
+            entry.action = action
+            last = event
+        elif event.kind == "undo":
+            target = self._undo_target(event.body, live)
+            entry.target = target
+            kept = self.effective[:-1]
+            game = engine.replay(self.header, [e.body["action"] for e in kept])
+            last = kept[-1] if kept else None
+        elif event.kind == "next_game":
             # After the game that decides a match, the next game begins the next match.
             if not self.state.get("over"):
                 raise TableError(
                     "not-over", "This game isn't over yet: it ends with a win, a loss or a draw."
                 )
+            outcome = self.game.outcome()
+            game = engine.new_game(self.header)
+            entry.game = self.number + 1
         else:
-            raise TableError("malformed", f"Unknown request {kind!r}.", member="type")
-        return None
+            raise TableError("malformed", f"Unknown request {event.kind!r}.", member="type")
+        state = engine.state_of(game)
+        entry.changes = changes(self.state, state)
+        view = None
+        if live:
+            outcomes = [*self.outcomes, outcome] if outcome is not None else self.outcomes
+            can = last is not None and not _concessions(last.body["action"])
+            view = {
+                "state": state,
+                "score": self._score(outcomes, game, state),
+                "can_undo": can,
+                "undo_target": last.seq if can and last is not None else None,
+                "effects": engine.effects(game),
+            }
+            entry.text()
+        return _Step(event, entry, game, state, target, outcome, view)
 
-    def _absorb(self, event: Event, notes: list[dict[str, str]] | None = None) -> Entry:
-        """Take an event of the log into memory. ``notes``: the consequences of an action the
-        live game has already applied (``None``: apply it now)."""
-        before = self.state
-        entry = Entry(
-            seq=event.seq, kind=event.kind, game=self.number, seat=event.seat, time=event.time
-        )
+    def _undo_target(self, body: dict[str, Any], live: bool) -> int:
+        """The action an undo takes back, or :class:`TableError` saying why it can't."""
+        target = body.get("target")
+        if target is None and not live:
+            target = self.effective[-1].seq if self.effective else 0  # a log from before targets
+        if isinstance(target, bool) or not isinstance(target, int):
+            raise TableError(
+                "malformed",
+                'An undo names the action it takes back: "target" is its sequence number.',
+                member="target",
+            )
+        if target in self.undone:
+            raise TableError("already-undone", f"Event {target} has already been undone.")
+        if not self.effective:
+            raise TableError("nothing-to-undo", "There is nothing to undo in this game.")
+        if target != self.effective[-1].seq:
+            raise TableError(
+                "not-last",
+                f"Event {target} is not the last action in effect "
+                f"(that is event {self.effective[-1].seq}); undo takes back the last one.",
+            )
+        if _concessions(self.effective[-1].body["action"]):
+            raise TableError("final", "A concession is final: it can't be undone.", rule="104.3a")
+        return target
+
+    def _adopt(self, step: _Step) -> None:
+        """Take a worked-out change into the table (assignments only: nothing here fails)."""
+        event = step.event
         if event.kind == "action":
-            if notes is None:
-                notes = engine.apply(self.game, event.body["action"], len(self.effective))
-            entry.notes = notes
             self.effective.append(event)
-            entry.action = event.body["action"]
         elif event.kind == "undo":
-            taken = self.effective.pop()
-            entry.target = taken.seq
-            self._rebuild_game()
+            self.effective.pop()
+            assert step.target is not None
+            self.undone.add(step.target)
         elif event.kind == "next_game":
-            self.outcomes.append(self.game.outcome())
+            assert step.outcome is not None
+            self.outcomes.append(step.outcome)
+            self.past.append(self.effective)
             self.effective = []
-            self.game = engine.new_game(self.header)
-            entry.game = self.number
-        self.state = engine.state_of(self.game)
-        entry.changes = changes(before, self.state)
-        self.entries.append(entry)
+        self.game = step.game
+        self.state = step.state
+        self.entries.append(step.entry)
         self.client_ids[event.client_id] = event.seq
         self.last_seq = event.seq
-        return entry
-
-    def _rebuild_game(self) -> None:
-        """The live game, from scratch: the engine replaying the actions in effect."""
-        self.game = engine.replay(self.header, [e.body["action"] for e in self.effective])
+        self._proposals.clear()
 
     # -- seats and presentation ---------------------------------------------------------------
 
@@ -474,19 +746,60 @@ class Table:
             "state": self.state,
             "score": self.score(),
             "can_undo": self.can_undo(),
+            "undo_target": self.undo_target(),
             "effects": engine.effects(self.game),
         }
 
+    def _set_view(self, view: dict[str, Any]) -> None:
+        self.view = view
+        self.view_text = json.dumps(view)
+
+    def _page(self, after: int, before: int, limit: int) -> tuple[list[Entry], bool]:
+        """The newest ``limit`` written entries with ``after < seq < before``, oldest first,
+        and whether older ones (still after ``after``) exist. Entry ``n`` is ``entries[n-1]``."""
+        end = max(0, min(before - 1, self.committed))
+        start = max(after, end - limit, 0)
+        return self.entries[start:end], start > after
+
     def snapshot(self, since: int = 0) -> dict[str, Any]:
-        """What a client needs to catch up after sequence number ``since``: the entries and
-        the view as of the last event written to the store."""
+        """What a client needs to catch up after sequence number ``since``: the view as of
+        the last event written to the store and the newest :data:`PAGE` entries after
+        ``since`` (``more``: older ones exist; a client asks for them with :meth:`history`)."""
+        self.check()
+        entries, more = self._page(since, self.committed + 1, PAGE)
         return {
             "seq": self.committed,
             "since": since,
-            "entries": [e.to_json() for e in self.entries if since < e.seq <= self.committed],
+            "more": more,
+            "entries": [e.to_json() for e in entries],
             **self.view,
         }
 
-    def update(self, entry: Entry) -> dict[str, Any]:
-        """The message that tells every socket on the table about a new entry."""
-        return {"type": "event", "seq": entry.seq, "entry": entry.to_json(), **self._view()}
+    def snapshot_text(self, since: int = 0, **head: Any) -> str:
+        """:meth:`snapshot` as JSON text, with ``head``'s members first, made from the cached
+        texts of the view and the entries (a welcome costs no more than its size)."""
+        self.check()
+        entries, more = self._page(since, self.committed + 1, PAGE)
+        first = json.dumps({**head, "seq": self.committed, "since": since, "more": more})
+        return (
+            f'{first[:-1]}, "entries": [{", ".join(e.text() for e in entries)}], '
+            f"{self.view_text[1:]}"
+        )
+
+    def history(self, before: int, limit: int = PAGE) -> dict[str, Any]:
+        """A page of older entries: the newest ``limit`` (at most :data:`PAGE`) with a sequence
+        number below ``before``, oldest first, and whether there are older ones still."""
+        self.check()
+        entries, more = self._page(0, before, max(0, min(limit, PAGE)))
+        return {"type": "history", "entries": [e.to_json() for e in entries], "more": more}
+
+    def history_text(self, before: int, limit: int = PAGE) -> str:
+        """:meth:`history` as JSON text, made from the entries' cached texts."""
+        self.check()
+        entries, more = self._page(0, before, max(0, min(limit, PAGE)))
+        joined = ", ".join(e.text() for e in entries)
+        return f'{{"type": "history", "entries": [{joined}], "more": {json.dumps(more)}}}'
+
+
+#: The members of a table's view (what every event message and every welcome carries).
+_VIEW = ("state", "score", "can_undo", "undo_target", "effects")

@@ -8,6 +8,9 @@ from typing import Any
 from aiohttp import ClientWebSocketResponse
 from aiohttp.test_utils import TestClient
 
+#: The header every POST carries (the server refuses other content types: issue 7 item 12).
+JSON = {"Content-Type": "application/json"}
+
 TWO = {"players": [{"name": "Ana"}, {"name": "Bo"}]}
 THG = {
     "variant": "two-headed-giant",
@@ -23,7 +26,7 @@ THG = {
 async def open_table(
     client: TestClient[Any, Any], form: dict[str, Any] | None = None
 ) -> dict[str, Any]:
-    """Open a table and return the server's answer (id, watch, code, header)."""
+    """Open a table and return the server's answer (id, watch, code, host, header)."""
     res = await client.post("/api/tables", json=form or TWO)
     assert res.status == 201, await res.text()
     data: dict[str, Any] = await res.json()
@@ -31,13 +34,29 @@ async def open_table(
 
 
 async def seat(
-    client: TestClient[Any, Any], table: str, player: str, takeover: bool = False
+    client: TestClient[Any, Any],
+    table: str,
+    player: str,
+    takeover: bool = False,
+    host: str | None = None,
 ) -> str:
-    """Take a seat; returns its token."""
-    res = await client.post(f"/api/tables/{table}/seats/{player}", json={"takeover": takeover})
+    """Take a seat (a free one, or one taken over: by the host, with ``host``, or one no phone
+    has held lately); returns its token."""
+    body: dict[str, Any] = {"takeover": True} if takeover else {}
+    if host is not None:
+        body["host"] = host
+    res = await client.post(f"/api/tables/{table}/seats/{player}", json=body)
     assert res.status == 200, await res.text()
     token: str = (await res.json())["token"]
     return token
+
+
+async def ask_takeover(client: TestClient[Any, Any], table: str, player: str) -> dict[str, Any]:
+    """Ask to take over a seat held by a connected phone: the 202 answer (request, expires)."""
+    res = await client.post(f"/api/tables/{table}/seats/{player}", json={"takeover": True})
+    assert res.status == 202, await res.text()
+    data: dict[str, Any] = await res.json()
+    return data
 
 
 class Phone:
@@ -65,14 +84,20 @@ class Phone:
         return await self.until("welcome")
 
     async def send(
-        self, kind: str, action: dict[str, Any] | None = None, cid: str | None = None
+        self,
+        kind: str,
+        action: dict[str, Any] | None = None,
+        cid: str | None = None,
+        target: int | None = None,
     ) -> str:
-        """Send a change; returns its id."""
+        """Send a change (an undo names its ``target``); returns its id."""
         self.n += 1
         cid = cid or f"c{id(self)}-{self.n}"
         msg: dict[str, Any] = {"type": kind, "id": cid}
         if action is not None:
             msg["action"] = action
+        if target is not None:
+            msg["target"] = target
         await self.ws.send_str(json.dumps(msg))
         return cid
 

@@ -4,113 +4,20 @@ screenshots of the main screens under docs/ for the README."""
 
 from __future__ import annotations
 
-import json
-import os
 import re
-import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
-from playwright.sync_api import Browser, Page, expect, sync_playwright  # noqa: E402
+from browser_helpers import life, new_phone, post, sit  # noqa: E402
+from playwright.sync_api import Browser, Page, expect  # noqa: E402
 from table_helpers import THG  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 EXAMPLES = Path(__file__).resolve().parents[3] / "shared" / "examples"
-PHONE = {
-    "viewport": {"width": 390, "height": 844},
-    "device_scale_factor": 2,
-    "is_mobile": True,
-    "has_touch": True,
-}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-@pytest.fixture(scope="module")
-def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A real server process on loopback, for the whole module."""
-    if not os.path.exists(CHROMIUM):
-        # CI must drive the real browser: there a missing chromium is a failure, not a skip.
-        if os.environ.get("CI"):
-            pytest.fail("chromium is not installed at /usr/bin/chromium")
-        pytest.skip("chromium is not installed (make test installs it)")
-    db = tmp_path_factory.mktemp("browser") / "tables.db"
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "lifeledger_table", "--port", str(port), "--db", str(db)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(600):
-        try:
-            with urllib.request.urlopen(url + "/api/catalogue") as res:
-                if res.status == 200:
-                    break
-        except OSError:
-            assert proc.poll() is None, "the server exited"
-            time.sleep(0.05)
-    yield url
-    os.kill(proc.pid, signal.SIGTERM)
-    proc.wait()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield browser
-        browser.close()
-
-
-def post(url: str, body: Any) -> Any:
-    req = urllib.request.Request(
-        url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
-    )
-    with urllib.request.urlopen(req) as res:
-        return json.loads(res.read())
-
-
-def new_phone(browser: Browser) -> Page:
-    context = browser.new_context(**PHONE)
-    return context.new_page()
-
-
-def sit(page: Page, base: str, table: str, player: str) -> None:
-    page.goto(f"{base}/t/{table}")
-    page.locator(f'#picker button[data-seat="{player}"]').click()
-    expect(page.locator("#picker")).to_be_hidden()
-    expect(page.locator(f'[data-player="{player}"] .tag.you')).to_be_visible()
-
-
-def life(page: Page, player: str) -> Any:
-    return page.locator(f'[data-player="{player}"] .life')
 
 
 def shot(page: Page, name: str) -> None:
@@ -124,7 +31,9 @@ def test_open_a_table_and_take_a_seat(base: str, browser: Browser) -> None:
     page.get_by_role("button", name="Commander ×4").click()
     shot(page, "open-table")
     page.locator("#open-table").click()
-    expect(page.locator("#opened-code")).to_have_text(re.compile(r"^[A-Z0-9]{4}-[A-Z0-9]{4}$"))
+    expect(page.locator("#opened-code")).to_have_text(
+        re.compile(r"^[A-Z0-9]{4}(-[A-Z0-9]{1,4}){1,2}$")
+    )
     expect(page.locator("#opened-qr")).to_be_visible()
     page.locator("#opened").scroll_into_view_if_needed()
     shot(page, "table-opened")

@@ -74,7 +74,9 @@ def test_the_live_table_is_always_its_log_replayed(tmp_path: Path, steps: list[A
     )
     for i, (kind, action) in enumerate(steps):
         before = (table.last_seq, table.state)
-        body = {"action": action} if kind == "action" else {}
+        body: dict[str, Any] = {"action": action} if kind == "action" else {}
+        if kind == "undo":  # issue 7 item 2: an undo names the action it takes back
+            body = {"target": table.effective[-1].seq if table.effective else 1}
         try:
             table.submit(kind, body, f"id{i}", "ana")
         except TableError:

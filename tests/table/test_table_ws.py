@@ -134,7 +134,7 @@ async def test_a_seat_taken_over_stops_the_old_token(client: Client) -> None:
     ana = await phone(client, table["id"], old)
     res = await client.post(f"/api/tables/{table['id']}/seats/ana", json={})
     assert res.status == 409
-    new = await seat(client, table["id"], "ana", takeover=True)
+    new = await seat(client, table["id"], "ana", takeover=True, host=table["host"])
     assert (await ana.until("seat_lost"))["seat"] == "ana"
     assert (await ana.act({"do": "lose_life", "player": "bo", "amount": 1}))["error"] == "no-seat"
     again = await phone(client, table["id"], new)
@@ -145,7 +145,7 @@ async def test_undo_takes_back_the_last_action_on_every_phone(client: Client) ->
     table, ana, bo = await two_phones(client)
     await ana.act({"do": "lose_life", "player": "bo", "amount": 4})
     await ana.act({"do": "gain_life", "player": "ana", "amount": 2})
-    reply = await bo.reply(await bo.send("undo"))
+    reply = await bo.reply(await bo.send("undo", target=2))
     assert reply["type"] == "ack" and reply["seq"] == 3
     for p in (ana, bo):
         while True:
@@ -154,8 +154,8 @@ async def test_undo_takes_back_the_last_action_on_every_phone(client: Client) ->
                 break
         assert event["entry"]["kind"] == "undo" and event["entry"]["target"] == 2
         assert life(event["state"], "ana") == 20 and life(event["state"], "bo") == 16
-    await bo.reply(await bo.send("undo"))
-    assert (await bo.reply(await bo.send("undo")))["error"] == "nothing-to-undo"
+    await bo.reply(await bo.send("undo", target=1))
+    assert (await bo.reply(await bo.send("undo", target=4)))["error"] == "nothing-to-undo"
     record = await (await client.get(f"/api/tables/{table['id']}/games/1/record")).json()
     assert record["actions"] == []
 
@@ -164,7 +164,7 @@ async def test_a_concession_is_final(client: Client) -> None:
     three = {"players": [{"name": n} for n in ("Ana", "Bo", "Cy")]}
     _table, ana, _bo = await two_phones(client, three)
     await ana.act({"do": "concede", "player": "ana"})
-    reply = await ana.reply(await ana.send("undo"))
+    reply = await ana.reply(await ana.send("undo", target=1))
     assert reply["error"] == "final" and reply["rule"] == "104.3a"
 
 
@@ -228,7 +228,7 @@ async def test_two_phones_acting_at_once_are_both_applied_in_one_order(client: C
 
 async def test_a_phone_resumes_from_the_last_sequence_number_it_saw(client: Client) -> None:
     table, ana, _bo = await two_phones(client)
-    token = await seat(client, table["id"], "bo", takeover=True)
+    token = await seat(client, table["id"], "bo", takeover=True, host=table["host"])
     await ana.act({"do": "lose_life", "player": "bo", "amount": 1})
     await ana.act({"do": "lose_life", "player": "bo", "amount": 1})
     await ana.act({"do": "lose_life", "player": "bo", "amount": 1})

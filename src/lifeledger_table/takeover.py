@@ -1,0 +1,217 @@
+"""Taking over a seat another phone holds (issue 7 item 12).
+
+The phone that opened a table is its host (it holds the host token ``POST /api/tables``
+answered; the table keeps only its digest, in the setup). A taken seat is taken over at once by
+the host, or when no phone has held it on a socket for ``seat_idle_seconds``; otherwise the
+asking phone gets a request id, the sockets holding that seat and the host's sockets are asked,
+and the first answer decides. The asker polls ``GET /api/tables/{t}/takeovers/{rid}``.
+
+Everything here is bounded: requests expire (``takeover_seconds``) and are forgotten a while
+later, at most ``takeovers_waiting`` wait per table, and the times seats were last held are
+kept only as long as they matter (``seat_idle_seconds``), in expiry queues.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import secrets
+import time
+import weakref
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+from .hub import Conn, Hub
+from .limits import Limits, Throttle
+from .store import hash_token
+from .table import Table
+
+__all__ = ["Takeover", "Takeovers", "is_host", "takeovers_of"]
+
+#: Requests kept in all (each table has at most ``takeovers_waiting`` waiting at once).
+MAX_REQUESTS = 10_000
+
+
+def is_host(table: Table, token: object) -> bool:
+    """Whether ``token`` is the table's host token."""
+    digest = table.row.setup.get("host")
+    if not isinstance(token, str) or not isinstance(digest, str) or not 20 <= len(token) <= 100:
+        return False
+    return hmac.compare_digest(hash_token(token), digest)
+
+
+@dataclass(eq=False)
+class Takeover:
+    """One request to take over a seat."""
+
+    id: str
+    table: str
+    seat: str
+    created: float
+    expires: float
+    status: str = "pending"  # pending, granting, allowed, refused, expired
+    token: str | None = None
+    token_given: bool = False
+    done: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def state(self, now: float | None = None) -> str:
+        """``pending``, ``allowed``, ``refused`` or ``expired`` as of now."""
+        now = time.monotonic() if now is None else now
+        if self.status in ("pending", "granting") and now >= self.expires:
+            return "expired"
+        return "pending" if self.status == "granting" else self.status
+
+    def message(self) -> dict[str, Any]:
+        """The question put to the seat's holder and the host."""
+        return {"type": "takeover_request", "request": self.id, "seat": self.seat}
+
+
+class Takeovers:
+    """The takeover requests, the host sockets, and when each seat was last held."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self.requests: OrderedDict[str, Takeover] = OrderedDict()
+        #: table -> its requests still kept (at most ``takeovers_waiting`` waiting).
+        self.by_table: dict[str, list[Takeover]] = {}
+        #: (table, seat) -> when a socket last stopped holding the seat (expiry queue).
+        self.released: OrderedDict[tuple[str, str], float] = OrderedDict()
+        #: Sockets that said hello with their table's host token.
+        self.hosts: set[Conn] = set()
+        self.throttle = Throttle(limits.takeovers, limits.work_window)
+
+    # -- who holds a seat ----------------------------------------------------------------------
+
+    def release(self, table_id: str, seat: str) -> None:
+        """A socket stopped holding ``seat`` (it closed, said hello again, or lost the seat)."""
+        now = time.monotonic()
+        key = (table_id, seat)
+        self.released[key] = now
+        self.released.move_to_end(key)
+        self._prune(now)
+
+    def _prune(self, now: float) -> None:
+        idle = self.limits.seat_idle_seconds
+        while self.released:
+            key, at = next(iter(self.released.items()))
+            if now - at < idle:
+                break
+            del self.released[key]
+        while self.requests:
+            rid, request = next(iter(self.requests.items()))
+            # Kept a while after they expire, so that a late poll hears "expired".
+            if now < request.expires + self.limits.takeover_seconds:
+                break
+            del self.requests[rid]
+            kept = [r for r in self.by_table.get(request.table, ()) if r is not request]
+            if kept:
+                self.by_table[request.table] = kept
+            else:
+                self.by_table.pop(request.table, None)
+
+    def holders(self, hub: Hub, table: Table, seat: str) -> list[Conn]:
+        """The sockets holding ``seat`` now."""
+        return [c for c in hub.conns.get(table.id, ()) if c.seat == seat]
+
+    def held_lately(self, hub: Hub, table: Table, seat: str) -> bool:
+        """Whether a phone holds the seat on a socket now or did within ``seat_idle_seconds``:
+        then a takeover needs the holder's or the host's approval."""
+        if self.holders(hub, table, seat):
+            return True
+        now = time.monotonic()
+        self._prune(now)
+        at = self.released.get((table.id, seat))
+        return at is not None and now - at < self.limits.seat_idle_seconds
+
+    def host_sockets(self, hub: Hub, table: Table) -> list[Conn]:
+        """The host's sockets on the table."""
+        return [c for c in hub.conns.get(table.id, ()) if c in self.hosts]
+
+    # -- requests ------------------------------------------------------------------------------
+
+    def waiting(self, table_id: str, seat: str | None = None) -> list[Takeover]:
+        """The table's requests still waiting for an answer (for ``seat``, if given)."""
+        now = time.monotonic()
+        return [
+            r
+            for r in self.by_table.get(table_id, ())
+            if (seat is None or r.seat == seat) and r.state(now) == "pending"
+        ]
+
+    def ask(self, hub: Hub, table: Table, seat: str) -> Takeover | None:
+        """A new request, put to the holder's and the host's sockets; ``None`` if too many
+        are waiting already."""
+        now = time.monotonic()
+        self._prune(now)
+        if len(self.requests) >= MAX_REQUESTS:
+            return None
+        if len(self.waiting(table.id)) >= self.limits.takeovers_waiting:
+            return None
+        request = Takeover(
+            id=secrets.token_urlsafe(16),
+            table=table.id,
+            seat=seat,
+            created=now,
+            expires=now + self.limits.takeover_seconds,
+        )
+        self.requests[request.id] = request
+        self.by_table.setdefault(table.id, []).append(request)
+        for conn in self.askees(hub, table, request):
+            conn.send_json(request.message())
+        return request
+
+    def askees(self, hub: Hub, table: Table, request: Takeover) -> list[Conn]:
+        """The sockets that may answer ``request``: the seat's holders and the host's."""
+        out = self.holders(hub, table, request.seat)
+        out += [c for c in self.host_sockets(hub, table) if c not in out]
+        return out
+
+    def may_answer(self, conn: Conn, request: Takeover) -> bool:
+        """Whether ``conn`` is asked: it holds the seat, or is the host's."""
+        return conn.table.id == request.table and (conn.seat == request.seat or conn in self.hosts)
+
+    def finish(
+        self,
+        hub: Hub,
+        table: Table,
+        request: Takeover,
+        status: str,
+        told: list[Conn] | None = None,
+    ) -> None:
+        """Settle a request and tell the sockets that were asked (``told``: as they were)."""
+        request.status = status
+        request.done.set()
+        notice = {"type": "takeover_closed", "request": request.id, "status": status}
+        for conn in self.askees(hub, table, request) if told is None else told:
+            conn.send_json(notice)
+
+    def seat_changed(self, hub: Hub, table: Table, seat: str) -> None:
+        """The seat changed hands: requests for it waiting are moot (they expire)."""
+        for request in self.waiting(table.id, seat):
+            if request.status == "pending":
+                request.expires = time.monotonic()
+                request.done.set()
+
+    def answer(self, request: Takeover) -> dict[str, Any]:
+        """What a poll of ``request`` is told; the token only once."""
+        state = request.state()
+        out: dict[str, Any] = {"request": request.id, "seat": request.seat, "status": state}
+        if state == "allowed" and request.token is not None and not request.token_given:
+            out["token"] = request.token
+            request.token_given = True
+            request.token = None
+        elif state == "pending":
+            out["expires"] = max(0.0, round(request.expires - time.monotonic(), 1))
+        return out
+
+
+_REGISTRY: weakref.WeakKeyDictionary[Hub, Takeovers] = weakref.WeakKeyDictionary()
+
+
+def takeovers_of(hub: Hub) -> Takeovers:
+    """The takeover registry of the app whose hub is ``hub`` (made on first use)."""
+    found = _REGISTRY.get(hub)
+    if found is None:
+        found = _REGISTRY[hub] = Takeovers(hub.limits)
+    return found

@@ -1,0 +1,96 @@
+"""/api/replay is bounded (issue 7 item 7): players, actions and the answer's size, counted as
+it is made; a few replays at a time, in worker threads, others answered busy."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import tracemalloc
+from typing import Any
+
+import pytest
+from aiohttp.test_utils import TestClient
+from table_helpers import JSON
+
+from lifeledger_table import replay
+from lifeledger_table.hub import HUB_KEY
+from lifeledger_table.replay import MAX_PLAYERS, Replays, replay_json
+from lifeledger_table.table import TableError
+
+Client = TestClient[Any, Any]
+
+
+def record(players: int, actions: int) -> str:
+    ids = [f"p{i}" for i in range(players)]
+    return json.dumps(
+        {
+            "record": 1,
+            "format": "normal",
+            "players": [{"id": pid} for pid in ids],
+            "actions": [
+                {"do": "lose_life", "player": ids[i % players], "amount": 1} for i in range(actions)
+            ],
+        }
+    )
+
+
+@pytest.mark.asyncio
+async def test_a_record_with_too_many_players_is_refused(client: Client) -> None:
+    """issue 7 item 7: 300 players (a 235 MB answer before) is refused at once."""
+    res = await client.post("/api/replay", data=record(300, 10), headers=JSON)
+    assert res.status == 400
+    error = await res.json()
+    assert error["error"] == "malformed" and str(MAX_PLAYERS) in error["message"]
+
+
+@pytest.mark.asyncio
+async def test_a_replay_larger_than_the_bound_is_refused_413(client: Client) -> None:
+    """issue 7 item 7: past the size bound the answer is 413 with a JSON error."""
+    client.app[HUB_KEY].replaying = Replays(max_bytes=200_000)
+    res = await client.post("/api/replay", data=record(MAX_PLAYERS, 2000), headers=JSON)
+    assert res.status == 413
+    assert (await res.json())["error"] == "too-large"
+    res = await client.post("/api/replay", data=record(2, 20), headers=JSON)
+    assert res.status == 200
+    assert len((await res.json())["frames"]) == 21
+
+
+def test_the_size_bound_is_found_while_the_answer_is_made() -> None:
+    """issue 7 item 7: the bound stops the replay as soon as it is passed: memory stays near
+    the bound, not the size the whole answer would have had."""
+    text = record(MAX_PLAYERS, 3000)
+    tracemalloc.start()
+    try:
+        with pytest.raises(TableError) as refused:
+            replay_json(text, max_bytes=300_000)
+        _now, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert refused.value.code == "too-large"
+    assert peak < 4_000_000
+
+
+@pytest.mark.asyncio
+async def test_only_a_few_replays_run_at_once(
+    client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """issue 7 item 7: while the process's replay slots are taken, another replay waits briefly
+    and is then answered 503 busy; tables go on meanwhile (the replay runs in a thread)."""
+    client.app[HUB_KEY].replaying = Replays(at_once=1, wait=0.2)
+    started, release = threading.Event(), threading.Event()
+    real = replay.replay_json
+
+    def slow(text: str, max_bytes: int = replay.MAX_BYTES) -> bytearray:
+        started.set()
+        release.wait(10)
+        return real(text, max_bytes)
+
+    monkeypatch.setattr(replay, "replay_json", slow)
+    first = asyncio.ensure_future(client.post("/api/replay", data=record(2, 3), headers=JSON))
+    await asyncio.to_thread(started.wait, 10)
+    res = await client.post("/api/replay", data=record(2, 3), headers=JSON)
+    assert res.status == 503 and (await res.json())["error"] == "busy"
+    assert (await client.get("/api/catalogue")).status == 200  # the loop is free
+    release.set()
+    assert (await first).status == 200

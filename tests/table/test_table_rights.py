@@ -1,0 +1,134 @@
+"""Who may do what from a seat (docs/table.md, "Who may do what"): each row of the table there,
+from the server's side, on its own and inside groups (issue 7 item 11)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from aiohttp.test_utils import TestClient
+from table_helpers import THG, TWO, open_table, phone, seat
+
+pytestmark = pytest.mark.asyncio
+
+Client = TestClient[Any, Any]
+
+
+def group(*actions: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    return {"do": "together", "actions": list(actions), **extra}
+
+
+def nested(action: dict[str, Any]) -> dict[str, Any]:
+    """The action inside a group inside a group, after an action anyone may send."""
+    return group({"do": "gain_life", "player": "ana", "amount": 1}, group(action))
+
+
+# Sent from Ana's seat about Bo: refused, with the rule that makes it Bo's alone.
+REFUSED = [
+    ({"do": "concede", "player": "bo"}, "104.3a"),
+    ({"do": "penalty", "player": "bo"}, "104.3k"),
+    ({"do": "pay_life", "player": "bo", "amount": 1}, "119.4"),
+    ({"do": "pay_life", "payments": {"ana": 1, "bo": 1}}, "119.4"),
+    ({"do": "lose", "player": "bo"}, "104.3e"),
+    ({"do": "lose", "players": ["ana", "bo"]}, "104.3e"),
+    ({"do": "win", "player": "bo"}, "104.2b"),
+    ({"do": "draw_game"}, "104.4c"),
+]
+
+# Sent from Ana's seat: accepted (an effect does it, or it is Ana's own to decide).
+ALLOWED = [
+    {"do": "damage", "to": "bo", "amount": 3, "source": "bolt"},
+    {"do": "lose_life", "player": "bo", "amount": 1},
+    {"do": "gain_life", "player": "bo", "amount": 1},
+    {"do": "set_life", "player": "bo", "to": 12},
+    {"do": "add_counters", "player": "bo", "kind": "poison", "amount": 2},
+    {"do": "remove_counters", "player": "bo", "kind": "poison", "amount": 1},
+    {"do": "exchange_life", "players": ["ana", "bo"]},
+    {"do": "draw", "player": "bo", "count": 1},
+    {"do": "upkeep", "player": "bo"},
+    {"do": "card", "id": "angel", "name": "Platinum Angel", "controller": "bo"},
+    {"do": "lose", "player": "bo", "source": "Door to Nothingness"},
+    {"do": "win", "player": "bo", "source": "Test of Endurance"},
+    {"do": "draw_game", "source": "Divine Intervention"},
+    {"do": "loop", "controllers": ["ana", "bo"]},
+    {"do": "restart", "controller": "bo", "source": "Karn Liberated"},
+    {"do": "concede", "player": "ana"},
+    {"do": "penalty", "player": "ana"},
+    {"do": "pay_life", "player": "ana", "amount": 2},
+    {"do": "lose", "player": "ana"},
+    {"do": "win", "player": "ana"},
+    # A group's source is the source of the actions in it.
+    group({"do": "lose", "player": "bo"}, source="Door to Nothingness"),
+]
+
+
+async def ana_and_table(client: Client, form: dict[str, Any] | None = None) -> tuple[Any, Any]:
+    table = await open_table(client, form or TWO)
+    return table, await phone(client, table["id"], await seat(client, table["id"], "ana"))
+
+
+@pytest.mark.parametrize("action,rule", REFUSED)
+@pytest.mark.parametrize("wrap", ["alone", "group", "nested"])
+async def test_a_seat_cannot_decide_what_is_another_players(
+    client: Client, action: dict[str, Any], rule: str, wrap: str
+) -> None:
+    """issue 7 item 11: conceding, a judge's game loss, paying life, and an effect's win or
+    loss without its source are refused for another player, on their own and inside groups."""
+    table, ana = await ana_and_table(client)
+    sent = {"alone": action, "group": group(action), "nested": nested(action)}[wrap]
+    reply = await ana.act(sent)
+    assert reply["type"] == "error" and reply["error"] == "not-your-seat", reply
+    assert reply["rule"] == rule and reply["message"]
+    data = await (await client.get(f"/api/tables/{table['id']}")).json()
+    assert data["seq"] == 0
+
+
+@pytest.mark.parametrize("action", ALLOWED)
+@pytest.mark.parametrize("wrap", ["alone", "nested"])
+async def test_a_seat_may_record_what_an_effect_does_to_anyone(
+    client: Client, action: dict[str, Any], wrap: str
+) -> None:
+    """issue 7 item 11: opponents deal damage, make you lose life, give you counters and make
+    you draw; an effect naming its source may make anyone win or lose; your own is yours."""
+    if wrap == "nested" and action["do"] == "restart":
+        pytest.skip("a restart can't be part of a group")
+    _table, ana = await ana_and_table(client)
+    reply = await ana.act(action if wrap == "alone" else nested(action))
+    assert reply["type"] == "ack", reply
+
+
+async def test_teammates_pay_life_together_but_not_for_the_other_team(client: Client) -> None:
+    """issue 7 item 11: in Two-Headed Giant a team's members may pay at once from one phone
+    (810.9b); paying for a player of the other team is refused (119.4)."""
+    _table, ana = await ana_and_table(client, THG)
+    assert (await ana.act({"do": "pay_life", "payments": {"ana": 1, "bo": 2}}))["type"] == "ack"
+    reply = await ana.act({"do": "pay_life", "payments": {"ana": 1, "cy": 2}})
+    assert reply["error"] == "not-your-seat" and reply["rule"] == "119.4"
+    reply = await ana.act({"do": "pay_life", "player": "bo", "amount": 1})
+    assert reply["error"] == "not-your-seat"
+
+
+async def test_an_intentional_draw_needs_every_seated_player_in_the_game(client: Client) -> None:
+    """issue 7 item 11: 104.4i, all players in the game agree: the draw happens once every
+    seated player still in the game has sent it since the last change."""
+    three = {"players": [{"name": n} for n in ("Ana", "Bo", "Cy")]}
+    table = await open_table(client, three)
+    ana = await phone(client, table["id"], await seat(client, table["id"], "ana"))
+    bo = await phone(client, table["id"], await seat(client, table["id"], "bo"))
+    draw = {"do": "intentional_draw"}
+    reply = await ana.act(draw)
+    assert reply["error"] == "awaiting-agreement" and reply["rule"] == "104.4i"
+    assert "Bo" in reply["message"] and "Cy" not in reply["message"]  # Cy has no seat
+    # A change in between: the agreement starts again.
+    await bo.act({"do": "lose_life", "player": "cy", "amount": 1})
+    assert (await bo.act(draw))["error"] == "awaiting-agreement"
+    assert (await ana.act(draw))["type"] == "ack"
+    data = await (await client.get(f"/api/tables/{table['id']}")).json()
+    assert data["state"]["over"] is True
+    assert {p["status"] for p in data["state"]["players"]} == {"drew"}
+
+
+async def test_a_lone_seat_may_record_an_intentional_draw(client: Client) -> None:
+    """issue 7 item 11: with no other seat taken, the one phone speaks for the table."""
+    _table, ana = await ana_and_table(client)
+    assert (await ana.act({"do": "intentional_draw"}))["type"] == "ack"
