@@ -1,0 +1,105 @@
+"""What every HTTP answer goes through: security headers, JSON error answers, and the refusal of
+cross-site POSTs."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Awaitable, Callable
+
+from aiohttp import web
+
+from .routes import same_origin
+
+__all__ = [
+    "SECURITY_HEADERS",
+    "SERVER_NAME",
+    "add_headers",
+    "errors",
+    "json_error",
+    "posts",
+    "slug",
+]
+
+log = logging.getLogger("lifeledger_table")
+
+#: What every response carries: a strict policy for the pages, no sniffing, no referrer (the
+#: table id is in the URL).
+SECURITY_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+        "connect-src 'self'; frame-ancestors 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+#: The ``Server`` header: a plain name, not the versions of Python and aiohttp.
+SERVER_NAME = "lifeledger"
+
+
+async def add_headers(request: web.Request, response: web.StreamResponse) -> None:
+    """Security headers on every response the app sends: pages, API answers, errors and
+    WebSocket upgrades (an ``on_response_prepare`` hook sees them all)."""
+    for name, value in SECURITY_HEADERS.items():
+        response.headers.setdefault(name, value)
+    response.headers["Server"] = SERVER_NAME
+    if request.path.startswith("/api/"):
+        response.headers.setdefault("Cache-Control", "no-store")
+
+
+def slug(reason: str) -> str:
+    """An error code from an HTTP reason phrase: ``"Not Found"`` -> ``"not-found"``."""
+    return "-".join(reason.lower().replace("'", "").split()) or "error"
+
+
+def json_error(status: int, code: str, message: str) -> web.Response:
+    """An error answer: always JSON, ``{"error": code, "message": sentence}``."""
+    return web.json_response({"error": code, "message": message}, status=status)
+
+
+@web.middleware
+async def errors(
+    request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+) -> web.StreamResponse:
+    """Every error answer is JSON: aiohttp's own (404, 405, 413, ...) are rewritten, and an
+    unexpected exception is logged and answered 500 (never a traceback page)."""
+    try:
+        return await handler(request)
+    except web.HTTPException as exc:
+        if exc.status < 400:
+            raise
+        if exc.content_type == "application/json" and exc.text:
+            body = exc.text
+        else:
+            body = json.dumps({"error": slug(exc.reason), "message": f"{exc.reason}."})
+        kept = {
+            name: value
+            for name, value in exc.headers.items()
+            if name.lower() not in ("content-type", "content-length")
+        }
+        return web.Response(
+            status=exc.status, text=body, content_type="application/json", headers=kept
+        )
+    except asyncio.CancelledError:
+        raise
+    except Exception:
+        log.exception("unexpected error answering %s %s", request.method, request.path)
+        return json_error(500, "internal", "The server could not answer this request.")
+
+
+@web.middleware
+async def posts(
+    request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+) -> web.StreamResponse:
+    """Cross-site requests are refused: a POST must come from this server's own origin, when
+    it names one, and say ``Content-Type: application/json`` (which a form, or a ``text/plain``
+    fetch from another site, cannot send without the browser asking this server first)."""
+    if request.method == "POST":
+        if not same_origin(request):
+            return json_error(403, "cross-origin", "Requests from other sites are refused.")
+        if request.content_type != "application/json":
+            return json_error(
+                415, "unsupported-media-type", "Requests are sent as application/json."
+            )
+    return await handler(request)
