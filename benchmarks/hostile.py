@@ -31,6 +31,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import multiprocessing
 import os
 import random
 import socket
@@ -354,7 +355,7 @@ ATTACKS: dict[str, list[Attack]] = {
     "slow": [attack_slow],
     "codes": [attack_codes],
 }
-ATTACKS["all"] = [a for attacks in list(ATTACKS.values()) for a in attacks]
+ATTACKS["all"] = [a for attacks in list(ATTACKS.values()) for a in attacks]  # the names above
 
 
 # -- running -----------------------------------------------------------------------------------
@@ -370,20 +371,39 @@ class Figures:
     load: float
 
 
+def attacker(names: list[str], server: Server) -> None:
+    """The attackers' process: the named attacks until it is terminated. Apart from the
+    victim's phones, so that the attackers' own work never delays their readings."""
+    raise_fd_limit()
+
+    async def attack_all() -> None:
+        done = asyncio.Event()
+        await asyncio.gather(*(attack(server, done) for name in names for attack in ATTACKS[name]))
+
+    asyncio.run(attack_all())
+
+
 async def measure(
-    server: Server, victims: list[tuple[str, list[str]]], attacks: list[Attack], args: Any
+    server: Server, victims: list[tuple[str, list[str]]], attack: str | None, args: Any
 ) -> Figures:
-    done = asyncio.Event()
-    tasks = [asyncio.create_task(attack(server, done)) for attack in attacks]
-    await asyncio.sleep(2.0 if attacks else 0.0)  # let the attack get going
-    victim = await victim_run(server.base, victims, args.seconds, args.grace)
-    load = os.getloadavg()[0]
-    done.set()
-    if tasks:
-        await asyncio.wait(tasks, timeout=15)
-    for task in tasks:
-        task.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
+    process = None
+    if attack is not None:
+        names = [n for n in ATTACKS if n != "all"] if attack == "all" else [attack]
+        process = multiprocessing.get_context("spawn").Process(
+            target=attacker, args=(names, server), daemon=True
+        )
+        process.start()
+        await asyncio.sleep(3.0)  # let the attack get going
+    try:
+        victim = await victim_run(server.base, victims, args.seconds, args.grace)
+        load = os.getloadavg()[0]
+    finally:
+        if process is not None:
+            process.terminate()
+            process.join(10)
+            if process.is_alive():
+                process.kill()
+                process.join()
     lat = victim.latencies
     return Figures(
         percentile(lat, 50),
@@ -429,8 +449,8 @@ async def main(args: Any) -> None:
                 quiet: list[Figures] = []
                 attacked: list[Figures] = []
                 for _ in range(args.runs):
-                    quiet.append(await measure(server, victims, [], args))
-                    attacked.append(await measure(server, victims, ATTACKS[name], args))
+                    quiet.append(await measure(server, victims, None, args))
+                    attacked.append(await measure(server, victims, name, args))
                 ratio = statistics.median(
                     a.p99 / q.p99 for a, q in zip(attacked, quiet, strict=True)
                 )

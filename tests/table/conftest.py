@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,3 +32,28 @@ async def client(
 ) -> AsyncIterator[TestClient[Any, Any]]:
     """A test client of an app on a fresh store."""
     yield await aiohttp_client(create_app(SQLiteStore(db), limits))
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """For the browser tests: a real server process on loopback, for the whole module."""
+    pytest.importorskip("playwright.sync_api")
+    from browser_helpers import need_chromium, server
+
+    need_chromium()
+    with server(tmp_path_factory.mktemp("browser") / "tables.db") as (url, _):
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """For the browser tests: Debian's chromium, driven by Playwright."""
+    pytest.importorskip("playwright.sync_api")
+    from browser_helpers import ARGS, CHROMIUM, need_chromium
+    from playwright.sync_api import sync_playwright
+
+    need_chromium()
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield chromium
+        chromium.close()

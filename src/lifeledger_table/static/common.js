@@ -19,15 +19,60 @@ function h(tag, attrs, ...children) {
   return el;
 }
 
+// JSON text to values, with integers beyond 2^53 kept exact (as BigInt): life totals may be
+// huge (107.1, up to 10^1000), and JSON.parse would round them.
+const BIG_MARK = "\u0000int:";
+function parseJSON(text) {
+  if (!/\d{16}/.test(text)) return JSON.parse(text);
+  const marked = text.replace(/"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g, (tok) => {
+    if (tok[0] === '"' || /[.eE]/.test(tok) || Number.isSafeInteger(Number(tok))) return tok;
+    return `"\\u0000int:${tok}"`;
+  });
+  return JSON.parse(marked, (key, value) =>
+    (typeof value === "string" && value.startsWith(BIG_MARK) && /^-?\d+$/.test(value.slice(BIG_MARK.length))
+      ? BigInt(value.slice(BIG_MARK.length)) : value));
+}
+
+// Values to JSON text, writing a BigInt as its exact digits (JSON.stringify can't).
+function toJSON(value) {
+  if (typeof value === "bigint") return value.toString();
+  if (Array.isArray(value)) return "[" + value.map((x) => (x === undefined ? "null" : toJSON(x))).join(",") + "]";
+  if (value && typeof value === "object") {
+    return "{" + Object.entries(value)
+      .filter(([, x]) => x !== undefined && typeof x !== "function")
+      .map(([k, x]) => JSON.stringify(k) + ":" + toJSON(x)).join(",") + "}";
+  }
+  return JSON.stringify(value);
+}
+
+// A whole number typed in a field, read exactly from its text: a Number when it is safe, a
+// BigInt beyond 2^53. Throws an Error whose message names the field.
+const MAX_WHOLE = BigInt("1" + "0".repeat(1000)); // the record's bound on integers (10^1000)
+function parseWhole(text, label, min) {
+  const t = String(text).trim().replace(/^[\u2212\u2013]/, "-");
+  const m = /^([+-]?)0*(\d+)$/.exec(t);
+  if (!m) {
+    throw new Error(t === "" ? `${label}: enter a whole number.`
+      : `${label}: “${t}” is not a whole number${min === 0 ? " (0 or more)" : ""}.`);
+  }
+  if (m[2].length > 1001 || BigInt(m[2]) > MAX_WHOLE) throw new Error(`${label}: at most 10^1000.`);
+  const big = BigInt(m[1] === "-" ? "-" + m[2] : m[2]);
+  if (min !== null && min !== undefined && big < BigInt(min)) {
+    throw new Error(min === 0 ? `${label} can't be negative (“${t}”).` : `${label}: at least ${min} (not “${t}”).`);
+  }
+  const n = Number(big);
+  return Number.isSafeInteger(n) ? n : big;
+}
+
 async function api(method, path, body) {
   const init = { method, headers: {} };
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
-    init.body = typeof body === "string" ? body : JSON.stringify(body);
+    init.body = typeof body === "string" ? body : toJSON(body);
   }
   const res = await fetch(path, init);
   let data = null;
-  try { data = await res.json(); } catch (e) { data = { message: res.statusText }; }
+  try { data = parseJSON(await res.text()); } catch (e) { data = { message: res.statusText }; }
   if (!res.ok) {
     const err = new Error((data && data.message) || res.statusText);
     err.data = data; err.status = res.status;
@@ -54,20 +99,148 @@ function saveSeat(tableId, seat, token) {
 
 function clearSeat(tableId) { localStorage.removeItem(seatKey(tableId)); }
 
-// Names for ids: players, teams, commanders (labels), with the id as the fallback.
+// The host token: this browser opened the table (it may approve seat takeovers, and take a
+// seat at once).
+function hostKey(tableId) { return "lifeledger-host-" + tableId; }
+function loadHost(tableId) { try { return localStorage.getItem(hostKey(tableId)); } catch (e) { return null; } }
+function saveHost(tableId, host) { if (host) localStorage.setItem(hostKey(tableId), host); }
+
+// Table codes: 8 to 12 characters of this alphabet; spaces and dashes are ignored, and case.
+const CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789";
+function normCode(text) { return String(text).replace(/[\s\-\u2010-\u2015]/g, "").toUpperCase(); }
+function checkCode(code) {
+  if (code.length < 8 || code.length > 12) return "A table code has 8 to 12 letters and digits.";
+  const bad = [...code].find((c) => !CODE_ALPHABET.includes(c));
+  if (bad) return `A table code has no “${bad}” (codes leave out 0, 1, I, L and O).`;
+  return null;
+}
+// ABCD-EFGH, ABCD-EFGH-JK: groups of four, to read out.
+function formatCode(code) { return (String(code).match(/.{1,4}/g) || []).join("-"); }
+
+// "1 counter", "2 counters": a count and its noun, in agreement.
+function plural(n, one, many) {
+  const word = String(n) === "1" ? one : (many || one + "s");
+  return `${n} ${word}`;
+}
+
+// Taking a seat: free seats at once; a taken seat by asking its phone (or the host) to allow
+// it. ``hooks.waiting(message)`` is told while the request waits. Resolves to {seat, token};
+// throws an Error (``.code``: "seat-taken" with ``.connected``, "refused", "expired", ...).
+async function claimSeat(tableId, seat, takeover, hooks) {
+  const body = {};
+  const host = loadHost(tableId);
+  if (takeover) body.takeover = true;
+  if (takeover && host) body.host = host;
+  let res;
+  try {
+    res = await api("POST", `/api/tables/${tableId}/seats/${encodeURIComponent(seat)}`, body);
+  } catch (ex) {
+    const err = new Error(ex.message);
+    err.code = ex.data && ex.data.error; err.connected = !!(ex.data && ex.data.connected); err.status = ex.status;
+    throw err;
+  }
+  if (res.token) { saveSeat(tableId, res.seat, res.token); return res; }
+  if (!res.request) throw new Error("The server didn't give this seat.");
+  const rid = res.request;
+  if (hooks && hooks.waiting) hooks.waiting(rid);
+  const pause = (ms) => new Promise((r) => setTimeout(r, ms));
+  const fail = (code, message) => { const err = new Error(message); err.code = code; return err; };
+  for (;;) {
+    // A long poll: the server answers when the request is settled, or after up to 25 s.
+    const asked = Date.now();
+    let st;
+    try {
+      st = await api("GET", `/api/tables/${tableId}/takeovers/${encodeURIComponent(rid)}`);
+    } catch (ex) {
+      if (ex.status === 404) throw fail("expired", "The request has expired; ask again.");
+      await pause(2000);
+      continue;
+    }
+    if (st.status === "allowed" && st.token) { saveSeat(tableId, seat, st.token); return { seat, token: st.token }; }
+    if (st.status === "allowed") throw fail("expired", "The seat was given, but not to this page; ask again.");
+    if (st.status === "refused") throw fail("refused", "The seat's phone refused.");
+    if (st.status === "expired") throw fail("expired", "No answer came in time; ask again.");
+    if (Date.now() - asked < 1000) await pause(1000);
+  }
+}
+
+// Names for ids: players, teams, commanders and cards (labels), with the id as the fallback.
 class Names {
   constructor(header, labels) {
     this.map = Object.assign({}, labels || {});
     this.players = new Set();
     for (const p of header.players) { this.map[p.id] = p.name || p.id; this.players.add(p.id); }
   }
-  of(id) { return id in this.map ? this.map[id] : String(id); }
-  // The engine's sentences speak of player ids; show the players' names instead (a possessive
-  // too, but not a contraction: a player "can" leaves "can't" alone).
+  of(id) { return Object.prototype.hasOwnProperty.call(this.map, id) ? this.map[id] : String(id); }
+  // The engine's sentences speak of ids. Words are never replaced as words (a player named
+  // "Life" would rewrite "pay 99 life"): the sentence is matched against the engine's own
+  // sentence shapes, and only the parts that are ids there are named. A sentence of another
+  // shape is shown as the engine wrote it.
   text(sentence) {
-    return String(sentence).replace(/(?<![\w'’-])[\w-]+(?![\w-])(?!['’](?!s\b))/g, (word) => (this.players.has(word) ? this.map[word] : word));
+    const s = String(sentence);
+    for (const shape of SENTENCES) {
+      const m = shape.re.exec(s);
+      if (!m) continue;
+      let out = "";
+      shape.parts.forEach((part, i) => {
+        if (i === 0) { out += part; return; }
+        const value = m[i];
+        const kind = shape.kinds[i - 1];
+        if (kind === "id") out += this.known(value) ? this.map[value] : value;
+        else if (kind === "ids") out += value.split(" and ").map((v) => (this.known(v) ? this.map[v] : v)).join(" and ");
+        else if (kind === "sentence") out += this.text(value);
+        else out += value;
+        out += part;
+      });
+      return out;
+    }
+    return s;
   }
+  known(id) { return Object.prototype.hasOwnProperty.call(this.map, id); }
 }
+
+// The engine's sentences (refusals and notes, lifeledger/game.py) as shapes: {id} is an id,
+// {ids} ids joined by " and ", {sentence} a nested sentence, {n} a number, {text} anything.
+const SENTENCES = [
+  "action {n} of the group is refused: {sentence}",
+  "damage is dealt to {id} as though its source had infect",
+  "{ids} can't pay {n} life with {text}",
+  "{id} can't lose life, so can't pay {n} life",
+  "{id} can't lose life, so the {text} won't happen",
+  "{id} can't gain life, so the {text} won't happen",
+  "{id} can't gain life: the gain of {n} does nothing",
+  "{id} can't lose life: the loss of {n} does nothing",
+  "{id} can't exchange life totals with a teammate",
+  "{id} can't get poison counters",
+  "{id} can't lose the game{text}",
+  "{id} can't win the game",
+  "{id} has left the game ({text})",
+  "{id} is outside {id}'s range of influence",
+  "{id} attempted to draw from an empty library",
+  "{id}: {id} loses {n} life instead of gaining it",
+  "{id}: {id} gains {n} instead",
+  "{id}: {id} would win the game instead of drawing",
+  "{id}: {id} has {n} life at upkeep",
+  "{id} triggers: {id} {text}",
+].map((shape) => {
+  const parts = [];
+  const kinds = [];
+  let re = "^";
+  let last = 0;
+  shape.replace(/\{(id|ids|n|text|sentence)\}/g, (whole, kind, at) => {
+    const lit = shape.slice(last, at);
+    parts.push(lit);
+    re += lit.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    re += kind === "n" ? "(-?\\d+)" : kind === "id" || kind === "ids" ? "(.+?)" : "(.*)";
+    kinds.push(kind);
+    last = at + whole.length;
+    return whole;
+  });
+  const tail = shape.slice(last);
+  parts.push(tail);
+  re += tail.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") + "$";
+  return { re: new RegExp(re), parts, kinds };
+});
 
 function showAmount(amount, names) {
   if (amount && typeof amount === "object" && "life_of" in amount) {
@@ -76,6 +249,12 @@ function showAmount(amount, names) {
     return `${names.of(amount.life_of)}'s life${f}${r}`;
   }
   return String(amount);
+}
+
+// "1 poison counter", "3 energy counters", "Ana's life poison counters" (an expression).
+function counters(amount, kind, names) {
+  if (amount && typeof amount === "object") return `${showAmount(amount, names)} ${kind} counters`;
+  return plural(amount, `${kind} counter`);
 }
 
 const REASONS = {
@@ -117,9 +296,9 @@ function describe(a, names) {
       return `${n(a.player)}'s life total becomes ${amt(a.to)}`;
     case "exchange_life": return `${n(a.players[0])} and ${n(a.players[1])} exchange life totals`;
     case "redistribute_life": return "Life totals redistributed";
-    case "add_counters": return `${n(a.player)} gets ${amt(a.amount)} ${a.kind} counter${a.amount === 1 ? "" : "s"}`;
-    case "remove_counters": return `${n(a.player)} loses ${amt(a.amount)} ${a.kind} counter${a.amount === 1 ? "" : "s"}`;
-    case "draw": return `${n(a.player)} draws ${a.count} card${a.count === 1 ? "" : "s"}`;
+    case "add_counters": return `${n(a.player)} gets ${counters(a.amount, a.kind, names)}`;
+    case "remove_counters": return `${n(a.player)} loses ${counters(a.amount, a.kind, names)}`;
+    case "draw": return `${n(a.player)} draws ${plural(a.count, "card")}`;
     case "concede": return `${n(a.player)} concedes`;
     case "win": return `${n(a.player)} wins by an effect`;
     case "lose": return `${a.players ? a.players.map(n).join(", ") : n(a.player)} lose${a.players ? "" : "s"} by an effect`;

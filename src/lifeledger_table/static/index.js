@@ -32,8 +32,8 @@ function playerRow(p) {
     h("input", { class: "p-team opt-team", placeholder: "Team", value: p.team || "", "aria-label": "Team", maxlength: 40 }),
     h("input", { class: "p-cmd opt-cmd", placeholder: "Commander", value: cmd[0] || "", "aria-label": "Commander", maxlength: 40 }),
     h("input", { class: "p-partner opt-cmd", placeholder: "Partner", value: cmd[1] || "", "aria-label": "Partner", maxlength: 40 }),
-    h("input", { class: "p-library", type: "number", min: 0, placeholder: "Library", value: p.library ?? "", "aria-label": "Cards in library (optional)" }),
-    h("input", { class: "p-modifier opt-vanguard", type: "number", placeholder: "Life modifier", value: p.life_modifier ?? "", "aria-label": "Vanguard life modifier" }),
+    h("input", { class: "p-library", type: "text", inputmode: "numeric", autocomplete: "off", placeholder: "Library", value: p.library ?? "", "aria-label": "Cards in library (optional)" }),
+    h("input", { class: "p-modifier opt-vanguard", type: "text", autocomplete: "off", placeholder: "Life modifier", value: p.life_modifier ?? "", "aria-label": "Vanguard life modifier" }),
     h("label", { class: "check opt-archenemy" }, h("input", { type: "checkbox", class: "p-archenemy", checked: !!p.archenemy }), "Archenemy"),
     h("label", { class: "check opt-emperor" }, h("input", { type: "checkbox", class: "p-emperor", checked: !!p.emperor }), "Emperor"),
     h("button", { type: "button", class: "remove", "aria-label": "Remove player", onclick: (e) => { e.target.closest(".player-row").remove(); } }, "✕"),
@@ -61,32 +61,35 @@ function fill(preset) {
   applyVisibility();
 }
 
-function numberOrNull(input) {
-  const v = input.value.trim();
-  return v === "" ? null : Number(v);
+// A number field, read exactly from its text (empty: not given); an error names the field.
+function numberOrNull(input, label, min) {
+  return input.value.trim() === "" ? null : parseWhole(input.value, label, min);
 }
 
 function readForm() {
   const form = {
     variant: document.getElementById("variant").value || null,
     format: document.getElementById("format").value,
-    starting_life: numberOrNull(document.getElementById("starting-life")),
+    starting_life: numberOrNull(document.getElementById("starting-life"), "Starting life", 1),
     players: [],
   };
   const bestOf = document.getElementById("best-of").value;
   if (bestOf === "open") form.best_of = null;
   else if (bestOf !== "auto") form.best_of = Number(bestOf);
   const cls = document.getElementById("create-form").classList;
+  let index = 0;
   for (const row of document.querySelectorAll(".player-row")) {
+    index += 1;
     const p = { name: row.querySelector(".p-name").value };
+    const who = p.name.trim() ? `${p.name.trim()}'s` : `Player ${index}'s`;
     if (cls.contains("show-team") && row.querySelector(".p-team").value.trim()) p.team = row.querySelector(".p-team").value;
     if (cls.contains("show-cmd")) {
       p.commanders = [row.querySelector(".p-cmd").value, row.querySelector(".p-partner").value].filter((x) => x.trim());
     }
-    const lib = numberOrNull(row.querySelector(".p-library"));
+    const lib = numberOrNull(row.querySelector(".p-library"), `${who} library`, 0);
     if (lib !== null) p.library = lib;
     if (cls.contains("show-vanguard")) {
-      const m = numberOrNull(row.querySelector(".p-modifier"));
+      const m = numberOrNull(row.querySelector(".p-modifier"), `${who} life modifier`, null);
       if (m !== null) p.life_modifier = m;
     }
     if (cls.contains("show-archenemy") && row.querySelector(".p-archenemy").checked) p.archenemy = true;
@@ -96,15 +99,39 @@ function readForm() {
   return form;
 }
 
-async function takeSeat(tableId, seat, takeover) {
-  const res = await api("POST", `/api/tables/${tableId}/seats/${encodeURIComponent(seat)}`, { takeover: !!takeover });
-  saveSeat(tableId, res.seat, res.token);
+// "I'm Ana": take the seat; a seat another phone took meanwhile is asked for (this browser
+// opened the table, so the server gives it at once).
+function seatButton(res, p) {
+  const name = p.name || p.id;
+  const note = document.getElementById("opened-note");
+  const btn = h("button", {
+    class: "seat", "data-seat": p.id,
+    onclick: async () => {
+      if (btn.disabled) return;
+      btn.disabled = true;
+      try {
+        await claimSeat(res.id, p.id, !!btn.dataset.ask, {
+          waiting: () => { note.textContent = `Waiting for ${name}'s phone to allow it…`; },
+        });
+        location.href = `/t/${res.id}`;
+      } catch (ex) {
+        btn.disabled = false;
+        if (ex.code === "seat-taken") {
+          btn.dataset.ask = "1";
+          btn.textContent = `Ask to take ${name}'s seat`;
+          note.textContent = `Another phone has taken ${name}'s seat. Ask to take it?`;
+        } else note.textContent = ex.code === "refused" ? `${name}'s phone refused to give the seat.` : ex.message;
+      }
+    },
+  }, `I'm ${name}`);
+  return btn;
 }
 
 function showOpened(res) {
   const origin = location.origin;
+  saveHost(res.id, res.host);
   document.getElementById("opened").classList.remove("hidden");
-  document.getElementById("opened-code").textContent = res.code.slice(0, 4) + "-" + res.code.slice(4);
+  document.getElementById("opened-code").textContent = formatCode(res.code);
   const link = document.getElementById("opened-link");
   link.textContent = `${origin}/t/${res.id}`; link.href = `/t/${res.id}`;
   const watch = document.getElementById("opened-watch");
@@ -112,10 +139,7 @@ function showOpened(res) {
   document.getElementById("opened-qr").src = `/api/tables/${res.id}/qr.svg`;
   const seats = document.getElementById("opened-seats");
   seats.replaceChildren(
-    ...res.header.players.map((p) => h("button", {
-      class: "seat", "data-seat": p.id,
-      onclick: async () => { await takeSeat(res.id, p.id, false); location.href = `/t/${res.id}`; },
-    }, `I'm ${p.name || p.id}`)),
+    ...res.header.players.map((p) => seatButton(res, p)),
     h("a", { class: "seat watch", href: `/t/${res.id}` }, "Choose later"),
   );
   document.getElementById("opened").scrollIntoView({ behavior: "smooth" });
@@ -142,8 +166,10 @@ async function main() {
     e.preventDefault();
     const err = document.getElementById("create-error");
     err.textContent = "";
+    let form;
+    try { form = readForm(); } catch (ex) { err.textContent = ex.message; return; }
     try {
-      showOpened(await api("POST", "/api/tables", readForm()));
+      showOpened(await api("POST", "/api/tables", form));
     } catch (ex) {
       err.textContent = ex.message + (ex.data && ex.data.member ? ` (${ex.data.member})` : "");
     }
@@ -152,8 +178,11 @@ async function main() {
     e.preventDefault();
     const err = document.getElementById("join-error");
     err.textContent = "";
+    const code = normCode(document.getElementById("join-code").value);
+    const wrong = checkCode(code);
+    if (wrong) { err.textContent = wrong; return; }
     try {
-      const res = await api("GET", "/api/code/" + encodeURIComponent(document.getElementById("join-code").value.trim() || "-"));
+      const res = await api("GET", "/api/code/" + encodeURIComponent(code));
       location.href = `/t/${res.id}`;
     } catch (ex) { err.textContent = ex.message; }
   });

@@ -7,11 +7,20 @@ const MODE = path[1] === "t" ? "play" : path[1] === "w" ? "watch" : "replay";
 const KEY = path[2] || "";
 
 const S = {
-  info: null, names: null, seat: null, token: null,
-  lastSeq: 0, entries: [], state: null, score: null, canUndo: false,
-  pending: new Map(), ws: null, connected: false, backoff: 500,
+  info: null, names: null, seat: null, token: null, host: null,
+  lastSeq: 0, entries: [], more: false, state: null, score: null, canUndo: false, undoTarget: undefined,
+  pending: new Map(), ws: null, connected: false, everConnected: false, backoff: 500,
+  pongTimer: null, connectTimer: null, retryTimer: null, claiming: false, asks: new Map(),
   selectedHead: {}, sheetFor: null, frames: null, frame: 0, playTimer: null,
 };
+
+// Heartbeats: a ping every 10 s; the connection is lost when no answer comes within 5 s (a
+// stalled proxy keeps a dead socket open for minutes), or when the socket closes.
+const HEARTBEAT_EVERY = 10000;
+const PONG_WAIT = 5000;
+const CONNECT_WAIT = 10000;
+// A change not acknowledged after this long is shown as waiting.
+const SLOW_ACK = 1500;
 
 const COUNTER_KINDS = ["poison", "energy", "experience", "rad"];
 const MAX_MESSAGE = 16 * 1024; // the server closes a socket that sends more in one message
@@ -21,6 +30,7 @@ function $(id) { return document.getElementById(id); }
 // ---------------------------------------------------------------- toasts and drawers
 
 let toastTimer = null;
+// Toasts never take taps (pointer-events: none): the buttons under them keep working.
 function toast(text, kind) {
   const t = $("toast");
   t.textContent = text;
@@ -56,36 +66,77 @@ function wsUrl() {
   return `${scheme}//${location.host}/ws/${MODE === "play" ? "t" : "w"}/${KEY}`;
 }
 
+function hello() {
+  const msg = { type: "hello", token: S.token, since: S.lastSeq };
+  if (S.host) msg.host = S.host;
+  return msg;
+}
+
 function connect() {
+  clearTimeout(S.retryTimer);
   const ws = new WebSocket(wsUrl());
   S.ws = ws;
-  ws.addEventListener("open", () => {
-    S.backoff = 500;
-    ws.send(JSON.stringify({ type: "hello", token: S.token, since: S.lastSeq }));
+  clearTimeout(S.connectTimer);
+  S.connectTimer = setTimeout(() => { if (S.ws === ws && !S.connected) drop(ws); }, CONNECT_WAIT);
+  ws.addEventListener("open", () => { if (S.ws === ws) ws.send(toJSON(hello())); });
+  ws.addEventListener("message", (e) => {
+    if (S.ws !== ws) return;
+    clearTimeout(S.pongTimer); S.pongTimer = null; // any message shows the connection lives
+    receive(parseJSON(e.data));
   });
-  ws.addEventListener("message", (e) => receive(JSON.parse(e.data)));
-  ws.addEventListener("close", () => {
-    S.connected = false;
-    renderConn();
-    if (S.ws === ws) setTimeout(connect, S.backoff);
-    S.backoff = Math.min(S.backoff * 2, 8000);
-  });
+  ws.addEventListener("close", () => drop(ws));
+}
+
+// The connection is lost: say so, and connect again (with backoff). Changes wait meanwhile.
+function drop(ws) {
+  if (S.ws !== ws || !ws) return;
+  S.ws = null;
+  S.connected = false;
+  clearTimeout(S.pongTimer); S.pongTimer = null;
+  clearTimeout(S.connectTimer);
+  try { ws.close(); } catch (e) { /* already closing */ }
+  renderConn();
+  if (S.unavailable) return; // the table can't be loaded: connecting again won't help
+  S.retryTimer = setTimeout(connect, S.backoff);
+  S.backoff = Math.min(S.backoff * 2, 8000);
+}
+
+// Ask the server for a sign of life, unless one is awaited already.
+function ping() {
+  if (!S.connected || !S.ws || S.pongTimer) return;
+  const ws = S.ws;
+  try { ws.send('{"type":"ping"}'); } catch (e) { drop(ws); return; }
+  expectAnswer();
+}
+
+// Some message must come within PONG_WAIT (a pong, an ack...), or the connection is lost.
+function expectAnswer() {
+  if (!S.connected || !S.ws || S.pongTimer) return;
+  const ws = S.ws;
+  S.pongTimer = setTimeout(() => drop(ws), PONG_WAIT);
 }
 
 function send(msg) {
-  if (S.ws && S.ws.readyState === WebSocket.OPEN && S.connected) S.ws.send(JSON.stringify(msg));
+  if (S.ws && S.ws.readyState === WebSocket.OPEN && S.connected) S.ws.send(toJSON(msg));
 }
 
 // Every change carries its own id: a retry after a reconnect never applies twice.
-function request(type, action) {
+function request(type, action, extra) {
   if (MODE !== "play") return;
   if (!S.seat) { showPicker(); return; }
-  const msg = { type, id: newId() };
+  const msg = Object.assign({ type, id: newId() }, extra || {});
   if (action) msg.action = action;
-  if (JSON.stringify(msg).length > MAX_MESSAGE) { toast("That is too long to send.", "bad"); return; }
+  if (new TextEncoder().encode(toJSON(msg)).length > MAX_MESSAGE) { toast("That is too long to send.", "bad"); return; }
+  msg.sent = Date.now();
   S.pending.set(msg.id, msg);
-  send(msg);
+  send(wire(msg));
+  expectAnswer(); // a change that gets no answer (its ack) shows a dead connection at once
+  renderConn();
+  setTimeout(renderConn, SLOW_ACK + 50);
 }
+
+// A pending change as it is sent (without the page's own bookkeeping).
+function wire(msg) { const out = Object.assign({}, msg); delete out.sent; return out; }
 
 function act(action) { request("action", action); }
 
@@ -101,43 +152,74 @@ function learnCards(msg) {
 function receive(msg) {
   learnCards(msg);
   switch (msg.type) {
-    case "welcome":
-      S.connected = true;
-      if (msg.since === 0) S.entries = [];
-      S.entries.push(...msg.entries);
+    case "welcome": {
+      S.connected = true; S.everConnected = true; S.backoff = 500; S.loadingEarlier = false;
+      clearTimeout(S.connectTimer);
+      // The welcome holds the last entries (paged): after a long gap, start over from them.
+      const entries = msg.entries || [];
+      const gap = msg.since > 0 && msg.more && entries.length && entries[0].seq > msg.since + 1;
+      if (msg.since === 0 || gap) { S.entries = entries.slice(); S.more = !!msg.more; }
+      else S.entries.push(...entries.filter((e) => e.seq > S.lastSeq));
       takeSnapshot(msg);
       S.seat = msg.seat;
       if (MODE === "play" && S.token && !S.seat) { clearSeat(KEY); S.token = null; }
       S.info.taken = msg.taken;
-      if (MODE === "play" && !S.seat && !S.pickerDismissed) showPicker();
-      for (const m of S.pending.values()) send(m);
+      if (MODE === "play" && !S.seat && !S.pickerDismissed && !S.claiming) showPicker();
+      for (const m of S.pending.values()) send(wire(m));
       render();
       break;
+    }
     case "event":
       if (msg.seq <= S.lastSeq) return;
-      if (msg.seq !== S.lastSeq + 1) { send({ type: "hello", token: S.token, since: S.lastSeq }); return; }
+      if (msg.seq !== S.lastSeq + 1) { send(hello()); return; }
       S.entries.push(msg.entry);
       takeSnapshot(msg);
       announce(msg.entry);
       render();
       break;
+    case "history": {
+      // Older entries, asked for with "Load earlier".
+      const have = new Set(S.entries.map((e) => e.seq));
+      S.entries = (msg.entries || []).filter((e) => !have.has(e.seq)).concat(S.entries).sort((x, y) => x.seq - y.seq);
+      S.more = !!msg.more;
+      S.loadingEarlier = false;
+      if (!$("history").classList.contains("hidden")) renderHistory();
+      break;
+    }
     case "ack":
       S.pending.delete(msg.id);
+      renderConn();
       break;
     case "error":
       if (msg.id) S.pending.delete(msg.id);
+      renderConn();
+      // Another phone's undo took the same action back first: nothing happened, nothing to say.
+      if (msg.error === "already-undone") break;
+      // The server can't load this table (a damaged log): say so where it stays.
+      if (msg.error === "table-unavailable") { S.unavailable = msg.message; renderConn(); break; }
       if (msg.error === "refused") toast(`Refused: ${S.names.text(msg.message)} — ${msg.rule}`, "refused");
-      else toast(S.names.text(msg.message) + (msg.rule ? ` — ${msg.rule}` : ""), "bad");
+      else toast(S.names.text(msg.message) + (msg.rule ? ` — ${msg.rule}` : "") + (msg.member ? ` (${msg.member})` : ""), "bad");
       break;
     case "seats":
       S.info.taken = msg.taken;
-      if (!$("picker").classList.contains("hidden")) showPicker();
+      if (!$("picker").classList.contains("hidden") && !S.claiming) showPicker();
       break;
     case "seat_lost":
       S.seat = null; S.token = null; clearSeat(KEY);
+      for (const [rid, ask] of S.asks) if (ask.seat === msg.seat) S.asks.delete(rid);
+      showAsk();
       toast("Your seat was taken over on another device.", "bad");
       showPicker();
       render();
+      break;
+    case "takeover_request":
+      S.asks.set(msg.request, msg);
+      showAsk();
+      break;
+    case "takeover_closed":
+      // Answered (from this phone or another one), or expired.
+      S.asks.delete(msg.request);
+      showAsk();
       break;
     default:
       break;
@@ -149,6 +231,8 @@ function takeSnapshot(msg) {
   S.state = msg.state;
   S.score = msg.score;
   S.canUndo = msg.can_undo;
+  // The action an undo takes back, as the server says (the page may not hold every entry).
+  S.undoTarget = "undo_target" in msg ? msg.undo_target : undefined;
   S.effects = msg.effects;
 }
 
@@ -165,20 +249,11 @@ function announce(entry) {
 
 // ---------------------------------------------------------------- derived views (display only)
 
-// The actions of the current game still in effect, and the seqs taken back by undo.
-function effective() {
-  const game = S.score ? S.score.game : 1;
+// The entries taken back by undo, among those this page holds (each undo names its target).
+function undoneSeqs() {
   const undone = new Set();
-  const stack = [];
-  for (const e of S.entries) {
-    if (e.kind === "action") { if (e.game === game) stack.push(e); }
-    else if (e.kind === "undo") {
-      if (e.game === game) { const t = stack.pop(); if (t) undone.add(t.seq); }
-      else undone.add(e.target);
-    }
-  }
-  for (const e of S.entries) if (e.kind === "undo") undone.add(e.target);
-  return { stack, undone };
+  for (const e of S.entries) if (e.kind === "undo" && e.target !== null && e.target !== undefined) undone.add(e.target);
+  return undone;
 }
 
 // Cards and effects that apply now, as the engine says (named from the card actions seen).
@@ -224,11 +299,51 @@ function toggleRotated(id) {
 
 // ---------------------------------------------------------------- rendering
 
+// The changes sent but not yet acknowledged that have waited long enough to show.
+function waiting() {
+  const now = Date.now();
+  return [...S.pending.values()].filter((m) => !S.connected || now - m.sent >= SLOW_ACK);
+}
+
+// The players a waiting change is about (to mark their panels).
+function waitingPlayers() {
+  const out = new Set();
+  const walk = (a) => {
+    if (!a || typeof a !== "object") return;
+    for (const key of ["player", "to", "controller"]) if (typeof a[key] === "string") out.add(a[key]);
+    for (const key of ["players"]) if (Array.isArray(a[key])) a[key].forEach((p) => out.add(p));
+    for (const key of ["each", "payments"]) if (a[key] && typeof a[key] === "object") Object.keys(a[key]).forEach((p) => out.add(p));
+    if (Array.isArray(a.actions)) a.actions.forEach(walk);
+  };
+  for (const m of waiting()) walk(m.action);
+  return out;
+}
+
+// The connection, said plainly: a lost connection and the changes waiting to be sent.
 function renderConn() {
   const c = $("conn");
   const live = MODE === "replay" || S.connected;
   c.className = "conn " + (live ? "on" : "off");
   c.title = live ? "connected" : "reconnecting…";
+  const strip = $("netstate");
+  if (!strip) return;
+  const wait = MODE === "play" ? waiting().length : 0;
+  const parts = [];
+  if (S.unavailable) parts.push(S.unavailable);
+  else if (!live) parts.push(S.everConnected ? "Connection lost — reconnecting…" : "Connecting…");
+  if (wait) parts.push(`${plural(wait, "change")} waiting to be sent`);
+  strip.textContent = parts.join(" · ");
+  strip.classList.toggle("hidden", !parts.length);
+  strip.classList.toggle("lost", !live || !!S.unavailable);
+  const marked = waitingPlayers();
+  for (const panel of document.querySelectorAll("#panels .panel")) {
+    const heads = (panel.getAttribute("data-heads") || panel.getAttribute("data-unit") || "").split(" ");
+    const on = heads.some((id) => marked.has(id));
+    panel.classList.toggle("pending", on);
+    const tag = panel.querySelector(".tag.waiting");
+    if (on && !tag) panel.querySelector(".panel-top .spacer").before(h("span", { class: "tag waiting" }, "waiting"));
+    else if (!on && tag) tag.remove();
+  }
 }
 
 function render() {
@@ -236,7 +351,7 @@ function render() {
   renderConn();
   const canAct = MODE === "play" && !!S.seat;
   // The table's code, to tell the others; who you are shows on your panel ("you").
-  const title = MODE === "replay" ? "Replay" : (S.info.code ? `${S.info.code.slice(0, 4)}-${S.info.code.slice(4)}` : "Watching");
+  const title = MODE === "replay" ? "Replay" : (S.info.code ? formatCode(S.info.code) : "Watching");
   $("title").textContent = title;
   $("title").title = S.seat ? `You are ${S.names.of(S.seat)}` : MODE === "watch" ? "spectator" : "";
   $("undo-btn").disabled = !(canAct && S.canUndo);
@@ -250,6 +365,7 @@ function render() {
   box.className = `panels n${Math.min(list.length, 8)}${list.length > 8 ? " many" : ""}`;
   const turned = rotated();
   box.replaceChildren(...list.map((u, i) => renderUnit(u, i, canAct, cards, turned)));
+  renderConn();
   if (!$("history").classList.contains("hidden")) renderHistory();
   if (S.sheetFor) renderSheet(S.sheetFor);
 }
@@ -283,6 +399,7 @@ function renderUnit(u, index, canAct, cards, turned) {
   const panel = h("section", {
     class: `panel c${index % 8}${out ? " out " + st.status : ""}${turned.has(u.id) ? " turned" : ""}${mine ? " mine" : ""}`,
     "data-unit": u.id, "data-player": isTeam ? null : u.id, "data-team": isTeam ? u.id : null,
+    "data-heads": isTeam ? [u.id, ...u.heads].join(" ") : null,
   });
   const top = h("div", { class: "panel-top" },
     h("span", { class: "pname" }, name),
@@ -360,10 +477,13 @@ function renderScore() {
   const sc = S.score;
   const el = $("score");
   if (!sc || MODE === "replay") { el.replaceChildren(); return; }
-  const parts = [h("span", {}, `${sc.match > 1 ? `Match ${sc.match} · ` : ""}Game ${sc.game}${sc.best_of ? ` · best of ${sc.best_of}` : " · open match"}`)];
+  // The game's number within its match ("game" counts the table's games across matches):
+  // the match's games that are over, plus this one while it is played.
+  const inMatch = typeof sc.finished === "number" ? sc.finished + (S.state && S.state.over ? 0 : 1) : sc.game;
+  const parts = [h("span", {}, `${sc.match > 1 ? `Match ${sc.match} · ` : ""}Game ${Math.max(inMatch, 1)}${sc.best_of ? ` · best of ${sc.best_of}` : " · open match"}`)];
   if (sc.finished || sc.match > 1) {
     for (const side of sc.sides) {
-      const matches = sc.match > 1 ? ` (matches ${side.matches})` : "";
+      const matches = sc.match > 1 ? ` (${plural(side.matches, "match", "matches")} won)` : "";
       parts.push(h("span", { class: "side" }, `${S.names.of(side.id)} ${side.wins}–${side.losses}–${side.draws}${matches}`));
     }
   }
@@ -407,7 +527,7 @@ function mergeChanges(items) {
 }
 
 function renderHistory() {
-  const { undone } = effective();
+  const undone = undoneSeqs();
   const list = $("history-list");
   const rows = [];
   for (const g of groupEntries(undone)) {
@@ -419,7 +539,7 @@ function renderHistory() {
       const t = S.entries.find((x) => x.seq === e.target);
       text = `↶ Undo: ${t ? describe(t.action, S.names) : "#" + e.target}`;
     } else if (g.items.length > 1) {
-      text = `${S.names.of(g.player)} ${g.do === "gain_life" ? "gains" : "loses"} ${g.amount} life (${g.items.length} taps)`;
+      text = `${S.names.of(g.player)} ${g.do === "gain_life" ? "gains" : "loses"} ${g.amount} life (${plural(g.items.length, "tap")})`;
     } else text = describe(e.action, S.names);
     const changes = mergeChanges(g.items).map((c) => describeChange(c, S.names));
     rows.push(h("li", { class: (g.items.every((x) => undone.has(x.seq)) ? "undone " : "") + e.kind, "data-seq": e.seq },
@@ -430,17 +550,36 @@ function renderHistory() {
     ));
   }
   rows.reverse();
-  list.replaceChildren(...(rows.length ? rows : [h("li", { class: "muted" }, "Nothing yet.")]));
+  if (!rows.length && !S.more) rows.push(h("li", { class: "muted" }, "Nothing yet."));
+  // The page holds the last entries only: older ones come a page at a time.
+  if (S.more) {
+    const oldest = S.entries.length ? S.entries[0].seq : S.lastSeq + 1;
+    rows.push(h("li", { class: "earlier" }, h("button", {
+      id: "load-earlier", disabled: !S.connected || !!S.loadingEarlier,
+      onclick: () => { S.loadingEarlier = true; send({ type: "history", before: oldest, limit: 200 }); renderHistory(); },
+    }, S.loadingEarlier ? "Loading…" : "Load earlier")));
+  }
+  list.replaceChildren(...rows);
 }
 
 // ---------------------------------------------------------------- the action sheet
 
 function openSheet(pid) { S.sheetFor = pid; renderSheet(pid); open("sheet"); }
 
-function numberInput(id, value, label) {
-  return h("input", { id, type: "number", min: 0, value, inputmode: "numeric", "aria-label": label, class: "num" });
+// Number fields are text fields: their text is read exactly (a total may be huge, 107.1).
+function numberInput(id, value, label, signed) {
+  return h("input", { id, type: "text", value, inputmode: signed ? null : "numeric", autocomplete: "off", "aria-label": label, class: "num" });
 }
-function num(id) { const v = $(id).value.trim(); return v === "" ? null : Number(v); }
+// The whole number in field ``id``; throws an Error naming the field (its label).
+function num(id, min) { const el = $(id); return parseWhole(el.value, el.getAttribute("aria-label"), min === undefined ? 0 : min); }
+// Send the action built by ``build``, unless a field is wrong: then say which, and send nothing.
+function actFrom(build) {
+  return () => {
+    let action;
+    try { action = build(); } catch (ex) { toast(ex.message, "bad"); return; }
+    act(action);
+  };
+}
 
 function renderSheet(pid) {
   const p = playerState(pid);
@@ -448,15 +587,16 @@ function renderSheet(pid) {
   const others = header().players.filter((x) => x.id !== pid);
   $("sheet-title").textContent = `${S.names.of(pid)} — ${p.life} life`;
   const body = $("sheet-body");
-  const amount = () => num("sh-amount");
+  const amount = (min) => num("sh-amount", min);
   const sections = [];
   sections.push(h("div", { class: "sec" },
     h("h3", {}, "Life"),
-    h("div", { class: "row" }, numberInput("sh-amount", 1, "Amount"),
-      h("button", { "data-sheet": "lose", onclick: () => act({ do: "lose_life", player: pid, amount: amount() }) }, "Lose"),
-      h("button", { "data-sheet": "gain", onclick: () => act({ do: "gain_life", player: pid, amount: amount() }) }, "Gain"),
-      h("button", { "data-sheet": "pay", onclick: () => act({ do: "pay_life", player: pid, amount: amount() }) }, "Pay"),
-      h("button", { "data-sheet": "set", onclick: () => act({ do: "set_life", player: pid, to: amount() }) }, "Set to")),
+    h("div", { class: "row" }, numberInput("sh-amount", 1, "Amount", true),
+      h("button", { "data-sheet": "lose", onclick: actFrom(() => ({ do: "lose_life", player: pid, amount: amount() })) }, "Lose"),
+      h("button", { "data-sheet": "gain", onclick: actFrom(() => ({ do: "gain_life", player: pid, amount: amount() })) }, "Gain"),
+      h("button", { "data-sheet": "pay", onclick: actFrom(() => ({ do: "pay_life", player: pid, amount: amount() })) }, "Pay"),
+      // A life total may become negative (107.1b): "Set to" takes any whole number.
+      h("button", { "data-sheet": "set", onclick: actFrom(() => ({ do: "set_life", player: pid, to: amount(null) })) }, "Set to")),
   ));
   const dmgSource = h("input", { id: "sh-source", placeholder: "Source (a card's name)", value: "", "aria-label": "Damage source", maxlength: 60 });
   const combat = h("input", { type: "checkbox", id: "sh-combat" });
@@ -465,20 +605,20 @@ function renderSheet(pid) {
   const controller = h("select", { id: "sh-controller", "aria-label": "Lifelink controller" }, ...others.map((o) => h("option", { value: o.id }, S.names.of(o.id))));
   sections.push(h("div", { class: "sec" },
     h("h3", {}, "Damage"),
-    h("div", { class: "row" }, numberInput("sh-damage", 1, "Damage amount"), dmgSource),
+    h("div", { class: "row" }, numberInput("sh-damage", 1, "Damage"), dmgSource),
     h("div", { class: "row" },
       h("label", { class: "check" }, combat, "combat"),
       h("label", { class: "check" }, infect, "infect"),
       h("label", { class: "check" }, lifelink, "lifelink for"), controller),
     h("div", { class: "row" }, h("button", {
       "data-sheet": "damage",
-      onclick: () => {
+      onclick: actFrom(() => {
         const a = { do: "damage", to: pid, amount: num("sh-damage"), source: dmgSource.value.trim() || "damage" };
         if (combat.checked) a.combat = true;
         if (infect.checked) a.infect = true;
         if (lifelink.checked) { a.lifelink = true; a.controller = controller.value; }
-        act(a);
-      },
+        return a;
+      }),
     }, "Deal damage")),
   ));
   const commanders = header().players.flatMap((o) => (o.commanders || []).map((c) => ({ c, owner: o.id }))).filter((x) => x.owner !== pid);
@@ -495,10 +635,10 @@ function renderSheet(pid) {
   const kind = h("select", { id: "sh-kind", "aria-label": "Counter kind" }, ...COUNTER_KINDS.map((k) => h("option", { value: k }, k)));
   sections.push(h("div", { class: "sec" },
     h("h3", {}, "Counters"),
-    h("div", { class: "row" }, kind, numberInput("sh-counters", 1, "How many"),
-      h("button", { "data-sheet": "add-counters", onclick: () => act({ do: "add_counters", player: pid, kind: kind.value, amount: num("sh-counters") }) }, "Add"),
-      h("button", { "data-sheet": "remove-counters", onclick: () => act({ do: "remove_counters", player: pid, kind: kind.value, amount: num("sh-counters") }) }, "Remove")),
-    h("p", { class: "muted" }, `poison ${p.poison}` + Object.entries(p.counters || {}).map(([k, n]) => ` · ${k} ${n}`).join("")),
+    h("div", { class: "row" }, kind, numberInput("sh-counters", 1, "Counters"),
+      h("button", { "data-sheet": "add-counters", onclick: actFrom(() => ({ do: "add_counters", player: pid, kind: kind.value, amount: num("sh-counters") })) }, "Add"),
+      h("button", { "data-sheet": "remove-counters", onclick: actFrom(() => ({ do: "remove_counters", player: pid, kind: kind.value, amount: num("sh-counters") })) }, "Remove")),
+    h("p", { class: "muted", id: "sh-counts" }, [plural(p.poison, "poison counter"), ...Object.entries(p.counters || {}).map(([k, n]) => plural(n, `${k} counter`))].join(" · ")),
   ));
   const other = h("select", { id: "sh-other", "aria-label": "Exchange with" }, ...others.map((o) => h("option", { value: o.id }, S.names.of(o.id))));
   sections.push(h("div", { class: "sec" },
@@ -524,8 +664,8 @@ function renderSheet(pid) {
     ? h("div", { class: "sec" },
       h("h3", {}, "Library"),
       h("div", { class: "row" }, numberInput("sh-draw", 1, "Cards to draw"),
-        h("button", { "data-sheet": "draw", onclick: () => act({ do: "draw", player: pid, count: num("sh-draw") }) }, "Draw"), upkeep),
-      h("p", { class: "muted" }, `${p.library} card${p.library === 1 ? "" : "s"} in library${p.library === 0 ? " — drawing now draws from an empty library (704.5b)" : ""}.`))
+        h("button", { "data-sheet": "draw", onclick: actFrom(() => ({ do: "draw", player: pid, count: num("sh-draw") })) }, "Draw"), upkeep),
+      h("p", { class: "muted" }, `${plural(p.library, "card")} in library${String(p.library) === "0" ? " — drawing now draws from an empty library (704.5b)" : ""}.`))
     : h("div", { class: "sec" },
       h("h3", {}, "Library"),
       h("div", { class: "row" },
@@ -552,29 +692,49 @@ function renderSheet(pid) {
 // ---------------------------------------------------------------- seats, menu
 
 async function showPicker() {
-  if (MODE !== "play") return;
+  if (MODE !== "play" || S.claiming) return;
   const box = $("picker-seats");
+  const note = $("picker-note");
+  note.textContent = "Take your seat. It stays yours on this phone, even after a reload.";
   const taken = new Set(S.info.taken || []);
   box.replaceChildren(
     ...header().players.map((p) => {
+      const name = S.names.of(p.id);
       const isTaken = taken.has(p.id);
       const btn = h("button", {
         class: "seat" + (isTaken ? " taken" : ""), "data-seat": p.id,
         onclick: async () => {
-          if (isTaken && !btn.dataset.armed) {
+          if (S.claiming) return;
+          const ask = isTaken || !!btn.dataset.ask;
+          // A taken seat is asked for: its phone (or the phone that opened the table) allows it.
+          if (ask && !btn.dataset.armed) {
             btn.dataset.armed = "1";
-            btn.textContent = `Take over ${S.names.of(p.id)}'s seat from the other phone?`;
+            btn.textContent = S.host ? `Take ${name}'s seat (this phone opened the table)` : `Ask to take ${name}'s seat`;
             return;
           }
+          S.claiming = true;
           try {
-            const res = await api("POST", `/api/tables/${KEY}/seats/${encodeURIComponent(p.id)}`, { takeover: isTaken });
-            saveSeat(KEY, res.seat, res.token);
+            const res = await claimSeat(KEY, p.id, ask, {
+              waiting: () => { note.textContent = `Waiting for ${name}'s phone to allow it…`; btn.disabled = true; },
+            });
             S.token = res.token; S.seat = res.seat;
+            S.claiming = false;
             close("picker");
-            send({ type: "hello", token: S.token, since: S.lastSeq });
-          } catch (ex) { toast(ex.message, "bad"); }
+            send(hello());
+          } catch (ex) {
+            S.claiming = false;
+            btn.disabled = false;
+            if (ex.code === "seat-taken") {
+              btn.dataset.ask = "1"; btn.dataset.armed = "1";
+              btn.classList.add("taken");
+              btn.textContent = `Ask to take ${name}'s seat`;
+              note.textContent = `${name}'s seat is taken${ex.connected ? " by a phone that is here" : ""}. Ask to take it?`;
+            } else {
+              note.textContent = ex.code === "refused" ? `${name}'s phone refused to give the seat.` : ex.message;
+            }
+          }
         },
-      }, S.names.of(p.id), isTaken ? " (taken)" : "");
+      }, name, isTaken ? " (taken)" : "");
       return btn;
     }),
     h("button", { class: "seat watch", "data-seat": "", onclick: () => { S.pickerDismissed = true; close("picker"); } }, "Just watch"),
@@ -582,11 +742,31 @@ async function showPicker() {
   open("picker");
 }
 
+// Another phone asks for a seat this phone holds (or, on the host's phone, any seat).
+function showAsk() {
+  const [rid, ask] = S.asks.entries().next().value || [];
+  if (!rid) { close("ask"); return; }
+  const name = S.names.of(ask.seat);
+  $("ask-text").textContent = ask.seat === S.seat
+    ? `Someone wants to take your seat (${name}).`
+    : `Someone wants to take ${name}'s seat.`;
+  const answer = (allow) => () => {
+    S.asks.delete(rid);
+    send({ type: "takeover_answer", request: rid, allow });
+    showAsk();
+  };
+  $("ask-buttons").replaceChildren(
+    h("button", { class: "primary", "data-answer": "allow", onclick: answer(true) }, "Allow"),
+    h("button", { "data-answer": "refuse", onclick: answer(false) }, "Refuse"),
+  );
+  open("ask");
+}
+
 function renderMenu() {
   const body = $("menu-body");
   const items = [];
   if (MODE === "play") {
-    items.push(h("p", {}, "Code: ", h("strong", { class: "code" }, `${S.info.code.slice(0, 4)}-${S.info.code.slice(4)}`)));
+    items.push(h("p", {}, "Code: ", h("strong", { class: "code" }, formatCode(S.info.code))));
     items.push(h("img", { class: "qr", src: `/api/tables/${KEY}/qr.svg`, alt: "QR code of this table's link" }));
     items.push(h("p", { class: "link-row" }, "Players: ", h("a", { href: `/t/${KEY}` }, `${location.origin}/t/${KEY}`)));
     items.push(h("p", { class: "link-row" }, "Spectators: ", h("a", { href: `/w/${S.info.watch}` }, `${location.origin}/w/${S.info.watch}`)));
@@ -607,6 +787,8 @@ function showFrame(i) {
   const f = S.frames[S.frame];
   S.state = f.state;
   S.effects = f.effects;
+  // Frame n shows the game after its n-th action (frame 0: before any): the slider, its
+  // figure and the caption count the same way.
   $("rp-slider").value = String(S.frame);
   $("rp-pos").textContent = `${S.frame} / ${S.frames.length - 1}`;
   const cap = $("rp-caption");
@@ -614,12 +796,18 @@ function showFrame(i) {
   else {
     const changes = (f.changes || []).map((c) => describeChange(c, S.names)).join(" · ");
     const notes = (f.notes || []).map((n) => `${S.names.text(n.text)} (${n.rule})`).join(" · ");
-    cap.textContent = `#${f.position}: ${describe(f.action, S.names)}` +
+    cap.textContent = `Action ${S.frame} of ${S.frames.length - 1}: ${describe(f.action, S.names)}` +
       (f.refused ? ` — refused: ${S.names.text(f.refused.message)} (${f.refused.rule})` : changes ? ` — ${changes}` : "") +
       (notes ? ` — ${notes}` : "");
   }
   cap.className = "caption" + (f.refused ? " refused" : "");
   render();
+}
+
+function stopPlaying() {
+  clearInterval(S.playTimer);
+  S.playTimer = null;
+  $("rp-play").textContent = "▶ Play";
 }
 
 function setupReplay() {
@@ -632,6 +820,7 @@ function setupReplay() {
   $("replay-file").addEventListener("change", async (e) => {
     const file = e.target.files[0];
     if (!file) return;
+    stopPlaying();
     try {
       const res = await api("POST", "/api/replay", await file.text());
       S.frames = res.frames;
@@ -648,10 +837,10 @@ function setupReplay() {
   $("rp-next").addEventListener("click", () => showFrame(S.frame + 1));
   $("rp-slider").addEventListener("input", (e) => showFrame(Number(e.target.value)));
   $("rp-play").addEventListener("click", () => {
-    if (S.playTimer) { clearInterval(S.playTimer); S.playTimer = null; $("rp-play").textContent = "▶ Play"; return; }
+    if (S.playTimer) { stopPlaying(); return; }
     $("rp-play").textContent = "⏸ Pause";
     S.playTimer = setInterval(() => {
-      if (S.frame >= S.frames.length - 1) { clearInterval(S.playTimer); S.playTimer = null; $("rp-play").textContent = "▶ Play"; return; }
+      if (S.frame >= S.frames.length - 1) { stopPlaying(); return; }
       showFrame(S.frame + 1);
     }, 900);
   });
@@ -662,7 +851,8 @@ function setupReplay() {
 async function main() {
   $("history-btn").addEventListener("click", () => { renderHistory(); open("history"); });
   $("menu-btn").addEventListener("click", () => { renderMenu(); open("menu"); });
-  $("undo-btn").addEventListener("click", () => request("undo"));
+  // Undo names the action it takes back: two phones pressing at once undo it once.
+  $("undo-btn").addEventListener("click", () => request("undo", null, S.undoTarget === undefined ? null : { target: S.undoTarget }));
   if (MODE === "replay") { setupReplay(); return; }
   try {
     const data = await api("GET", MODE === "play" ? `/api/tables/${KEY}` : `/api/watch/${KEY}`);
@@ -674,8 +864,13 @@ async function main() {
   S.names = new Names(S.info.header, S.info.labels);
   const saved = MODE === "play" ? loadSeat(KEY) : null;
   if (saved) { S.token = saved.token; S.seat = saved.seat; }
+  if (MODE === "play") S.host = loadHost(KEY);
   keepAwake();
   connect();
+  setInterval(ping, HEARTBEAT_EVERY);
+  setInterval(() => { if (S.pending.size) renderConn(); }, 1000);
+  document.addEventListener("visibilitychange", () => { if (document.visibilityState === "visible") ping(); });
+  renderConn();
 }
 
 main();

@@ -1,0 +1,110 @@
+"""Helpers for the browser tests: a real server process on loopback, Debian's chromium driven
+by Playwright, phones (mobile browser contexts), seats and life totals. The fixtures ``base``
+(a server for the module) and ``browser`` are in conftest.py."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+PHONE = {
+    "viewport": {"width": 390, "height": 844},
+    "device_scale_factor": 2,
+    "is_mobile": True,
+    "has_touch": True,
+}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def need_chromium() -> None:
+    """Skip (or, on CI, fail) when chromium is missing."""
+    if not os.path.exists(CHROMIUM):
+        # CI must drive the real browser: there a missing chromium is a failure, not a skip.
+        if os.environ.get("CI"):
+            pytest.fail("chromium is not installed at /usr/bin/chromium")
+        pytest.skip("chromium is not installed (make test installs it)")
+
+
+@contextmanager
+def server(db: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """A real server process on loopback serving ``db``: its URL and its process."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "lifeledger_table", "--port", str(port), "--db", str(db)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(600):
+            try:
+                with urllib.request.urlopen(url + "/api/catalogue") as res:
+                    if res.status == 200:
+                        break
+            except OSError:
+                assert proc.poll() is None, "the server exited"
+                time.sleep(0.05)
+        yield url, proc
+    finally:
+        if proc.poll() is None:
+            os.kill(proc.pid, signal.SIGCONT)  # in case a test stopped it
+            os.kill(proc.pid, signal.SIGTERM)
+        proc.wait()
+
+
+def post(url: str, body: Any) -> Any:
+    req = urllib.request.Request(
+        url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
+    )
+    with urllib.request.urlopen(req) as res:
+        return json.loads(res.read())
+
+
+def get(url: str) -> Any:
+    with urllib.request.urlopen(url) as res:
+        return json.loads(res.read())
+
+
+def new_phone(browser: Browser) -> Page:
+    context = browser.new_context(**PHONE)
+    return context.new_page()
+
+
+def sit(page: Page, base: str, table: str, player: str) -> None:
+    page.goto(f"{base}/t/{table}")
+    page.locator(f'#picker button[data-seat="{player}"]').click()
+    expect(page.locator("#picker")).to_be_hidden()
+    expect(page.locator(f'[data-player="{player}"] .tag.you')).to_be_visible()
+
+
+def life(page: Page, player: str) -> Any:
+    return page.locator(f'[data-player="{player}"] .life')
