@@ -14,10 +14,11 @@ from typing import Any
 
 from aiohttp import web
 
+from .errors import TableUnavailable
 from .limits import Bucket, Limits, Throttle
 from .replay import Replays
 from .store import DamagedError, Store
-from .table import Decision, Table, TableUnavailable
+from .table import Decision, Table
 
 __all__ = ["HUB_KEY", "Conn", "Hub", "error_message"]
 

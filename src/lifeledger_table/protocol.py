@@ -15,12 +15,13 @@ from typing import Any
 
 from aiohttp import WSCloseCode, WSMsgType, web
 
+from .errors import TableError
 from .hub import HUB_KEY, Conn, Hub, error_message
 from .jsontext import strict_json
 from .limits import SocketGate
 from .routes import StorageFailure, grant_seat, same_origin, table_or_404, watched_or_404
 from .store import hash_token
-from .table import PAGE, Table, TableError
+from .table import PAGE, Table
 from .takeover import Takeover, Takeovers, is_host, takeovers_of
 
 __all__ = ["GATE_KEY", "add_routes", "table_socket", "watch_socket"]

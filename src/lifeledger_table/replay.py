@@ -15,9 +15,10 @@ import time
 from typing import Any
 
 from . import engine
+from .changes import changes
+from .errors import TableError
 from .jsontext import strict_json
 from .setup import MAX_PLAYERS
-from .table import TableError, changes
 
 __all__ = ["MAX_ACTIONS", "MAX_BYTES", "MAX_PLAYERS", "Replays", "replay_frames", "replay_json"]
 

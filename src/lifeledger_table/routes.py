@@ -19,12 +19,13 @@ import segno
 from aiohttp import web
 
 from . import engine
+from .errors import TableError, TableUnavailable
 from .hub import HUB_KEY, Hub
 from .jsontext import strict_json
 from .limits import CodeGuard
 from .setup import build_setup
 from .store import DuplicateError, TableRow, hash_token
-from .table import PAGE, Table, TableError, TableUnavailable
+from .table import PAGE, Table
 from .takeover import Takeover, is_host, takeovers_of
 
 __all__ = [

@@ -11,7 +11,8 @@ import unicodedata
 from typing import Any
 
 from . import engine
-from .table import TableError, quoted, unshowable
+from .errors import TableError
+from .text import quoted, unshowable
 
 __all__ = ["MAX_PLAYERS", "build_setup", "check_name"]
 

@@ -11,15 +11,18 @@ from __future__ import annotations
 import json
 import logging
 import time
-import unicodedata
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
 from . import engine
+from .changes import changes
+from .errors import TableError, TableUnavailable
+from .rights import Rights, concessions
 from .store import DamagedError, Event, Store, TableRow
+from .text import check_action_text
 
-__all__ = ["PAGE", "Decision", "Entry", "Table", "TableError", "TableUnavailable", "changes"]
+__all__ = ["PAGE", "Decision", "Entry", "Table"]
 
 log = logging.getLogger("lifeledger_table")
 
@@ -29,52 +32,6 @@ REFUSALS_KEPT = 1000
 PAGE = 200
 #: How many different proposals of an intentional draw a table keeps at once.
 PROPOSALS_KEPT = 20
-
-
-class TableError(Exception):
-    """A request the table turns down; nothing changed. ``rule`` is set for a rules refusal."""
-
-    def __init__(
-        self,
-        code: str,
-        message: str,
-        rule: str | None = None,
-        member: str | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.rule = rule
-        self.member = member
-
-    def to_json(self) -> dict[str, Any]:
-        """The error as sent to a client."""
-        return {
-            "error": self.code,
-            "message": self.message,
-            "rule": self.rule,
-            "member": self.member,
-        }
-
-
-class TableUnavailable(TableError):
-    """A table whose log can't be loaded (a damaged or tampered log, or an action the engine
-    now refuses): it answers this error to every request, naming the table and the event,
-    until the store is fixed and the server restarted. Other tables are not affected."""
-
-    def __init__(self, table: str, seq: int | None, reason: str) -> None:
-        where = f"its event {seq}" if seq is not None else "its setup"
-        super().__init__(
-            "table-unavailable",
-            f"Table {table} can't be loaded: {where} {reason}. Its log is kept as it is; "
-            "the server's operator can repair the store and restart the server.",
-        )
-        self.table = table
-        self.seq = seq
-
-    def to_json(self) -> dict[str, Any]:
-        """The error as sent to a client, with the table and the event."""
-        return {**super().to_json(), "table": self.table, "event": self.seq}
 
 
 @dataclass(slots=True)
@@ -123,135 +80,6 @@ class Decision:
     message: dict[str, Any]
 
 
-def _concessions(action: object) -> list[object]:
-    """The players an action (JSON) concedes for (inside ``together`` groups too)."""
-    if not isinstance(action, dict):
-        return []
-    if action.get("do") == "concede":
-        return [action.get("player")]
-    inner = action.get("actions")
-    if not isinstance(inner, list):
-        return []
-    return [p for a in inner for p in _concessions(a)]
-
-
-#: The format characters that text needs: the zero-width non-joiner and joiner (Persian
-#: "می‌خواهم", emoji sequences such as "🧙‍♂️") and the tags of emoji flags (🏴 + tags).
-#: (Variation selectors are marks, not format characters: always allowed.) Every other control
-#: or format character is refused: bidi overrides, embeddings, isolates and marks can make text
-#: read as something else.
-TEXT_FORMAT = frozenset("\u200c\u200d") | frozenset(map(chr, range(0xE0020, 0xE0080)))
-
-
-def unshowable(text: str) -> str | None:
-    """The first character of ``text`` that is not text to show (a control character, a bidi
-    override, ...), as ``U+202E RIGHT-TO-LEFT OVERRIDE``; ``None`` if there is none."""
-    for c in text:
-        if unicodedata.category(c).startswith("C") and c not in TEXT_FORMAT:
-            name = unicodedata.name(c, "")
-            return f"U+{ord(c):04X}" + (f" {name}" if name else "")
-    return None
-
-
-def quoted(text: str, limit: int = 40) -> str:
-    """``text`` in quotes as typed (shortened), for an error message: never escaped."""
-    return f"“{text if len(text) <= limit else text[: limit - 1] + '…'}”"
-
-
-def _check_text(value: object, member: str) -> None:
-    """Every string in an action is text to show: no markup, no control characters.
-    (Walked without recursion: the depth of a value is the sender's choice.)"""
-    todo: list[tuple[object, str]] = [(value, member)]
-    while todo:
-        item, where = todo.pop()
-        if isinstance(item, str):
-            bad = unshowable(item)
-            if bad is not None:
-                raise TableError(
-                    "malformed", f"The text contains a control character ({bad}).", member=where
-                )
-            if "<" in item or ">" in item:
-                raise TableError(
-                    "malformed", f"{quoted(item)} contains markup (< or >).", member=where
-                )
-        elif isinstance(item, dict):
-            for key, inner in item.items():
-                todo.append((key, where))
-                todo.append((inner, f"{where}.{key}"))
-        elif isinstance(item, list):
-            todo.extend((inner, f"{where}[{index}]") for index, inner in enumerate(item))
-
-
-def _shared(team: dict[str, Any] | None, member: str) -> bool:
-    return team is not None and team.get(member) is not None
-
-
-def changes(before: dict[str, Any], after: dict[str, Any]) -> list[dict[str, Any]]:
-    """What differs between two of the engine's states, for the timeline.
-
-    Only a comparison of the engine's own figures: a shared team total is reported once, for
-    the team, rather than once per head.
-    """
-    out: list[dict[str, Any]] = []
-    old_teams = {t["id"]: t for t in before.get("teams", [])}
-    new_teams = {t["id"]: t for t in after.get("teams", [])}
-    for tid, team in new_teams.items():
-        old = old_teams.get(tid, {})
-        for member in ("life", "poison"):
-            if team.get(member) is not None and team.get(member) != old.get(member):
-                out.append(
-                    {"team": tid, "what": member, "from": old.get(member), "to": team[member]}
-                )
-    old_players = {p["id"]: p for p in before.get("players", [])}
-    for player in after.get("players", []):
-        pid = player["id"]
-        old = old_players.get(pid, {})
-        team = new_teams.get(player.get("team") or "")
-        for member in ("life", "poison", "library"):
-            if _shared(team, member):
-                continue
-            if player.get(member) != old.get(member):
-                out.append(
-                    {"player": pid, "what": member, "from": old.get(member), "to": player[member]}
-                )
-        for group in ("counters", "commander_damage"):
-            new_counts: dict[str, int] = player.get(group) or {}
-            old_counts: dict[str, int] = old.get(group) or {}
-            for key in sorted(set(new_counts) | set(old_counts)):
-                if new_counts.get(key, 0) != old_counts.get(key, 0):
-                    out.append(
-                        {
-                            "player": pid,
-                            "what": group,
-                            "key": key,
-                            "from": old_counts.get(key, 0),
-                            "to": new_counts.get(key, 0),
-                        }
-                    )
-        if player.get("status") != old.get("status"):
-            out.append(
-                {
-                    "player": pid,
-                    "what": "status",
-                    "from": old.get("status"),
-                    "to": player.get("status"),
-                    "reason": player.get("reason"),
-                    "rule": player.get("rule"),
-                }
-            )
-    if after.get("game") != before.get("game"):
-        out.append({"what": "game", "from": before.get("game"), "to": after.get("game")})
-    if after.get("over") and not before.get("over"):
-        out.append({"what": "over", "to": True})
-    old_triggers: dict[str, int] = before.get("triggered") or {}
-    for key, count in (after.get("triggered") or {}).items():
-        if count != old_triggers.get(key, 0):
-            out.append(
-                {"what": "triggered", "key": key, "from": old_triggers.get(key, 0), "to": count}
-            )
-    return out
-
-
 @dataclass(slots=True)
 class _Step:
     """A change worked out in full, not yet taken into the table: :meth:`Table._adopt` takes
@@ -288,9 +116,8 @@ class Table:
         self.header: dict[str, Any] = self.row.setup["header"]
         self.labels: dict[str, str] = self.row.setup.get("labels", {})
         self.seats: dict[str, str] = {}
-        self.teams: dict[str, str] = {
-            p["id"]: p["team"] for p in self.header["players"] if p.get("team")
-        }
+        teams = {p["id"]: p["team"] for p in self.header["players"] if p.get("team")}
+        self.rights = Rights(teams, self.label)
         self.entries: list[Entry] = []
         #: The outcomes of the games before the current one, and the actions in effect in
         #: each of them.
@@ -413,7 +240,7 @@ class Table:
 
     def undo_target(self) -> int | None:
         """The sequence number of the action an undo may take back now (``None``: none)."""
-        if not self.effective or _concessions(self.effective[-1].body["action"]):
+        if not self.effective or concessions(self.effective[-1].body["action"]):
             return None
         return self.effective[-1].seq
 
@@ -433,60 +260,6 @@ class Table:
             **self.header,
             "actions": actions,
         }
-
-    # -- who may do what ------------------------------------------------------------------------
-
-    def _teammates(self, a: str, b: str) -> bool:
-        return a in self.teams and self.teams.get(a) == self.teams.get(b)
-
-    def _may(self, action: engine.Action, seat: str, source: str | None = None) -> bool:
-        """Whether the seat of player ``seat`` may send ``action`` (docs/table.md, "Who may do
-        what"); raises :class:`TableError` if not. Returns true if the action holds an
-        intentional draw, which every seated player in the game must agree to (104.4i).
-        ``source``: the source of the group the action is part of."""
-        source = action.source or source
-        if isinstance(action, engine.Together):
-            agree = False
-            for inner in action.actions:
-                agree = self._may(inner, seat, source) or agree
-            return agree
-        if isinstance(action, engine.Concede | engine.Penalty) and action.player != seat:
-            concede = isinstance(action, engine.Concede)
-            raise TableError(
-                "not-your-seat",
-                f"Only {self.label(action.player)} can "
-                + ("concede for themselves." if concede else "record a judge's game loss."),
-                rule="104.3a" if concede else "104.3k",
-            )
-        if isinstance(action, engine.PayLife):
-            payers = [player for player, _ in action.payments]
-            if seat not in payers or not all(p == seat or self._teammates(p, seat) for p in payers):
-                others = [p for p in payers if p != seat]
-                raise TableError(
-                    "not-your-seat",
-                    f"Only {self.label(others[0] if others else payers[0])} can pay "
-                    "their own life.",
-                    rule="119.4",
-                )
-        if isinstance(action, engine.Win | engine.Lose) and source is None:
-            players = [action.player] if isinstance(action, engine.Win) else action.losers
-            others = [p for p in players if p != seat]
-            if others:
-                win = isinstance(action, engine.Win)
-                raise TableError(
-                    "not-your-seat",
-                    f"Name the card that says {self.label(others[0])} "
-                    + ("wins" if win else "loses")
-                    + " the game (its source).",
-                    rule="104.2b" if win else "104.3e",
-                )
-        if isinstance(action, engine.DrawGame) and source is None:
-            raise TableError(
-                "not-your-seat",
-                "Name the card that says the game is a draw (its source).",
-                rule="104.4c",
-            )
-        return isinstance(action, engine.IntentionalDraw)
 
     def _agree(self, action: dict[str, Any], seat: str) -> None:
         """104.4i: all players in the game agree to an intentional draw. The seat's request
@@ -616,8 +389,8 @@ class Table:
             except engine.MalformedError as exc:
                 raise TableError("malformed", exc.message, member=exc.member) from exc
             if live:
-                _check_text(action, "action")
-                if seat is not None and self._may(parsed, seat):
+                check_action_text(action, "action")
+                if seat is not None and self.rights.check(parsed, seat):
                     self._agree(action, seat)
             try:
                 entry.notes = engine.apply(game, parsed, position)
@@ -653,7 +426,7 @@ class Table:
         view = None
         if live:
             outcomes = [*self.outcomes, outcome] if outcome is not None else self.outcomes
-            can = last is not None and not _concessions(last.body["action"])
+            can = last is not None and not concessions(last.body["action"])
             view = {
                 "state": state,
                 "score": self._score(outcomes, game, state),
@@ -685,7 +458,7 @@ class Table:
                 f"Event {target} is not the last action in effect "
                 f"(that is event {self.effective[-1].seq}); undo takes back the last one.",
             )
-        if _concessions(self.effective[-1].body["action"]):
+        if concessions(self.effective[-1].body["action"]):
             raise TableError("final", "A concession is final: it can't be undone.", rule="104.3a")
         return target
 

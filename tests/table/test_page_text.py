@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from lifeledger_table.errors import TableError
 from lifeledger_table.setup import build_setup, check_name
-from lifeledger_table.table import TableError, _check_text
+from lifeledger_table.text import check_action_text
 
 STATIC = Path(__file__).resolve().parents[2] / "src" / "lifeledger_table" / "static"
 
@@ -27,7 +28,7 @@ def test_names_keep_the_format_characters_text_needs(name: str) -> None:
     """issue 7 item 16: names with a zero-width joiner or non-joiner were refused as control
     characters; they are text. The same holds for every string in an action."""
     assert check_name(name, "player's name") == name
-    _check_text({"do": "damage", "source": name}, "action")
+    check_action_text({"do": "damage", "source": name}, "action")
     setup = build_setup({"players": [{"name": name}, {"name": "Bo"}]})
     assert setup["header"]["players"][0]["name"] == name
 
@@ -47,7 +48,7 @@ def test_controls_that_can_forge_text_are_still_refused(text: str, code: str) ->
     and the message names the character, never the name in escapes (``\\u202e``)."""
     for check in (
         lambda: check_name(text, "player's name"),
-        lambda: _check_text({"do": "damage", "source": text}, "action"),
+        lambda: check_action_text({"do": "damage", "source": text}, "action"),
     ):
         with pytest.raises(TableError) as info:
             check()

@@ -13,9 +13,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lifeledger_table import engine
+from lifeledger_table.changes import changes
+from lifeledger_table.errors import TableError
 from lifeledger_table.setup import build_setup
 from lifeledger_table.store import Event, SQLiteStore, TableRow
-from lifeledger_table.table import Table, TableError, changes
+from lifeledger_table.table import Table
 
 PLAYERS = ["ana", "bo", "cy"]
 counter = itertools.count()

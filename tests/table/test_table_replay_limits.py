@@ -14,9 +14,9 @@ from aiohttp.test_utils import TestClient
 from table_helpers import JSON
 
 from lifeledger_table import replay
+from lifeledger_table.errors import TableError
 from lifeledger_table.hub import HUB_KEY
 from lifeledger_table.replay import MAX_PLAYERS, Replays, replay_json
-from lifeledger_table.table import TableError
 
 Client = TestClient[Any, Any]
 

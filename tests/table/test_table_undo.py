@@ -16,10 +16,11 @@ from table_helpers import TWO, open_table, phone, seat
 
 import lifeledger_table.engine as table_engine
 from lifeledger_table import engine
+from lifeledger_table.errors import TableError
 from lifeledger_table.server import create_app
 from lifeledger_table.setup import build_setup
 from lifeledger_table.store import SQLiteStore, TableRow
-from lifeledger_table.table import Table, TableError
+from lifeledger_table.table import Table
 
 Client = TestClient[Any, Any]
 

@@ -1,0 +1,54 @@
+"""What the table turns down, as sent to a client: :class:`TableError` (nothing changed), and
+:class:`TableUnavailable` (a table whose log can't be loaded)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["TableError", "TableUnavailable"]
+
+
+class TableError(Exception):
+    """A request the table turns down; nothing changed. ``rule`` is set for a rules refusal."""
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        rule: str | None = None,
+        member: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.rule = rule
+        self.member = member
+
+    def to_json(self) -> dict[str, Any]:
+        """The error as sent to a client."""
+        return {
+            "error": self.code,
+            "message": self.message,
+            "rule": self.rule,
+            "member": self.member,
+        }
+
+
+class TableUnavailable(TableError):
+    """A table whose log can't be loaded (a damaged or tampered log, or an action the engine
+    now refuses): it answers this error to every request, naming the table and the event,
+    until the store is fixed and the server restarted. Other tables are not affected."""
+
+    def __init__(self, table: str, seq: int | None, reason: str) -> None:
+        where = f"its event {seq}" if seq is not None else "its setup"
+        super().__init__(
+            "table-unavailable",
+            f"Table {table} can't be loaded: {where} {reason}. Its log is kept as it is; "
+            "the server's operator can repair the store and restart the server.",
+        )
+        self.table = table
+        self.seq = seq
+
+    def to_json(self) -> dict[str, Any]:
+        """The error as sent to a client, with the table and the event."""
+        return {**super().to_json(), "table": self.table, "event": self.seq}

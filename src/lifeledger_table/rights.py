@@ -1,0 +1,86 @@
+"""Who at a table may send which action for whom, rule by rule (docs/table.md, "Who may do
+what"): an effect may do things to any player, but nobody decides for another player what is
+theirs to decide.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from . import engine
+from .errors import TableError
+
+__all__ = ["Rights", "concessions"]
+
+
+def concessions(action: object) -> list[object]:
+    """The players an action (JSON) concedes for (inside ``together`` groups too)."""
+    if not isinstance(action, dict):
+        return []
+    if action.get("do") == "concede":
+        return [action.get("player")]
+    inner = action.get("actions")
+    if not isinstance(inner, list):
+        return []
+    return [p for a in inner for p in concessions(a)]
+
+
+class Rights:
+    """The checks for one table: ``teams`` maps each player on a team to it, ``label`` names
+    a player for a message."""
+
+    def __init__(self, teams: Mapping[str, str], label: Callable[[str], str]) -> None:
+        self.teams = teams
+        self.label = label
+
+    def _teammates(self, a: str, b: str) -> bool:
+        return a in self.teams and self.teams.get(a) == self.teams.get(b)
+
+    def check(self, action: engine.Action, seat: str, source: str | None = None) -> bool:
+        """Whether the seat of player ``seat`` may send ``action`` (docs/table.md, "Who may do
+        what"); raises :class:`TableError` if not. Returns true if the action holds an
+        intentional draw, which every seated player in the game must agree to (104.4i).
+        ``source``: the source of the group the action is part of."""
+        source = action.source or source
+        if isinstance(action, engine.Together):
+            agree = False
+            for inner in action.actions:
+                agree = self.check(inner, seat, source) or agree
+            return agree
+        if isinstance(action, engine.Concede | engine.Penalty) and action.player != seat:
+            concede = isinstance(action, engine.Concede)
+            raise TableError(
+                "not-your-seat",
+                f"Only {self.label(action.player)} can "
+                + ("concede for themselves." if concede else "record a judge's game loss."),
+                rule="104.3a" if concede else "104.3k",
+            )
+        if isinstance(action, engine.PayLife):
+            payers = [player for player, _ in action.payments]
+            if seat not in payers or not all(p == seat or self._teammates(p, seat) for p in payers):
+                others = [p for p in payers if p != seat]
+                raise TableError(
+                    "not-your-seat",
+                    f"Only {self.label(others[0] if others else payers[0])} can pay "
+                    "their own life.",
+                    rule="119.4",
+                )
+        if isinstance(action, engine.Win | engine.Lose) and source is None:
+            players = [action.player] if isinstance(action, engine.Win) else action.losers
+            others = [p for p in players if p != seat]
+            if others:
+                win = isinstance(action, engine.Win)
+                raise TableError(
+                    "not-your-seat",
+                    f"Name the card that says {self.label(others[0])} "
+                    + ("wins" if win else "loses")
+                    + " the game (its source).",
+                    rule="104.2b" if win else "104.3e",
+                )
+        if isinstance(action, engine.DrawGame) and source is None:
+            raise TableError(
+                "not-your-seat",
+                "Name the card that says the game is a draw (its source).",
+                rule="104.4c",
+            )
+        return isinstance(action, engine.IntentionalDraw)
