@@ -696,3 +696,16 @@ def test_parse_header_and_parse_action_quote_briefly_through_the_api() -> None:
     with pytest.raises(MalformedError) as caught:
         parse_header({"record": 1, "players": PLAYERS, "variant": 1, LONG: 2})
     assert len(str(caught.value)) < 200
+
+
+def test_the_timeline_says_one_counter_and_one_card():
+    """Issue 7 item 16's sibling on the command line: "1 poison counter", not "counters";
+    "draws 1 card"."""
+    from lifeledger.actions import AddCounters, Draw, RemoveCounters
+    from lifeledger.timeline import describe
+
+    assert describe(AddCounters("bo", "poison", 1)) == "bo gets 1 poison counter"
+    assert describe(AddCounters("bo", "poison", 3)) == "bo gets 3 poison counters"
+    assert describe(RemoveCounters("bo", "energy", 1)) == "bo loses 1 energy counter"
+    assert describe(Draw("bo", 1)) == "bo draws 1 card"
+    assert describe(Draw("bo", 2)) == "bo draws 2 cards"

@@ -80,6 +80,14 @@ def _amount(value: Amount, unit: str) -> str:
     return text if unit in ("life", "") else f"{unit} equal to {text}"
 
 
+def _counters(value: Amount, kind: str) -> str:
+    """``1 poison counter``, ``3 poison counters``, or an expression's ``poison counters equal
+    to ...``."""
+    if isinstance(value, LifeOf):
+        return _amount(value, f"{kind} counters")
+    return f"{value} {kind} counter{'' if value == 1 else 's'}"
+
+
 def describe(action: Action) -> str:
     """A sentence for one action, as a person would say it."""
     by = f"{action.source}: " if action.source else ""
@@ -108,11 +116,12 @@ def describe(action: Action) -> str:
             totals = ", ".join(f"{p} {t}" for p, t in action.totals)
             return f"{by}life totals are redistributed: {totals}"
         case AddCounters():
-            return f"{by}{action.player} gets {_amount(action.amount, action.kind)} counters"
+            return f"{by}{action.player} gets {_counters(action.amount, action.kind)}"
         case RemoveCounters():
-            return f"{by}{action.player} loses {_amount(action.amount, action.kind)} counters"
+            return f"{by}{action.player} loses {_counters(action.amount, action.kind)}"
         case Draw():
-            return f"{by}{action.player} draws {action.count}"
+            cards = "card" if action.count == 1 else "cards"
+            return f"{by}{action.player} draws {action.count} {cards}"
         case Concede():
             return f"{action.player} concedes"
         case Win():
