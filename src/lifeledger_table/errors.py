@@ -24,6 +24,10 @@ class TableError(Exception):
         self.rule = rule
         self.member = member
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Rebuilt from its members when it crosses to another process (a replay's worker).
+        return (type(self), (self.code, self.message, self.rule, self.member))
+
     def to_json(self) -> dict[str, Any]:
         """The error as sent to a client."""
         return {

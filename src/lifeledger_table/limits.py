@@ -59,15 +59,15 @@ class Limits:
     queue_bytes: int = 1024 * 1024
     #: Open WebSockets per client address, and per table.
     sockets_per_address: int = 256
-    sockets_per_table: int = 64
+    sockets_per_table: int = 32
     #: WebSockets opened per client address per minute.
     sockets_opened: int = 600
     #: Messages per second all the sockets of one address may send together (and burst) ...
     address_rate: float = 200.0
     address_burst: float = 400.0
     #: ... and all the seated sockets of one table together.
-    table_rate: float = 60.0
-    table_burst: float = 120.0
+    table_rate: float = 30.0
+    table_burst: float = 60.0
     #: Seconds a socket has to say hello.
     hello_seconds: float = 10.0
     #: Seconds a client has to send a request's headers (and to send the next one on a kept-

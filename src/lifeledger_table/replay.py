@@ -3,13 +3,16 @@
 A replay's answer is bounded: at most :data:`MAX_PLAYERS` players and :data:`MAX_ACTIONS`
 actions, and at most :data:`MAX_BYTES` of JSON, counted as it is made (each frame is turned
 into text once, as soon as it is computed, and only that text is kept). :class:`Replays` runs
-a few replays at a time, each in a worker thread, so that the tables being played go on.
+a few replays at a time, each in a worker process, so that the tables being played go on.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import concurrent.futures.process
 import json
+import multiprocessing
 import threading
 import time
 from typing import Any
@@ -128,13 +131,31 @@ def replay_frames(text: str) -> dict[str, Any]:
 
 
 class Replays:
-    """At most ``at_once`` replays at a time in the process, each in a worker thread; a replay
-    that finds them all busy waits up to ``wait`` seconds, then is answered ``busy``."""
+    """At most ``at_once`` replays at a time, each in a worker process: a replay is pure
+    computation, which in a thread of the server's process would hold the interpreter's lock
+    and slow every table; in a process of its own it runs beside them (on another core, where
+    there is one). A replay that finds every worker busy waits up to ``wait`` seconds, then is
+    answered ``busy``. ``executor`` replaces the pool of processes (a test's threads)."""
 
-    def __init__(self, at_once: int = 2, wait: float = 2.0, max_bytes: int = MAX_BYTES) -> None:
+    def __init__(
+        self,
+        at_once: int = 2,
+        wait: float = 2.0,
+        max_bytes: int = MAX_BYTES,
+        executor: concurrent.futures.Executor | None = None,
+    ) -> None:
+        self.at_once = at_once
         self.slots = threading.BoundedSemaphore(at_once)
         self.wait = wait
         self.max_bytes = max_bytes
+        self.executor = executor
+
+    def _pool(self) -> concurrent.futures.Executor:
+        if self.executor is None:  # made on first use: most servers never replay a record
+            self.executor = concurrent.futures.ProcessPoolExecutor(
+                self.at_once, mp_context=multiprocessing.get_context("spawn")
+            )
+        return self.executor
 
     async def run(self, text: str) -> bytearray:
         """The replay of ``text`` (see :func:`replay_json`); raises :class:`TableError`."""
@@ -143,11 +164,21 @@ class Replays:
             if time.monotonic() >= deadline:
                 raise TableError("busy", "Other records are being replayed; try again shortly.")
             await asyncio.sleep(0.05)
-        # The slot is given back by the thread when it is done, even if the client has gone.
-        return await asyncio.to_thread(self._work, text)
-
-    def _work(self, text: str) -> bytearray:
         try:
-            return replay_json(text, self.max_bytes)
-        finally:
+            future = self._pool().submit(replay_json, text, self.max_bytes)
+        except BaseException:
             self.slots.release()
+            raise
+        # The slot is given back when the work is done, even if the client has gone.
+        future.add_done_callback(lambda _: self.slots.release())
+        try:
+            return await asyncio.wrap_future(future)
+        except concurrent.futures.process.BrokenProcessPool as exc:
+            self.executor = None  # a worker died (killed, out of memory): a new pool next time
+            raise TableError("busy", "The replay could not be finished; try again.") from exc
+
+    def close(self) -> None:
+        """Stop the workers (the server is stopping)."""
+        if self.executor is not None:
+            self.executor.shutdown(wait=False, cancel_futures=True)
+            self.executor = None

@@ -398,12 +398,12 @@ async def watch_record(request: web.Request) -> web.Response:
 async def replay_record(request: web.Request) -> web.Response:
     """POST /api/replay: a record (document or stream) -> the state after each action.
 
-    The replay runs in a worker thread, so that the tables being played go on meanwhile."""
+    The replay runs in a worker process, so that the tables being played go on meanwhile."""
     if not request.app[HUB_KEY].replays.allow(request.remote or "?"):
         return _error(429, "throttled", "Too many records replayed from here; wait a few minutes.")
     text = await read_text(request)
     try:
-        # A few at a time, in a worker thread, bounded in size (issue 7 item 7).
+        # A few at a time, in a worker process, bounded in size (issue 7 item 7).
         body = await request.app[HUB_KEY].replaying.run(text)
     except TableError as exc:
         status = {"too-large": 413, "busy": 503}.get(exc.code, 400)

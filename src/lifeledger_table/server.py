@@ -80,6 +80,7 @@ def create_app(store: Store, limits: Limits | None = None) -> web.Application:
                 await conn.ws.close()
 
     async def close_store(app: web.Application) -> None:
+        app[HUB_KEY].replaying.close()
         store.close()
 
     async def start_gc_keeper(app: web.Application) -> None:
