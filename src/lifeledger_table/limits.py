@@ -91,6 +91,12 @@ class Limits:
     takeover_seconds: float = 60.0
     #: A seat no phone has held on a socket for this long may be taken over without asking.
     seat_idle_seconds: float = 60.0
+    #: Error answers (4xx) an address may get in ``errors_window`` seconds; past them each of
+    #: its error answers waits ``error_delay`` seconds, so that a client asking in a loop (for
+    #: codes, table ids, ...) slows to a few requests a second, at no cost to the server.
+    errors_per_address: int = 60
+    errors_window: float = 60.0
+    error_delay: float = 5.0
 
 
 class Throttle:

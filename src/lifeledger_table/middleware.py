@@ -10,15 +10,19 @@ from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 
+from .limits import Limits, Throttle
 from .routes import same_origin
 
 __all__ = [
+    "ERRORS_KEY",
     "SECURITY_HEADERS",
     "SERVER_NAME",
+    "ErrorPacer",
     "add_headers",
     "errors",
     "json_error",
     "posts",
+    "slow_errors",
     "slug",
 ]
 
@@ -103,3 +107,35 @@ async def posts(
                 415, "unsupported-media-type", "Requests are sent as application/json."
             )
     return await handler(request)
+
+
+class ErrorPacer:
+    """How fast each address may be told no: ``limits.errors_per_address`` error answers in
+    ``limits.errors_window`` seconds at once, then each waits ``limits.error_delay`` seconds.
+    Waiting costs the server a sleeping request (bounded by the connection caps), while a
+    client that asks again as soon as it is answered (guessing codes, table ids, flooding with
+    malformed requests) is slowed to one request per delay per connection."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.budget = Throttle(limits.errors_per_address, limits.errors_window)
+        self.delay = limits.error_delay
+
+    def delay_for(self, who: str) -> float:
+        """Seconds the error answer to ``who`` waits (counting this one)."""
+        return 0.0 if self.budget.allow(who) else self.delay
+
+
+ERRORS_KEY = web.AppKey("errors", ErrorPacer)
+
+
+@web.middleware
+async def slow_errors(
+    request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+) -> web.StreamResponse:
+    """Error answers to an address that gets many are sent late (:class:`ErrorPacer`)."""
+    response = await handler(request)
+    if 400 <= response.status < 500 and not response.prepared:
+        delay = request.app[ERRORS_KEY].delay_for(request.remote or "?")
+        if delay:
+            await asyncio.sleep(delay)
+    return response

@@ -22,7 +22,7 @@ from . import protocol, routes
 from .connections import raise_descriptor_limit, serve
 from .hub import HUB_KEY, Hub
 from .limits import CodeGuard, Limits, SocketGate
-from .middleware import add_headers, errors, posts
+from .middleware import ERRORS_KEY, ErrorPacer, add_headers, errors, posts, slow_errors
 from .store import SQLiteStore, Store, StoreError
 
 __all__ = ["Limits", "create_app", "run", "serve"]
@@ -61,7 +61,7 @@ def create_app(store: Store, limits: Limits | None = None) -> web.Application:
     limits = limits or Limits()
     app = web.Application(
         client_max_size=limits.body_bytes,
-        middlewares=[errors, posts],
+        middlewares=[slow_errors, errors, posts],
         handler_args={
             "keepalive_timeout": limits.header_seconds,
             "lingering_time": limits.linger_seconds,
@@ -69,6 +69,7 @@ def create_app(store: Store, limits: Limits | None = None) -> web.Application:
     )
     app[HUB_KEY] = Hub(store, limits)
     app[routes.CODES_KEY] = CodeGuard(limits)
+    app[ERRORS_KEY] = ErrorPacer(limits)
     app[protocol.GATE_KEY] = SocketGate(limits)
     routes.add_routes(app.router)
     protocol.add_routes(app.router)
