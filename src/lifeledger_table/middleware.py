@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import random
 from collections.abc import Awaitable, Callable
 
 from aiohttp import web
@@ -121,8 +122,11 @@ class ErrorPacer:
         self.delay = limits.error_delay
 
     def delay_for(self, who: str) -> float:
-        """Seconds the error answer to ``who`` waits (counting this one)."""
-        return 0.0 if self.budget.allow(who) else self.delay
+        """Seconds the error answer to ``who`` waits (counting this one): the delay, give or
+        take half of it, so that answers held back together are not all sent at once."""
+        if self.budget.allow(who):
+            return 0.0
+        return self.delay * (0.5 + random.random())  # spreading, not secrecy
 
 
 ERRORS_KEY = web.AppKey("errors", ErrorPacer)

@@ -693,7 +693,7 @@ async def test_a_client_that_stops_reading_is_cut_off(tmp_path: Path) -> None:
         await runner.cleanup()
 
 
-@pytest.mark.parametrize("limits", [Limits(errors_per_address=3, error_delay=0.6)])
+@pytest.mark.parametrize("limits", [Limits(errors_per_address=3, error_delay=1.2)])
 @pytest.mark.asyncio
 async def test_an_address_asking_in_a_loop_is_answered_slowly(client: Client) -> None:
     """issue 7 item 10's sibling: a client that asks again as soon as it is told no (wrong
