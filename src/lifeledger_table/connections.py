@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import random
 import resource
 import ssl
 from http import HTTPStatus
@@ -142,6 +143,9 @@ class ConnectionGuard:
             handler.force_close()
             return
         handler.__class__ = self.handler_class
+        # The header deadline, spread from half to one and a half of the setting: connections
+        # opened together (as by a slow-client attack) are not all cut off, and reopened, at once.
+        handler._keepalive_timeout *= 0.5 + random.random()
         self.who[handler] = who
         self.count += 1
         self.open[who] = self.open.get(who, 0) + 1
