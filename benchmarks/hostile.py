@@ -143,7 +143,8 @@ async def victim_run(base: str, tables: list[tuple[str, list[str]]], seconds: fl
         sockets = []
         for table_id, tokens in tables:
             for seat, token in zip(seats, tokens, strict=True):
-                ws = await http.ws_connect(f"{base}/ws/t/{table_id}", max_msg_size=0)
+                url = f"{base}/ws/t/{table_id}?token={token}"
+                ws = await http.ws_connect(url, max_msg_size=0)
                 await ws.send_json({"type": "hello", "token": token, "since": 0})
                 sockets.append((ws, seat, table_id))
 
@@ -211,7 +212,8 @@ async def attack_integers(server: Server, done: asyncio.Event) -> None:
         ' "player": "a", "amount": ' + "7" * 300_000 + "}]}"
     )
     async with session("127.0.7.1") as http:
-        ws = await http.ws_connect(f"{server.base}/ws/t/{server.attacker_table}")
+        url = f"{server.base}/ws/t/{server.attacker_table}?token={server.attacker_token}"
+        ws = await http.ws_connect(url)
         await ws.send_json({"type": "hello", "token": server.attacker_token, "since": 0})
         n, tag = 0, random.getrandbits(40)
 
@@ -282,7 +284,8 @@ async def attack_sockets(server: Server, done: asyncio.Event) -> None:
         sockets = []
         for _ in range(50):
             with contextlib.suppress(aiohttp.ClientError):
-                ws = await http.ws_connect(f"{server.base}/ws/t/{server.attacker_table}")
+                url = f"{server.base}/ws/t/{server.attacker_table}?token={server.attacker_token}"
+                ws = await http.ws_connect(url)
                 await ws.send_json({"type": "hello", "token": server.attacker_token, "since": 0})
                 sockets.append(ws)
 

@@ -259,7 +259,9 @@ async def bench_table(phones: int, warmup: float, measure: float) -> Run:
 
             async def connect(session: aiohttp.ClientSession, i: int) -> tuple[Socket, str]:
                 table_id, seat, token = seats[i]
-                ws = await session.ws_connect(f"{base}/ws/t/{table_id}", max_msg_size=0)
+                ws = await session.ws_connect(
+                    f"{base}/ws/t/{table_id}?token={token}", max_msg_size=0
+                )
                 await ws.send_json({"type": "hello", "token": token, "since": 0})
                 return ws, seat
 

@@ -140,7 +140,9 @@ class ConnectionGuard:
         if self.count >= self.total or self.open.get(who, 0) >= self.per_address:
             self.refused += 1
             transport.write(_REFUSAL)
-            handler.force_close()
+            # Closed once the handler has started (closing it now would end the connection
+            # before its task runs, which then fails on a handler already taken apart).
+            asyncio.get_running_loop().call_soon(handler.force_close)
             return
         handler.__class__ = self.handler_class
         # The header deadline, spread from half to one and a half of the setting: connections

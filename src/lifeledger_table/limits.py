@@ -57,9 +57,12 @@ class Limits:
     queue: int = 2000
     #: Bytes queued for a slow client before it is dropped (it resumes on reconnect).
     queue_bytes: int = 1024 * 1024
-    #: Open WebSockets per client address, and per table.
+    #: Open WebSockets per client address; per table, those that hold no seat (spectators
+    #: and visitors: a full table never keeps out its players, whose sockets name their seat
+    #: token as they open), and per seat.
     sockets_per_address: int = 256
-    sockets_per_table: int = 32
+    watchers_per_table: int = 16
+    sockets_per_seat: int = 4
     #: WebSockets opened per client address per minute.
     sockets_opened: int = 600
     #: Messages per second all the sockets of one address may send together (and burst) ...
@@ -271,21 +274,27 @@ class SocketGate:
         )
         self.table_messages = Throttle(limits.table_burst, limits.table_burst / limits.table_rate)
 
-    def admit(self, who: str, table: str) -> str | None:
-        """Count a new socket from ``who`` on ``table`` in; or the reason it may not open."""
+    def admit(self, who: str, table: str, seat: str | None = None) -> str | None:
+        """Count a new socket from ``who`` on ``table`` in (``seat``: the seat its token holds,
+        ``None`` for a spectator or visitor); or the reason it may not open."""
+        place = table if seat is None else f"{table}\n{seat}"
+        cap = self.limits.watchers_per_table if seat is None else self.limits.sockets_per_seat
         if self.by_address.get(who, 0) >= self.limits.sockets_per_address:
             return f"At most {self.limits.sockets_per_address} connections from one address."
-        if self.by_table.get(table, 0) >= self.limits.sockets_per_table:
-            return f"At most {self.limits.sockets_per_table} connections to one table."
+        if self.by_table.get(place, 0) >= cap:
+            if seat is None:
+                return f"At most {cap} spectators and visitors at one table; players get in."
+            return f"At most {cap} connections for one seat."
         if not self.opened.allow(who):
             return "Too many connections opened from here; wait a minute."
         self.by_address[who] = self.by_address.get(who, 0) + 1
-        self.by_table[table] = self.by_table.get(table, 0) + 1
+        self.by_table[place] = self.by_table.get(place, 0) + 1
         return None
 
-    def leave(self, who: str, table: str) -> None:
+    def leave(self, who: str, table: str, seat: str | None = None) -> None:
         """Count a closed socket out."""
-        for counts, key in ((self.by_address, who), (self.by_table, table)):
+        place = table if seat is None else f"{table}\n{seat}"
+        for counts, key in ((self.by_address, who), (self.by_table, place)):
             n = counts.get(key, 0) - 1
             if n > 0:
                 counts[key] = n

@@ -75,7 +75,14 @@ async def _socket(request: web.Request, table: Table, spectator: bool) -> web.St
     gate = request.app[GATE_KEY]
     who = request.remote or "?"
     ws = web.WebSocketResponse(max_msg_size=limits.message_bytes, heartbeat=30)
-    refusal = gate.admit(who, table.id)
+    # A socket that opens with its seat's token (``?token=``) is a player's: it never counts
+    # among the spectators and visitors, so that they can't fill a table (item 8).
+    token = request.query.get("token")
+    placed = None
+    if token is not None and _TOKEN.match(token):
+        digest = hash_token(token)
+        placed = next((s for s, d in table.seats.items() if d == digest), None)
+    refusal = gate.admit(who, table.id, placed)
     if refusal is not None:
         # Said on the socket, with "try again later" (1013): a browser shows a page neither
         # the status of a refused upgrade nor its body.
@@ -88,7 +95,7 @@ async def _socket(request: web.Request, table: Table, spectator: bool) -> web.St
     try:
         await ws.prepare(request)
     except BaseException:
-        gate.leave(who, table.id)
+        gate.leave(who, table.id, placed)
         raise
     hub.conns.setdefault(table.id, set()).add(conn)
     writer = asyncio.create_task(conn.writer())
@@ -100,9 +107,8 @@ async def _socket(request: web.Request, table: Table, spectator: bool) -> web.St
         async for msg in ws:
             if msg.type == WSMsgType.ERROR:
                 break
-            if msg.type != WSMsgType.TEXT:
-                conn.send_json(error_message(None, "malformed", "Messages are JSON text."))
-                continue
+            # Every frame, text or not, spends from the budgets (item 8).
+            text = msg.data if msg.type == WSMsgType.TEXT else ""
             if not conn.bucket.take():
                 conn.dropped += 1
                 if conn.dropped >= limits.flood_close:
@@ -112,7 +118,7 @@ async def _socket(request: web.Request, table: Table, spectator: bool) -> web.St
                     conn.close()
                     break
                 conn.send_json(
-                    error_message(_peek_id(msg.data), "throttled", "Too many messages; slow down.")
+                    error_message(_peek_id(text), "throttled", "Too many messages; slow down.")
                 )
                 continue
             # The budgets the address's sockets share, and the table's seated sockets (item 8):
@@ -124,24 +130,25 @@ async def _socket(request: web.Request, table: Table, spectator: bool) -> web.St
                     break
                 conn.send_json(
                     error_message(
-                        _peek_id(msg.data),
+                        _peek_id(text),
                         "throttled",
                         "Too many messages from here or at this table; slow down.",
                     )
                 )
+                continue
+            if msg.type != WSMsgType.TEXT:
+                conn.send_json(error_message(None, "malformed", "Messages are JSON text."))
                 continue
             try:
                 _handle(hub, conn, msg.data)
             except Exception:
                 log.exception("unexpected error handling a message")
                 conn.send_json(
-                    error_message(
-                        _peek_id(msg.data), "internal", "The server could not handle this."
-                    )
+                    error_message(_peek_id(text), "internal", "The server could not handle this.")
                 )
     finally:
         no_hello.cancel()
-        gate.leave(who, table.id)
+        gate.leave(who, table.id, placed)
         conns = hub.conns.get(table.id)
         if conns is not None:
             conns.discard(conn)

@@ -117,7 +117,8 @@ async def phone(
     client: TestClient[Any, Any], table: str, token: str | None = None, watch: bool = False
 ) -> Phone:
     """A connected phone that has said hello."""
-    ws = await client.ws_connect(f"/ws/{'w' if watch else 't'}/{table}")
+    seated = f"?token={token}" if token is not None and not watch else ""
+    ws = await client.ws_connect(f"/ws/{'w' if watch else 't'}/{table}{seated}")
     p = Phone(ws)
     await p.hello(token)
     return p

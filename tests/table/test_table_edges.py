@@ -63,7 +63,7 @@ async def test_sockets_per_address_are_limited(client: Client) -> None:
     assert (await again.hello())["type"] == "welcome"
 
 
-@pytest.mark.parametrize("limits", [Limits(sockets_per_table=2)])
+@pytest.mark.parametrize("limits", [Limits(watchers_per_table=2)])
 @pytest.mark.asyncio
 async def test_sockets_per_table_are_limited(client: Client) -> None:
     """issue 7 item 8: one table may not hold sockets without limit; other tables are open."""
@@ -75,6 +75,41 @@ async def test_sockets_per_table_are_limited(client: Client) -> None:
     elsewhere = Phone(await client.ws_connect(f"/ws/t/{other['id']}"))
     assert (await elsewhere.hello())["type"] == "welcome"
     assert len(kept) == 2
+
+
+@pytest.mark.parametrize("limits", [Limits(watchers_per_table=3, sockets_per_seat=2)])
+@pytest.mark.asyncio
+async def test_spectators_cannot_keep_the_players_out(client: Client) -> None:
+    """issue 7 item 8 (found by an audit): spectators and visitors filling a table's sockets
+    locked the seated players out. A player's socket names its seat's token as it opens and is
+    counted apart; a seat has a few sockets of its own, and no more."""
+    table = await open_table(client)
+    token = await seat(client, table["id"], "ana")
+    watchers = [await phone(client, table["watch"], watch=True) for _ in range(3)]
+    got, _ = await closed_socket(await client.ws_connect(f"/ws/w/{table['watch']}"))
+    assert got[0]["error"] == "too-many-sockets"
+    ana = await phone(client, table["id"], token)
+    assert (await ana.act({"do": "lose_life", "player": "ana", "amount": 1}))["type"] == "ack"
+    await phone(client, table["id"], token)
+    got, _ = await closed_socket(await client.ws_connect(f"/ws/t/{table['id']}?token={token}"))
+    assert got[0]["error"] == "too-many-sockets" and "seat" in got[0]["message"]
+    forged = await client.ws_connect(f"/ws/t/{table['id']}?token={'x' * 43}")
+    got, _ = await closed_socket(forged)  # a token that holds no seat is a visitor's
+    assert got[0]["error"] == "too-many-sockets"
+    assert len(watchers) == 3
+
+
+@pytest.mark.asyncio
+async def test_binary_frames_spend_the_budgets_too(client: Client) -> None:
+    """issue 7 item 8 (found by an audit): binary frames were answered before any budget was
+    checked and never closed a flooding socket."""
+    table = await open_table(client)
+    ws = await client.ws_connect(f"/ws/t/{table['id']}")
+    for _ in range(400):
+        await ws.send_bytes(b"x" * 100)
+    got, msg = await closed_socket(ws)
+    assert msg.type in (WSMsgType.CLOSE, WSMsgType.CLOSED)
+    assert any(g.get("error") == "throttled" for g in got)
 
 
 @pytest.mark.parametrize(

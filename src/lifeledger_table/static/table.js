@@ -63,7 +63,10 @@ document.addEventListener("visibilitychange", keepAwake);
 
 function wsUrl() {
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-  return `${scheme}//${location.host}/ws/${MODE === "play" ? "t" : "w"}/${KEY}`;
+  // A seated phone names its token as it connects: a table full of spectators never keeps
+  // its players out.
+  const seat = MODE === "play" && S.token ? `?token=${encodeURIComponent(S.token)}` : "";
+  return `${scheme}//${location.host}/ws/${MODE === "play" ? "t" : "w"}/${KEY}${seat}`;
 }
 
 function hello() {
