@@ -745,3 +745,35 @@ async def test_an_address_asking_in_a_loop_is_answered_slowly(client: Client) ->
     started = time.perf_counter()
     assert (await client.get(f"/api/code/{table['code']}")).status == 200
     assert time.perf_counter() - started < 0.5
+
+
+@pytest.mark.asyncio
+async def test_a_refused_connection_leaves_no_failed_task(tmp_path: Path) -> None:
+    """issue 7 item 9 (found by an audit): each connection refused over a cap left a failed
+    task behind ("Task exception was never retrieved ... AssertionError" in the log)."""
+    import gc
+
+    failures: list[dict[str, Any]] = []
+    loop = asyncio.get_running_loop()
+    loop.set_exception_handler(lambda _loop, context: failures.append(context))
+    limits = Limits(connections=4, connections_per_address=1, header_seconds=30)
+    app = create_app(SQLiteStore(str(tmp_path / "t.db")), limits)
+    runner, guard = await serve(app, "127.0.0.1", 0)
+    try:
+        host, port = runner.addresses[0][:2]
+        held = await asyncio.to_thread(socket.create_connection, (host, port), 5)
+        await asyncio.sleep(0.1)
+        for _ in range(5):
+            extra = await asyncio.to_thread(socket.create_connection, (host, port), 5)
+            _, got = await asyncio.to_thread(_wait_closed, extra, 5.0)
+            assert got.startswith(b"HTTP/1.1 503")
+            extra.close()
+        await asyncio.sleep(0.2)
+        gc.collect()
+        await asyncio.sleep(0.1)
+        assert guard.refused == 5
+        assert failures == []
+        held.close()
+    finally:
+        loop.set_exception_handler(None)
+        await runner.cleanup()
