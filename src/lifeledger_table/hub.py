@@ -46,10 +46,13 @@ class Conn:
     #: Set once the connection is to close: nothing more is queued.
     closing: bool = False
     bucket: Bucket = field(init=False)
+    #: History pages asked for (each is up to ``table.PAGE_BYTES``: a budget of its own).
+    pages: Bucket = field(init=False)
     queue: asyncio.Queue[str | None] = field(init=False)
 
     def __post_init__(self) -> None:
         self.bucket = Bucket(self.limits.rate, self.limits.burst)
+        self.pages = Bucket(self.limits.pages_rate, self.limits.pages_burst)
         self.queue = asyncio.Queue()
 
     def send(self, text: str) -> None:

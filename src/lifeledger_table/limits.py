@@ -71,6 +71,9 @@ class Limits:
     #: ... and all the seated sockets of one table together.
     table_rate: float = 30.0
     table_burst: float = 60.0
+    #: History pages a socket may ask for a second, on average, and in one burst.
+    pages_rate: float = 2.0
+    pages_burst: float = 5.0
     #: Seconds a socket has to say hello.
     hello_seconds: float = 10.0
     #: Seconds a client has to send a request's headers (and to send the next one on a kept-

@@ -380,6 +380,11 @@ def _history(conn: Conn, msg: dict[str, Any]) -> None:
             )
         )
         return
+    if not conn.pages.take():
+        conn.send_json(
+            error_message(None, "throttled", "Too many history pages asked for; slow down.")
+        )
+        return
     try:
         conn.send(conn.table.history_text(before, limit))
     except TableError as exc:

@@ -22,7 +22,7 @@ from .rights import Rights, concessions
 from .store import DamagedError, Event, Store, TableRow
 from .text import check_action_text
 
-__all__ = ["PAGE", "Decision", "Entry", "Table"]
+__all__ = ["ENTRY_BYTES", "PAGE", "PAGE_BYTES", "VIEW_BYTES", "Decision", "Entry", "Table"]
 
 log = logging.getLogger("lifeledger_table")
 
@@ -30,6 +30,12 @@ log = logging.getLogger("lifeledger_table")
 REFUSALS_KEPT = 1000
 #: The most timeline entries a welcome, a table's JSON or one history page carries.
 PAGE = 200
+#: The most bytes of entries a welcome or a history page carries (at least one entry).
+PAGE_BYTES = 64 * 1024
+#: The largest view (state, score, effects) and timeline entry a change may make, in bytes of
+#: JSON: with a page, a welcome stays well under what a socket may queue (``Limits``).
+VIEW_BYTES = 256 * 1024
+ENTRY_BYTES = 128 * 1024
 #: How many different proposals of an intentional draw a table keeps at once.
 PROPOSALS_KEPT = 20
 
@@ -434,7 +440,15 @@ class Table:
                 "undo_target": last.seq if can and last is not None else None,
                 "effects": engine.effects(game),
             }
-            entry.text()
+            if len(entry.text()) > ENTRY_BYTES or len(json.dumps(view)) > VIEW_BYTES:
+                # Every phone is sent every change: a state that only grows (new counter kinds,
+                # effects, ...) would end up too large to send (found by an audit).
+                if event.kind == "action":
+                    self._recover()
+                raise TableError(
+                    "too-large",
+                    "This change would make the table's state too large to send to the phones.",
+                )
         return _Step(event, entry, game, state, target, outcome, view)
 
     def _undo_target(self, body: dict[str, Any], live: bool) -> int:
@@ -529,9 +543,16 @@ class Table:
 
     def _page(self, after: int, before: int, limit: int) -> tuple[list[Entry], bool]:
         """The newest ``limit`` written entries with ``after < seq < before``, oldest first,
-        and whether older ones (still after ``after``) exist. Entry ``n`` is ``entries[n-1]``."""
+        at most :data:`PAGE_BYTES` of them (at least one), and whether older ones (still after
+        ``after``) exist. Entry ``n`` is ``entries[n-1]``."""
         end = max(0, min(before - 1, self.committed))
         start = max(after, end - limit, 0)
+        size = 0
+        for index in range(end - 1, start - 1, -1):
+            size += len(self.entries[index].text())
+            if size > PAGE_BYTES and index < end - 1:
+                start = index + 1
+                break
         return self.entries[start:end], start > after
 
     def snapshot(self, since: int = 0) -> dict[str, Any]:

@@ -181,3 +181,73 @@ async def test_a_flood_of_hellos_stays_within_the_byte_cap(
     hub = client.app[HUB_KEY]
     assert all(c.queued <= cap for conns in hub.conns.values() for c in conns)
     await flood.close()
+
+
+FAST = Limits(
+    rate=1000, burst=1000, table_rate=1000, table_burst=1000, address_rate=1000, address_burst=1000
+)
+
+
+@pytest.mark.parametrize("limits", [FAST])
+@pytest.mark.asyncio
+async def test_a_state_that_grows_without_end_is_refused_before_it_bricks_the_table(
+    client: Client,
+) -> None:
+    """issue 7 item 6 (found by an audit): one seated phone grew the state (effects with
+    long ids, counter kinds, ...) until every event message passed a socket's byte cap, and
+    nobody could connect to the table again. A change that would make the state too large to
+    send is refused, and the table goes on."""
+    table = await open_table(client)
+    ana = await phone(client, table["id"], await seat(client, table["id"], "ana"))
+    answers = []
+    for n in range(40):
+        long_id = f"{n}-" + "x" * 14_000
+        effect = {"do": "effect", "id": long_id, "kind": "cant_win_game", "controller": "ana"}
+        answers.append(await ana.act(effect))
+    kinds = [a.get("error") or a["type"] for a in answers]
+    assert "too-large" in kinds and kinds.index("too-large") > 5
+    assert (await ana.act({"do": "lose_life", "player": "bo", "amount": 1}))["type"] == "ack"
+    newcomer = await client.ws_connect(f"/ws/t/{table['id']}")
+    await newcomer.send_json({"type": "hello", "token": None, "since": 0})
+    welcome = await newcomer.receive()
+    assert welcome.type == WSMsgType.TEXT and json.loads(welcome.data)["type"] == "welcome"
+    assert len(welcome.data) < Limits().queue_bytes
+    await newcomer.close()
+
+
+@pytest.mark.parametrize("limits", [FAST])
+@pytest.mark.asyncio
+async def test_a_welcome_is_bounded_in_bytes_as_well_as_in_entries(client: Client) -> None:
+    """issue 7 item 6 (found by an audit): 75 actions with 15 KB notes made a welcome larger
+    than a socket may queue, so every new phone was dropped. A page holds at most PAGE_BYTES
+    of entries (at least one), and says there are more."""
+    table = await open_table(client)
+    ana = await phone(client, table["id"], await seat(client, table["id"], "ana"))
+    for n in range(75):
+        action = {"do": "lose_life", "player": "bo", "amount": 0, "note": f"{n}" + "n" * 15_000}
+        assert (await ana.act(action))["type"] == "ack"
+    newcomer = await client.ws_connect(f"/ws/t/{table['id']}")
+    await newcomer.send_json({"type": "hello", "token": None, "since": 0})
+    welcome = json.loads((await newcomer.receive()).data)
+    assert welcome["type"] == "welcome" and welcome["more"] is True
+    assert 1 <= len(welcome["entries"]) < 75 and welcome["entries"][-1]["seq"] == 75
+    await newcomer.send_json({"type": "history", "before": welcome["entries"][0]["seq"]})
+    page = json.loads((await newcomer.receive()).data)
+    assert page["type"] == "history" and page["entries"]
+    await newcomer.close()
+
+
+@pytest.mark.asyncio
+async def test_history_pages_have_a_budget_of_their_own(client: Client) -> None:
+    """issue 7 item 6 (found by an audit): six sockets asking for history 19 times a second
+    pulled 412 MB in 4 s. A socket may ask for a few pages a second."""
+    table = await open_table(client)
+    ws = await client.ws_connect(f"/ws/t/{table['id']}")
+    await ws.send_json({"type": "hello", "token": None, "since": 0})
+    await ws.receive()
+    for _ in range(10):
+        await ws.send_json({"type": "history", "before": 1})
+    got = [json.loads((await ws.receive()).data) for _ in range(10)]
+    assert sum(g["type"] == "history" for g in got) == Limits().pages_burst
+    assert any(g.get("error") == "throttled" for g in got)
+    await ws.close()
