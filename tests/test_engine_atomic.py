@@ -268,3 +268,23 @@ def test_an_error_quotes_at_most_60_characters_of_an_id():
         game.lose_life("x" * 100_000, 1)
     assert len(str(malformed.value)) < 200
     assert "100,000 characters" in str(malformed.value)
+
+
+def test_a_starting_total_beyond_the_bound_is_malformed():
+    """Issue 7 item 5 (found by an audit): 20 plus a Vanguard life modifier of 10^1000 started
+    a total beyond the bound (902.4)."""
+    with pytest.raises(MalformedError) as malformed:
+        Game([Seat("ana", life_modifier=MAX_INTEGER), Seat("bo")], format="vanguard")
+    assert malformed.value.member == "players[0]"
+    assert Game([Seat("ana", life_modifier=-20), Seat("bo")], format="vanguard").life_of("ana") == 0
+
+
+@pytest.mark.rule("122.1")
+def test_122_1_a_counter_kind_is_a_word_not_a_text_of_any_length():
+    """Issue 7 item 6 (found by an audit): counter kinds of 15,000 letters grew the state
+    without end; a kind is a lowercase word of at most 64 characters."""
+    game = _two()
+    game.add_counters("ana", "e" * 64, 1)
+    with pytest.raises(MalformedError) as malformed:
+        game.add_counters("ana", "e" * 65, 1)
+    assert malformed.value.member == "kind"

@@ -53,6 +53,8 @@ __all__ = ["COUNTER_KIND", "Game", "Note", "PlayerView", "TeamView"]
 POISON = "poison"
 #: 122: a counter kind is a lowercase word (``poison``, ``energy``, ``experience``, ``rad``, ...).
 COUNTER_KIND = re.compile(r"[a-z]+(?:[_-][a-z0-9]+)*")
+#: The longest counter kind: a word (``experience``), not a text of any length.
+COUNTER_KIND_LENGTH = 64
 #: 903.10a: 21 or more combat damage from the same commander.
 COMMANDER_DAMAGE_THRESHOLD = 21
 
@@ -157,6 +159,11 @@ class Game:
         self._in_range: dict[str, frozenset[str]] = {}
         self._over = False
         self._begin(list(self._players.values()))
+        for index, p in enumerate(self._players.values()):
+            # A starting total is an integer of the game too: 20 plus a life modifier of
+            # 10^1000 is beyond the bound (902.4).
+            member = "starting_life" if starting_life is not None else f"players[{index}]"
+            check_integer(p.life.value, member, "a starting life total")
 
     # -- setting up -------------------------------------------------------------------------
 
@@ -700,8 +707,12 @@ class Game:
             raise MalformedError("120.1: damage is dealt by a source; name it", member="source")
 
     def _check_counter_kind(self, action: AddCounters | RemoveCounters) -> None:
-        if not COUNTER_KIND.fullmatch(action.kind):
-            raise MalformedError(f"{quote(action.kind)} is not a counter kind", member="kind")
+        if len(action.kind) > COUNTER_KIND_LENGTH or not COUNTER_KIND.fullmatch(action.kind):
+            raise MalformedError(
+                f"{quote(action.kind)} is not a counter kind (a lowercase word of at most "
+                f"{COUNTER_KIND_LENGTH} characters)",
+                member="kind",
+            )
 
     def _check_new_id(self, effect_id: str) -> None:
         if effect_id in self._known_ids:

@@ -1,8 +1,9 @@
 """The one reader of JSON text that clients send (request bodies, socket messages, records).
 
-Everything a client sends is read here, so every layer behind it can rely on three things: no
-``NaN`` or ``Infinity`` (they are not JSON), no object with a member named twice (a repeated
-``"do"`` would otherwise silently keep the last), and no value nested deeper than
+Everything a client sends is read here, so every layer behind it can rely on four things: no
+``NaN`` or ``Infinity`` (they are not JSON), no integer past 10^1000 (refused before it is
+converted, which takes time quadratic in its length), no object with a member named twice (a
+repeated ``"do"`` would otherwise silently keep the last), and no value nested deeper than
 :data:`MAX_DEPTH` (deeper values would reach Python's recursion limit in whatever walks them
 next: the engine's parser, the text checks, the JSON writer).
 """
@@ -11,6 +12,8 @@ from __future__ import annotations
 
 import json
 from typing import Any
+
+from lifeledger.bounds import MAX_DIGITS
 
 __all__ = ["MAX_DEPTH", "strict_json"]
 
@@ -22,6 +25,16 @@ MAX_DEPTH = 64
 
 def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
+
+
+def _integer(digits: str) -> int:
+    # Checked before the conversion, whose time grows with the square of the length: every
+    # integer of a game lies within 10^1000 (lifeledger.bounds), 1,001 digits and a sign.
+    if len(digits) > MAX_DIGITS + 1:
+        raise ValueError(
+            f"an integer has {len(digits.lstrip('-')):,} digits; integers are at most 10^1000"
+        )
+    return int(digits)
 
 
 def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -54,7 +67,9 @@ def strict_json(text: str | bytes, max_depth: int = MAX_DEPTH) -> Any:
     is not JSON, ``NaN`` and ``Infinity``, a member repeated in one object, and nesting deeper
     than ``max_depth``."""
     try:
-        value = json.loads(text, parse_constant=_refuse_constant, object_pairs_hook=_object)
+        value = json.loads(
+            text, parse_constant=_refuse_constant, parse_int=_integer, object_pairs_hook=_object
+        )
     except RecursionError:
         # The C scanner counts its own recursion and stops cleanly, far below a crash.
         raise ValueError(f"arrays and objects are nested more than {max_depth} deep") from None

@@ -165,11 +165,17 @@ async def _socket(request: web.Request, table: Table, spectator: bool) -> web.St
     return ws
 
 
+#: A change's id as it stands in a message that can't be read (too deep, a huge integer...),
+#: so that the error still answers the change that caused it.
+_ID_IN_TEXT = re.compile(r'"id"\s*:\s*"([A-Za-z0-9_-]{1,64})"')
+
+
 def _peek_id(data: str) -> str | None:
     try:
         obj = strict_json(data)
     except ValueError:
-        return None
+        found = _ID_IN_TEXT.search(data[:4096])
+        return found.group(1) if found else None
     cid = obj.get("id") if isinstance(obj, dict) else None
     return cid if isinstance(cid, str) else None
 
@@ -179,7 +185,7 @@ def _handle(hub: Hub, conn: Conn, data: str) -> None:
     try:
         msg = strict_json(data)
     except ValueError as exc:
-        conn.send_json(error_message(None, "malformed", f"Not JSON: {exc}"))
+        conn.send_json(error_message(_peek_id(data), "malformed", f"Not JSON: {exc}"))
         return
     if not isinstance(msg, dict) or not isinstance(msg.get("type"), str):
         conn.send_json(

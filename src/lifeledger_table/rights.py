@@ -41,7 +41,9 @@ class Rights:
         what"); raises :class:`TableError` if not. Returns true if the action holds an
         intentional draw, which every seated player in the game must agree to (104.4i).
         ``source``: the source of the group the action is part of."""
-        source = action.source or source
+        # A source names a card: text with a letter or a digit (not " ", not a lone joiner).
+        named = action.source if action.source and any(c.isalnum() for c in action.source) else None
+        source = named or source
         if isinstance(action, engine.Together):
             agree = False
             for inner in action.actions:

@@ -777,3 +777,20 @@ async def test_a_refused_connection_leaves_no_failed_task(tmp_path: Path) -> Non
     finally:
         loop.set_exception_handler(None)
         await runner.cleanup()
+
+
+@pytest.mark.asyncio
+async def test_an_unreadable_change_is_answered_with_its_id(client: Client) -> None:
+    """issue 7 items 5 and 13 (found by an audit): a change with an integer of 5,000 digits,
+    or nested too deep, was answered with "id": null (and Python's advice on
+    sys.set_int_max_str_digits); its error now names the change and says what is wrong."""
+    _table, ana, _bo = await two_phones(client)
+    huge = '{"type": "action", "id": "big-1", "action": {"do": "gain_life", "player": "ana", '
+    await ana.ws.send_str(huge + '"amount": ' + "9" * 5000 + "}}")
+    answer = await ana.until("error")
+    assert answer["id"] == "big-1" and answer["error"] == "malformed"
+    assert "10^1000" in answer["message"] and "sys." not in answer["message"]
+    deep = '{"type": "action", "id": "deep-1", "action": ' + "[" * 100 + "]" * 100 + "}"
+    await ana.ws.send_str(deep)
+    answer = await ana.until("error")
+    assert answer["id"] == "deep-1" and answer["error"] == "malformed"

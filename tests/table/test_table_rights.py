@@ -132,3 +132,17 @@ async def test_a_lone_seat_may_record_an_intentional_draw(client: Client) -> Non
     """issue 7 item 11: with no other seat taken, the one phone speaks for the table."""
     _table, ana = await ana_and_table(client)
     assert (await ana.act({"do": "intentional_draw"}))["type"] == "ack"
+
+
+@pytest.mark.rule("104.3e")
+@pytest.mark.asyncio
+async def test_104_3e_a_blank_source_names_no_card(client: Client) -> None:
+    """issue 7 item 11 (found by an audit): a source of " " or a lone zero-width joiner
+    counted as naming the card that makes another player lose."""
+    table = await open_table(client)
+    ana = await phone(client, table["id"], await seat(client, table["id"], "ana"))
+    for blank in (" ", "\u200d", "--"):
+        answer = await ana.act({"do": "lose", "player": "bo", "source": blank})
+        assert answer.get("error") == "not-your-seat", blank
+    answer = await ana.act({"do": "lose", "player": "bo", "source": "Door to Nothingness"})
+    assert answer["type"] == "ack"
