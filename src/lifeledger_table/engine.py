@@ -5,7 +5,7 @@ The app computes no rule of its own: every total, standing and refusal comes fro
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Sequence
 from typing import Any
 
 from lifeledger import record, state
@@ -51,6 +51,7 @@ __all__ = [
     "new_game",
     "parse",
     "replay",
+    "resume",
     "state_of",
 ]
 
@@ -75,23 +76,29 @@ def check_header(header: dict[str, Any]) -> None:
 
 
 def new_game(header: dict[str, Any]) -> Game:
-    """A game as it begins under ``header``."""
-    return record.parse_header(header).new_game()
+    """A game as it begins under ``header`` (keeping no history: the table keeps its log)."""
+    return record.parse_header(header).new_game(keep_history=False)
 
 
-def replay(header: dict[str, Any], actions: Iterable[dict[str, Any]]) -> Game:
-    """The game after the engine replays ``actions`` under ``header``.
+def replay(header: dict[str, Any], actions: Sequence[dict[str, Any]]) -> Game:
+    """The game after the engine replays ``actions`` under ``header`` (see :func:`resume`)."""
+    return resume(new_game(header), actions, 0)
+
+
+def resume(game: Game, actions: Sequence[dict[str, Any]], start: int) -> Game:
+    """``game`` (a checkpoint: ``start`` actions in) after the engine applies ``actions``.
 
     The actions are ones the engine accepted before. A refusal inside a group is part of the
     group's history (609.3: the group did what it could), so it is not an error; a refused
     top-level action means the log and the engine disagree, and :class:`RefusedError` says
     which (its position, from 0).
     """
-    result = record.replay({**header, "actions": list(actions)})
-    for refusal in result.refused:
-        if "." not in refusal.position:
-            raise RefusedError(refusal.rule, f"action {refusal.position}: {refusal.message}")
-    return result.game
+    for position, action in enumerate(actions, start):
+        try:
+            game.apply(parse(action, position))
+        except RefusedError as exc:
+            raise RefusedError(exc.rule, f"action {position}: {exc.message}") from None
+    return game
 
 
 def parse(action: object, position: int) -> Action:

@@ -112,6 +112,9 @@ class Table:
     every request (:class:`TableUnavailable`) without loading the log again.
     """
 
+    #: How many actions apart the checkpoints of the current game are.
+    CHECKPOINT = 100
+
     def __init__(self, store: Store, table_id: str) -> None:
         self.store = store
         self.id = table_id
@@ -131,6 +134,10 @@ class Table:
         self.past: list[list[Event]] = []
         #: The current game's actions in effect, in log order.
         self.effective: list[Event] = []
+        #: Copies of the current game after every :attr:`CHECKPOINT` actions in effect (the
+        #: first after CHECKPOINT, the second after twice as many, ...): an undo replays at
+        #: most CHECKPOINT actions from the nearest one, however long the game.
+        self.checkpoints: list[engine.Game] = []
         #: The sequence numbers of every action undone so far.
         self.undone: set[int] = set()
         self.client_ids: dict[str, int] = {}
@@ -360,10 +367,20 @@ class Table:
         self.commit(decision)
         return decision.entry, decision.event.seq
 
+    def _game_after(self, kept: list[Event]) -> engine.Game:
+        """The game after the actions ``kept`` (the first of those in effect), replayed from
+        the nearest checkpoint: at most :attr:`CHECKPOINT` actions, however long the game."""
+        usable = min(len(kept) // self.CHECKPOINT, len(self.checkpoints))
+        if usable:
+            game, start = self.checkpoints[usable - 1].copy(), usable * self.CHECKPOINT
+        else:
+            game, start = engine.new_game(self.header), 0
+        return engine.resume(game, [e.body["action"] for e in kept[start:]], start)
+
     def _recover(self) -> None:
         """The live game again from the actions in effect (after the engine failed midway)."""
         try:
-            self.game = engine.replay(self.header, [e.body["action"] for e in self.effective])
+            self.game = self._game_after(self.effective)
             self.state = engine.state_of(self.game)
         except Exception as exc:
             self._break(self.last_seq, exc)
@@ -414,7 +431,7 @@ class Table:
             target = self._undo_target(event.body, live)
             entry.target = target
             kept = self.effective[:-1]
-            game = engine.replay(self.header, [e.body["action"] for e in kept])
+            game = self._game_after(kept)
             last = kept[-1] if kept else None
         elif event.kind == "next_game":
             # After the game that decides a match, the next game begins the next match.
@@ -481,8 +498,11 @@ class Table:
         event = step.event
         if event.kind == "action":
             self.effective.append(event)
+            if len(self.effective) % self.CHECKPOINT == 0:
+                self.checkpoints.append(step.game.copy())
         elif event.kind == "undo":
             self.effective.pop()
+            del self.checkpoints[len(self.effective) // self.CHECKPOINT :]
             assert step.target is not None
             self.undone.add(step.target)
         elif event.kind == "next_game":
@@ -490,6 +510,7 @@ class Table:
             self.outcomes.append(step.outcome)
             self.past.append(self.effective)
             self.effective = []
+            self.checkpoints = []
         self.game = step.game
         self.state = step.state
         self.entries.append(step.entry)

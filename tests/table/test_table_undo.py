@@ -89,10 +89,10 @@ def test_an_undo_the_engine_fails_on_changes_nothing(
     _act(table, BO_GAINS_1, "b")
     before = (table.state, [e.seq for e in table.effective], table.last_seq, table.view)
 
-    def broken_replay(header: dict[str, Any], actions: Any) -> Any:
+    def broken_resume(game: Any, actions: Any, start: int) -> Any:
         raise RuntimeError("the engine failed")
 
-    monkeypatch.setattr(table_engine, "replay", broken_replay)
+    monkeypatch.setattr(table_engine, "resume", broken_resume)
     with pytest.raises(TableError) as failed:
         table.submit("undo", {"target": 2}, "u1", "ana")
     assert failed.value.code == "engine-failed"
@@ -288,11 +288,11 @@ async def test_a_failed_undo_leaves_the_socket_and_the_table_working(
     table = await open_table(client)
     ana = await phone(client, table["id"], await seat(client, table["id"], "ana"))
     await ana.act(BO_GAINS_1)
-    real = table_engine.replay
-    monkeypatch.setattr(table_engine, "replay", lambda *a: (_ for _ in ()).throw(OSError("x")))
+    real = table_engine.resume
+    monkeypatch.setattr(table_engine, "resume", lambda *a: (_ for _ in ()).throw(OSError("x")))
     reply = await ana.reply(await ana.send("undo", cid="undo-1", target=1))
     assert reply["error"] == "engine-failed"
-    monkeypatch.setattr(table_engine, "replay", real)
+    monkeypatch.setattr(table_engine, "resume", real)
     reply = await ana.reply(await ana.send("undo", cid="undo-1", target=1))
     assert reply["type"] == "ack"
     await asyncio.sleep(0)
