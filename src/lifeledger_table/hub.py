@@ -106,6 +106,7 @@ class Hub:
         self.wrong_codes = Throttle(limits.code_failures, limits.code_window)
         self.openings = Throttle(limits.tables_opened, limits.work_window)
         self.replays = Throttle(limits.replays, limits.work_window)
+        self.downloads = Throttle(limits.downloads, limits.work_window)
         #: The records being replayed (a few at a time, each in a worker process).
         self.replaying = Replays()
         #: Tables whose setup can't be read: the error, kept so that it is not read again.

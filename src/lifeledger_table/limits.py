@@ -52,6 +52,8 @@ class Limits:
     #: Tables opened, and records replayed, per client address in ``work_window`` seconds.
     tables_opened: int = 60
     replays: int = 60
+    #: Game records downloaded per client address in ``work_window`` seconds.
+    downloads: int = 120
     work_window: float = 600.0
     #: Messages queued for a slow client before it is dropped (it resumes on reconnect).
     queue: int = 2000

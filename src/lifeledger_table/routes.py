@@ -367,32 +367,53 @@ async def qr_code(request: web.Request) -> web.Response:
     return web.Response(body=out.getvalue(), content_type="image/svg+xml")
 
 
-def _record_response(table: Table, number_text: str) -> web.Response:
+#: How much of a record is written at a time: between two writes the event loop serves others.
+_RECORD_CHUNK = 64 * 1024
+
+
+async def _record_response(
+    request: web.Request, table: Table, number_text: str
+) -> web.StreamResponse:
     if not _GAME_NUMBER.fullmatch(number_text):  # not str.isdigit: it takes "²"
         return _error(404, "unknown-game", "No such game.")
+    if not request.app[HUB_KEY].downloads.allow(request.remote or "?"):
+        return _error(429, "throttled", "Too many records downloaded from here; wait a minute.")
     day, n = time.strftime("%Y-%m-%d", time.localtime(table.row.created)), number_text
     try:
         document = table.record(int(number_text))
     except TableError as exc:
         return web.json_response(exc.to_json(), status=404)
-    return web.Response(
-        text=json.dumps(document, indent=1),
-        content_type="application/json",
+    response = web.StreamResponse(
         headers={
             # Not the table's code: a spectator downloads records too, and the code opens seats.
             "Content-Disposition": f'attachment; filename="lifeledger-{day}-game-{n}.json"'
-        },
+        }
     )
+    response.content_type = "application/json"
+    await response.prepare(request)
+    # Written a piece at a time (a long game's record is megabytes: made in one piece, it
+    # held the event loop for most of a second, and every table with it).
+    pieces: list[str] = []
+    size = 0
+    for piece in json.JSONEncoder(indent=1).iterencode(document):
+        pieces.append(piece)
+        size += len(piece)
+        if size >= _RECORD_CHUNK:
+            await response.write("".join(pieces).encode())
+            pieces, size = [], 0
+    await response.write("".join(pieces).encode())
+    await response.write_eof()
+    return response
 
 
-async def table_record(request: web.Request) -> web.Response:
+async def table_record(request: web.Request) -> web.StreamResponse:
     """GET /api/tables/{table}/games/{n}/record: game n as a game record (document)."""
-    return _record_response(table_or_404(request), request.match_info["n"])
+    return await _record_response(request, table_or_404(request), request.match_info["n"])
 
 
-async def watch_record(request: web.Request) -> web.Response:
+async def watch_record(request: web.Request) -> web.StreamResponse:
     """GET /api/watch/{watch}/games/{n}/record: the same, for a spectator."""
-    return _record_response(watched_or_404(request), request.match_info["n"])
+    return await _record_response(request, watched_or_404(request), request.match_info["n"])
 
 
 async def replay_record(request: web.Request) -> web.Response:

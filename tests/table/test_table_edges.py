@@ -794,3 +794,24 @@ async def test_an_unreadable_change_is_answered_with_its_id(client: Client) -> N
     await ana.ws.send_str(deep)
     answer = await ana.until("error")
     assert answer["id"] == "deep-1" and answer["error"] == "malformed"
+
+
+@pytest.mark.parametrize("limits", [Limits(downloads=2)])
+@pytest.mark.asyncio
+async def test_record_downloads_are_budgeted_and_written_a_piece_at_a_time(
+    client: Client,
+) -> None:
+    """issue 7 item 6's sibling (found by an audit): a long game's record was made in one
+    piece on the event loop (54 MB in 0.8 s, open to spectators, unthrottled); it is written a
+    piece at a time, and each address may download a budget of records."""
+    table, ana, _bo = await two_phones(client)
+    for n in range(3):
+        await ana.act({"do": "lose_life", "player": "bo", "amount": 1, "note": f"{n}" * 9000})
+    res = await client.get(f"/api/watch/{table['watch']}/games/1/record")
+    assert res.status == 200 and res.headers.get("Transfer-Encoding") == "chunked"
+    record = await res.json()
+    assert [a["amount"] for a in record["actions"]] == [1, 1, 1]
+    assert table["code"] not in json.dumps(record)
+    assert (await client.get(f"/api/tables/{table['id']}/games/1/record")).status == 200
+    res = await client.get(f"/api/tables/{table['id']}/games/1/record")
+    assert res.status == 429
