@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
 import threading
 from collections.abc import Sequence
@@ -187,6 +188,30 @@ class SQLiteStore:
         except StoreError:
             self._db.close()
             raise
+        self._file = self._identity()
+
+    def _identity(self) -> tuple[int, int] | None:
+        """The database file's device and inode (``None``: an in-memory database)."""
+        if self.path in ("", ":memory:") or self.path.startswith("file:"):
+            return None
+        info = os.stat(self.path)
+        return info.st_dev, info.st_ino
+
+    def _check_file(self) -> None:
+        """Before a write: the file is still the one opened. A database deleted (or replaced)
+        while the server runs would take every write into a file nobody can open again, and
+        lose them all at the next start: refuse them instead, saying why."""
+        if self._file is None:
+            return
+        try:
+            same = self._identity() == self._file
+        except OSError:
+            same = False
+        if not same:
+            raise StoreError(
+                f"the table store {self.path} was deleted or replaced while the server runs; "
+                "nothing more is written: put it back, or restart the server"
+            )
 
     def _open(self) -> None:
         db = self._db
@@ -232,6 +257,7 @@ class SQLiteStore:
     def create_table(self, row: TableRow) -> None:
         """Store a new table; raises :class:`DuplicateError` if its id, watch id or code exists."""
         with self._lock:
+            self._check_file()
             try:
                 self._db.execute(
                     "INSERT INTO tables (id, watch, code, setup, created) VALUES (?, ?, ?, ?, ?)",
@@ -268,6 +294,7 @@ class SQLiteStore:
     def set_seat(self, table_id: str, seat: str, token_hash: str) -> None:
         """Give ``seat`` of the table to the holder of the token with this digest."""
         with self._lock:
+            self._check_file()
             self._db.execute(
                 "INSERT INTO seats (table_id, seat, token_hash) VALUES (?, ?, ?) "
                 "ON CONFLICT (table_id, seat) DO UPDATE SET token_hash = excluded.token_hash",
@@ -301,6 +328,7 @@ class SQLiteStore:
             for e in events
         ]
         with self._lock:
+            self._check_file()
             try:
                 self._db.execute("BEGIN IMMEDIATE")
                 self._db.executemany(

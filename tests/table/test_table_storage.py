@@ -9,9 +9,11 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
-from table_helpers import TWO
+from aiohttp.test_utils import TestClient
+from table_helpers import TWO, open_table, phone, seat
 
 from lifeledger_table.setup import build_setup
 from lifeledger_table.store import Event, SQLiteStore, StoreError, TableRow
@@ -122,3 +124,22 @@ def test_serve_says_why_in_one_line_and_exits(tmp_path: Path) -> None:
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and str(path) in lines[0] and "not a database" in lines[0]
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.asyncio
+async def test_a_store_deleted_while_the_server_runs_takes_no_more_writes(
+    client: TestClient[Any, Any], db: str
+) -> None:
+    """issue 7 item 14 (found by an audit): the database deleted while the server runs went
+    unnoticed: changes were acknowledged into the unlinked file and lost at the next start.
+    Now every write is refused, saying why, and nothing is acknowledged."""
+    table = await open_table(client)
+    ana = await phone(client, table["id"], await seat(client, table["id"], "ana"))
+    assert (await ana.act({"do": "lose_life", "player": "bo", "amount": 1}))["type"] == "ack"
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(db + suffix):
+            os.remove(db + suffix)
+    answer = await ana.act({"do": "lose_life", "player": "bo", "amount": 1})
+    assert answer.get("error") == "storage"
+    res = await client.post("/api/tables", json=TWO)
+    assert res.status == 503
