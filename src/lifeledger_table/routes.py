@@ -202,9 +202,10 @@ def _unavailable(exc: TableUnavailable) -> web.HTTPServiceUnavailable:
     )
 
 
-def table_or_404(request: web.Request) -> Table:
+def _found(lookup: Callable[[], Table | None]) -> Table:
+    """The table ``lookup`` finds: 404 if there is none, 503 if it can't be loaded."""
     try:
-        table = request.app[HUB_KEY].table(request.match_info["table"])
+        table = lookup()
     except TableUnavailable as exc:
         raise _unavailable(exc) from exc
     if table is None:
@@ -213,19 +214,16 @@ def table_or_404(request: web.Request) -> Table:
             content_type="application/json",
         )
     return table
+
+
+def table_or_404(request: web.Request) -> Table:
+    """The table named by the path's ``{table}`` (its id)."""
+    return _found(lambda: request.app[HUB_KEY].table(request.match_info["table"]))
 
 
 def watched_or_404(request: web.Request) -> Table:
-    try:
-        table = request.app[HUB_KEY].by_watch(request.match_info["watch"])
-    except TableUnavailable as exc:
-        raise _unavailable(exc) from exc
-    if table is None:
-        raise web.HTTPNotFound(
-            text=json.dumps({"error": "unknown-table", "message": "There is no such table."}),
-            content_type="application/json",
-        )
-    return table
+    """The table named by the path's ``{watch}`` (its spectator id)."""
+    return _found(lambda: request.app[HUB_KEY].by_watch(request.match_info["watch"]))
 
 
 async def table_info(request: web.Request) -> web.Response:

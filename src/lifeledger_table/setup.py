@@ -12,7 +12,7 @@ from typing import Any
 
 from . import engine
 from .errors import TableError
-from .text import quoted, unshowable
+from .text import check_text
 
 __all__ = ["MAX_PLAYERS", "build_setup", "check_name"]
 
@@ -32,15 +32,7 @@ def check_name(value: object, what: str) -> str:
         raise TableError(
             "malformed", f"The {what} is longer than {MAX_NAME} characters.", member=what
         )
-    bad = unshowable(name)
-    if bad is not None:
-        raise TableError(
-            "malformed", f"The {what} contains a control character ({bad}).", member=what
-        )
-    if "<" in name or ">" in name:
-        raise TableError(
-            "malformed", f"The {what} {quoted(name)} contains markup (< or >).", member=what
-        )
+    check_text(name, what, what)
     return name
 
 

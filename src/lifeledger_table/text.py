@@ -7,7 +7,7 @@ import unicodedata
 
 from .errors import TableError
 
-__all__ = ["TEXT_FORMAT", "check_action_text", "quoted", "unshowable"]
+__all__ = ["TEXT_FORMAT", "check_action_text", "check_text", "quoted", "unshowable"]
 
 
 #: The format characters that text needs: the zero-width non-joiner and joiner (Persian
@@ -33,6 +33,20 @@ def quoted(text: str, limit: int = 40) -> str:
     return f"“{text if len(text) <= limit else text[: limit - 1] + '…'}”"
 
 
+def check_text(text: str, member: str, what: str) -> None:
+    """``text`` (the ``what`` a client sent, in ``member``) is text to show: no control
+    characters, no markup (``<`` or ``>``); raises :class:`TableError` saying which."""
+    bad = unshowable(text)
+    if bad is not None:
+        raise TableError(
+            "malformed", f"The {what} contains a control character ({bad}).", member=member
+        )
+    if "<" in text or ">" in text:
+        raise TableError(
+            "malformed", f"The {what} {quoted(text)} contains markup (< or >).", member=member
+        )
+
+
 def check_action_text(value: object, member: str) -> None:
     """Every string in an action is text to show: no markup, no control characters.
     (Walked without recursion: the depth of a value is the sender's choice.)"""
@@ -40,15 +54,7 @@ def check_action_text(value: object, member: str) -> None:
     while todo:
         item, where = todo.pop()
         if isinstance(item, str):
-            bad = unshowable(item)
-            if bad is not None:
-                raise TableError(
-                    "malformed", f"The text contains a control character ({bad}).", member=where
-                )
-            if "<" in item or ">" in item:
-                raise TableError(
-                    "malformed", f"{quoted(item)} contains markup (< or >).", member=where
-                )
+            check_text(item, where, "text")
         elif isinstance(item, dict):
             for key, inner in item.items():
                 todo.append((key, where))
