@@ -103,7 +103,6 @@ class Hub:
         self.limits = limits
         self.tables: dict[str, Table] = {}
         self.conns: dict[str, set[Conn]] = {}
-        self.wrong_codes = Throttle(limits.code_failures, limits.code_window)
         self.openings = Throttle(limits.tables_opened, limits.work_window)
         self.replays = Throttle(limits.replays, limits.work_window)
         self.downloads = Throttle(limits.downloads, limits.work_window)
