@@ -15,7 +15,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pytest
 
@@ -37,18 +37,31 @@ def environment() -> dict[str, str]:
     return env
 
 
+def lifeledger(
+    cwd: Path, *args: str, input: str | None = None, stdin: IO[bytes] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """The real command line, run in ``cwd`` with ``args``; standard input is ``input`` (text)
+    or the file ``stdin``."""
+    return subprocess.run(
+        [*command(), *args],
+        input=input,
+        stdin=stdin,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=environment(),
+        timeout=60,
+    )
+
+
 def run(
     cwd: Path, text: str, *, name: str = "game.json", stdin: bool = False
 ) -> subprocess.CompletedProcess[str]:
     """Write ``text`` to ``cwd/name`` (a name without digits) and replay it, or pipe it."""
     if stdin:
-        args, given = [*command(), "replay", "-", "--json"], text
-    else:
-        (cwd / name).write_text(text, encoding="utf-8")
-        args, given = [*command(), "replay", name, "--json"], None
-    return subprocess.run(
-        args, input=given, capture_output=True, text=True, cwd=cwd, env=environment(), timeout=60
-    )
+        return lifeledger(cwd, "replay", "-", "--json", input=text)
+    (cwd / name).write_text(text, encoding="utf-8")
+    return lifeledger(cwd, "replay", name, "--json")
 
 
 def names_position(line: str, position: str) -> bool:
@@ -395,15 +408,7 @@ def test_not_utf8_exits_2(tmp_path: Path):
     (tmp_path / "game.json").write_bytes(b'{"record": 1, "players": [{"id": "\xff\xfe"}]}')
     for name in ("game.json", "-"):  # standard input is read as strictly as a file
         with (tmp_path / "game.json").open("rb") as given:
-            result = subprocess.run(
-                [*command(), "replay", name, "--json"],
-                stdin=given,
-                capture_output=True,
-                text=True,
-                cwd=tmp_path,
-                env=environment(),
-                timeout=60,
-            )
+            result = lifeledger(tmp_path, "replay", name, "--json", stdin=given)
         assert_malformed(result, None)
 
 
@@ -544,14 +549,7 @@ def test_a_stream_with_blank_lines_and_no_actions(tmp_path: Path):
 
 
 def test_a_missing_file_is_an_error_without_traceback(tmp_path: Path):
-    result = subprocess.run(
-        [*command(), "replay", "nothing.json", "--json"],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=environment(),
-        timeout=60,
-    )
+    result = lifeledger(tmp_path, "replay", "nothing.json", "--json")
     assert result.returncode != 0
     assert "Traceback" not in result.stderr
 

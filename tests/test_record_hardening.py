@@ -25,7 +25,7 @@ from lifeledger.cli import main
 from lifeledger.effects import Effect
 from lifeledger.record import dumps, load, loads, parse_action, parse_header
 from lifeledger.timeline import Timeline, escaped
-from test_cli_malformed import assert_malformed, command, doc, environment, run
+from test_cli_malformed import assert_malformed, doc, environment, lifeledger, run
 
 #: An integer of 5,001 digits: beyond the bound, and beyond CPython's default limit of 4,300
 #: digits on converting integers to text and back.
@@ -310,20 +310,9 @@ def replay_cli(
 ) -> subprocess.CompletedProcess[str]:
     """The real command line (the timeline unless ``--json`` is given)."""
     if stdin:
-        given: str | None = text
-        target = "-"
-    else:
-        (tmp_path / name).write_text(text, encoding="utf-8")
-        given, target = None, name
-    return subprocess.run(
-        [*command(), "replay", target, *args],
-        input=given,
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=environment(),
-        timeout=60,
-    )
+        return lifeledger(tmp_path, "replay", "-", *args, input=text)
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    return lifeledger(tmp_path, "replay", name, *args)
 
 
 SURROGATES = [
@@ -418,14 +407,7 @@ def test_escaped_keeps_printable_text_and_joiners() -> None:
 def test_an_error_line_is_one_line(tmp_path: Path) -> None:
     """Issue 7 item 15 (a sibling): the command line's error line is escaped as well, so a
     file name (or any text an error quotes) can't forge a second line."""
-    done = subprocess.run(
-        [*command(), "replay", "no\nsuch.json"],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=environment(),
-        timeout=60,
-    )
+    done = lifeledger(tmp_path, "replay", "no\nsuch.json")
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1, done.stderr
     assert "no\\nsuch.json" in done.stderr
@@ -604,15 +586,7 @@ def test_a_byte_order_mark_is_skipped(tmp_path: Path, name: str) -> None:
     if name != "-":
         (tmp_path / name).write_bytes(data)
     with (tmp_path / "in.bin").open("rb") as given:
-        done = subprocess.run(
-            [*command(), "replay", name, "--json"],
-            stdin=given,
-            capture_output=True,
-            text=True,
-            cwd=tmp_path,
-            env=environment(),
-            timeout=60,
-        )
+        done = lifeledger(tmp_path, "replay", name, "--json", stdin=given)
     assert done.returncode == 0, done.stderr
     assert {p["id"]: p["life"] for p in json.loads(done.stdout)["players"]} == {"ana": 20, "bo": 17}
     assert loads("\ufeff" + text).game.life_of("bo") == 17
