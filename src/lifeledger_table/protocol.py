@@ -11,6 +11,7 @@ import contextlib
 import json
 import logging
 import re
+from collections.abc import Callable
 from typing import Any
 
 from aiohttp import WSCloseCode, WSMsgType, web
@@ -37,20 +38,22 @@ _TOKEN = re.compile(r"^[A-Za-z0-9_-]{20,100}$")
 
 async def table_socket(request: web.Request) -> web.StreamResponse:
     """GET /ws/t/{table}: a player's (or not yet seated visitor's) live connection."""
-    try:
-        table = table_or_404(request)
-    except web.HTTPServiceUnavailable as exc:
-        return await _unavailable(request, exc)
-    return await _socket(request, table, spectator=False)
+    return await _open(request, table_or_404, spectator=False)
 
 
 async def watch_socket(request: web.Request) -> web.StreamResponse:
     """GET /ws/w/{watch}: a spectator's live connection (read-only)."""
+    return await _open(request, watched_or_404, spectator=True)
+
+
+async def _open(
+    request: web.Request, find: Callable[[web.Request], Table], *, spectator: bool
+) -> web.StreamResponse:
     try:
-        table = watched_or_404(request)
+        table = find(request)
     except web.HTTPServiceUnavailable as exc:
         return await _unavailable(request, exc)
-    return await _socket(request, table, spectator=True)
+    return await _socket(request, table, spectator=spectator)
 
 
 async def _unavailable(request: web.Request, exc: web.HTTPServiceUnavailable) -> web.StreamResponse:

@@ -108,3 +108,14 @@ def sit(page: Page, base: str, table: str, player: str) -> None:
 
 def life(page: Page, player: str) -> Any:
     return page.locator(f'[data-player="{player}"] .life')
+
+
+def replaying(browser: Browser, base: str, record: Path) -> Page:
+    """A phone on /replay with ``record`` loaded and stepped twice."""
+    page = new_phone(browser)
+    page.goto(base + "/replay")
+    page.locator("#replay-file").set_input_files(str(record))
+    expect(page.locator("#rp-pos")).to_contain_text("0 /")
+    page.locator("#rp-next").click()
+    page.locator("#rp-next").click()
+    return page

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
-from browser_helpers import get, life, new_phone, post, server, sit  # noqa: E402
+from browser_helpers import get, life, new_phone, post, replaying, server, sit  # noqa: E402
 from playwright.sync_api import Browser, WebSocketRoute, expect  # noqa: E402
 
 from lifeledger_table.setup import build_setup  # noqa: E402
@@ -316,14 +316,7 @@ def test_the_replay_figures_agree_and_a_new_file_stops_playback(
 ) -> None:
     """issue 7 item 16: the slider said "5 / 7" while the caption said "#4", and loading a new
     file didn't stop playback."""
-    page = new_phone(browser)
-    page.goto(base + "/replay")
-    page.locator("#replay-file").set_input_files(
-        str(EXAMPLES / "13-pay-life-more-than-you-have.json")
-    )
-    expect(page.locator("#rp-pos")).to_contain_text("0 /")
-    page.locator("#rp-next").click()
-    page.locator("#rp-next").click()
+    page = replaying(browser, base, EXAMPLES / "13-pay-life-more-than-you-have.json")
     total = page.locator("#rp-pos").inner_text().split(" / ")[1]
     expect(page.locator("#rp-pos")).to_have_text(f"2 / {total}")
     expect(page.locator("#rp-caption")).to_contain_text(f"Action 2 of {total}:")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
-from browser_helpers import life, new_phone, post, sit  # noqa: E402
+from browser_helpers import life, new_phone, post, replaying, sit  # noqa: E402
 from playwright.sync_api import Browser, Page, expect  # noqa: E402
 from table_helpers import THG  # noqa: E402
 
@@ -183,14 +183,7 @@ def test_a_name_is_shown_as_text(base: str, browser: Browser) -> None:
 
 
 def test_a_record_replays_on_the_table_view(base: str, browser: Browser) -> None:
-    page = new_phone(browser)
-    page.goto(base + "/replay")
-    page.locator("#replay-file").set_input_files(
-        str(EXAMPLES / "13-pay-life-more-than-you-have.json")
-    )
-    expect(page.locator("#rp-pos")).to_contain_text("0 /")
-    page.locator("#rp-next").click()
-    page.locator("#rp-next").click()
+    page = replaying(browser, base, EXAMPLES / "13-pay-life-more-than-you-have.json")
     expect(page.locator("#rp-caption")).to_contain_text("119.4")
     shot(page, "replay")
     page.locator("#replay-file").set_input_files(str(EXAMPLES / "19-commander-damage.json"))
