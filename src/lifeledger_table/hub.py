@@ -178,7 +178,7 @@ class Hub:
                 conn.send_json(
                     {"type": "ack", "id": decision.event.client_id, "seq": decision.event.seq}
                 )
-                self.broadcast(table, decision.message)
+                self.send_all(table, decision.text)
             waiting, self.retries = self.retries, []
             for table, conn, cid, seq in waiting:
                 self.retry(table, conn, cid, seq)
@@ -211,7 +211,10 @@ class Hub:
 
     def broadcast(self, table: Table, message: dict[str, Any]) -> None:
         """Queue one message for every socket on the table (serialized once)."""
-        text = json.dumps(message)
+        self.send_all(table, json.dumps(message))
+
+    def send_all(self, table: Table, text: str) -> None:
+        """Queue one message, already JSON text, for every socket on the table."""
         for conn in self.conns.get(table.id, ()):
             if conn.hello:
                 conn.send(text)

@@ -78,12 +78,15 @@ class Entry:
 
 @dataclass(frozen=True, slots=True)
 class Decision:
-    """A request the table accepted: its event (to be written), the timeline entry, and the
-    message for every phone (to be sent once the event is written)."""
+    """A request the table accepted: its event (to be written), the timeline entry, the view
+    after it, and the message for every phone as JSON text (to be sent once the event is
+    written). The view is turned into text once per change, and serves all three."""
 
     event: Event
     entry: Entry
-    message: dict[str, Any]
+    view: dict[str, Any]
+    view_text: str
+    text: str
 
 
 @dataclass(slots=True)
@@ -99,6 +102,7 @@ class _Step:
     target: int | None = None
     outcome: engine.Outcome | None = None
     view: dict[str, Any] | None = None
+    view_text: str = ""
 
 
 class Table:
@@ -340,13 +344,16 @@ class Table:
             ) from exc
         self._adopt(step)
         assert step.view is not None
-        message = {"type": "event", "seq": event.seq, "entry": step.entry.to_json(), **step.view}
-        return Decision(event=event, entry=step.entry, message=message)
+        text = (
+            f'{{"type": "event", "seq": {event.seq}, "entry": {step.entry.text()}, '
+            f"{step.view_text[1:]}"
+        )
+        return Decision(event, step.entry, step.view, step.view_text, text)
 
     def commit(self, decision: Decision) -> None:
         """Note that the decision's event is in the store: new phones may now be shown it."""
         self.committed = decision.event.seq
-        self._set_view({k: decision.message[k] for k in _VIEW})
+        self.view, self.view_text = decision.view, decision.view_text
 
     def submit(
         self, kind: str, body: dict[str, Any], client_id: str, seat: str | None
@@ -457,7 +464,8 @@ class Table:
                 "undo_target": last.seq if can and last is not None else None,
                 "effects": engine.effects(game),
             }
-            if len(entry.text()) > ENTRY_BYTES or len(json.dumps(view)) > VIEW_BYTES:
+            view_text = json.dumps(view)
+            if len(entry.text()) > ENTRY_BYTES or len(view_text) > VIEW_BYTES:
                 # Every phone is sent every change: a state that only grows (new counter kinds,
                 # effects, ...) would end up too large to send (found by an audit).
                 if event.kind == "action":
@@ -466,7 +474,8 @@ class Table:
                     "too-large",
                     "This change would make the table's state too large to send to the phones.",
                 )
-        return _Step(event, entry, game, state, target, outcome, view)
+            return _Step(event, entry, game, state, target, outcome, view, view_text)
+        return _Step(event, entry, game, state, target, outcome)
 
     def _undo_target(self, body: dict[str, Any], live: bool) -> int:
         """The action an undo takes back, or :class:`TableError` saying why it can't."""
@@ -614,7 +623,3 @@ class Table:
         entries, more = self._page(0, before, max(0, min(limit, PAGE)))
         joined = ", ".join(e.text() for e in entries)
         return f'{{"type": "history", "entries": [{joined}], "more": {json.dumps(more)}}}'
-
-
-#: The members of a table's view (what every event message and every welcome carries).
-_VIEW = ("state", "score", "can_undo", "undo_target", "effects")
