@@ -9,7 +9,7 @@ actions players take, by the Comprehensive Rules (104, 119, 120, 122, 704, 727, 
 from .actions import Action, LifeOf
 from .effects import Effect, Kind, Reach
 from .errors import LifeledgerError, MalformedError, RefusedError
-from .game import Game, Note, PlayerView, TeamView
+from .game import Game, Note, PlayerView, TeamView, Touched
 from .match import Match
 from .outcome import Outcome, Reason, Result, Status
 from .seats import Seat
@@ -33,6 +33,7 @@ __all__ = [
     "Seat",
     "Status",
     "TeamView",
+    "Touched",
 ]
 
 __version__ = "0.1.0"

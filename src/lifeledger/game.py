@@ -48,7 +48,7 @@ from .roster import POISON_THRESHOLD, Player, PlayerView, Team, TeamView, Total
 from .seats import Seat, check_text
 from .variants import Variant, find_variant, infer_variant, seating_distance
 
-__all__ = ["COUNTER_KIND", "Game", "Note", "PlayerView", "TeamView"]
+__all__ = ["COUNTER_KIND", "Game", "Note", "PlayerView", "TeamView", "Touched"]
 
 POISON = "poison"
 #: 122: a counter kind is a lowercase word (``poison``, ``energy``, ``experience``, ``rad``, ...).
@@ -72,6 +72,24 @@ class Note:
 
     rule: str
     text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Touched:
+    """What the last action applied may have changed (:attr:`Game.touched`): the ``players``
+    and ``teams`` (by id) whose entries in the state may differ, whether the set of continuous
+    effects may differ (``effects``), and ``everything`` where all of it may (a restart). A
+    player or team left out is exactly as it was; one named may be unchanged all the same.
+    A shared total (810.9a) is the team's and each of its heads': a change to it names the
+    team and every member who shares it."""
+
+    players: frozenset[str] = frozenset()
+    teams: frozenset[str] = frozenset()
+    effects: bool = False
+    everything: bool = False
+
+
+_UNTOUCHED = Touched()
 
 
 @dataclass(slots=True)
@@ -158,6 +176,12 @@ class Game:
         self._dirty: set[Player] | None = None
         self._in_range: dict[str, frozenset[str]] = {}
         self._over = False
+        #: What the action being applied changed (:attr:`touched`): players and teams by id.
+        self._touched_players: set[str] = set()
+        self._touched_teams: set[str] = set()
+        self._effects_changed = False
+        self._everything = False
+        self._touched: Touched | None = _UNTOUCHED
         self._begin(list(self._players.values()))
         for index, p in enumerate(self._players.values()):
             # A starting total is an integer of the game too: 20 plus a life modifier of
@@ -303,6 +327,13 @@ class Game:
         """The player with this id."""
         return PlayerView(self._get(player_id, "player"))
 
+    def team(self, team_id: str) -> TeamView:
+        """The team with this id."""
+        try:
+            return TeamView(self._teams[team_id])
+        except KeyError:
+            raise MalformedError(f"unknown team {quote(team_id)}", member="team") from None
+
     def life_of(self, player_id: str) -> int:
         """The player's life total as the rules read it (810.9a: the team's, where shared)."""
         return self._get(player_id, "player").life.value
@@ -310,6 +341,33 @@ class Game:
     def effects(self) -> tuple[Effect, ...]:
         """The continuous effects that apply now."""
         return tuple(e for group in self._effects.values() for e in group)
+
+    @property
+    def touched(self) -> Touched:
+        """What the last action applied may have changed: every player and team whose entry
+        in the state (:func:`lifeledger.state.player_state`, ``team_state``) differs from
+        before it is named, and the effects are as they were unless ``effects`` is set
+        (``everything``: assume all of it changed). A refused or malformed action touches
+        nothing. The game's number, whether it is over and the trigger counts are not
+        covered: compare them.
+
+        >>> from lifeledger import Game, Seat
+        >>> game = Game([Seat("ana"), Seat("bo"), Seat("cy")])
+        >>> game.damage("bo", 3, source="ana-creature")
+        >>> sorted(game.touched.players)
+        ['bo']
+        """
+        touched = self._touched
+        if touched is None:
+            players, teams = self._touched_players, self._touched_teams
+            if players or teams or self._effects_changed or self._everything:
+                touched = Touched(
+                    frozenset(players), frozenset(teams), self._effects_changed, self._everything
+                )
+            else:
+                touched = _UNTOUCHED
+            self._touched = touched
+        return touched
 
     def outcome(self) -> Outcome:
         """Who won, lost or drew, why and by which rule; the single source of truth for results.
@@ -424,25 +482,28 @@ class Game:
     def _lethal_commander_damage(self, p: Player) -> bool:
         damage = p.commander_damage
         return (
-            self.format.commander_damage_loses
-            and bool(damage)
+            bool(damage)
+            and self.format.commander_damage_loses
             and max(damage.values()) >= COMMANDER_DAMAGE_THRESHOLD
         )
 
     def _state_based_loss(self, p: Player) -> Result | None:
         """The first state-based action of 704.5 and 704.6 that applies to ``p``, if any."""
         team = None if p.team is None else self._teams[p.team]
-        if (team is None or not team.shares_life) and self._out_of_life(p):
+        shares_life = team is not None and team.shares_life
+        out_of_life = p.life.value <= 0 and not self._reaches(Kind.NO_LOSS_FOR_LIFE, p)
+        if out_of_life and not shares_life:
             return _LOST_LIFE
         if p.drew_from_empty:
             return _LOST_EMPTY_LIBRARY
-        if (team is None or not team.shares_poison) and p.poison.value >= POISON_THRESHOLD:
+        poison = p.poison.value
+        if (team is None or not team.shares_poison) and poison >= POISON_THRESHOLD:
             return _LOST_POISON
         if p.commander_damage and self._lethal_commander_damage(p):
             return _LOST_COMMANDER_DAMAGE
-        if team is not None and team.shares_life and self._out_of_life(p):
+        if out_of_life:  # and shared
             return self._lost_team_life
-        if team is not None and team.shares_poison and p.poison.value >= team.poison_threshold:
+        if team is not None and team.shares_poison and poison >= team.poison_threshold:
             return _LOST_TEAM_POISON
         return None
 
@@ -537,6 +598,8 @@ class Game:
     def _amount(self, value: Amount, member: str, *, clamp: bool = True) -> int:
         """The value of an amount; 107.1b: a computed amount below zero counts as zero. Like
         every integer of a record, it lies within 10^1000 (else the action is malformed)."""
+        if type(value) is int and 0 <= value <= MAX_INTEGER:
+            return value  # the usual amount: a whole number within the bound
         if isinstance(value, LifeOf):
             result = value.of(self._life_as_event_began(self._get(value.player, member)))
             check_integer(result, member, "the amount")
@@ -550,12 +613,37 @@ class Game:
 
     # -- changing totals, within bounds and undoably ----------------------------------------
 
-    def _set_total(self, total: Total, value: int, what: str, member: str) -> None:
-        """Set a life or poison total; a result beyond 10^1000 makes the action malformed."""
+    def _set_total(self, p: Player, total: Total, value: int, what: str, member: str) -> None:
+        """Set ``p``'s life or poison total; a result beyond 10^1000 makes the action
+        malformed. 810.9a, 810.10a: a shared total is the team's and each head's."""
         if not -MAX_INTEGER <= value <= MAX_INTEGER:
             check_integer(value, member, what)
         self._journal.append((total, "value", total.value))
         total.value = value
+        if p.team is None:
+            self._touched_players.add(p.id)
+            return
+        team = self._teams[p.team]
+        if team.shares_life if total is p.life else team.shares_poison:
+            self._touched_teams.add(team.id)
+            self._touched_players.update(
+                m.id for m in team.members if m.life is total or m.poison is total
+            )
+        self._touched_players.add(p.id)
+
+    def _changed(self, p: Player) -> None:
+        """``p``'s own entry in the state changed (:attr:`touched`)."""
+        self._touched_players.add(p.id)
+
+    def _set_result(self, p: Player, result: Result) -> None:
+        """``p``'s standing becomes ``result``."""
+        p.result = result
+        self._touched_players.add(p.id)
+
+    def _set_team_result(self, team: Team, result: Result) -> None:
+        """The team's standing becomes ``result``."""
+        team.result = result
+        self._touched_teams.add(team.id)
 
     def _set_count(
         self, counts: dict[str, int], key: str, value: int, what: str, member: str
@@ -572,6 +660,7 @@ class Game:
     def _set_attribute(self, p: Player, name: str, value: object) -> None:
         self._journal.append((p, name, getattr(p, name)))
         setattr(p, name, value)
+        self._touched_players.add(p.id)
 
     def _roll_back(self) -> None:
         """Undo what the action being applied changed: it failed half-way, and a malformed or
@@ -597,12 +686,34 @@ class Game:
         :class:`MalformedError`, one the rules forbid :class:`RefusedError`, and either leaves
         the game exactly as it was. State-based actions are then checked (704.3)."""
         # The notes and refusals are the last action's: a refused action has none (issue 7:
-        # a group's refusals used to outlive a refused action after it).
+        # a group's refusals used to outlive a refused action after it); so is what it touched.
         self.notes = []
         self.refusals = []
-        self._precheck(action)
+        self._untouch()
+        # Validate what can be checked without changing anything: the action's members (else
+        # malformed), then that the game is not over (104.1) and that the players it names
+        # are still in it (800.4; a group checks each of its actions as it comes).
         kind = type(action)
-        self._journal.clear()
+        if kind is Together:
+            self._check_members(action)
+            if self._over:
+                raise RefusedError("104.1", "the game is over")
+        else:
+            named = action.players()
+            players = self._players
+            for member, player_id in named:
+                if player_id not in players:
+                    raise MalformedError(f"unknown player {quote(player_id)}", member=member)
+            check = _MEMBER_CHECKS.get(kind)
+            if check is not None:
+                check(self, action)
+            if self._over:
+                raise RefusedError("104.1", "the game is over")
+            for member, player_id in named:
+                if not players[player_id].result.is_playing:
+                    raise RefusedError("800.4", f"{player_id} has left the game ({member})")
+        if self._journal:
+            self._journal.clear()
         if kind is Restart:
             self._restart()
         elif kind is Together:
@@ -617,6 +728,7 @@ class Game:
                 self._restore(snapshot)
                 self.notes = []
                 self.refusals = []
+                self._untouch()
                 raise
             finally:
                 self._event = None
@@ -627,6 +739,7 @@ class Game:
                     self._settle_event()
             except BaseException:
                 self._roll_back()
+                self._untouch()
                 raise
             finally:
                 self._event = None
@@ -635,26 +748,14 @@ class Game:
         if self.history is not None:
             self.history.append(action)
 
-    def _precheck(self, action: Action) -> None:
-        """Validate what can be checked without changing anything: the action's members
-        (else malformed), then that the game is not over (104.1) and that the players it
-        names are still in it (800.4; a group checks each of its actions as it comes)."""
-        if type(action) is Together:
-            self._check_members(action)
-            if self._over:
-                raise RefusedError("104.1", "the game is over")
-            return
-        named = action.players()
-        players = self._players
-        for member, player_id in named:
-            if player_id not in players:
-                raise MalformedError(f"unknown player {quote(player_id)}", member=member)
-        check = _MEMBER_CHECKS.get(type(action))
-        if check is not None:
-            check(self, action)
-        if self._over:
-            raise RefusedError("104.1", "the game is over")
-        self._check_in_game(named)
+    def _untouch(self) -> None:
+        """Nothing is touched yet (:attr:`touched`)."""
+        if self._touched_players:
+            self._touched_players.clear()
+        if self._touched_teams:
+            self._touched_teams.clear()
+        self._effects_changed = self._everything = False
+        self._touched = None
 
     def _check_in_game(self, named: Iterable[tuple[str, str]]) -> None:
         """800.4: an action can't involve a player who has left the game."""
@@ -763,20 +864,23 @@ class Game:
         # 616.1: the affected player orders replacement effects; turning the gain into a loss
         # first is the order that serves them, and then no gain is left to multiply. 614.6:
         # the loss is one event in place of the gain.
-        remedy = next(self._effects_reaching(Kind.GAIN_BECOMES_LOSS, p), None)
-        if remedy is not None:
-            self._note("616.1", f"{remedy.id}: {p.id} loses {amount} life instead of gaining it")
-            self._lose(p, amount, new_event=new_event, member=member)
-            return
-        for effect in self._effects_reaching(Kind.GAIN_LIFE_TIMES, p):
-            assert effect.factor is not None
-            amount *= effect.factor
-            if amount > 2 * MAX_INTEGER:  # the total, at least -10^1000, would pass 10^1000
-                check_integer(amount, member, f"the life {p.id} would gain")
-            self._note("616.1", f"{effect.id}: {p.id} gains {amount} instead")
-        self._set_total(p.life, p.life.value + amount, f"{p.id}'s life total", member)
+        if self._effects:
+            remedy = next(self._effects_reaching(Kind.GAIN_BECOMES_LOSS, p), None)
+            if remedy is not None:
+                self._note(
+                    "616.1", f"{remedy.id}: {p.id} loses {amount} life instead of gaining it"
+                )
+                self._lose(p, amount, new_event=new_event, member=member)
+                return
+            for effect in self._effects_reaching(Kind.GAIN_LIFE_TIMES, p):
+                assert effect.factor is not None
+                amount *= effect.factor
+                if amount > 2 * MAX_INTEGER:  # the total, at least -10^1000, would pass 10^1000
+                    check_integer(amount, member, f"the life {p.id} would gain")
+                self._note("616.1", f"{effect.id}: {p.id} gains {amount} instead")
+        self._set_total(p, p.life, p.life.value + amount, f"{p.id}'s life total", member)
         self._touch(p)
-        if new_event:
+        if new_event and self._effects:
             self._trigger(Kind.ON_GAIN_LIFE, p, "119.9", "gains life")
 
     def _lose(
@@ -789,9 +893,9 @@ class Game:
         if not self._can_lose(p):
             self._note("119.8", f"{p.id} can't lose life: the loss of {amount} does nothing")
             return
-        self._set_total(p.life, p.life.value - amount, f"{p.id}'s life total", member)
+        self._set_total(p, p.life, p.life.value - amount, f"{p.id}'s life total", member)
         self._touch(p)
-        if new_event:
+        if new_event and self._effects:
             self._trigger(Kind.ON_LOSE_LIFE, p, "603.2", "loses life")
 
     def _trigger(self, kind: Kind, p: Player, rule: str, what: str) -> None:
@@ -810,7 +914,7 @@ class Game:
         if self._reaches(Kind.CANT_GET_POISON, p):
             self._note("810.10c", f"{p.id} can't get poison counters")
             return
-        self._set_total(p.poison, p.poison.value + amount, f"{p.id}'s poison counters", member)
+        self._set_total(p, p.poison, p.poison.value + amount, f"{p.id}'s poison counters", member)
         self._touch(p)
 
     def _change_life(self, p: Player, delta: int, member: str) -> None:
@@ -828,7 +932,7 @@ class Game:
             return
         if action.infect:
             self._add_poison(p, amount)  # 120.3b, 702.90b
-        elif self._life_as_event_began(p) <= 0 and self._reaches(Kind.INFECT_AT_OR_BELOW_ZERO, p):
+        elif self._reaches(Kind.INFECT_AT_OR_BELOW_ZERO, p) and self._life_as_event_began(p) <= 0:
             self._note("120.3b", f"damage is dealt to {p.id} as though its source had infect")
             self._add_poison(p, amount)
         else:
@@ -840,6 +944,7 @@ class Game:
             dealt = p.commander_damage.get(action.source, 0) + amount
             what = f"the commander damage {p.id} has taken from {action.source}"
             self._set_count(p.commander_damage, action.source, dealt, what, "amount")
+            self._changed(p)
             self._touch(p)
         if action.lifelink:
             assert action.controller is not None
@@ -987,6 +1092,7 @@ class Game:
             count = p.counters.get(action.kind, 0) + amount
             what = f"{p.id}'s {action.kind} counters"
             self._set_count(p.counters, action.kind, count, what, "amount")
+            self._changed(p)
 
     def _do_remove_counters(self, action: RemoveCounters) -> None:
         """122: a count never goes below 0; 810.10b: a player's lost poison counters are the
@@ -995,10 +1101,11 @@ class Game:
         amount = self._amount(action.amount, "amount")
         if action.kind == POISON:
             poison = max(0, p.poison.value - amount)
-            self._set_total(p.poison, poison, f"{p.id}'s poison counters", "amount")
+            self._set_total(p, p.poison, poison, f"{p.id}'s poison counters", "amount")
             return
         left = p.counters.get(action.kind, 0) - amount
         self._set_count(p.counters, action.kind, left, "a count", "amount")
+        self._changed(p)
 
     # -- drawing (121) ----------------------------------------------------------------------
 
@@ -1098,6 +1205,7 @@ class Game:
         """104.6, 727.1: the game ends with no winner, loser or draw; everyone still in it
         starts a new game (801.17: whatever their ranges of influence)."""
         present = self._present()
+        self._everything = True
         self.game_number += 1
         self._note("727.1", f"the game restarts: game {self.game_number} begins")
         self._begin(present)
@@ -1106,6 +1214,7 @@ class Game:
 
     def _start(self, effect: Effect) -> None:
         self._dirty = None
+        self._effects_changed = True
         self._effects.setdefault(effect.id, []).append(effect)
         self._by_kind.setdefault(effect.kind, []).append(effect)
         if effect.kind in (Kind.ON_GAIN_LIFE, Kind.ON_LOSE_LIFE):
@@ -1139,8 +1248,10 @@ class Game:
 
     def _stop(self, effect_id: str) -> None:
         self._dirty = None
-        for effect in self._effects.pop(effect_id, ()):
+        stopped = self._effects.pop(effect_id, ())
+        for effect in stopped:
             self._by_kind[effect.kind].remove(effect)
+            self._effects_changed = True
 
     def _do_upkeep(self, action: Upkeep) -> None:
         """503.1: "at the beginning of your upkeep" abilities trigger for the player whose
@@ -1220,11 +1331,11 @@ class Game:
             rule = "104.4d" if self.variant.between_teams else "104.4a"
             draw = Result(Status.DREW, Reason.SIMULTANEOUS_LOSS, rule)
             for p in present:
-                p.result = draw
+                self._set_result(p, draw)
             self._left(present)
             return
         for pid, result in losses.items():
-            self._players[pid].result = result
+            self._set_result(self._players[pid], result)
         if winners:
             self._win_with_team(winners, Result(Status.WON, Reason.EFFECT, "104.2b"))
         self._left([self._players[pid] for pid in losses])
@@ -1256,7 +1367,7 @@ class Game:
         """104.2b: the winners win; 104.2c, 810.8a, 809.5a: so does every player on their
         teams, even one who had lost this game."""
         for w in winners:
-            self._players[w].result = result
+            self._set_result(self._players[w], result)
         for w in winners:
             p = self._players[w]
             if p.team is None:
@@ -1271,7 +1382,7 @@ class Game:
             for mate in team.members:
                 # 104.2c: even one who had lost wins; one who drew has left with a draw.
                 if mate.game == self.game_number and mate.result.status in _MAY_STILL_WIN:
-                    mate.result = follow
+                    self._set_result(mate, follow)
 
     def _draw_for(self, players: frozenset[str] | None, result: Result) -> None:
         """104.4: the game is a draw for these players (``None``: for everyone still in it);
@@ -1286,7 +1397,7 @@ class Game:
                         if mate.result.is_playing:
                             results.setdefault(mate.id, follow)
         for pid, drew in results.items():
-            self._players[pid].result = drew
+            self._set_result(self._players[pid], drew)
         self._left([self._players[pid] for pid in results])
 
     def _left(self, departed: Sequence[Player]) -> None:
@@ -1299,7 +1410,7 @@ class Game:
         self._check_last_standing()
         for team in self._teams.values():
             if team.result.is_playing and not any(m.result.is_playing for m in team.members):
-                team.result = self._team_result(team, departed)
+                self._set_team_result(team, self._team_result(team, departed))
         self._over = not any(p.result.is_playing for p in self._players.values())
 
     def _team_result(self, team: Team, departed: Sequence[Player]) -> Result:
@@ -1334,11 +1445,12 @@ class Game:
         single event, and repeat while any were performed. Checked here: 704.5a, 704.5b,
         704.5c, 704.6a, 704.6b, 704.6c; a player who can't lose the game doesn't (104.3)."""
         while not self._over:
-            dirty, self._dirty = self._dirty, set()
+            dirty = self._dirty
+            if dirty is not None and not dirty:
+                return
+            self._dirty = set()
             if dirty is None:
                 candidates = self._present()
-            elif not dirty:
-                return
             elif len(dirty) == 1:
                 candidates = [p for p in dirty if p.result.is_playing]
             else:

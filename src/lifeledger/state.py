@@ -8,8 +8,9 @@ from typing import Any
 from .game import Game
 from .outcome import Result
 from .record import RECORD_VERSION, Refusal
+from .roster import PlayerView, TeamView
 
-__all__ = ["state_dict"]
+__all__ = ["player_state", "state_dict", "team_state"]
 
 
 def _standing(result: Result) -> dict[str, Any]:
@@ -20,6 +21,41 @@ def _standing(result: Result) -> dict[str, Any]:
     }
 
 
+def _player(p: PlayerView) -> dict[str, Any]:
+    return {
+        "id": p.id,
+        "team": p.team,
+        "life": p.life,
+        "poison": p.poison,
+        "counters": dict(p.counters),
+        "commander_damage": dict(p.commander_damage),
+        "library": p.library,
+        **_standing(p.result),
+    }
+
+
+def _team(t: TeamView) -> dict[str, Any]:
+    return {
+        "id": t.id,
+        "players": list(t.players),
+        "life": t.life,
+        "poison": t.poison,
+        **_standing(t.result),
+    }
+
+
+def player_state(game: Game, player_id: str) -> dict[str, Any]:
+    """One player's entry in the state's ``players``, exactly as :func:`state_dict` gives it:
+    life and poison as the rules read them (810.9a: the team's where shared), counters,
+    commander damage, library and standing."""
+    return _player(game.player(player_id))
+
+
+def team_state(game: Game, team_id: str) -> dict[str, Any]:
+    """One team's entry in the state's ``teams``, exactly as :func:`state_dict` gives it."""
+    return _team(game.team(team_id))
+
+
 def state_dict(game: Game, refused: Iterable[Refusal] = ()) -> dict[str, Any]:
     """Every player's and team's life, counters and standing, the refusals and the triggers,
     exactly as ``lifeledger replay --json`` prints them."""
@@ -28,29 +64,8 @@ def state_dict(game: Game, refused: Iterable[Refusal] = ()) -> dict[str, Any]:
         "record": RECORD_VERSION,
         "game": outcome.game,
         "over": outcome.over,
-        "players": [
-            {
-                "id": p.id,
-                "team": p.team,
-                "life": p.life,
-                "poison": p.poison,
-                "counters": dict(p.counters),
-                "commander_damage": dict(p.commander_damage),
-                "library": p.library,
-                **_standing(p.result),
-            }
-            for p in game.players
-        ],
-        "teams": [
-            {
-                "id": t.id,
-                "players": list(t.players),
-                "life": t.life,
-                "poison": t.poison,
-                **_standing(t.result),
-            }
-            for t in game.teams
-        ],
+        "players": [_player(p) for p in game.players],
+        "teams": [_team(t) for t in game.teams],
         "refused": [{"action": r.position, "rule": r.rule, "message": r.message} for r in refused],
         "triggered": dict(game.triggered),
     }

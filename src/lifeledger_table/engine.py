@@ -5,9 +5,12 @@ The app computes no rule of its own: every total, standing and refusal comes fro
 
 from __future__ import annotations
 
+import dataclasses
+import pickle
 from collections.abc import Sequence
 from typing import Any
 
+import lifeledger
 from lifeledger import record, state
 from lifeledger.actions import (
     Action,
@@ -44,16 +47,23 @@ __all__ = [
     "RefusedError",
     "Together",
     "Win",
+    "after",
     "apply",
     "catalogue",
     "check_header",
+    "dump_checkpoint",
     "effects",
+    "load_checkpoint",
     "new_game",
     "parse",
     "replay",
     "resume",
     "state_of",
 ]
+
+#: What a checkpoint is: changed whenever what it holds changes, and with the engine's
+#: version, so that a checkpoint another build wrote is never read (the log is replayed).
+CHECKPOINT_FORMAT = f"lifeledger {lifeledger.__version__} checkpoint 1"
 
 
 def catalogue() -> dict[str, Any]:
@@ -126,3 +136,62 @@ def effects(game: Game) -> list[dict[str, Any]]:
 def state_of(game: Game) -> dict[str, Any]:
     """The spec's state JSON of ``game``."""
     return state.state_dict(game, [])
+
+
+def after(
+    game: Game, before: dict[str, Any]
+) -> tuple[dict[str, Any], frozenset[str] | None, frozenset[str] | None, bool]:
+    """The state of ``game`` after the action just applied, ``before`` being the state before
+    it, made from what the action touched (:attr:`Game.touched`) rather than from scratch:
+    ``(state, players, teams, effects)``, where ``players`` and ``teams`` are the ones whose
+    entries may differ (``None``: any) and ``effects`` whether the effects may have changed."""
+    touched = game.touched
+    if touched.everything:
+        return state_of(game), None, None, True
+    outcome = game.outcome()
+    players = before["players"]
+    if touched.players:
+        players = [
+            state.player_state(game, p["id"]) if p["id"] in touched.players else p for p in players
+        ]
+    teams = before["teams"]
+    if touched.teams:
+        teams = [state.team_state(game, t["id"]) if t["id"] in touched.teams else t for t in teams]
+    triggered = before["triggered"]
+    if triggered != game.triggered:
+        triggered = dict(game.triggered)
+    out = {
+        **before,
+        "game": outcome.game,
+        "over": outcome.over,
+        "players": players,
+        "teams": teams,
+        "triggered": triggered,
+    }
+    return out, touched.players, touched.teams, touched.effects
+
+
+def dump_checkpoint(game: Game, outcomes: list[Outcome]) -> bytes:
+    """A game and the outcomes of the match's games before it, as bytes for the store (only
+    this build reads them back: see :func:`load_checkpoint`)."""
+    plain = [  # an outcome's read-only mappings, as the dicts they are made from
+        dataclasses.replace(o, results=dict(o.results), team_results=dict(o.team_results))
+        for o in outcomes
+    ]
+    return pickle.dumps((CHECKPOINT_FORMAT, game, plain), protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def load_checkpoint(data: bytes) -> tuple[Game, list[Outcome]]:
+    """What :func:`dump_checkpoint` made. Raises :class:`ValueError` for a checkpoint this
+    build did not write (the table then replays its log instead). The store is the server's
+    own: a checkpoint is never read from anywhere else."""
+    try:
+        found = pickle.loads(data)  # only ever the server's own store
+    except Exception as exc:
+        raise ValueError(f"unreadable checkpoint ({type(exc).__name__})") from exc
+    if not (isinstance(found, tuple) and len(found) == 3 and found[0] == CHECKPOINT_FORMAT):
+        raise ValueError("a checkpoint of another build")
+    _, game, outcomes = found
+    if not isinstance(game, Game) or not isinstance(outcomes, list):
+        raise ValueError("a checkpoint of another build")
+    return game, outcomes

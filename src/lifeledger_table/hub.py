@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -115,24 +116,39 @@ class Hub:
         #: Retries of changes decided but not yet written: acknowledged once they are.
         self.retries: list[tuple[Table, Conn, str, int]] = []
         self.writer: asyncio.Task[None] | None = None
+        #: Tables being loaded (off the event loop): every request for one waits for the same.
+        self.loading: dict[str, asyncio.Future[Table | None]] = {}
 
-    def table(self, table_id: str) -> Table | None:
-        """The table with this id, loaded from the store on first use; ``None`` if there is
-        none. Raises :class:`TableUnavailable` for a table whose log can't be loaded (the
-        failure is remembered: the log is not read again until the server restarts)."""
+    async def table(self, table_id: str) -> Table | None:
+        """The table with this id, loaded from the store on first use (off the event loop:
+        from its newest checkpoint); ``None`` if there is none. Raises
+        :class:`TableUnavailable` for a table whose log can't be loaded (the failure is
+        remembered: the log is not read again until the table leaves memory)."""
         table = self.tables.get(table_id)
         if table is None:
             if table_id in self.broken:
                 raise self.broken[table_id]
-            try:
-                table = Table(self.store, table_id)  # a log that can't load: table.broken
-            except KeyError:
+            loading = self.loading.get(table_id)
+            if loading is None:
+                loading = asyncio.ensure_future(asyncio.to_thread(self._load, table_id))
+                self.loading[table_id] = loading
+                loading.add_done_callback(lambda _: self.loading.pop(table_id, None))
+            table = await asyncio.shield(loading)
+            if table is None:
                 return None
-            self.tables[table_id] = table
+            self.tables.setdefault(table_id, table)
+            table = self.tables[table_id]
+        table.used = time.monotonic()
         table.check()
         return table
 
-    def by_watch(self, watch: str) -> Table | None:
+    def _load(self, table_id: str) -> Table | None:
+        try:
+            return Table(self.store, table_id)  # a log that can't load: table.broken
+        except KeyError:
+            return None
+
+    async def by_watch(self, watch: str) -> Table | None:
         """The table whose spectator id is ``watch`` (see :meth:`table`)."""
         try:
             row = self.store.table_by_watch(watch)
@@ -142,7 +158,31 @@ class Hub:
         except Exception as exc:
             log.exception("could not look up a watched table")
             raise TableUnavailable("?", None, f"can't be read ({type(exc).__name__})") from exc
-        return None if row is None else self.table(row.id)
+        return None if row is None else await self.table(row.id)
+
+    def evict(self, now: float | None = None) -> int:
+        """Let tables leave memory (their log stays in the store; the next request loads them
+        again): every table nobody is connected to that has been idle for ``limits.idle``
+        seconds, and, past ``limits.tables_held`` tables, the longest idle of those nobody is
+        connected to. Returns how many left."""
+        now = time.monotonic() if now is None else now
+        waiting = {t.id for t, *_ in self.retries} | {d.event.table for d, _ in self.batch}
+        free = sorted(
+            (t for t in self.tables.values() if t.id not in self.conns and t.id not in waiting),
+            key=lambda t: t.used,
+        )
+        free = [t for t in free if t.idle()]
+        over = max(0, len(self.tables) - self.limits.tables_held)
+        gone = [t for i, t in enumerate(free) if i < over or now - t.used >= self.limits.idle]
+        for table in gone:
+            del self.tables[table.id]
+        return len(gone)
+
+    async def sweep(self) -> None:
+        """Evict idle tables every ``limits.sweep`` seconds, for as long as the server runs."""
+        while True:
+            await asyncio.sleep(self.limits.sweep)
+            self.evict()
 
     def submit(self, decision: Decision, conn: Conn) -> None:
         """Queue a decided change for writing; it is acknowledged and broadcast once written.
@@ -166,7 +206,9 @@ class Hub:
         while self.batch:
             batch, self.batch = self.batch, []
             try:
-                await asyncio.to_thread(self.store.append, [d.event for d, _ in batch])
+                events = [d.event for d, _ in batch]
+                made = [d.checkpoint for d, _ in batch if d.checkpoint is not None]
+                await asyncio.to_thread(self.store.append, events, made)
             except Exception:
                 log.exception("could not store %d events", len(batch))
                 self._fail(batch + self.batch)

@@ -30,6 +30,12 @@ class Limits:
 
     #: Largest WebSocket message, in bytes.
     message_bytes: int = 16 * 1024
+    #: A table nobody is connected to leaves memory after ``idle`` seconds unused, or sooner
+    #: once more than ``tables_held`` tables are in memory (checked every ``sweep`` seconds);
+    #: its log stays in the store, and the next request loads it from its newest checkpoint.
+    idle: float = 300.0
+    tables_held: int = 1000
+    sweep: float = 10.0
     #: Largest HTTP request body (a record to replay), in bytes.
     body_bytes: int = 1024 * 1024
     #: Messages per second a socket may send, on average ...

@@ -11,7 +11,7 @@ import contextlib
 import json
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from aiohttp import WSCloseCode, WSMsgType, web
@@ -47,10 +47,10 @@ async def watch_socket(request: web.Request) -> web.StreamResponse:
 
 
 async def _open(
-    request: web.Request, find: Callable[[web.Request], Table], *, spectator: bool
+    request: web.Request, find: Callable[[web.Request], Awaitable[Table]], *, spectator: bool
 ) -> web.StreamResponse:
     try:
-        table = find(request)
+        table = await find(request)
     except web.HTTPServiceUnavailable as exc:
         return await _unavailable(request, exc)
     return await _socket(request, table, spectator=spectator)

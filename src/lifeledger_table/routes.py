@@ -202,10 +202,10 @@ def _unavailable(exc: TableUnavailable) -> web.HTTPServiceUnavailable:
     )
 
 
-def _found(lookup: Callable[[], Table | None]) -> Table:
+async def _found(lookup: Awaitable[Table | None]) -> Table:
     """The table ``lookup`` finds: 404 if there is none, 503 if it can't be loaded."""
     try:
-        table = lookup()
+        table = await lookup
     except TableUnavailable as exc:
         raise _unavailable(exc) from exc
     if table is None:
@@ -216,25 +216,25 @@ def _found(lookup: Callable[[], Table | None]) -> Table:
     return table
 
 
-def table_or_404(request: web.Request) -> Table:
+async def table_or_404(request: web.Request) -> Table:
     """The table named by the path's ``{table}`` (its id)."""
-    return _found(lambda: request.app[HUB_KEY].table(request.match_info["table"]))
+    return await _found(request.app[HUB_KEY].table(request.match_info["table"]))
 
 
-def watched_or_404(request: web.Request) -> Table:
+async def watched_or_404(request: web.Request) -> Table:
     """The table named by the path's ``{watch}`` (its spectator id)."""
-    return _found(lambda: request.app[HUB_KEY].by_watch(request.match_info["watch"]))
+    return await _found(request.app[HUB_KEY].by_watch(request.match_info["watch"]))
 
 
 async def table_info(request: web.Request) -> web.Response:
     """GET /api/tables/{table}: setup, state, timeline and score."""
-    table = table_or_404(request)
+    table = await table_or_404(request)
     return web.json_response({"table": table.info(spectator=False), **table.snapshot()})
 
 
 async def watch_info(request: web.Request) -> web.Response:
     """GET /api/watch/{watch}: the same, for a spectator (without the table's id or code)."""
-    table = watched_or_404(request)
+    table = await watched_or_404(request)
     return web.json_response({"table": table.info(spectator=True), **table.snapshot()})
 
 
@@ -251,12 +251,12 @@ def _history_response(request: web.Request, table: Table) -> web.Response:
 
 async def table_history(request: web.Request) -> web.Response:
     """GET /api/tables/{table}/history?before=SEQ&limit=N: older timeline entries, a page."""
-    return _history_response(request, table_or_404(request))
+    return _history_response(request, await table_or_404(request))
 
 
 async def watch_history(request: web.Request) -> web.Response:
     """GET /api/watch/{watch}/history?before=SEQ&limit=N: the same, for a spectator."""
-    return _history_response(request, watched_or_404(request))
+    return _history_response(request, await watched_or_404(request))
 
 
 async def grant_seat(hub: Hub, table: Table, seat: str) -> str:
@@ -301,7 +301,7 @@ async def take_seat(request: web.Request) -> web.Response:
     host's, polled at ``GET /api/tables/{table}/takeovers/{request}``."""
     hub = request.app[HUB_KEY]
     takeovers = takeovers_of(hub)
-    table = table_or_404(request)
+    table = await table_or_404(request)
     seat = request.match_info["seat"]
     if seat not in table.player_ids():
         return _error(404, "unknown-seat", "This table has no such seat.")
@@ -338,7 +338,7 @@ async def takeover_status(request: web.Request) -> web.Response:
     """GET /api/tables/{table}/takeovers/{request}: how a takeover request stands (a long
     poll: waits up to 25 s for an answer). ``allowed`` carries the seat's token, once."""
     takeovers = takeovers_of(request.app[HUB_KEY])
-    table = table_or_404(request)
+    table = await table_or_404(request)
     asked: Takeover | None = takeovers.requests.get(request.match_info["request"])
     if asked is None or asked.table != table.id:
         return _error(404, "unknown-request", "There is no such takeover request.")
@@ -352,7 +352,7 @@ async def takeover_status(request: web.Request) -> web.Response:
 
 async def qr_code(request: web.Request) -> web.Response:
     """GET /api/tables/{table}/qr.svg?for=play|watch: a QR code of the table's link."""
-    table = table_or_404(request)
+    table = await table_or_404(request)
     which = request.query.get("for", "play")
     if which not in ("play", "watch"):
         return _error(400, "malformed", "for is play or watch.")
@@ -378,7 +378,7 @@ async def _record_response(
         return _error(429, "throttled", "Too many records downloaded from here; wait a minute.")
     day, n = time.strftime("%Y-%m-%d", time.localtime(table.row.created)), number_text
     try:
-        document = table.record(int(number_text))
+        document = await asyncio.to_thread(table.record, int(number_text))
     except TableError as exc:
         return web.json_response(exc.to_json(), status=404)
     response = web.StreamResponse(
@@ -406,12 +406,12 @@ async def _record_response(
 
 async def table_record(request: web.Request) -> web.StreamResponse:
     """GET /api/tables/{table}/games/{n}/record: game n as a game record (document)."""
-    return await _record_response(request, table_or_404(request), request.match_info["n"])
+    return await _record_response(request, await table_or_404(request), request.match_info["n"])
 
 
 async def watch_record(request: web.Request) -> web.StreamResponse:
     """GET /api/watch/{watch}/games/{n}/record: the same, for a spectator."""
-    return await _record_response(request, watched_or_404(request), request.match_info["n"])
+    return await _record_response(request, await watched_or_404(request), request.match_info["n"])
 
 
 async def replay_record(request: web.Request) -> web.Response:

@@ -1,5 +1,5 @@
-"""The table web app assembled: its routes and middleware, slow-client timeouts, garbage-
-collection pacing, and ``run`` for ``lifeledger serve``.
+"""The table web app assembled: its routes and middleware, slow-client timeouts, idle tables
+leaving memory, and ``run`` for ``lifeledger serve``.
 
 Where things are decided: :mod:`.routes` (HTTP), :mod:`.protocol` (the WebSocket), :mod:`.table`
 (what a change does, by the rules engine), :mod:`.hub` (ordering, writing and fan-out),
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import logging
 import signal
 import ssl
@@ -27,26 +26,7 @@ from .store import SQLiteStore, Store, StoreError
 
 __all__ = ["Limits", "create_app", "run", "serve"]
 
-GC_KEY = web.AppKey("gc", asyncio.Task[None])
-
-
-async def keep_gc_short(freeze_every: float = 5.0, collect_every: float = 600.0) -> None:
-    """Keep the cyclic garbage collector's pauses short while phones wait for changes.
-
-    A full collection walks every object the app holds (tables, timelines, sockets), which at
-    a thousand phones takes long enough to show in the latency of a change. Objects that have
-    lived for a few seconds are moved out of the collector's sight (``gc.freeze``); every ten
-    minutes they are given back and collected once, so cycles among them are not kept forever.
-    """
-    since_collect = 0.0
-    while True:
-        await asyncio.sleep(freeze_every)
-        since_collect += freeze_every
-        if since_collect >= collect_every:
-            since_collect = 0.0
-            gc.unfreeze()
-            gc.collect()
-        gc.freeze()
+SWEEP_KEY = web.AppKey("sweep", asyncio.Task[None])
 
 
 def create_app(store: Store, limits: Limits | None = None) -> web.Application:
@@ -84,17 +64,16 @@ def create_app(store: Store, limits: Limits | None = None) -> web.Application:
         app[HUB_KEY].replaying.close()
         store.close()
 
-    async def start_gc_keeper(app: web.Application) -> None:
-        app[GC_KEY] = asyncio.get_running_loop().create_task(keep_gc_short())
+    async def start_sweep(app: web.Application) -> None:
+        app[SWEEP_KEY] = asyncio.get_running_loop().create_task(app[HUB_KEY].sweep())
 
-    async def stop_gc_keeper(app: web.Application) -> None:
-        app[GC_KEY].cancel()
+    async def stop_sweep(app: web.Application) -> None:
+        app[SWEEP_KEY].cancel()
         with contextlib.suppress(asyncio.CancelledError):
-            await app[GC_KEY]
-        gc.unfreeze()
+            await app[SWEEP_KEY]
 
-    app.on_startup.append(start_gc_keeper)
-    app.on_cleanup.append(stop_gc_keeper)
+    app.on_startup.append(start_sweep)
+    app.on_cleanup.append(stop_sweep)
     app.on_shutdown.append(close_sockets)
     app.on_cleanup.append(close_store)
     return app

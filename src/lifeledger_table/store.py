@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 __all__ = [
+    "Checkpoint",
     "DamagedError",
     "DuplicateError",
     "Event",
@@ -30,6 +31,7 @@ __all__ = [
     "StoreError",
     "TableRow",
     "hash_token",
+    "newest_at_each_position",
 ]
 
 
@@ -70,6 +72,12 @@ class Event:
     ``kind`` is ``"action"`` (``body["action"]`` is a record action), ``"undo"`` or
     ``"next_game"``; ``client_id`` is the id the client chose, unique within the table; ``seat``
     is the player id of the seat that sent it (``None`` for none).
+
+    What the table derived from it is kept beside it, so that a table loads without replaying
+    its whole log: ``game`` (the match game it belongs to, from 1) and ``position`` (for an
+    action, how many actions of its game were in effect before it; for an undo, after it; 0
+    for a next game), and ``entry``, its timeline entry as JSON text. ``None`` in a log
+    written before these were kept: the table derives them once, by replaying the log.
     """
 
     table: str
@@ -79,6 +87,23 @@ class Event:
     client_id: str
     seat: str | None
     time: float
+    game: int | None = None
+    position: int | None = None
+    entry: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Checkpoint:
+    """A table's state after ``count`` actions in effect of game ``game`` (the last of them
+    event ``seq``), as bytes only the table reads: loading a table starts from its newest
+    checkpoint instead of the first event. Derived from the log, so it may always be
+    replaced or ignored."""
+
+    table: str
+    game: int
+    count: int
+    seq: int
+    data: bytes
 
 
 def hash_token(token: str) -> str:
@@ -110,8 +135,9 @@ class Store(Protocol):
     def seats(self, table_id: str) -> dict[str, str]:
         """The table's taken seats: seat id -> token digest."""
 
-    def append(self, events: Sequence[Event]) -> None:
-        """Append events (of one or more tables) in one transaction: all or none are written.
+    def append(self, events: Sequence[Event], checkpoints: Sequence[Checkpoint] = ()) -> None:
+        """Append events (of one or more tables) in one transaction with ``checkpoints`` (each
+        replacing any of the same table, game and count): all or none are written.
 
         Each event's ``seq`` is the next of its table. Raises :class:`DuplicateError` if a
         table already has an event with that ``seq`` or ``client_id``.
@@ -120,8 +146,33 @@ class Store(Protocol):
     def events(self, table_id: str, after: int = 0) -> list[Event]:
         """The table's events with a sequence number above ``after``, in order."""
 
+    def event(self, table_id: str, seq: int) -> Event | None:
+        """The table's event ``seq``, or ``None``."""
+
+    def last_event(self, table_id: str) -> Event | None:
+        """The table's newest event, or ``None`` if it has none."""
+
     def event_by_client_id(self, table_id: str, client_id: str) -> Event | None:
         """The table's event sent with ``client_id``, or ``None``."""
+
+    def game_events(self, table_id: str, game: int) -> list[Event]:
+        """The events of match game ``game`` (see :attr:`Event.game`), in order."""
+
+    def effective(self, table_id: str, game: int, start: int, end: int) -> list[Event]:
+        """The actions of game ``game`` at positions ``start`` to ``end - 1`` that are in
+        effect when the game has ``end`` actions in effect: at each position, the newest
+        action (an action undone is followed by the next one at its position)."""
+
+    def entries(self, table_id: str, before: int, limit: int) -> list[tuple[int, str]]:
+        """The newest ``limit`` timeline entries with a sequence number below ``before``,
+        oldest first, as ``(seq, JSON text)``."""
+
+    def checkpoint(self, table_id: str, game: int, count: int) -> Checkpoint | None:
+        """The table's checkpoint at ``count`` actions in effect of game ``game``, if any."""
+
+    def derive(self, events: Sequence[Event], checkpoints: Sequence[Checkpoint]) -> None:
+        """Keep what a table derived from events of a log written before it was kept
+        (``game``, ``position``, ``entry`` of each event), and ``checkpoints``, at once."""
 
     def close(self) -> None:
         """Release the store's resources."""
@@ -154,12 +205,45 @@ CREATE TABLE IF NOT EXISTS events (
 );
 """
 
+#: The schema's upgrades, in order: upgrade ``n`` (from 1) takes a store from version ``n - 1``
+#: to ``n`` (``PRAGMA user_version``). Each only adds: nothing stored is ever changed or lost.
+_UPGRADES = [
+    "",  # version 1: the tables, seats and events above
+    """
+    ALTER TABLE events ADD COLUMN game INTEGER;
+    ALTER TABLE events ADD COLUMN position INTEGER;
+    ALTER TABLE events ADD COLUMN entry TEXT;
+    CREATE INDEX events_by_position ON events (table_id, game, position);
+    CREATE TABLE checkpoints (
+        table_id TEXT NOT NULL REFERENCES tables(id),
+        game INTEGER NOT NULL,
+        count INTEGER NOT NULL,
+        seq INTEGER NOT NULL,
+        data BLOB NOT NULL,
+        PRIMARY KEY (table_id, game, count)
+    );
+    """,
+]
+SCHEMA_VERSION = len(_UPGRADES)
 
 _COLUMNS = {
     "tables": ["id", "watch", "code", "setup", "created"],
     "seats": ["table_id", "seat", "token_hash"],
-    "events": ["table_id", "seq", "kind", "body", "client_id", "seat", "time"],
+    "events": [
+        "table_id",
+        "seq",
+        "kind",
+        "body",
+        "client_id",
+        "seat",
+        "time",
+        "game",
+        "position",
+        "entry",
+    ],
+    "checkpoints": ["table_id", "game", "count", "seq", "data"],
 }
+_EVENT = "seq, kind, body, client_id, seat, time, game, position, entry"
 
 
 class SQLiteStore:
@@ -189,6 +273,15 @@ class SQLiteStore:
             self._db.close()
             raise
         self._file = self._identity()
+        #: Reads go through a second connection (WAL: a reader never waits for a writer's
+        #: sync), so that the event loop's reads don't wait behind a batch being written.
+        self._reading = self._lock
+        self._reader = self._db
+        if self._file is not None:
+            self._reading = threading.Lock()
+            self._reader = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+            self._reader.execute("PRAGMA busy_timeout=5000")
+            self._reader.execute("PRAGMA query_only=ON")
 
     def _identity(self) -> tuple[int, int] | None:
         """The database file's device and inode (``None``: an in-memory database)."""
@@ -224,24 +317,52 @@ class SQLiteStore:
         db.execute("PRAGMA synchronous=FULL")
         db.execute("PRAGMA foreign_keys=ON")
         db.executescript(_SCHEMA)
-        for table, columns in _COLUMNS.items():
-            have = [r[1] for r in db.execute(f"PRAGMA table_info({table})")]
-            if have != columns:
-                raise StoreError(
-                    f"{self.path} is not a lifeledger table store "
-                    f"(its {table!r} table has the columns {have})"
-                )
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"the table store {self.path} is of a newer lifeledger (schema version "
+                f"{version}; this one knows up to {SCHEMA_VERSION}): upgrade lifeledger"
+            )
+        self._check_columns(upgraded=False)
+        for number in range(max(version, 1), SCHEMA_VERSION):
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                for statement in _UPGRADES[number].split(";"):
+                    if statement.strip():
+                        db.execute(statement)
+                db.execute(f"PRAGMA user_version = {number + 1}")
+                db.execute("COMMIT")
+            except BaseException:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                raise
+        self._check_columns(upgraded=True)
         # A write, committed: a store that can be read but not written fails now, not at the
         # first change a phone sends.
-        version = db.execute("PRAGMA user_version").fetchone()[0]
         db.execute("BEGIN IMMEDIATE")
         try:
-            db.execute(f"PRAGMA user_version = {int(version)}")
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             db.execute("COMMIT")
         except BaseException:
             if db.in_transaction:
                 db.execute("ROLLBACK")
             raise
+
+    def _check_columns(self, *, upgraded: bool) -> None:
+        """The store's tables have the columns of the table store (before the upgrades, those
+        of version 1 at least): a database of another program is refused, not changed."""
+        for table, columns in _COLUMNS.items():
+            have = [r[1] for r in self._db.execute(f"PRAGMA table_info({table})")]
+            if have == columns:
+                continue
+            if not upgraded and table == "checkpoints" and not have:
+                continue
+            if not upgraded and table == "events" and have == columns[:7]:
+                continue
+            raise StoreError(
+                f"{self.path} is not a lifeledger table store "
+                f"(its {table!r} table has the columns {have})"
+            )
 
     def _row(self, row: tuple[Any, ...] | None) -> TableRow | None:
         if row is None:
@@ -309,8 +430,9 @@ class SQLiteStore:
             )
             return {r[0]: r[1] for r in cur.fetchall()}
 
-    def append(self, events: Sequence[Event]) -> None:
-        """Append events (of one or more tables) in one transaction: all or none are written.
+    def append(self, events: Sequence[Event], checkpoints: Sequence[Checkpoint] = ()) -> None:
+        """Append events (of one or more tables) in one transaction with ``checkpoints`` (each
+        replacing any of the same table, game and count): all or none are written.
 
         Each event's ``seq`` is the next of its table. Raises :class:`DuplicateError` if a
         table already has an event with that ``seq`` or ``client_id``.
@@ -324,6 +446,9 @@ class SQLiteStore:
                 e.client_id,
                 e.seat,
                 e.time,
+                e.game,
+                e.position,
+                e.entry,
             )
             for e in events
         ]
@@ -332,10 +457,11 @@ class SQLiteStore:
             try:
                 self._db.execute("BEGIN IMMEDIATE")
                 self._db.executemany(
-                    "INSERT INTO events (table_id, seq, kind, body, client_id, seat, time) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    f"INSERT INTO events (table_id, {_EVENT}) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     rows,
                 )
+                self._put_checkpoints(checkpoints)
                 self._db.execute("COMMIT")
             except sqlite3.IntegrityError as exc:
                 self._db.execute("ROLLBACK")
@@ -345,32 +471,114 @@ class SQLiteStore:
                     self._db.execute("ROLLBACK")
                 raise
 
+    def _put_checkpoints(self, checkpoints: Sequence[Checkpoint]) -> None:
+        self._db.executemany(
+            "INSERT OR REPLACE INTO checkpoints (table_id, game, count, seq, data) "
+            "VALUES (?, ?, ?, ?, ?)",
+            [(c.table, c.game, c.count, c.seq, c.data) for c in checkpoints],
+        )
+
+    def derive(self, events: Sequence[Event], checkpoints: Sequence[Checkpoint]) -> None:
+        """Keep what a table derived from events of a log written before it was kept
+        (``game``, ``position``, ``entry`` of each event), and ``checkpoints``, at once."""
+        with self._lock:
+            self._check_file()
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                self._db.executemany(
+                    "UPDATE events SET game = ?, position = ?, entry = ? "
+                    "WHERE table_id = ? AND seq = ?",
+                    [(e.game, e.position, e.entry, e.table, e.seq) for e in events],
+                )
+                self._put_checkpoints(checkpoints)
+                self._db.execute("COMMIT")
+            except BaseException:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
+
+    def _read(self, table_id: str, where: str, args: tuple[Any, ...]) -> list[Event]:
+        with self._reading:
+            rows = self._reader.execute(
+                f"SELECT {_EVENT} FROM events WHERE table_id = ? AND {where}", (table_id, *args)
+            ).fetchall()
+        return [_event(table_id, r) for r in rows]
+
     def events(self, table_id: str, after: int = 0) -> list[Event]:
         """The table's events with a sequence number above ``after``, in order."""
-        with self._lock:
-            cur = self._db.execute(
-                "SELECT seq, kind, body, client_id, seat, time FROM events "
-                "WHERE table_id = ? AND seq > ? ORDER BY seq",
-                (table_id, after),
-            )
-            rows = cur.fetchall()
-        return [_event(table_id, r) for r in rows]
+        return self._read(table_id, "seq > ? ORDER BY seq", (after,))
+
+    def event(self, table_id: str, seq: int) -> Event | None:
+        """The table's event ``seq``, or ``None``."""
+        found = self._read(table_id, "seq = ?", (seq,))
+        return found[0] if found else None
+
+    def last_event(self, table_id: str) -> Event | None:
+        """The table's newest event, or ``None`` if it has none."""
+        found = self._read(table_id, "1 ORDER BY seq DESC LIMIT 1", ())
+        return found[0] if found else None
 
     def event_by_client_id(self, table_id: str, client_id: str) -> Event | None:
         """The table's event sent with ``client_id``, or ``None``."""
-        with self._lock:
-            cur = self._db.execute(
-                "SELECT seq, kind, body, client_id, seat, time FROM events "
-                "WHERE table_id = ? AND client_id = ?",
-                (table_id, client_id),
-            )
-            r = cur.fetchone()
-        return None if r is None else _event(table_id, r)
+        found = self._read(table_id, "client_id = ?", (client_id,))
+        return found[0] if found else None
+
+    def game_events(self, table_id: str, game: int) -> list[Event]:
+        """The events of match game ``game`` (see :attr:`Event.game`), in order."""
+        return self._read(table_id, "game = ? ORDER BY seq", (game,))
+
+    def effective(self, table_id: str, game: int, start: int, end: int) -> list[Event]:
+        """The actions of game ``game`` at positions ``start`` to ``end - 1`` that are in
+        effect when the game has ``end`` actions in effect: at each position, the newest
+        action (an action undone is followed by the next one at its position)."""
+        found = self._read(
+            table_id,
+            "game = ? AND kind = 'action' AND position >= ? AND position < ? ORDER BY seq",
+            (game, start, end),
+        )
+        return newest_at_each_position(found)
+
+    def entries(self, table_id: str, before: int, limit: int) -> list[tuple[int, str]]:
+        """The newest ``limit`` timeline entries with a sequence number below ``before``,
+        oldest first, as ``(seq, JSON text)``."""
+        with self._reading:
+            rows = self._reader.execute(
+                "SELECT seq, entry FROM events WHERE table_id = ? AND seq < ? "
+                "ORDER BY seq DESC LIMIT ?",
+                (table_id, before, limit),
+            ).fetchall()
+        for seq, text in rows:
+            if text is None:
+                raise DamagedError(table_id, seq, "its timeline entry was never derived")
+        return [(seq, text) for seq, text in reversed(rows)]
+
+    def checkpoint(self, table_id: str, game: int, count: int) -> Checkpoint | None:
+        """The table's checkpoint at ``count`` actions in effect of game ``game``, if any."""
+        with self._reading:
+            row = self._reader.execute(
+                "SELECT seq, data FROM checkpoints WHERE table_id = ? AND game = ? AND count = ?",
+                (table_id, game, count),
+            ).fetchone()
+        return None if row is None else Checkpoint(table_id, game, count, row[0], bytes(row[1]))
 
     def close(self) -> None:
-        """Close the database connection."""
+        """Close the database connections."""
+        if self._reader is not self._db:
+            with self._reading:
+                self._reader.close()
         with self._lock:
             self._db.close()
+
+
+def newest_at_each_position(actions: Sequence[Event]) -> list[Event]:
+    """Of actions in log order, the newest at each position, by position: the actions in
+    effect (an undo takes back the last action in effect, so the next action takes its
+    position)."""
+    newest: dict[int, Event] = {}
+    for e in actions:
+        assert e.position is not None
+        newest[e.position] = e
+    return [newest[p] for p in sorted(newest)]
 
 
 def _event(table_id: str, r: tuple[Any, ...]) -> Event:
@@ -378,12 +586,4 @@ def _event(table_id: str, r: tuple[Any, ...]) -> Event:
         body = json.loads(r[2])
     except (ValueError, TypeError, RecursionError) as exc:
         raise DamagedError(table_id, r[0], f"its body is not JSON ({str(exc)[:200]})") from exc
-    return Event(
-        table=table_id,
-        seq=r[0],
-        kind=r[1],
-        body=body,
-        client_id=r[3],
-        seat=r[4],
-        time=r[5],
-    )
+    return Event(table_id, r[0], r[1], body, r[3], r[4], r[5], r[6], r[7], r[8])

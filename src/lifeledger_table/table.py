@@ -4,14 +4,22 @@ The log holds three kinds of event: ``action`` (a record action, applied by the 
 ``undo`` (takes back the last action of the current game that is still in effect) and
 ``next_game`` (starts the next game of the match). A game's record is its header plus the
 actions still in effect, in log order; the engine replaying that record is the game's state.
+
+What a table holds in memory does not grow with its log (issue 9): the live game, a
+checkpoint (a copy of the game every :attr:`Table.CHECKPOINT` actions in effect) and the
+actions in effect since it, and the newest timeline entries. Everything older is in the
+store: each event is kept with its game, its position and its timeline entry, and each
+checkpoint beside the event that made it, so that loading a table replays at most
+``CHECKPOINT`` actions, an undo as many, and older history is read a page at a time.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,7 +27,7 @@ from . import engine
 from .changes import changes
 from .errors import TableError, TableUnavailable
 from .rights import Rights, concessions
-from .store import DamagedError, Event, Store, TableRow
+from .store import Checkpoint, DamagedError, Event, Store, TableRow, newest_at_each_position
 from .text import check_action_text
 
 __all__ = ["ENTRY_BYTES", "PAGE", "PAGE_BYTES", "VIEW_BYTES", "Decision", "Entry", "Table"]
@@ -28,8 +36,13 @@ log = logging.getLogger("lifeledger_table")
 
 #: How many refused client ids a table remembers, so that a retry gets the same answer.
 REFUSALS_KEPT = 1000
+#: How many accepted client ids a table remembers in memory (older ones are looked up in the
+#: store: a retry, however late, is still applied once).
+CLIENT_IDS_KEPT = 4096
 #: The most timeline entries a welcome, a table's JSON or one history page carries.
 PAGE = 200
+#: How many of the newest timeline entries a table keeps in memory.
+RECENT = 2 * PAGE
 #: The most bytes of entries a welcome or a history page carries (at least one entry).
 PAGE_BYTES = 64 * 1024
 #: The largest view (state, score, effects) and timeline entry a change may make, in bytes of
@@ -78,15 +91,20 @@ class Entry:
 
 @dataclass(frozen=True, slots=True)
 class Decision:
-    """A request the table accepted: its event (to be written), the timeline entry, the view
-    after it, and the message for every phone as JSON text (to be sent once the event is
-    written). The view is turned into text once per change, and serves all three."""
+    """A request the table accepted: its event (to be written, with the checkpoint it made,
+    if any), the view after it, and the message for every phone as JSON text (to be sent
+    once the event is written): a delta, the change itself, not the state."""
 
     event: Event
+    checkpoint: Checkpoint | None
     entry: Entry
     view: dict[str, Any]
-    view_text: str
     text: str
+
+
+#: A stretch of the current game: a checkpoint (never changed: copied to be played on), how
+#: many actions in effect it comes after, and the actions in effect after it.
+Segment = tuple[engine.Game, int, list[Event]]
 
 
 @dataclass(slots=True)
@@ -98,30 +116,49 @@ class _Step:
     entry: Entry
     game: engine.Game
     state: dict[str, Any]
-    #: For an undo: the sequence number it takes back; for a next game: the game's outcome.
-    target: int | None = None
+    #: The actions in effect in the current game after it, and the last of them.
+    count: int
+    last: Event | None
+    #: The current game's segment after it (``None``: the event is added to the segment).
+    segment: Segment | None = None
+    checkpoint: Checkpoint | None = None
+    #: For a next game: the outcome of the game that ended.
     outcome: engine.Outcome | None = None
     view: dict[str, Any] | None = None
-    view_text: str = ""
+    text: str = ""
+
+
+@dataclass(slots=True)
+class _Replay:
+    """While a log is replayed from its first event (a log from before checkpoints were kept,
+    or one whose checkpoints this build can't read): the current game's actions in effect and
+    checkpoints, all of them, and what is derived for the store."""
+
+    effective: list[Event] = field(default_factory=list)
+    checkpoints: dict[int, engine.Game] = field(default_factory=dict)
+    derived: list[Event] = field(default_factory=list)
+    made: list[Checkpoint] = field(default_factory=list)
 
 
 class Table:
-    """One table in memory: the live game of the current match game, and the timeline.
+    """One table in memory: the live game of the current match game, and the newest entries.
 
-    Built from the store's log by :meth:`reload`; every change goes through :meth:`decide`
-    (then the hub writes it and calls :meth:`commit`) or :meth:`submit` (both at once). A
-    change is worked out in full first and taken into memory only if nothing failed.
+    Built from the store by :meth:`reload`; every change goes through :meth:`decide` (then the
+    hub writes it and calls :meth:`commit`) or :meth:`submit` (both at once). A change is
+    worked out in full first and taken into memory only if nothing failed.
 
     A table whose log can't be loaded keeps the error in :attr:`broken` and answers it to
     every request (:class:`TableUnavailable`) without loading the log again.
     """
 
-    #: How many actions apart the checkpoints of the current game are.
+    #: How many actions in effect apart the checkpoints of a game are.
     CHECKPOINT = 100
 
     def __init__(self, store: Store, table_id: str) -> None:
         self.store = store
         self.id = table_id
+        #: When the table was last used (``time.monotonic()``): idle tables leave memory.
+        self.used = time.monotonic()
         self.reload()
 
     def _reset(self, row: TableRow | None) -> None:
@@ -131,32 +168,38 @@ class Table:
         self.seats: dict[str, str] = {}
         teams = {p["id"]: p["team"] for p in self.header["players"] if p.get("team")}
         self.rights = Rights(teams, self.label)
-        self.entries: list[Entry] = []
-        #: The outcomes of the games before the current one, and the actions in effect in
-        #: each of them.
+        #: The outcomes of the games before the current one.
         self.outcomes: list[engine.Outcome] = []
-        self.past: list[list[Event]] = []
-        #: The current game's actions in effect, in log order.
-        self.effective: list[Event] = []
-        #: Copies of the current game after every :attr:`CHECKPOINT` actions in effect (the
-        #: first after CHECKPOINT, the second after twice as many, ...): an undo replays at
-        #: most CHECKPOINT actions from the nearest one, however long the game.
-        self.checkpoints: list[engine.Game] = []
-        #: The sequence numbers of every action undone so far.
-        self.undone: set[int] = set()
-        self.client_ids: dict[str, int] = {}
+        #: How many actions of the current game are in effect, the last of them, and the
+        #: segment the live game is played from: :attr:`base` (a checkpoint after
+        #: :attr:`base_count` of them) and :attr:`tail`, the ones after it.
+        self.count = 0
+        self.last: Event | None = None
+        self.base_count = 0
+        self.tail: list[Event] = []
+        #: The newest timeline entries (decided; a client is shown only those written).
+        self.recent: deque[tuple[int, str]] = deque(maxlen=RECENT)
+        #: Decided changes not yet written, by sequence number.
+        self.pending: dict[int, Decision] = {}
+        self.client_ids: OrderedDict[str, int] = OrderedDict()
         self.last_seq = 0
         self.committed = 0
         self._refusals: OrderedDict[str, TableError] = OrderedDict()
         #: Intentional draws proposed since the last change: the action -> who agreed.
         self._proposals: dict[str, set[str]] = {}
+        #: The view after the last change written (what a newly connected phone is shown),
+        #: and after the last change decided (what the next change's delta is against).
         self.view: dict[str, Any] = {}
-        self.view_text = "{}"
+        self.latest: dict[str, Any] = {}
+        self._view_text: str | None = None
+        self._replay: _Replay | None = None
+        self._at = 0
 
     def reload(self) -> None:
-        """Build everything in memory from the store's log (on first use, and after a failed
-        write: whatever was decided but not written is forgotten). Raises :class:`KeyError` if
-        the store has no such table; if the log can't be loaded, :attr:`broken` says why."""
+        """Build everything in memory from the store (on first use, and after a failed write:
+        whatever was decided but not written is forgotten), from the newest checkpoint: at
+        most :attr:`CHECKPOINT` actions are replayed. Raises :class:`KeyError` if the store
+        has no such table; if the log can't be loaded, :attr:`broken` says why."""
         self.broken: TableUnavailable | None = None
         self._reset(None)
         try:
@@ -166,22 +209,89 @@ class Table:
             return
         if row is None:
             raise KeyError(self.id)
-        event: Event | None = None
         try:
-            self._reset(row)
-            self.match = engine.Match(row.setup.get("best_of"))
-            self.seats = self.store.seats(self.id)
-            self.game = engine.new_game(self.header)
-            self.state = engine.state_of(self.game)
-            for event in self.store.events(self.id):
-                self._adopt(self._prepare(event, None, live=False))
-            event = None
-            #: The last sequence number written to the store, and the view of the table after
-            #: it: what a newly connected phone is shown (never anything not yet written).
+            self._start(row)
+            if not self._resume():
+                self._start(row)
+                self._replay_log()
             self.committed = self.last_seq
-            self._set_view(self._view())
+            self.view = self.latest = self._view()
         except Exception as exc:
-            self._break(event.seq if event is not None else self.last_seq + 1, exc)
+            self._break(self._at or self.last_seq + 1, exc)
+
+    def _start(self, row: TableRow) -> None:
+        self._reset(row)
+        self.match = engine.Match(row.setup.get("best_of"))
+        self.seats = self.store.seats(self.id)
+        self.game = engine.new_game(self.header)
+        self.base = engine.new_game(self.header)
+        self.state = engine.state_of(self.game)
+
+    def _resume(self) -> bool:
+        """Load the table from its newest checkpoint and the actions in effect after it;
+        ``False`` if it can't be (a log from before checkpoints, or a checkpoint another build
+        wrote): the log is then replayed from the start."""
+        last = self.store.last_event(self.id)
+        if last is None:
+            return True
+        if last.game is None or last.position is None:
+            return False
+        count = last.position + 1 if last.kind == "action" else last.position
+        base_count = count // self.CHECKPOINT * self.CHECKPOINT
+        base, outcomes = engine.new_game(self.header), list[engine.Outcome]()
+        if last.game > 1 or base_count:
+            found = self.store.checkpoint(self.id, last.game, base_count)
+            if found is None:
+                return False
+            try:
+                base, outcomes = engine.load_checkpoint(found.data)
+            except ValueError as exc:
+                log.info("table %s: replaying its log (%s)", self.id, exc)
+                return False
+            if len(outcomes) + 1 != last.game:
+                return False
+        # At a checkpoint, the segment is empty: its last action is read too.
+        start = min(base_count, max(count - 1, 0))
+        tail = self.store.effective(self.id, last.game, start, count)
+        if [e.position for e in tail] != list(range(start, count)):
+            return False
+        recent = self.store.entries(self.id, last.seq + 1, RECENT)
+        if any(text is None for _, text in recent):
+            return False
+        self.outcomes = outcomes
+        self.count, self.last = count, (tail[-1] if tail else None)
+        self.base, self.base_count, self.tail = base, base_count, tail[base_count - start :]
+        try:
+            actions = [e.body["action"] for e in self.tail]
+            self.game = engine.resume(base.copy(), actions, base_count)
+        except Exception:
+            return False  # replayed from the start, which names the event that fails
+        self.state = engine.state_of(self.game)
+        self.last_seq = last.seq
+        self.recent.extend((seq, text) for seq, text in recent if text is not None)
+        return True
+
+    def _replay_log(self) -> None:
+        """Replay the whole log (a log from before checkpoints were kept, or whose checkpoints
+        can't be read), and keep in the store what it derived, so that the next load starts
+        from a checkpoint."""
+        self._replay = replay = _Replay()
+        for event in self.store.events(self.id):
+            self._at = event.seq
+            step = self._prepare(event, None, live=False)
+            self._adopt(step)
+            if event != step.event:
+                replay.derived.append(step.event)
+            if step.checkpoint is not None:
+                replay.made.append(step.checkpoint)
+        self._at = 0
+        self._replay = None
+        if replay.derived or replay.made:
+            try:
+                self.store.derive(replay.derived, replay.made)
+            except Exception:
+                # Only derived facts: the table is loaded; the next load replays again.
+                log.exception("table %s: could not keep its checkpoints", self.id)
 
     def _break(self, seq: int | None, exc: Exception) -> None:
         if isinstance(exc, DamagedError):
@@ -201,6 +311,10 @@ class Table:
         """Raise :class:`TableUnavailable` if the table can't be used."""
         if self.broken is not None:
             raise self.broken
+
+    def idle(self) -> bool:
+        """Whether the table may leave memory: everything it decided is written."""
+        return not self.pending and self.committed == self.last_seq
 
     # -- derived facts -------------------------------------------------------------------------
 
@@ -257,25 +371,31 @@ class Table:
 
     def undo_target(self) -> int | None:
         """The sequence number of the action an undo may take back now (``None``: none)."""
-        if not self.effective or concessions(self.effective[-1].body["action"]):
-            return None
-        return self.effective[-1].seq
+        return _undoable(self.last)
 
     def can_undo(self) -> bool:
         """Whether the current game has an action that undo may take back."""
         return self.undo_target() is not None
 
     def record(self, number: int) -> dict[str, Any]:
-        """The record (document shape) of game ``number`` of the match."""
+        """The record (document shape) of game ``number`` of the match: its actions in effect,
+        read from the store (only what is written: a change decided but not yet stored may
+        still fail). Reads the game's whole log: call it off the event loop."""
         if not 1 <= number <= self.number:
             raise TableError("unknown-game", f"This table has no game {number}.")
-        # Only what is written: a change decided but not yet stored may still fail.
-        events = self.effective if number == self.number else self.past[number - 1]
-        actions = [e.body["action"] for e in events if e.seq <= self.committed]
+        committed = self.committed
+        effective: list[Event] = []
+        for event in self.store.game_events(self.id, number):
+            if event.seq > committed:
+                break
+            if event.kind == "action":
+                effective.append(event)
+            elif event.kind == "undo" and effective:
+                effective.pop()
         return {
             "note": f"lifeledger table, game {number}",
             **self.header,
-            "actions": actions,
+            "actions": [e.body["action"] for e in effective],
         }
 
     def _agree(self, action: dict[str, Any], seat: str) -> None:
@@ -301,6 +421,14 @@ class Table:
 
     # -- changing the table -------------------------------------------------------------------
 
+    def _earlier(self, client_id: str) -> int | None:
+        """The sequence number a client id got, if the table accepted it before."""
+        seq = self.client_ids.get(client_id)
+        if seq is None:
+            found = self.store.event_by_client_id(self.id, client_id)
+            seq = None if found is None else found.seq
+        return seq
+
     def decide(
         self, kind: str, body: dict[str, Any], client_id: str, seat: str | None
     ) -> Decision | int:
@@ -312,12 +440,12 @@ class Table:
         turned-down request gets the same error. If the write then fails, :meth:`reload`.
         """
         self.check()
-        earlier = self.client_ids.get(client_id)
-        if earlier is not None:
-            return earlier
         refused = self._refusals.get(client_id)
         if refused is not None:
             raise refused
+        earlier = self._earlier(client_id)
+        if earlier is not None:
+            return earlier
         event = Event(
             table=self.id,
             seq=self.last_seq + 1,
@@ -344,16 +472,16 @@ class Table:
             ) from exc
         self._adopt(step)
         assert step.view is not None
-        text = (
-            f'{{"type": "event", "seq": {event.seq}, "entry": {step.entry.text()}, '
-            f"{step.view_text[1:]}"
-        )
-        return Decision(event, step.entry, step.view, step.view_text, text)
+        decision = Decision(step.event, step.checkpoint, step.entry, step.view, step.text)
+        self.pending[event.seq] = decision
+        return decision
 
     def commit(self, decision: Decision) -> None:
         """Note that the decision's event is in the store: new phones may now be shown it."""
         self.committed = decision.event.seq
-        self.view, self.view_text = decision.view, decision.view_text
+        self.pending.pop(decision.event.seq, None)
+        self.view = decision.view
+        self._view_text = None
 
     def submit(
         self, kind: str, body: dict[str, Any], client_id: str, seat: str | None
@@ -367,37 +495,52 @@ class Table:
         if isinstance(decision, int):
             return None, decision
         try:
-            self.store.append([decision.event])
+            checkpoints = [decision.checkpoint] if decision.checkpoint else []
+            self.store.append([decision.event], checkpoints)
         except BaseException:
             self.reload()
             raise
         self.commit(decision)
         return decision.entry, decision.event.seq
 
-    def _game_after(self, kept: list[Event]) -> engine.Game:
-        """The game after the actions ``kept`` (the first of those in effect), replayed from
-        the nearest checkpoint: at most :attr:`CHECKPOINT` actions, however long the game."""
-        usable = min(len(kept) // self.CHECKPOINT, len(self.checkpoints))
-        if usable:
-            game, start = self.checkpoints[usable - 1].copy(), usable * self.CHECKPOINT
-        else:
-            game, start = engine.new_game(self.header), 0
-        return engine.resume(game, [e.body["action"] for e in kept[start:]], start)
-
     def _recover(self) -> None:
-        """The live game again from the actions in effect (after the engine failed midway)."""
+        """The live game again from the segment (after the engine failed midway)."""
         try:
-            self.game = self._game_after(self.effective)
+            actions = [e.body["action"] for e in self.tail]
+            self.game = engine.resume(self.base.copy(), actions, self.base_count)
             self.state = engine.state_of(self.game)
         except Exception as exc:
             self._break(self.last_seq, exc)
 
+    def _checkpoint_game(self, count: int) -> engine.Game:
+        """The current game after ``count`` actions in effect (a multiple of
+        :attr:`CHECKPOINT`), from its checkpoint: never changed (copy it to play on)."""
+        if count == 0:
+            return engine.new_game(self.header)
+        if self._replay is not None:
+            return self._replay.checkpoints[count]
+        for decision in self.pending.values():
+            made = decision.checkpoint
+            if made is not None and made.game == self.number and made.count == count:
+                return engine.load_checkpoint(made.data)[0]
+        found = self.store.checkpoint(self.id, self.number, count)
+        if found is None:
+            raise DamagedError(self.id, None, f"checkpoint {count} of game {self.number} is gone")
+        return engine.load_checkpoint(found.data)[0]
+
+    def _segment_before(self, end: int) -> Segment:
+        """The segment of the current game that ends after ``end`` actions in effect (a
+        multiple of :attr:`CHECKPOINT`, above 0): its checkpoint and its actions, from the
+        store (and the changes not yet written)."""
+        start = end - self.CHECKPOINT
+        return self._checkpoint_game(start), start, self._actions(start, end)
+
     def _prepare(self, event: Event, seat: str | None, *, live: bool) -> _Step:
         """Work out what ``event`` does, changing nothing in the table (only the live game, for
         an action the engine accepts: :meth:`_adopt` then takes it in, or the caller rebuilds
-        the game). ``live``: a client's request (checked against its seat; a view is made), as
-        opposed to an event of the log being loaded. Raises :class:`TableError` if the event
-        may not be added."""
+        the game). ``live``: a client's request (checked against its seat; a view and the
+        phones' message are made), as opposed to an event of the log being replayed. Raises
+        :class:`TableError` if the event may not be added."""
         if event.seq != self.last_seq + 1:
             raise TableError("malformed", f"is out of order (after event {self.last_seq})")
         if not isinstance(event.body, dict):
@@ -405,15 +548,15 @@ class Table:
         entry = Entry(
             seq=event.seq, kind=event.kind, game=self.number, seat=event.seat, time=event.time
         )
-        game = self.game
-        target: int | None = None
-        outcome: engine.Outcome | None = None
-        last: Event | None = None
+        number, position = self.number, self.count
+        players: frozenset[str] | None = None
+        teams: frozenset[str] | None = None
+        effects_changed = True
         if event.kind == "action":
+            game = self.game
             action = event.body.get("action")
             if not isinstance(action, dict):
                 raise TableError("malformed", "An action is a JSON object.", member="action")
-            position = len(self.effective)
             try:
                 parsed = engine.parse(action, position)
             except engine.MalformedError as exc:
@@ -433,13 +576,33 @@ class Table:
                     self._recover()
                 raise TableError("malformed", exc.message, member=exc.member) from exc
             entry.action = action
-            last = event
+            state, players, teams, effects_changed = engine.after(game, self.state)
+            stored = dataclasses.replace(event, game=number, position=position)
+            step = _Step(stored, entry, game, state, position + 1, stored)
+            if step.count % self.CHECKPOINT == 0:
+                base = game.copy()
+                step.segment = (base, step.count, [])
+                step.checkpoint = Checkpoint(
+                    self.id,
+                    number,
+                    step.count,
+                    event.seq,
+                    engine.dump_checkpoint(base, self.outcomes),
+                )
         elif event.kind == "undo":
-            target = self._undo_target(event.body, live)
-            entry.target = target
-            kept = self.effective[:-1]
-            game = self._game_after(kept)
+            entry.target = self._undo_target(event.body, live)
+            if self.tail:
+                base, start, tail = self.base, self.base_count, self.tail
+            else:
+                base, start, tail = self._segment_before(self.count)
+            kept = tail[:-1]
+            game = engine.resume(base.copy(), [e.body["action"] for e in kept], start)
             last = kept[-1] if kept else None
+            if not kept and start:
+                last = self._actions(start - 1, start)[0]
+            state = engine.state_of(game)
+            stored = dataclasses.replace(event, game=number, position=position - 1)
+            step = _Step(stored, entry, game, state, position - 1, last, (base, start, kept))
         elif event.kind == "next_game":
             # After the game that decides a match, the next game begins the next match.
             if not self.state.get("over"):
@@ -448,82 +611,165 @@ class Table:
                 )
             outcome = self.game.outcome()
             game = engine.new_game(self.header)
-            entry.game = self.number + 1
+            entry.game = number + 1
+            state = engine.state_of(game)
+            stored = dataclasses.replace(event, game=number + 1, position=0)
+            base = engine.new_game(self.header)
+            step = _Step(stored, entry, game, state, 0, None, (base, 0, []), outcome=outcome)
+            step.checkpoint = Checkpoint(
+                self.id,
+                number + 1,
+                0,
+                event.seq,
+                engine.dump_checkpoint(base, [*self.outcomes, outcome]),
+            )
         else:
             raise TableError("malformed", f"Unknown request {event.kind!r}.", member="type")
-        state = engine.state_of(game)
-        entry.changes = changes(self.state, state)
-        view = None
+        entry.changes = changes(self.state, state, players, teams)
+        text = entry.text()
+        step.event = dataclasses.replace(step.event, entry=text)
+        if event.kind == "action":
+            step.last = step.event
         if live:
-            outcomes = [*self.outcomes, outcome] if outcome is not None else self.outcomes
-            can = last is not None and not concessions(last.body["action"])
-            view = {
-                "state": state,
-                "score": self._score(outcomes, game, state),
-                "can_undo": can,
-                "undo_target": last.seq if can and last is not None else None,
-                "effects": engine.effects(game),
+            self._present(step, effects_changed)
+        return step
+
+    def _present(self, step: _Step, effects_changed: bool) -> None:
+        """The view after a step and its message for the phones: the change (its timeline
+        entry), with the score and the effects only when they changed. Raises ``too-large``
+        for a change that would make the view or the entry too large to send."""
+        prior = self.latest
+        outcomes = self.outcomes if step.outcome is None else [*self.outcomes, step.outcome]
+        decisive = step.event.kind != "action" or any(
+            c["what"] in ("status", "over", "game") for c in step.entry.changes
+        )
+        score = self._score(outcomes, step.game, step.state) if decisive else prior["score"]
+        effects = engine.effects(step.game) if effects_changed else prior["effects"]
+        target = _undoable(step.last)
+        step.view = {
+            "state": step.state,
+            "score": score,
+            "can_undo": target is not None,
+            "undo_target": target,
+            "effects": effects,
+        }
+        text = step.entry.text()
+        head = json.dumps(
+            {
+                "type": "event",
+                "seq": step.event.seq,
+                "can_undo": target is not None,
+                "undo_target": target,
             }
-            view_text = json.dumps(view)
-            if len(entry.text()) > ENTRY_BYTES or len(view_text) > VIEW_BYTES:
-                # Every phone is sent every change: a state that only grows (new counter kinds,
-                # effects, ...) would end up too large to send (found by an audit).
-                if event.kind == "action":
-                    self._recover()
-                raise TableError(
-                    "too-large",
-                    "This change would make the table's state too large to send to the phones.",
-                )
-            return _Step(event, entry, game, state, target, outcome, view, view_text)
-        return _Step(event, entry, game, state, target, outcome)
+        )
+        extra = ""
+        if score != prior["score"]:
+            extra += f', "score": {json.dumps(score)}'
+        if effects != prior["effects"]:
+            extra += f', "effects": {json.dumps(effects)}'
+        if len(text) > ENTRY_BYTES or (
+            (extra or step.event.kind != "action" or _grows(step.entry.changes))
+            and len(json.dumps(step.view)) > VIEW_BYTES
+        ):
+            # Every phone is sent every change: a state that only grows (new counter kinds,
+            # effects, ...) would end up too large to send (found by an audit).
+            if step.event.kind == "action":
+                self._recover()
+            raise TableError(
+                "too-large",
+                "This change would make the table's state too large to send to the phones.",
+            )
+        step.text = f'{head[:-1]}, "entry": {text}{extra}}}'
 
     def _undo_target(self, body: dict[str, Any], live: bool) -> int:
         """The action an undo takes back, or :class:`TableError` saying why it can't."""
         target = body.get("target")
         if target is None and not live:
-            target = self.effective[-1].seq if self.effective else 0  # a log from before targets
+            target = self.last.seq if self.last else 0  # a log from before undo named targets
         if isinstance(target, bool) or not isinstance(target, int):
             raise TableError(
                 "malformed",
                 'An undo names the action it takes back: "target" is its sequence number.',
                 member="target",
             )
-        if target in self.undone:
-            raise TableError("already-undone", f"Event {target} has already been undone.")
-        if not self.effective:
-            raise TableError("nothing-to-undo", "There is nothing to undo in this game.")
-        if target != self.effective[-1].seq:
+        last = self.last
+        if last is None or target != last.seq:
+            if self._was_undone(target):
+                raise TableError("already-undone", f"Event {target} has already been undone.")
+            if last is None:
+                raise TableError("nothing-to-undo", "There is nothing to undo in this game.")
             raise TableError(
                 "not-last",
                 f"Event {target} is not the last action in effect "
-                f"(that is event {self.effective[-1].seq}); undo takes back the last one.",
+                f"(that is event {last.seq}); undo takes back the last one.",
             )
-        if concessions(self.effective[-1].body["action"]):
+        if concessions(last.body["action"]):
             raise TableError("final", "A concession is final: it can't be undone.", rule="104.3a")
         return target
+
+    def _was_undone(self, target: int) -> bool:
+        """Whether event ``target`` is an action of the current game that was undone: no
+        longer in effect (the game has fewer actions in effect than its position, or a later
+        action took its position)."""
+        if self._replay is not None or not 0 < target <= self.last_seq:
+            return False
+        decision = self.pending.get(target)
+        event = decision.event if decision is not None else self.store.event(self.id, target)
+        if event is None or event.kind != "action" or event.game != self.number:
+            return False
+        if event.position is None or event.position >= self.count:
+            return True
+        return self._actions(event.position, event.position + 1)[0].seq != target
+
+    def _actions(self, start: int, end: int) -> list[Event]:
+        """The current game's actions in effect at positions ``start`` to ``end - 1``."""
+        if start >= self.base_count:
+            return self.tail[start - self.base_count : end - self.base_count]
+        if self._replay is not None:
+            return self._replay.effective[start:end]
+        found = self.store.effective(self.id, self.number, start, end)
+        waiting = [
+            d.event
+            for d in self.pending.values()
+            if d.event.kind == "action" and d.event.game == self.number
+        ]
+        tail = newest_at_each_position(
+            [e for e in [*found, *waiting] if e.position is not None and start <= e.position < end]
+        )
+        if [e.position for e in tail] != list(range(start, end)):
+            raise DamagedError(self.id, None, f"actions {start} to {end} of game {self.number}")
+        return tail
 
     def _adopt(self, step: _Step) -> None:
         """Take a worked-out change into the table (assignments only: nothing here fails)."""
         event = step.event
-        if event.kind == "action":
-            self.effective.append(event)
-            if len(self.effective) % self.CHECKPOINT == 0:
-                self.checkpoints.append(step.game.copy())
-        elif event.kind == "undo":
-            self.effective.pop()
-            del self.checkpoints[len(self.effective) // self.CHECKPOINT :]
-            assert step.target is not None
-            self.undone.add(step.target)
-        elif event.kind == "next_game":
-            assert step.outcome is not None
+        replay = self._replay
+        if step.segment is None:
+            self.tail.append(event)
+        else:
+            self.base, self.base_count, self.tail = step.segment
+        if replay is not None:
+            if event.kind == "action":
+                replay.effective.append(event)
+            elif event.kind == "undo":
+                replay.effective.pop()
+            else:
+                replay.effective = []
+                replay.checkpoints = {}
+            if step.checkpoint is not None and step.count:
+                replay.checkpoints[step.count] = self.base
+        if step.outcome is not None:
             self.outcomes.append(step.outcome)
-            self.past.append(self.effective)
-            self.effective = []
-            self.checkpoints = []
+        self.count, self.last = step.count, step.last
         self.game = step.game
         self.state = step.state
-        self.entries.append(step.entry)
+        if step.view is not None:
+            self.latest = step.view
+        assert event.entry is not None
+        self.recent.append((event.seq, event.entry))
         self.client_ids[event.client_id] = event.seq
+        if len(self.client_ids) > CLIENT_IDS_KEPT:
+            self.client_ids.popitem(last=False)
         self.last_seq = event.seq
         self._proposals.clear()
 
@@ -567,37 +813,44 @@ class Table:
             "effects": engine.effects(self.game),
         }
 
-    def _set_view(self, view: dict[str, Any]) -> None:
-        self.view = view
-        self.view_text = json.dumps(view)
+    @property
+    def view_text(self) -> str:
+        """The view as of the last change written, as JSON text (made once per change, when
+        a phone first asks for it)."""
+        if self._view_text is None:
+            self._view_text = json.dumps(self.view)
+        return self._view_text
 
-    def _page(self, after: int, before: int, limit: int) -> tuple[list[Entry], bool]:
+    def _page(self, after: int, before: int, limit: int) -> tuple[list[str], bool]:
         """The newest ``limit`` written entries with ``after < seq < before``, oldest first,
-        at most :data:`PAGE_BYTES` of them (at least one), and whether older ones (still after
-        ``after``) exist. Entry ``n`` is ``entries[n-1]``."""
+        at most :data:`PAGE_BYTES` of them (at least one), as JSON texts, and whether older
+        ones (still after ``after``) exist. The newest come from memory, older ones from the
+        store."""
         end = max(0, min(before - 1, self.committed))
         start = max(after, end - limit, 0)
+        if end <= start:
+            return [], start > after
+        if self.recent and self.recent[0][0] <= start + 1:
+            first = self.recent[0][0]
+            found = [text for _, text in list(self.recent)[start + 1 - first : end + 1 - first]]
+        else:
+            rows = self.store.entries(self.id, end + 1, end - start)
+            if any(text is None for _, text in rows):
+                raise DamagedError(self.id, None, "a timeline entry was never derived")
+            found = [text for _, text in rows if text is not None]
         size = 0
-        for index in range(end - 1, start - 1, -1):
-            size += len(self.entries[index].text())
-            if size > PAGE_BYTES and index < end - 1:
-                start = index + 1
+        for index in range(len(found) - 1, -1, -1):
+            size += len(found[index])
+            if size > PAGE_BYTES and index < len(found) - 1:
+                found = found[index + 1 :]
                 break
-        return self.entries[start:end], start > after
+        return found, end - len(found) > after
 
     def snapshot(self, since: int = 0) -> dict[str, Any]:
         """What a client needs to catch up after sequence number ``since``: the view as of
         the last event written to the store and the newest :data:`PAGE` entries after
         ``since`` (``more``: older ones exist; a client asks for them with :meth:`history`)."""
-        self.check()
-        entries, more = self._page(since, self.committed + 1, PAGE)
-        return {
-            "seq": self.committed,
-            "since": since,
-            "more": more,
-            "entries": [e.to_json() for e in entries],
-            **self.view,
-        }
+        return json.loads(self.snapshot_text(since))  # type: ignore[no-any-return]
 
     def snapshot_text(self, since: int = 0, **head: Any) -> str:
         """:meth:`snapshot` as JSON text, with ``head``'s members first, made from the cached
@@ -605,21 +858,32 @@ class Table:
         self.check()
         entries, more = self._page(since, self.committed + 1, PAGE)
         first = json.dumps({**head, "seq": self.committed, "since": since, "more": more})
-        return (
-            f'{first[:-1]}, "entries": [{", ".join(e.text() for e in entries)}], '
-            f"{self.view_text[1:]}"
-        )
+        return f'{first[:-1]}, "entries": [{", ".join(entries)}], {self.view_text[1:]}'
 
     def history(self, before: int, limit: int = PAGE) -> dict[str, Any]:
         """A page of older entries: the newest ``limit`` (at most :data:`PAGE`) with a sequence
         number below ``before``, oldest first, and whether there are older ones still."""
-        self.check()
-        entries, more = self._page(0, before, max(0, min(limit, PAGE)))
-        return {"type": "history", "entries": [e.to_json() for e in entries], "more": more}
+        return json.loads(self.history_text(before, limit))  # type: ignore[no-any-return]
 
     def history_text(self, before: int, limit: int = PAGE) -> str:
-        """:meth:`history` as JSON text, made from the entries' cached texts."""
+        """:meth:`history` as JSON text, made from the entries' texts."""
         self.check()
         entries, more = self._page(0, before, max(0, min(limit, PAGE)))
-        joined = ", ".join(e.text() for e in entries)
+        joined = ", ".join(entries)
         return f'{{"type": "history", "entries": [{joined}], "more": {json.dumps(more)}}}'
+
+
+def _undoable(last: Event | None) -> int | None:
+    """The sequence number of ``last``, the last action in effect, if an undo may take it
+    back (104.3a: a concession is final)."""
+    if last is None or concessions(last.body["action"]):
+        return None
+    return last.seq
+
+
+def _grows(items: list[dict[str, Any]]) -> bool:
+    """Whether a change adds to the state (a counter kind, a commander, a trigger it did not
+    have): only such a change can make it too large to send."""
+    return any(
+        c["what"] in ("counters", "commander_damage", "triggered") and c["from"] == 0 for c in items
+    )

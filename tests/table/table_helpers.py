@@ -8,6 +8,8 @@ from typing import Any
 from aiohttp import ClientWebSocketResponse
 from aiohttp.test_utils import TestClient
 
+from lifeledger_table.changes import apply_changes
+
 #: The header every POST carries (the server refuses other content types: issue 7 item 12).
 JSON = {"Content-Type": "application/json"}
 
@@ -65,10 +67,25 @@ class Phone:
     def __init__(self, ws: ClientWebSocketResponse) -> None:
         self.ws = ws
         self.n = 0
+        #: The phone's copy of the table (issue 9: an event carries only what changed, and
+        #: the phone applies it): the last sequence number, state, score and effects.
+        self.seq = 0
+        self.view: dict[str, Any] = {}
 
     async def recv(self) -> dict[str, Any]:
-        """The next message."""
+        """The next message. An event is applied to the phone's copy of the table as the page
+        applies it, and returned with that copy's ``state``, ``score`` and ``effects``."""
         msg: dict[str, Any] = await self.ws.receive_json(timeout=10)
+        if msg["type"] == "welcome":
+            self.seq = msg["seq"]
+            self.view = {k: msg[k] for k in ("state", "score", "effects")}
+        elif msg["type"] == "event":
+            assert msg["seq"] == self.seq + 1, "an event was missed"
+            assert "state" not in msg
+            self.seq = msg["seq"]
+            self.view["state"] = apply_changes(self.view["state"], msg["entry"]["changes"])
+            self.view.update({k: msg[k] for k in ("score", "effects") if k in msg})
+            msg = {**self.view, **msg}
         return msg
 
     async def until(self, kind: str) -> dict[str, Any]:

@@ -87,7 +87,7 @@ def test_an_undo_the_engine_fails_on_changes_nothing(
     _store, table = _new_table(tmp_path)
     _act(table, BO_GAINS_1, "a")
     _act(table, BO_GAINS_1, "b")
-    before = (table.state, [e.seq for e in table.effective], table.last_seq, table.view)
+    before = (table.state, (table.count, table.last, table.tail), table.last_seq, table.view)
 
     def broken_resume(game: Any, actions: Any, start: int) -> Any:
         raise RuntimeError("the engine failed")
@@ -96,7 +96,7 @@ def test_an_undo_the_engine_fails_on_changes_nothing(
     with pytest.raises(TableError) as failed:
         table.submit("undo", {"target": 2}, "u1", "ana")
     assert failed.value.code == "engine-failed"
-    assert (table.state, [e.seq for e in table.effective], table.last_seq, table.view) == before
+    assert (table.state, (table.count, table.last, table.tail), table.last_seq, table.view) == before
     assert table.broken is None
     monkeypatch.undo()
     table.submit("undo", {"target": 2}, "u2", "ana")
@@ -235,13 +235,13 @@ async def test_a_table_whose_log_cant_load_says_so_and_spares_the_others(
             await ana.act(BO_GAINS_1)
     _tamper(db, damaged["id"], 2, body)
     reads: list[str] = []
-    real_events = SQLiteStore.events
+    real_last = SQLiteStore.last_event
 
-    def counted(self: SQLiteStore, table_id: str, after: int = 0) -> Any:
-        reads.append(table_id)
-        return real_events(self, table_id, after)
+    def counted(self: SQLiteStore, table_id: str) -> Any:
+        reads.append(table_id)  # every load of a table begins here
+        return real_last(self, table_id)
 
-    monkeypatch.setattr(SQLiteStore, "events", counted)
+    monkeypatch.setattr(SQLiteStore, "last_event", counted)
     again = await aiohttp_client(create_app(SQLiteStore(db)))
     for path in (f"/api/tables/{damaged['id']}", f"/api/watch/{damaged['watch']}"):
         for _ in range(3):
