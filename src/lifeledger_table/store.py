@@ -163,9 +163,9 @@ class Store(Protocol):
         effect when the game has ``end`` actions in effect: at each position, the newest
         action (an action undone is followed by the next one at its position)."""
 
-    def entries(self, table_id: str, before: int, limit: int) -> list[tuple[int, str]]:
+    def entries(self, table_id: str, before: int, limit: int) -> list[tuple[int, str | None]]:
         """The newest ``limit`` timeline entries with a sequence number below ``before``,
-        oldest first, as ``(seq, JSON text)``."""
+        oldest first, as ``(seq, JSON text)`` (``None``: not derived yet)."""
 
     def checkpoint(self, table_id: str, game: int, count: int) -> Checkpoint | None:
         """The table's checkpoint at ``count`` actions in effect of game ``game``, if any."""
@@ -538,18 +538,15 @@ class SQLiteStore:
         )
         return newest_at_each_position(found)
 
-    def entries(self, table_id: str, before: int, limit: int) -> list[tuple[int, str]]:
+    def entries(self, table_id: str, before: int, limit: int) -> list[tuple[int, str | None]]:
         """The newest ``limit`` timeline entries with a sequence number below ``before``,
-        oldest first, as ``(seq, JSON text)``."""
+        oldest first, as ``(seq, JSON text)`` (``None``: not derived yet)."""
         with self._reading:
             rows = self._reader.execute(
                 "SELECT seq, entry FROM events WHERE table_id = ? AND seq < ? "
                 "ORDER BY seq DESC LIMIT ?",
                 (table_id, before, limit),
             ).fetchall()
-        for seq, text in rows:
-            if text is None:
-                raise DamagedError(table_id, seq, "its timeline entry was never derived")
         return [(seq, text) for seq, text in reversed(rows)]
 
     def checkpoint(self, table_id: str, game: int, count: int) -> Checkpoint | None:

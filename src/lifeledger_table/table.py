@@ -15,7 +15,6 @@ checkpoint beside the event that made it, so that loading a table replays at mos
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import logging
 import time
@@ -577,8 +576,7 @@ class Table:
                 raise TableError("malformed", exc.message, member=exc.member) from exc
             entry.action = action
             state, players, teams, effects_changed = engine.after(game, self.state)
-            stored = dataclasses.replace(event, game=number, position=position)
-            step = _Step(stored, entry, game, state, position + 1, stored)
+            step = _Step(event, entry, game, state, position + 1, None)
             if step.count % self.CHECKPOINT == 0:
                 base = game.copy()
                 step.segment = (base, step.count, [])
@@ -601,8 +599,7 @@ class Table:
             if not kept and start:
                 last = self._actions(start - 1, start)[0]
             state = engine.state_of(game)
-            stored = dataclasses.replace(event, game=number, position=position - 1)
-            step = _Step(stored, entry, game, state, position - 1, last, (base, start, kept))
+            step = _Step(event, entry, game, state, position - 1, last, (base, start, kept))
         elif event.kind == "next_game":
             # After the game that decides a match, the next game begins the next match.
             if not self.state.get("over"):
@@ -613,9 +610,8 @@ class Table:
             game = engine.new_game(self.header)
             entry.game = number + 1
             state = engine.state_of(game)
-            stored = dataclasses.replace(event, game=number + 1, position=0)
             base = engine.new_game(self.header)
-            step = _Step(stored, entry, game, state, 0, None, (base, 0, []), outcome=outcome)
+            step = _Step(event, entry, game, state, 0, None, (base, 0, []), outcome=outcome)
             step.checkpoint = Checkpoint(
                 self.id,
                 number + 1,
@@ -626,8 +622,20 @@ class Table:
         else:
             raise TableError("malformed", f"Unknown request {event.kind!r}.", member="type")
         entry.changes = changes(self.state, state, players, teams)
-        text = entry.text()
-        step.event = dataclasses.replace(step.event, entry=text)
+        # The event as stored: with its game, its position (for an action, the actions in
+        # effect before it; else after it) and its timeline entry.
+        step.event = Event(
+            event.table,
+            event.seq,
+            event.kind,
+            event.body,
+            event.client_id,
+            event.seat,
+            event.time,
+            entry.game,
+            position if event.kind == "action" else step.count,
+            entry.text(),
+        )
         if event.kind == "action":
             step.last = step.event
         if live:

@@ -21,6 +21,8 @@ TEXT_FORMAT = frozenset("\u200c\u200d") | frozenset(map(chr, range(0xE0020, 0xE0
 def unshowable(text: str) -> str | None:
     """The first character of ``text`` that is not text to show (a control character, a bidi
     override, ...), as ``U+202E RIGHT-TO-LEFT OVERRIDE``; ``None`` if there is none."""
+    if text.isprintable():  # no character of a category C (the common case, at C speed)
+        return None
     for c in text:
         if unicodedata.category(c).startswith("C") and c not in TEXT_FORMAT:
             name = unicodedata.name(c, "")

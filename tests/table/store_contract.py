@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from lifeledger_table.store import DuplicateError, Event, Store, TableRow
+from lifeledger_table.store import Checkpoint, DuplicateError, Event, Store, TableRow
 
 
 def event(table: str, seq: int, client_id: str, kind: str = "action", **body: Any) -> Event:
@@ -113,3 +113,66 @@ class StoreContract:
             assert again.events("table-1") == [big]
         finally:
             again.close()
+
+    # -- issue 9: what a table derived is kept beside its log --------------------------------
+
+    def test_an_event_keeps_its_game_position_and_entry(self, store: Store) -> None:
+        store.create_table(row(1))
+        first = Event("table-1", 1, "action", {"a": 1}, "c1", None, 1.0, 1, 0, '{"seq": 1}')
+        store.append([first, event("table-1", 2, "c2")])
+        assert store.event("table-1", 1) == first
+        assert store.event("table-1", 3) is None
+        assert store.last_event("table-1") == event("table-1", 2, "c2")
+        assert store.last_event("table-2") is None
+        assert store.entries("table-1", 3, 10) == [(1, '{"seq": 1}'), (2, None)]
+
+    def test_the_actions_in_effect_are_the_newest_at_each_position(self, store: Store) -> None:
+        """An undo takes back the last action in effect, so the next action takes its
+        position: at each position, the newest action is the one in effect."""
+        store.create_table(row(1))
+
+        def at(seq: int, kind: str, game: int, position: int) -> Event:
+            return Event("table-1", seq, kind, {}, f"c{seq}", None, 0.0, game, position, "{}")
+
+        log = [
+            at(1, "action", 1, 0),
+            at(2, "action", 1, 1),
+            at(3, "undo", 1, 1),
+            at(4, "action", 1, 1),
+            at(5, "action", 1, 2),
+            at(6, "next_game", 2, 0),
+            at(7, "action", 2, 0),
+        ]
+        store.append(log)
+        assert [e.seq for e in store.effective("table-1", 1, 0, 3)] == [1, 4, 5]
+        assert [e.seq for e in store.effective("table-1", 1, 1, 2)] == [4]
+        assert [e.seq for e in store.effective("table-1", 2, 0, 1)] == [7]
+        assert [e.seq for e in store.game_events("table-1", 2)] == [6, 7]
+        assert store.entries("table-1", 6, 2) == [(4, "{}"), (5, "{}")]
+
+    def test_a_checkpoint_is_written_with_its_event_and_replaced_later(self, store: Store) -> None:
+        store.create_table(row(1))
+        one = Checkpoint("table-1", 1, 100, 1, b"first")
+        store.append([event("table-1", 1, "c1")], [one])
+        assert store.checkpoint("table-1", 1, 100) == one
+        assert store.checkpoint("table-1", 1, 200) is None
+        two = Checkpoint("table-1", 1, 100, 2, b"second")
+        with pytest.raises(DuplicateError):  # all or nothing: the checkpoint is not kept
+            store.append([event("table-1", 1, "c9")], [two])
+        assert store.checkpoint("table-1", 1, 100) == one
+        store.append([event("table-1", 2, "c2")], [two])
+        assert store.checkpoint("table-1", 1, 100) == two
+
+    def test_what_a_table_derives_from_an_old_log_is_kept(self, store: Store) -> None:
+        store.create_table(row(1))
+        store.append([event("table-1", 1, "c1")])
+        derived = Event("table-1", 1, "action", {}, "c1", "ana", 1001.0, 1, 0, '{"seq": 1}')
+        made = Checkpoint("table-1", 1, 1, 1, b"data")
+        store.derive([derived], [made])
+        again = store.event("table-1", 1)
+        assert again is not None and (again.game, again.position, again.entry) == (
+            1,
+            0,
+            '{"seq": 1}',
+        )
+        assert store.checkpoint("table-1", 1, 1) == made

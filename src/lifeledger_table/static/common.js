@@ -326,8 +326,76 @@ function describeChange(c, names) {
     case "commander_damage": return `${who} commander damage from ${names.of(c.key)} ${c.from} → ${c.to}`;
     case "status": return `${who} ${describeResult(c.to, c.reason, c.rule)}`;
     case "game": return `game ${c.from} → ${c.to} (restart)`;
-    case "over": return "the game is over";
-    case "triggered": return `${names.of(c.key)} triggered (${c.to})`;
+    // "over" is reported both ways: false when an undo takes back the action that ended it.
+    case "over": return c.to === false ? "the game is no longer over" : "the game is over";
+    case "triggered": return c.to === null ? `${names.of(c.key)}: triggers no longer counted` : `${names.of(c.key)} triggered (${c.to})`;
     default: return c.what;
   }
+}
+
+// ---------------------------------------------------------------- deltas
+
+// A copy of a state (plain JSON values and BigInts), so that applying changes leaves the old
+// one as it was.
+function copyState(value) {
+  if (Array.isArray(value)) return value.map(copyState);
+  if (value && typeof value === "object") {
+    const out = {};
+    for (const [k, x] of Object.entries(value)) out[k] = copyState(x);
+    return out;
+  }
+  return value;
+}
+
+// Whether a count is zero (a Number, or a BigInt from a huge total).
+function isZero(n) { return n !== null && n !== undefined && String(n) === "0"; }
+
+// A state with an event's changes (entry.changes) applied: the page's copy of the server's
+// state, moved on by one event. Pure: ``state`` is not modified. Throws an Error when a change
+// names a player or team the state doesn't hold, or is of an unknown kind (the page then asks
+// for the whole state again). The rules are the server's (lifeledger_table.changes.apply_changes):
+// - a team's "life"/"poison" is the team's and every member's (a shared total, 810.9a);
+// - "counters" and "commander_damage" to 0 remove their key; "triggered" to null removes its
+//   key (a trigger count of 0 is a count);
+// - "status" sets status, reason and rule; "game" and "over" set the game's.
+function applyChanges(state, changes) {
+  const out = copyState(state);
+  const players = new Map((out.players || []).map((p) => [p.id, p]));
+  const teams = new Map((out.teams || []).map((t) => [t.id, t]));
+  const find = (map, id, what) => {
+    const x = map.get(id);
+    if (!x) throw new Error(`a change names an unknown ${what} ${JSON.stringify(id)}`);
+    return x;
+  };
+  // A counter or commander damage at 0 leaves its mapping. A trigger count keeps 0 (the spec's
+  // "triggered" lists every trigger the game has seen, 0 included): only null removes it.
+  const setCount = (holder, group, key, to, gone) => {
+    if (!holder[group] || typeof holder[group] !== "object") holder[group] = {};
+    if (gone) delete holder[group][key];
+    else holder[group][key] = to;
+  };
+  const standing = (x, c) => {
+    x.status = c.to;
+    x.reason = c.reason === undefined ? null : c.reason;
+    x.rule = c.rule === undefined ? null : c.rule;
+  };
+  for (const c of changes || []) {
+    if (c.team !== undefined && c.team !== null) {
+      const team = find(teams, c.team, "team");
+      if (c.what === "life" || c.what === "poison") {
+        team[c.what] = c.to;
+        for (const p of out.players || []) if (p.team === c.team) p[c.what] = c.to;
+      } else if (c.what === "status") standing(team, c);
+      else throw new Error(`unknown team change ${JSON.stringify(c.what)}`);
+    } else if (c.player !== undefined && c.player !== null) {
+      const p = find(players, c.player, "player");
+      if (c.what === "life" || c.what === "poison" || c.what === "library") p[c.what] = c.to;
+      else if (c.what === "counters" || c.what === "commander_damage") setCount(p, c.what, c.key, c.to, isZero(c.to) || c.to === null);
+      else if (c.what === "status") standing(p, c);
+      else throw new Error(`unknown player change ${JSON.stringify(c.what)}`);
+    } else if (c.what === "game" || c.what === "over") out[c.what] = c.to;
+    else if (c.what === "triggered") setCount(out, "triggered", c.key, c.to, c.to === null || c.to === undefined);
+    else throw new Error(`unknown change ${JSON.stringify(c.what)}`);
+  }
+  return out;
 }

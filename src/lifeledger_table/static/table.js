@@ -9,6 +9,7 @@ const KEY = path[2] || "";
 const S = {
   info: null, names: null, seat: null, token: null, host: null,
   lastSeq: 0, entries: [], more: false, state: null, score: null, canUndo: false, undoTarget: undefined,
+  effects: [], resyncAsked: 0,
   pending: new Map(), ws: null, connected: false, everConnected: false, backoff: 500,
   pongTimer: null, connectTimer: null, retryTimer: null, claiming: false, asks: new Map(),
   selectedHead: {}, sheetFor: null, frames: null, frame: 0, playTimer: null,
@@ -24,6 +25,8 @@ const SLOW_ACK = 1500;
 
 const COUNTER_KINDS = ["poison", "energy", "experience", "rad"];
 const MAX_MESSAGE = 16 * 1024; // the server closes a socket that sends more in one message
+// After a missing event, the page asks for the whole state; again if no welcome came this long.
+const RESYNC_WAIT = 3000;
 
 function $(id) { return document.getElementById(id); }
 
@@ -173,10 +176,11 @@ function receive(msg) {
       break;
     }
     case "event":
+      // An event carries what changed, applied here to the page's copy of the state. A missing
+      // sequence number (or a change the copy can't take) asks for the whole state again.
       if (msg.seq <= S.lastSeq) return;
-      if (msg.seq !== S.lastSeq + 1) { send(hello()); return; }
+      if (msg.seq !== S.lastSeq + 1 || !takeEvent(msg)) { resync(); return; }
       S.entries.push(msg.entry);
-      takeSnapshot(msg);
       announce(msg.entry);
       render();
       break;
@@ -229,7 +233,35 @@ function receive(msg) {
   }
 }
 
+// Ask for the whole state after the last event this page holds: the welcome replaces it all.
+// Asked once (events that arrive before the welcome are ignored), again after RESYNC_WAIT.
+function resync() {
+  if (S.resyncAsked && Date.now() - S.resyncAsked < RESYNC_WAIT) return;
+  S.resyncAsked = Date.now();
+  send(hello());
+}
+
+// An event: its changes applied to the state, and the score and the effects when it carries
+// them (only when they changed). Returns false when the changes can't be applied.
+function takeEvent(msg) {
+  let state;
+  if (msg.state) state = msg.state; // a server that still sends the whole state
+  else {
+    if (!S.state) return false;
+    try { state = applyChanges(S.state, (msg.entry && msg.entry.changes) || []); } catch (e) { return false; }
+  }
+  S.lastSeq = msg.seq;
+  S.state = state;
+  if ("score" in msg) S.score = msg.score;
+  if ("effects" in msg) S.effects = msg.effects;
+  S.canUndo = msg.can_undo;
+  S.undoTarget = "undo_target" in msg ? msg.undo_target : undefined;
+  return true;
+}
+
+// A welcome: the whole state, score and effects.
 function takeSnapshot(msg) {
+  S.resyncAsked = 0;
   S.lastSeq = msg.seq;
   S.state = msg.state;
   S.score = msg.score;
@@ -241,12 +273,15 @@ function takeSnapshot(msg) {
 
 // Tell everyone what just happened that matters: a loss, the end of the game, an undo.
 function announce(entry) {
-  const lost = entry.changes.filter((c) => c.what === "status" && c.to !== "playing" && c.to);
+  const ended = entry.changes.filter((c) => c.what === "status" && c.to !== "playing" && c.to);
+  // A team's result is said once, not again for each of its members with the same result.
+  const teamSaid = new Map(ended.filter((c) => c.team).map((c) => [c.team, c.to]));
+  const lost = ended.filter((c) => c.team || !(teamOf(c.player) && teamSaid.get(teamOf(c.player)) === c.to));
   if (entry.kind === "undo") {
     const target = S.entries.find((e) => e.seq === entry.target);
     toast(`Undone: ${target ? describe(target.action, S.names) : "the last action"}`);
   } else if (lost.length) {
-    toast(lost.map((c) => `${S.names.of(c.player)} ${describeResult(c.to, c.reason, c.rule)}`).join(" · "), "loss");
+    toast(lost.map((c) => `${S.names.of(c.team || c.player)} ${describeResult(c.to, c.reason, c.rule)}`).join(" · "), "loss");
   }
 }
 
@@ -270,6 +305,7 @@ function activeCards() {
 }
 
 function playerState(id) { return S.state.players.find((p) => p.id === id); }
+function teamOf(id) { const p = S.state && playerState(id); return p ? p.team : null; }
 // Whether the players count this library (an uncounted one is recorded as empty).
 function counted(id) { return (S.info.counted || []).includes(id); }
 function header() { return S.info.header; }
