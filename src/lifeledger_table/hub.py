@@ -164,14 +164,17 @@ class Hub:
         """Let tables leave memory (their log stays in the store; the next request loads them
         again): every table nobody is connected to that has been idle for ``limits.idle``
         seconds, and, past ``limits.tables_held`` tables, the longest idle of those nobody is
-        connected to. Returns how many left."""
+        connected to (a soft cap: none used in the last ``limits.busy`` seconds). Returns how
+        many left."""
         now = time.monotonic() if now is None else now
         waiting = {t.id for t, *_ in self.retries} | {d.event.table for d, _ in self.batch}
         free = sorted(
             (t for t in self.tables.values() if t.id not in self.conns and t.id not in waiting),
             key=lambda t: t.used,
         )
-        free = [t for t in free if t.idle()]
+        # A table used moments ago may still be in a request's hands (a seat being written):
+        # only one unused for ``limits.busy`` seconds leaves, so that it is never loaded twice.
+        free = [t for t in free if t.idle() and now - t.used >= self.limits.busy]
         over = max(0, len(self.tables) - self.limits.tables_held)
         gone = [t for i, t in enumerate(free) if i < over or now - t.used >= self.limits.idle]
         for table in gone:

@@ -36,6 +36,8 @@ class Limits:
     idle: float = 300.0
     tables_held: int = 1000
     sweep: float = 10.0
+    #: No table used in the last ``busy`` seconds leaves memory, however many are held.
+    busy: float = 30.0
     #: Largest HTTP request body (a record to replay), in bytes.
     body_bytes: int = 1024 * 1024
     #: Messages per second a socket may send, on average ...
