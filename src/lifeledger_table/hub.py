@@ -10,15 +10,16 @@ import asyncio
 import json
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import web
 
-from .errors import TableUnavailable
+from .errors import TableError, TableUnavailable
 from .limits import Bucket, Limits, Throttle
 from .replay import Replays
-from .store import DamagedError, Store
+from .store import DamagedError, DuplicateError, Store
 from .table import Decision, Table
 
 __all__ = ["HUB_KEY", "Conn", "Hub", "error_message"]
@@ -41,6 +42,8 @@ class Conn:
     limits: Limits
     seat: str | None = None
     hello: bool = False
+    #: Whether its last hello carried the table's host token.
+    host: bool = False
     dropped: int = 0
     #: The characters (= bytes: the JSON is ASCII) queued and not yet sent.
     queued: int = 0
@@ -116,6 +119,14 @@ class Hub:
         #: Retries of changes decided but not yet written: acknowledged once they are.
         self.retries: list[tuple[Table, Conn, str, int]] = []
         self.writer: asyncio.Task[None] | None = None
+        #: How a phone is shown its table anew (a welcome after a sequence number), and what
+        #: follows seats given by another server: set by the app (the protocol knows how).
+        self.welcome: Callable[[Conn, int], None] | None = None
+        self.seats_changed: Callable[[Table, set[str]], None] | None = None
+        #: Writes another server got ahead of (each decided again).
+        self.conflicts = 0
+        #: Catching up with other servers' writes (issue 10).
+        self.following: set[asyncio.Task[None]] = set()
         #: Tables being loaded (off the event loop): every request for one waits for the same.
         self.loading: dict[str, asyncio.Future[Table | None]] = {}
 
@@ -199,8 +210,9 @@ class Hub:
             self.writer = asyncio.get_running_loop().create_task(self._write())
 
     def retry(self, table: Table, conn: Conn, cid: str, seq: int) -> None:
-        """Acknowledge a retry of a change that was decided before, once it is written."""
-        if seq <= table.committed:
+        """Acknowledge a retry of a change that was decided before, once it is written (here,
+        or by another server: a change not waiting here to be written is in the store)."""
+        if seq not in table.pending:
             conn.send_json({"type": "ack", "id": cid, "seq": seq})
         else:
             self.retries.append((table, conn, cid, seq))
@@ -212,6 +224,11 @@ class Hub:
                 events = [d.event for d, _ in batch]
                 made = [d.checkpoint for d, _ in batch if d.checkpoint is not None]
                 await asyncio.to_thread(self.store.append, events, made)
+            except DuplicateError:
+                # Another server on the same database wrote to one of these tables first
+                # (issue 10): decide each change again, against the log as it now is.
+                self._redo(batch)
+                continue
             except Exception:
                 log.exception("could not store %d events", len(batch))
                 self._fail(batch + self.batch)
@@ -227,6 +244,108 @@ class Hub:
             waiting, self.retries = self.retries, []
             for table, conn, cid, seq in waiting:
                 self.retry(table, conn, cid, seq)
+
+    def _redo(self, batch: list[tuple[Decision, Conn]]) -> None:
+        """A batch another server's write got ahead of: every table in it is loaded again (it
+        now holds every event written, by any server), its phones here are shown it anew, and
+        each change of the batch (and of the next one: decided on the same stale tables) is
+        decided again, in its order, and queued for writing."""
+        self.conflicts += 1
+        redo, self.batch = batch + self.batch, []
+        stale = {d.event.table for d, _ in redo}
+        shown: dict[str, int] = {}
+        for table_id in stale:
+            table = self.tables[table_id]
+            shown[table_id] = table.committed
+            table.reload()
+        again: dict[tuple[str, str], Decision | int | TableError] = {}
+        for decision, conn in redo:
+            table = self.tables[decision.event.table]
+            event = decision.event
+            cid = event.client_id
+            try:
+                result = table.decide(event.kind, event.body, cid, event.seat)
+            except TableError as exc:
+                again[(table.id, cid)] = exc
+                conn.send_json({"type": "error", "id": cid, **exc.to_json()})
+                continue
+            again[(table.id, cid)] = result
+            if isinstance(result, int):
+                self.retry(table, conn, cid, result)
+            else:
+                self.batch.append((result, conn))
+        waiting, self.retries = self.retries, []
+        for table, conn, cid, seq in waiting:
+            if table.id not in stale:
+                self.retries.append((table, conn, cid, seq))
+                continue
+            found = again.get((table.id, cid))
+            if isinstance(found, Decision):
+                self.retries.append((table, conn, cid, found.event.seq))
+            elif isinstance(found, int):
+                self.retry(table, conn, cid, found)
+            elif isinstance(found, TableError):
+                conn.send_json({"type": "error", "id": cid, **found.to_json()})
+        for table_id in stale:
+            self._resync(self.tables[table_id], shown[table_id])
+
+    def _resync(self, table: Table, since: int) -> None:
+        """Show every phone of the table the table anew (a welcome after ``since``): what it
+        was sent before may no longer be how the log goes on."""
+        if table.broken is not None:
+            for conn in self.conns.get(table.id, ()):
+                conn.send_json({"type": "error", "id": None, **table.broken.to_json()})
+                conn.close()
+            return
+        if self.welcome is not None:
+            for conn in self.conns.get(table.id, ()):
+                if conn.hello:
+                    self.welcome(conn, since)
+
+    def notified(self, kind: str, table_id: str, seq: int) -> None:
+        """Another server on the same database wrote an event (or gave a seat) of a table
+        (issue 10): a table held here catches up, and its phones here are sent the change.
+        ``lost``: notifications may have been missed: every table held here catches up."""
+        if kind == "lost":
+            for held in list(self.tables):
+                self._follow(held, "event")
+        elif table_id in self.tables:
+            table = self.tables[table_id]
+            if kind == "seats" or seq > table.last_seq:
+                self._follow(table_id, kind)
+
+    def _follow(self, table_id: str, kind: str) -> None:
+        task = asyncio.get_running_loop().create_task(self._catch_up(table_id, kind))
+        self.following.add(task)
+        task.add_done_callback(self.following.discard)
+
+    async def _catch_up(self, table_id: str, kind: str) -> None:
+        table = self.tables.get(table_id)
+        if table is None:
+            return
+        if kind == "seats":
+            seats = await asyncio.to_thread(self.store.seats, table_id)
+            changed = {
+                s for s in set(seats) | set(table.seats) if seats.get(s) != table.seats.get(s)
+            }
+            table.seats = seats
+            if changed and self.seats_changed is not None:
+                self.seats_changed(table, changed)
+            return
+        events = await asyncio.to_thread(self.store.events, table_id, table.last_seq)
+        events = [e for e in events if e.seq > table.last_seq]
+        if not events or table.pending or self.tables.get(table_id) is not table:
+            return  # nothing new, or a write here is under way: it conflicts and redoes
+        shown = table.committed
+        try:
+            messages = table.take_in(events)
+        except Exception:
+            log.exception("table %s: could not take in another server's events", table_id)
+            table.reload()
+            self._resync(table, shown)
+            return
+        for text in messages:
+            self.send_all(table, text)
 
     def _fail(self, failed: list[tuple[Decision, Conn]]) -> None:
         """A write failed: forget every change not written, and say so to who sent it."""

@@ -20,7 +20,7 @@ from .errors import TableError
 from .hub import HUB_KEY, Conn, Hub, error_message
 from .jsontext import strict_json
 from .limits import SocketGate
-from .routes import StorageFailure, grant_seat, same_origin, table_or_404, watched_or_404
+from .routes import SeatTaken, StorageFailure, grant_seat, same_origin, table_or_404, watched_or_404
 from .store import hash_token
 from .table import PAGE, Table
 from .takeover import Takeover, Takeovers, is_host, takeovers_of
@@ -278,22 +278,32 @@ def _hello(conn: Conn, msg: dict[str, Any]) -> None:
                 conn.send_json(
                     error_message(None, "bad-token", "This seat token no longer holds a seat.")
                 )
+    welcome(conn, since, host=not conn.spectator and is_host(table, msg.get("host")))
+
+
+def welcome(conn: Conn, since: int, host: bool | None = None) -> None:
+    """Send ``conn`` its table as of the last event written, with the entries after ``since``
+    (after a hello, or when another server's write made what it was shown stale). Made from
+    cached texts: it costs the size of the welcome (at most the newest PAGE entries), never
+    the length of the game."""
+    table = conn.table
+    if host is None:
+        host = conn.host
     try:
-        # Made from cached texts: a hello costs the size of the welcome (at most the newest
-        # PAGE entries), never the length of the game.
-        welcome = table.snapshot_text(
+        text = table.snapshot_text(
             since,
             type="welcome",
             seat=conn.seat,
             spectator=conn.spectator,
             taken=sorted(table.seats),
-            host=not conn.spectator and is_host(table, msg.get("host")),
+            host=host,
         )
     except TableError as exc:
         conn.send_json({"type": "error", "id": None, **exc.to_json()})
         return
     conn.hello = True
-    conn.send(welcome)
+    conn.host = host
+    conn.send(text)
 
 
 def _host_hello(hub: Hub, conn: Conn, msg: dict[str, Any]) -> None:
@@ -365,6 +375,9 @@ async def _allow(hub: Hub, takeovers: Takeovers, table: Table, asked: Takeover) 
         asked.token = await grant_seat(hub, table, asked.seat)
     except StorageFailure:
         asked.status = "pending"  # nothing changed: it may be answered again
+        return
+    except SeatTaken:  # another server gave the seat to someone else meanwhile
+        takeovers.finish(hub, table, asked, "refused")
         return
     takeovers.finish(hub, table, asked, "allowed", told)
 

@@ -31,11 +31,13 @@ from .takeover import Takeover, is_host, takeovers_of
 __all__ = [
     "CODES_KEY",
     "STATIC",
+    "SeatTaken",
     "StorageFailure",
     "add_routes",
     "grant_seat",
     "read_body",
     "same_origin",
+    "seats_given",
     "table_or_404",
     "watched_or_404",
 ]
@@ -57,6 +59,10 @@ log = logging.getLogger("lifeledger_table")
 
 class StorageFailure(Exception):
     """The store could not do what was asked (a disk, a database that refuses writes)."""
+
+
+class SeatTaken(Exception):
+    """Another server on the same database gave the seat first (issue 10)."""
 
 
 def _error(status: int, code: str, message: str, **extra: Any) -> web.Response:
@@ -267,10 +273,12 @@ async def grant_seat(hub: Hub, table: Table, seat: str) -> str:
     digest = hash_token(token)
     # Claimed in memory first, so that two phones asking at once can't both get the seat;
     # written to the store (off the loop) before anyone is told.
+    # The store gives the seat only if it is still held as this server saw it: another
+    # server on the same database may have given it meanwhile (issue 10).
     previous = table.seats.get(seat)
     table.seats[seat] = digest
     try:
-        await asyncio.to_thread(hub.store.set_seat, table.id, seat, digest)
+        given = await asyncio.to_thread(hub.store.set_seat, table.id, seat, digest, previous)
     except BaseException as exc:
         if table.seats.get(seat) == digest:
             if previous is None:
@@ -281,15 +289,26 @@ async def grant_seat(hub: Hub, table: Table, seat: str) -> str:
             log.exception("could not store a seat")
             raise StorageFailure(str(exc)) from exc
         raise
-    takeovers = takeovers_of(hub)
-    for conn in hub.conns.get(table.id, ()):
-        if conn.seat == seat:
-            conn.seat = None
-            conn.send_json({"type": "seat_lost", "seat": seat})
-            takeovers.release(table.id, seat)
-    takeovers.seat_changed(hub, table, seat)
-    hub.broadcast(table, {"type": "seats", "taken": sorted(table.seats)})
+    if not given:
+        table.seats = await asyncio.to_thread(hub.store.seats, table.id)
+        raise SeatTaken(seat)
+    seats_given(hub, table, {seat})
     return token
+
+
+def seats_given(hub: Hub, table: Table, seats: set[str]) -> None:
+    """Seats changed hands (here, or on another server on the same database): the sockets
+    that held them get ``seat_lost``, requests to take them over are moot, and every phone
+    of the table hears which seats are taken."""
+    takeovers = takeovers_of(hub)
+    for seat in seats:
+        for conn in hub.conns.get(table.id, ()):
+            if conn.seat == seat:
+                conn.seat = None
+                conn.send_json({"type": "seat_lost", "seat": seat})
+                takeovers.release(table.id, seat)
+        takeovers.seat_changed(hub, table, seat)
+    hub.broadcast(table, {"type": "seats", "taken": sorted(table.seats)})
 
 
 async def take_seat(request: web.Request) -> web.Response:
@@ -331,6 +350,8 @@ async def take_seat(request: web.Request) -> web.Response:
         token = await grant_seat(hub, table, seat)
     except StorageFailure:
         return _storage_error()
+    except SeatTaken:
+        return _error(409, "seat-taken", "This seat was just taken. Take it over?")
     return web.json_response({"seat": seat, "token": token})
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import signal
 import ssl
@@ -22,11 +23,11 @@ from .connections import raise_descriptor_limit, serve
 from .hub import HUB_KEY, Hub
 from .limits import CodeGuard, Limits, SocketGate
 from .middleware import ERRORS_KEY, ErrorPacer, add_headers, errors, posts, slow_errors
-from .store import SQLiteStore, Store, StoreError
+from .store import Feed, SQLiteStore, Store, StoreError
 
 __all__ = ["Limits", "create_app", "run", "serve"]
 
-SWEEP_KEY = web.AppKey("sweep", asyncio.Task[None])
+SWEEP_KEY = web.AppKey("sweep", list[asyncio.Task[None]])
 
 
 def create_app(store: Store, limits: Limits | None = None) -> web.Application:
@@ -47,7 +48,9 @@ def create_app(store: Store, limits: Limits | None = None) -> web.Application:
             "lingering_time": limits.linger_seconds,
         },
     )
-    app[HUB_KEY] = Hub(store, limits)
+    hub = app[HUB_KEY] = Hub(store, limits)
+    hub.welcome = protocol.welcome
+    hub.seats_changed = functools.partial(routes.seats_given, hub)
     app[routes.CODES_KEY] = CodeGuard(limits)
     app[ERRORS_KEY] = ErrorPacer(limits)
     app[protocol.GATE_KEY] = SocketGate(limits)
@@ -65,12 +68,16 @@ def create_app(store: Store, limits: Limits | None = None) -> web.Application:
         store.close()
 
     async def start_sweep(app: web.Application) -> None:
-        app[SWEEP_KEY] = asyncio.get_running_loop().create_task(app[HUB_KEY].sweep())
+        loop = asyncio.get_running_loop()
+        app[SWEEP_KEY] = [loop.create_task(hub.sweep())]
+        if isinstance(store, Feed):  # several servers share the store: follow the others
+            app[SWEEP_KEY].append(loop.create_task(store.listen(hub.notified)))
 
     async def stop_sweep(app: web.Application) -> None:
-        app[SWEEP_KEY].cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await app[SWEEP_KEY]
+        for task in app[SWEEP_KEY]:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
 
     app.on_startup.append(start_sweep)
     app.on_cleanup.append(stop_sweep)

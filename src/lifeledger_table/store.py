@@ -17,15 +17,16 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 __all__ = [
     "Checkpoint",
     "DamagedError",
     "DuplicateError",
     "Event",
+    "Feed",
     "SQLiteStore",
     "Store",
     "StoreError",
@@ -129,8 +130,12 @@ class Store(Protocol):
     def table_ids(self) -> list[str]:
         """Every table's id, oldest first."""
 
-    def set_seat(self, table_id: str, seat: str, token_hash: str) -> None:
-        """Give ``seat`` of the table to the holder of the token with this digest."""
+    def set_seat(
+        self, table_id: str, seat: str, token_hash: str, previous: str | None = None
+    ) -> bool:
+        """Give ``seat`` of the table to the holder of the token with this digest, if the
+        seat is still held by the digest ``previous`` (``None``: free); returns whether it
+        was given (two servers granting one seat at once: one wins)."""
 
     def seats(self, table_id: str) -> dict[str, str]:
         """The table's taken seats: seat id -> token digest."""
@@ -176,6 +181,17 @@ class Store(Protocol):
 
     def close(self) -> None:
         """Release the store's resources."""
+
+
+@runtime_checkable
+class Feed(Protocol):
+    """A store that several servers share tells each what the others wrote (issue 10)."""
+
+    async def listen(self, notified: Callable[[str, str, int], None]) -> None:
+        """Call ``notified(kind, table_id, seq)`` for every write of any server until
+        cancelled: ``("event", table, last seq written)``, ``("seats", table, 0)``, and
+        ``("lost", "", 0)`` when notifications may have been missed (a dropped connection,
+        now back)."""
 
 
 _SCHEMA = """
@@ -412,15 +428,27 @@ class SQLiteStore:
             cur = self._db.execute("SELECT id FROM tables ORDER BY created, rowid")
             return [r[0] for r in cur.fetchall()]
 
-    def set_seat(self, table_id: str, seat: str, token_hash: str) -> None:
-        """Give ``seat`` of the table to the holder of the token with this digest."""
+    def set_seat(
+        self, table_id: str, seat: str, token_hash: str, previous: str | None = None
+    ) -> bool:
+        """Give ``seat`` of the table to the holder of the token with this digest, if the
+        seat is still held by the digest ``previous`` (``None``: free); returns whether it
+        was given (two servers granting one seat at once: one wins)."""
         with self._lock:
             self._check_file()
-            self._db.execute(
-                "INSERT INTO seats (table_id, seat, token_hash) VALUES (?, ?, ?) "
-                "ON CONFLICT (table_id, seat) DO UPDATE SET token_hash = excluded.token_hash",
-                (table_id, seat, token_hash),
-            )
+            if previous is None:
+                cur = self._db.execute(
+                    "INSERT INTO seats (table_id, seat, token_hash) VALUES (?, ?, ?) "
+                    "ON CONFLICT (table_id, seat) DO NOTHING",
+                    (table_id, seat, token_hash),
+                )
+            else:
+                cur = self._db.execute(
+                    "UPDATE seats SET token_hash = ? "
+                    "WHERE table_id = ? AND seat = ? AND token_hash = ?",
+                    (token_hash, table_id, seat, previous),
+                )
+            return cur.rowcount == 1
 
     def seats(self, table_id: str) -> dict[str, str]:
         """The table's taken seats: seat id -> token digest."""

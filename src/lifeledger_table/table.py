@@ -475,6 +475,23 @@ class Table:
         self.pending[event.seq] = decision
         return decision
 
+    def take_in(self, events: list[Event]) -> list[str]:
+        """Take in events another server wrote to the table's log after the last one here
+        (several servers on one database: issue 10), as they were decided there, and return
+        each one's message for the phones. Only when nothing decided here waits to be
+        written (such a write conflicts, and the table is then reloaded). Raises if an event
+        can't be taken in: the caller reloads the table."""
+        if self.pending:
+            raise TableError("busy", "Changes decided here are still being written.")
+        out: list[str] = []
+        for event in events:
+            step = self._prepare(event, None, live=True)
+            self._adopt(step)
+            assert step.view is not None
+            self.commit(Decision(step.event, step.checkpoint, step.entry, step.view, step.text))
+            out.append(step.text)
+        return out
+
     def commit(self, decision: Decision) -> None:
         """Note that the decision's event is in the store: new phones may now be shown it."""
         self.committed = decision.event.seq

@@ -95,11 +95,21 @@ class StoreContract:
 
     def test_seats_are_given_and_taken_over(self, store: Store) -> None:
         store.create_table(row(1))
-        store.set_seat("table-1", "ana", "h1")
-        store.set_seat("table-1", "ana", "h2")
-        store.set_seat("table-1", "bo", "h3")
+        assert store.set_seat("table-1", "ana", "h1")
+        assert store.set_seat("table-1", "ana", "h2", "h1")
+        assert store.set_seat("table-1", "bo", "h3")
         assert store.seats("table-1") == {"ana": "h2", "bo": "h3"}
         assert store.seats("table-2") == {}
+
+    def test_a_seat_is_given_only_by_whoever_knows_who_holds_it(self, store: Store) -> None:
+        """issue 10: two servers granting one seat at once: only the first grant is written,
+        the second (which saw the seat free, or held by a token since replaced) is told."""
+        store.create_table(row(1))
+        assert store.set_seat("table-1", "ana", "h1")
+        assert not store.set_seat("table-1", "ana", "h2")  # it thought the seat free
+        assert store.set_seat("table-1", "ana", "h3", "h1")
+        assert not store.set_seat("table-1", "ana", "h4", "h1")  # h1 no longer holds it
+        assert store.seats("table-1") == {"ana": "h3"}
 
     def test_everything_written_is_there_after_reopening(self, store: Store) -> None:
         store.create_table(row(1))

@@ -593,10 +593,12 @@ class FailingStore(SQLiteStore):
             raise sqlite3.OperationalError("attempt to write a readonly database")
         super().create_table(row)
 
-    def set_seat(self, table_id: str, seat: str, token_hash: str) -> None:
+    def set_seat(
+        self, table_id: str, seat: str, token_hash: str, previous: str | None = None
+    ) -> bool:
         if self.fail:
             raise sqlite3.OperationalError("disk I/O error")
-        super().set_seat(table_id, seat, token_hash)
+        return super().set_seat(table_id, seat, token_hash, previous)
 
 
 @pytest.mark.asyncio

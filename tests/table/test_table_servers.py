@@ -1,0 +1,170 @@
+"""Several servers, one store (issue 10): phones of one table on different servers behave as
+on one. Here two apps share one SQLite file, and each store tells the others of its writes as
+PostgreSQL's NOTIFY does (the same hub code follows them); the PostgreSQL runs of these
+stories start real server processes."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from aiohttp.test_utils import TestClient
+from table_helpers import Phone, open_table, phone, seat
+
+from lifeledger_table import engine
+from lifeledger_table.hub import HUB_KEY
+from lifeledger_table.limits import Limits
+from lifeledger_table.server import create_app
+from lifeledger_table.store import Event, SQLiteStore
+
+Client = TestClient[Any, Any]
+FOUR = {"players": [{"name": n} for n in ("Ana", "Bo", "Cy", "Di")]}
+FAST = Limits(rate=1000, burst=1000, table_rate=1000, table_burst=1000)
+
+
+class SharedStore(SQLiteStore):
+    """One server's store on a file several servers share: every write is told to the
+    others' ``listen``, as PostgreSQL's NOTIFY tells them."""
+
+    def __init__(self, path: str, peers: list[SharedStore]) -> None:
+        super().__init__(path)
+        self.peers = peers
+        peers.append(self)
+        self.listeners: list[tuple[asyncio.AbstractEventLoop, Callable[..., None]]] = []
+
+    async def listen(self, notified: Callable[[str, str, int], None]) -> None:
+        self.listeners.append((asyncio.get_running_loop(), notified))
+        await asyncio.Event().wait()
+
+    def _tell(self, kind: str, table: str, seq: int) -> None:
+        for peer in self.peers:
+            for loop, notified in peer.listeners:
+                loop.call_soon_threadsafe(notified, kind, table, seq)
+
+    def append(self, events: Any, checkpoints: Any = ()) -> None:
+        super().append(events, checkpoints)
+        last = {e.table: e.seq for e in events}
+        for table, seq in last.items():
+            self._tell("event", table, seq)
+
+    def set_seat(
+        self, table_id: str, seat: str, token_hash: str, previous: str | None = None
+    ) -> bool:
+        given = super().set_seat(table_id, seat, token_hash, previous)
+        if given:
+            self._tell("seats", table_id, 0)
+        return given
+
+
+@pytest_asyncio.fixture
+async def servers(aiohttp_client: Callable[..., Any], tmp_path: Path) -> list[Client]:
+    peers: list[SharedStore] = []
+    path = str(tmp_path / "shared.db")
+    return [await aiohttp_client(create_app(SharedStore(path, peers), FAST)) for _ in range(2)]
+
+
+async def settle(*phones: Phone, seq: int) -> None:
+    """Read every phone's messages until it has seen event ``seq``."""
+    for p in phones:
+        while p.seq < seq:
+            await p.recv()
+
+
+def replayed(db_store: SQLiteStore, table: str, header: dict[str, Any]) -> dict[str, Any]:
+    """The state of the table's current game: its stored log, replayed from the start."""
+    effective: list[Event] = []
+    for event in db_store.events(table):
+        if event.kind == "action":
+            effective.append(event)
+        elif event.kind == "undo":
+            effective.pop()
+        else:
+            effective = []
+    return engine.state_of(engine.replay(header, [e.body["action"] for e in effective]))
+
+
+@pytest.mark.asyncio
+async def test_a_change_on_one_server_reaches_the_phones_on_the_other(
+    servers: list[Client],
+) -> None:
+    a, b = servers
+    table = await open_table(a, FOUR)
+    ana = await phone(a, table["id"], await seat(a, table["id"], "ana"))
+    bo = await phone(b, table["id"], await seat(b, table["id"], "bo"))
+    assert (await ana.act({"do": "lose_life", "player": "bo", "amount": 3}))["type"] == "ack"
+    await settle(bo, seq=1)
+    assert next(p for p in bo.view["state"]["players"] if p["id"] == "bo")["life"] == 17
+    assert (await bo.act({"do": "gain_life", "player": "bo", "amount": 1}))["type"] == "ack"
+    await settle(ana, bo, seq=2)
+    assert ana.view["state"] == bo.view["state"]
+
+
+@pytest.mark.asyncio
+async def test_a_seat_is_never_held_twice_across_servers(servers: list[Client]) -> None:
+    a, b = servers
+    table = await open_table(a, FOUR)
+    url = f"/api/tables/{table['id']}/seats/cy"
+    answers = await asyncio.gather(*(c.post(url, json={}) for c in (a, b, a, b)))
+    assert sorted(r.status for r in answers) == [200, 409, 409, 409]
+
+
+@pytest.mark.asyncio
+async def test_a_retry_through_the_other_server_applies_once(servers: list[Client]) -> None:
+    a, b = servers
+    table = await open_table(a, FOUR)
+    ana_a = await phone(a, table["id"], token := await seat(a, table["id"], "ana"))
+    ana_b = await phone(b, table["id"], token)
+    cid = await ana_a.send("action", {"do": "lose_life", "player": "ana", "amount": 2}, cid="x1")
+    first = await ana_a.reply(cid)
+    await ana_b.send("action", {"do": "lose_life", "player": "ana", "amount": 2}, cid="x1")
+    again = await ana_b.reply("x1")
+    assert first == again == {"type": "ack", "id": "x1", "seq": 1}
+
+
+@pytest.mark.asyncio
+async def test_phones_on_two_servers_acting_at_once_agree_with_the_log(
+    servers: list[Client],
+) -> None:
+    """Random changes and undos from phones on both servers at once: the servers serialize
+    them through the store (a write that another got ahead of is decided again), sequence
+    numbers have no gaps, every acknowledged change is in the log once, and every phone ends
+    with the log's state replayed."""
+    a, b = servers
+    table = await open_table(a, FOUR)
+    tid = table["id"]
+    phones = []
+    for client, who in ((a, "ana"), (b, "bo"), (a, "cy"), (b, "di")):
+        phones.append((client, who, await phone(client, tid, await seat(client, tid, who))))
+    rng = random.Random(9)
+    acked: dict[str, int] = {}
+
+    async def play(p: Phone, who: str) -> None:
+        for _ in range(25):
+            if rng.random() < 0.15 and p.view.get("undo_target"):
+                cid = await p.send("undo", target=p.view["undo_target"])
+            else:
+                kind = rng.choice(["gain_life", "lose_life"])
+                cid = await p.send("action", {"do": kind, "player": who, "amount": 1})
+            reply = await p.reply(cid)
+            if reply["type"] == "ack":
+                acked[cid] = reply["seq"]
+
+    await asyncio.gather(*(play(p, who) for _, who, p in phones))
+    store = a.app[HUB_KEY].store
+    events = store.events(tid)
+    assert [e.seq for e in events] == list(range(1, len(events) + 1))
+    assert {e.client_id: e.seq for e in events if e.client_id in acked} == acked
+    final = len(events)
+    for _, _, p in phones:
+        await settle(p, seq=final)
+    want = replayed(store, tid, table["header"])
+    for _, _, p in phones:
+        assert p.view["state"] == want
+    for client in servers:
+        assert client.app[HUB_KEY].tables[tid].state == want
+    assert sum(c.app[HUB_KEY].conflicts for c in servers) > 0  # the stories did race
