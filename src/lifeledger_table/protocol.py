@@ -17,10 +17,11 @@ from typing import Any
 from aiohttp import WSCloseCode, WSMsgType, web
 
 from .errors import TableError
-from .hub import HUB_KEY, Conn, Hub, error_message
+from .hub import HUB_KEY, Hub
 from .jsontext import strict_json
 from .limits import SocketGate
 from .routes import SeatTaken, StorageFailure, grant_seat, same_origin, table_or_404, watched_or_404
+from .sockets import Conn, error_message
 from .store import hash_token
 from .table import PAGE, Table
 from .takeover import Takeover, Takeovers, is_host, takeovers_of
@@ -248,9 +249,9 @@ def _handle(hub: Hub, conn: Conn, data: str) -> None:
         conn.send_json({"type": "error", "id": cid, **exc.to_json()})
         return
     if isinstance(decision, int):
-        hub.retry(table, conn, cid, decision)
+        hub.writer.retry(table, conn, cid, decision)
     else:
-        hub.submit(decision, conn)
+        hub.writer.submit(decision, conn)
 
 
 def _hello(conn: Conn, msg: dict[str, Any]) -> None:

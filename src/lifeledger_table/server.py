@@ -49,8 +49,8 @@ def create_app(store: Store, limits: Limits | None = None) -> web.Application:
         },
     )
     hub = app[HUB_KEY] = Hub(store, limits)
-    hub.welcome = protocol.welcome
-    hub.seats_changed = functools.partial(routes.seats_given, hub)
+    hub.follower.welcome = protocol.welcome
+    hub.follower.seats_changed = functools.partial(routes.seats_given, hub)
     app[routes.CODES_KEY] = CodeGuard(limits)
     app[ERRORS_KEY] = ErrorPacer(limits)
     app[protocol.GATE_KEY] = SocketGate(limits)
@@ -71,7 +71,7 @@ def create_app(store: Store, limits: Limits | None = None) -> web.Application:
         loop = asyncio.get_running_loop()
         app[SWEEP_KEY] = [loop.create_task(hub.sweep())]
         if isinstance(store, Feed):  # several servers share the store: follow the others
-            app[SWEEP_KEY].append(loop.create_task(store.listen(hub.notified)))
+            app[SWEEP_KEY].append(loop.create_task(store.listen(hub.follower.notified)))
 
     async def stop_sweep(app: web.Application) -> None:
         for task in app[SWEEP_KEY]:

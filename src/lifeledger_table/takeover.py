@@ -22,8 +22,9 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from .hub import Conn, Hub
+from .hub import Hub
 from .limits import Limits, Throttle
+from .sockets import Conn
 from .store import hash_token
 from .table import Table
 

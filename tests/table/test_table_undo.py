@@ -87,7 +87,7 @@ def test_an_undo_the_engine_fails_on_changes_nothing(
     _store, table = _new_table(tmp_path)
     _act(table, BO_GAINS_1, "a")
     _act(table, BO_GAINS_1, "b")
-    before = (table.state, (table.count, table.last, table.tail), table.last_seq, table.view)
+    before = (table.state, table.count, table.last, table.tail, table.last_seq, table.view)
 
     def broken_resume(game: Any, actions: Any, start: int) -> Any:
         raise RuntimeError("the engine failed")
@@ -96,7 +96,7 @@ def test_an_undo_the_engine_fails_on_changes_nothing(
     with pytest.raises(TableError) as failed:
         table.submit("undo", {"target": 2}, "u1", "ana")
     assert failed.value.code == "engine-failed"
-    assert (table.state, (table.count, table.last, table.tail), table.last_seq, table.view) == before
+    assert (table.state, table.count, table.last, table.tail, table.last_seq, table.view) == before
     assert table.broken is None
     monkeypatch.undo()
     table.submit("undo", {"target": 2}, "u2", "ana")

@@ -1,0 +1,91 @@
+"""How a server follows the others on the same store (issue 10): another server's write is
+taken into the table here and sent to the phones here; a phone whose table changed under it is
+shown the table anew."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from .sockets import Conn
+from .table import Table
+
+if TYPE_CHECKING:
+    from .hub import Hub
+
+__all__ = ["Follower"]
+
+log = logging.getLogger("lifeledger_table")
+
+
+class Follower:
+    """What this server does with the writes of the others."""
+
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+        #: How a phone is shown its table anew (a welcome after a sequence number), and what
+        #: follows seats given by another server: set by the app (the protocol knows how).
+        self.welcome: Callable[[Conn, int], None] | None = None
+        self.seats_changed: Callable[[Table, set[str]], None] | None = None
+        #: Catching up with other servers' writes.
+        self.following: set[asyncio.Task[None]] = set()
+
+    def resync(self, table: Table, since: int) -> None:
+        """Show every phone of the table the table anew (a welcome after ``since``): what it
+        was sent before may no longer be how the log goes on."""
+        if table.broken is not None:
+            for conn in self.hub.conns.get(table.id, ()):
+                conn.send_json({"type": "error", "id": None, **table.broken.to_json()})
+                conn.close()
+            return
+        if self.welcome is not None:
+            for conn in self.hub.conns.get(table.id, ()):
+                if conn.hello:
+                    self.welcome(conn, since)
+
+    def notified(self, kind: str, table_id: str, seq: int) -> None:
+        """Another server on the same database wrote an event (or gave a seat) of a table
+        (issue 10): a table held here catches up, and its phones here are sent the change.
+        ``lost``: notifications may have been missed: every table held here catches up."""
+        if kind == "lost":
+            for held in list(self.hub.tables):
+                self._follow(held, "event")
+        elif table_id in self.hub.tables:
+            table = self.hub.tables[table_id]
+            if kind == "seats" or seq > table.last_seq:
+                self._follow(table_id, kind)
+
+    def _follow(self, table_id: str, kind: str) -> None:
+        task = asyncio.get_running_loop().create_task(self._catch_up(table_id, kind))
+        self.following.add(task)
+        task.add_done_callback(self.following.discard)
+
+    async def _catch_up(self, table_id: str, kind: str) -> None:
+        table = self.hub.tables.get(table_id)
+        if table is None:
+            return
+        if kind == "seats":
+            seats = await asyncio.to_thread(self.hub.store.seats, table_id)
+            changed = {
+                s for s in set(seats) | set(table.seats) if seats.get(s) != table.seats.get(s)
+            }
+            table.seats = seats
+            if changed and self.seats_changed is not None:
+                self.seats_changed(table, changed)
+            return
+        events = await asyncio.to_thread(self.hub.store.events, table_id, table.last_seq)
+        events = [e for e in events if e.seq > table.last_seq]
+        if not events or table.pending or self.hub.tables.get(table_id) is not table:
+            return  # nothing new, or a write here is under way: it conflicts and redoes
+        shown = table.committed
+        try:
+            messages = table.take_in(events)
+        except Exception:
+            log.exception("table %s: could not take in another server's events", table_id)
+            table.reload()
+            self.resync(table, shown)
+            return
+        for text in messages:
+            self.hub.send_all(table, text)

@@ -1,0 +1,92 @@
+"""One open WebSocket of a phone: who is on it, and its outgoing queue, sent in order."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from aiohttp import web
+
+from .limits import Bucket, Limits
+
+if TYPE_CHECKING:
+    from .table import Table
+
+__all__ = ["Conn", "error_message"]
+
+log = logging.getLogger("lifeledger_table")
+
+
+def error_message(cid: str | None, code: str, message: str, **extra: Any) -> dict[str, Any]:
+    """An error as sent on a socket, answering the change ``cid`` (``None``: no change)."""
+    return {"type": "error", "id": cid, "error": code, "message": message, **extra}
+
+
+@dataclass(eq=False)
+class Conn:
+    """One open WebSocket: who is on it, and its outgoing queue (kept in order)."""
+
+    ws: web.WebSocketResponse
+    table: Table
+    spectator: bool
+    limits: Limits
+    seat: str | None = None
+    hello: bool = False
+    #: Whether its last hello carried the table's host token.
+    host: bool = False
+    dropped: int = 0
+    #: The characters (= bytes: the JSON is ASCII) queued and not yet sent.
+    queued: int = 0
+    #: Set once the connection is to close: nothing more is queued.
+    closing: bool = False
+    bucket: Bucket = field(init=False)
+    #: History pages asked for (each is up to ``table.PAGE_BYTES``: a budget of its own).
+    pages: Bucket = field(init=False)
+    queue: asyncio.Queue[str | None] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.bucket = Bucket(self.limits.rate, self.limits.burst)
+        self.pages = Bucket(self.limits.pages_rate, self.limits.pages_burst)
+        self.queue = asyncio.Queue()
+
+    def send(self, text: str) -> None:
+        """Queue a message; a client too slow to keep up (more than ``limits.queue_bytes``
+        or ``limits.queue`` messages waiting) is disconnected: it resumes when it reconnects."""
+        if self.closing:
+            return
+        if (
+            self.queued + len(text) > self.limits.queue_bytes
+            or self.queue.qsize() >= self.limits.queue
+        ):
+            log.info("disconnected a client too slow to take what it is sent")
+            self.close()
+            return
+        self.queued += len(text)
+        self.queue.put_nowait(text)
+
+    def close(self) -> None:
+        """Close the connection once what is queued before it has been sent."""
+        if not self.closing:
+            self.closing = True
+            self.queue.put_nowait(None)
+
+    def send_json(self, obj: dict[str, Any]) -> None:
+        """Queue a JSON message."""
+        self.send(json.dumps(obj))
+
+    async def writer(self) -> None:
+        """Send the queued messages in order until the connection ends."""
+        while True:
+            text = await self.queue.get()
+            if text is None or self.ws.closed:
+                await self.ws.close()
+                return
+            try:
+                await self.ws.send_str(text)
+            except (ConnectionError, RuntimeError):
+                return
+            finally:
+                self.queued -= len(text)
