@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 SHARED ?= ../shared
 
-.PHONY: run test lint typecheck chromium unit examples fuzz bench clean
+.PHONY: run test lint typecheck chromium postgresql unit examples fuzz bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,7 +29,13 @@ typecheck: $(STAMP)
 chromium:
 	command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
 
-unit: $(STAMP) chromium
+# The PostgreSQL store's tests start a server of their own with Debian's initdb and pg_ctl
+# (in /usr/lib/postgresql/<version>/bin); install them when they are missing.
+postgresql:
+	ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || command -v pg_ctl >/dev/null || \
+	  (apt-get update && apt-get install -y postgresql)
+
+unit: $(STAMP) chromium postgresql
 	$(BIN)/pytest
 
 examples: $(STAMP)

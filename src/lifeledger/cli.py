@@ -92,7 +92,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     serve = commands.add_parser("serve", help="serve the table app")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
-    serve.add_argument("--db", default="lifeledger.db")
+    serve.add_argument(
+        "--db",
+        default="lifeledger.db",
+        help="where tables are kept: an SQLite file's path (default: %(default)s) or a "
+        "PostgreSQL URL, postgresql://user@host/dbname, for several processes sharing them",
+    )
     serve.add_argument("--cert", help="a TLS certificate (PEM), to serve HTTPS")
     serve.add_argument("--key", help="the certificate's private key (PEM)")
     serve.set_defaults(run=_serve)

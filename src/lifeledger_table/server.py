@@ -23,7 +23,8 @@ from .connections import raise_descriptor_limit, serve
 from .hub import HUB_KEY, Hub
 from .limits import CodeGuard, Limits, SocketGate
 from .middleware import ERRORS_KEY, ErrorPacer, add_headers, errors, posts, slow_errors
-from .store import Feed, SQLiteStore, Store, StoreError
+from .store import Feed, Store, StoreError
+from .stores import open_store
 
 __all__ = ["Limits", "create_app", "run", "serve"]
 
@@ -97,7 +98,7 @@ def run(host: str, port: int, db: str, *, cert: str | None = None, key: str | No
         context.load_cert_chain(cert, key)
     raise_descriptor_limit()
     try:  # a store that can't be opened, read or written stops the server at once, saying why
-        store = SQLiteStore(db)
+        store = open_store(db)
     except StoreError as exc:
         raise SystemExit(f"lifeledger serve: {exc}") from None
 

@@ -1,10 +1,12 @@
-"""Fixtures for the table app's tests: an app on a fresh SQLite store, served in-process."""
+"""Fixtures for the table app's tests: an app on a fresh SQLite store, served in-process; a
+throwaway PostgreSQL server for the session, with a fresh database per test."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 import pytest_asyncio
@@ -12,6 +14,9 @@ from aiohttp.test_utils import TestClient
 
 from lifeledger_table.server import Limits, create_app
 from lifeledger_table.store import SQLiteStore
+
+if TYPE_CHECKING:
+    from pg_cluster import Cluster
 
 
 @pytest.fixture
@@ -57,3 +62,27 @@ def browser() -> Iterator[Any]:
         chromium = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         yield chromium
         chromium.close()
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[Cluster]:
+    """A PostgreSQL server of its own for the test session (initdb in a temporary directory,
+    on a free loopback port), stopped and removed at the end. Without PostgreSQL's binaries,
+    its tests are skipped, or fail in CI (``CI=true``), where ``make test`` installs them."""
+    from pg_cluster import Unavailable, cluster, find_binaries
+
+    try:
+        find_binaries()
+    except Unavailable as exc:
+        if os.environ.get("CI") == "true":
+            pytest.fail(str(exc), pytrace=False)
+        pytest.skip(str(exc))
+    with cluster() as made:
+        yield made
+
+
+@pytest.fixture
+def pg_url(pg_cluster: Cluster) -> str:
+    """A fresh place for a store on the session's PostgreSQL server: the URL of a new, empty
+    schema (``pg_cluster.create_database()`` makes a whole database, in 0.1 to 0.4 s)."""
+    return pg_cluster.create_schema()

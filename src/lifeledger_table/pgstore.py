@@ -1,0 +1,493 @@
+"""The PostgreSQL store: the :class:`~.store.Store` protocol on a database server, for several
+``lifeledger serve`` processes sharing their tables.
+
+Same schema ideas as :class:`~.store.SQLiteStore` (a table's setup, its seats' token digests,
+its append-only log with what was derived from each event, and checkpoints), the same
+guarantees, and the same contract tests (``tests/table/store_contract.py``):
+
+- every write is one transaction, committed before the method returns (PostgreSQL's commit
+  waits for its WAL to reach the disk; a session set to ``synchronous_commit = off`` is set
+  back to ``on``);
+- ``(table, seq)`` and ``(table, client_id)`` are unique keys: of two processes appending the
+  same sequence number (or client op id) to a table, one wins and the other gets
+  :class:`~.store.DuplicateError`, whichever commits second;
+- bodies and setups are kept as the JSON text they were written as (not ``jsonb``, which
+  reorders keys and refuses some strings), so they read back exactly.
+
+The schema is versioned (the one row of ``lifeledger_schema``): opening a store creates it or
+upgrades it, inside one transaction holding an advisory lock, so that processes starting
+together don't race; each upgrade only adds. A database of a newer lifeledger is refused.
+
+Connections come from a :class:`psycopg_pool.ConnectionPool` (thread-safe: the table app reads
+on its event loop and writes from worker threads). A read that fails on a connection the server
+closed (after a restart of the server, say) is tried once more on another connection; a write
+is not, since it may have been committed.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, TypeVar
+from urllib.parse import urlsplit
+
+import psycopg
+from psycopg import conninfo
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from .store import (
+    Checkpoint,
+    DamagedError,
+    DuplicateError,
+    Event,
+    StoreError,
+    TableRow,
+    _event,
+    newest_at_each_position,
+)
+
+__all__ = ["SCHEMA_VERSION", "PostgresStore", "describe"]
+
+T = TypeVar("T")
+Connection = psycopg.Connection[tuple[Any, ...]]
+
+#: The advisory lock held while the schema is created or upgraded ("lifeledg" in ASCII).
+MIGRATION_LOCK = 0x6C6966656C656467
+
+#: The schema's upgrades, in order: upgrade ``n`` (from 1) takes a database from version
+#: ``n - 1`` to ``n`` (``lifeledger_schema.version``; 0: no table store yet). Each only adds:
+#: nothing stored is ever changed or lost. Never edit one that was released: add another.
+MIGRATIONS: list[str] = [
+    """
+    CREATE TABLE tables (
+        id TEXT PRIMARY KEY,
+        watch TEXT NOT NULL UNIQUE,
+        code TEXT NOT NULL UNIQUE,
+        setup TEXT NOT NULL,
+        created DOUBLE PRECISION NOT NULL,
+        number BIGINT GENERATED ALWAYS AS IDENTITY
+    );
+    CREATE TABLE seats (
+        table_id TEXT NOT NULL REFERENCES tables (id),
+        seat TEXT NOT NULL,
+        token_hash TEXT NOT NULL,
+        PRIMARY KEY (table_id, seat)
+    );
+    CREATE TABLE events (
+        table_id TEXT NOT NULL REFERENCES tables (id),
+        seq BIGINT NOT NULL,
+        kind TEXT NOT NULL,
+        body TEXT NOT NULL,
+        client_id TEXT NOT NULL,
+        seat TEXT,
+        time DOUBLE PRECISION NOT NULL,
+        game BIGINT,
+        position BIGINT,
+        entry TEXT,
+        PRIMARY KEY (table_id, seq),
+        UNIQUE (table_id, client_id)
+    );
+    CREATE INDEX events_by_position ON events (table_id, game, position);
+    CREATE TABLE checkpoints (
+        table_id TEXT NOT NULL REFERENCES tables (id),
+        game BIGINT NOT NULL,
+        count BIGINT NOT NULL,
+        seq BIGINT NOT NULL,
+        data BYTEA NOT NULL,
+        PRIMARY KEY (table_id, game, count)
+    )
+    """,
+]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+_COLUMNS = {
+    "tables": ["id", "watch", "code", "setup", "created", "number"],
+    "seats": ["table_id", "seat", "token_hash"],
+    "events": [
+        "table_id",
+        "seq",
+        "kind",
+        "body",
+        "client_id",
+        "seat",
+        "time",
+        "game",
+        "position",
+        "entry",
+    ],
+    "checkpoints": ["table_id", "game", "count", "seq", "data"],
+}
+_EVENT = "seq, kind, body, client_id, seat, time, game, position, entry"
+
+
+def describe(url: str) -> str:
+    """The database a URL names, for messages: ``postgresql://user@host:port/dbname``,
+    without its password or other parameters."""
+    try:
+        parts = conninfo.conninfo_to_dict(url)
+    except psycopg.Error:
+        return "postgresql://(a malformed URL)"
+    user = f"{parts['user']}@" if parts.get("user") else ""
+    port = f":{parts['port']}" if parts.get("port") else ""
+    return f"postgresql://{user}{parts.get('host') or ''}{port}/{parts.get('dbname') or ''}"
+
+
+def _line(exc: BaseException, url: str = "") -> str:
+    """An error's message on one line (libpq's span several), without the URL's password
+    (libpq quotes the part of a URL it can't read)."""
+    text = " ".join(str(exc).split())
+    try:
+        password = urlsplit(url).password
+    except ValueError:
+        password = None
+    if password:
+        text = text.replace(password, "***")
+    return text[:300] or type(exc).__name__
+
+
+class PostgresStore:
+    """A table store in a PostgreSQL database (``url``: any libpq URL or connection string),
+    through a pool of ``pool_size`` connections (opened at the start, each replaced when lost).
+
+    Opening checks the database as :class:`~.store.SQLiteStore` checks its file: that it can
+    be reached, creates or upgrades the schema, refuses a newer one or another program's tables,
+    and takes a write; if not, :class:`~.store.StoreError` says why in one line.
+    """
+
+    def __init__(self, url: str, *, pool_size: int = 4, timeout: float = 10.0) -> None:
+        if pool_size < 1:
+            raise ValueError("pool_size must be at least 1")
+        self.url = url
+        self.where = describe(url)
+        try:
+            given = conninfo.conninfo_to_dict(url)
+        except psycopg.Error as exc:
+            raise StoreError(
+                f"can't open the table store: a malformed URL ({_line(exc, self.url)})"
+            ) from exc
+        settings: dict[str, Any] = {"autocommit": True}
+        if "connect_timeout" not in given:
+            settings["connect_timeout"] = max(1, round(timeout))
+        if "application_name" not in given:
+            settings["application_name"] = "lifeledger"
+        try:
+            with psycopg.connect(url, **settings) as conn:
+                _durable(conn)
+                self._migrate(conn)
+        except StoreError:
+            raise
+        except psycopg.Error as exc:
+            raise StoreError(
+                f"can't open the table store {self.where}: {_line(exc, self.url)}"
+            ) from exc
+        self._pool: ConnectionPool[Connection] = ConnectionPool(
+            url,
+            kwargs=settings,
+            min_size=pool_size,
+            max_size=pool_size,
+            open=False,
+            configure=_durable,
+            timeout=timeout,
+            name="lifeledger",
+        )
+        try:
+            self._pool.open(wait=True, timeout=timeout)
+        except psycopg.Error as exc:
+            self._pool.close()
+            raise StoreError(
+                f"can't open the table store {self.where}: {_line(exc, self.url)}"
+            ) from exc
+        self._closed = threading.Event()
+
+    # -- the schema ------------------------------------------------------------------------
+
+    def _migrate(self, conn: Connection) -> None:
+        """Create or upgrade the schema, in one transaction under an advisory lock (another
+        process starting at the same time waits, then finds it done). It ends with a write,
+        so that a database that can be read but not written is refused now."""
+        with conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS lifeledger_schema ("
+                " one BOOLEAN PRIMARY KEY DEFAULT TRUE CHECK (one),"
+                " version INTEGER NOT NULL)"
+            )
+            found = conn.execute("SELECT version FROM lifeledger_schema").fetchone()
+            version = 0 if found is None else int(found[0])
+            if version > SCHEMA_VERSION:
+                raise StoreError(
+                    f"the table store {self.where} is of a newer lifeledger (schema version "
+                    f"{version}; this one knows up to {SCHEMA_VERSION}): upgrade lifeledger"
+                )
+            if version == 0:
+                clash = self._columns(conn)
+                if clash:
+                    name = sorted(clash)[0]
+                    raise StoreError(
+                        f"{self.where} is not a lifeledger table store "
+                        f"(it has a {name!r} table of another program)"
+                    )
+            for number in range(version, SCHEMA_VERSION):
+                for statement in MIGRATIONS[number].split(";"):
+                    if statement.strip():
+                        conn.execute(statement)
+            self._check_columns(conn)
+            conn.execute(
+                "INSERT INTO lifeledger_schema (version) VALUES (%s) "
+                "ON CONFLICT (one) DO UPDATE SET version = excluded.version",
+                (SCHEMA_VERSION,),
+            )
+
+    @staticmethod
+    def _columns(conn: Connection) -> dict[str, list[str]]:
+        """The columns of the store's tables found in the database's current schema."""
+        rows = conn.execute(
+            "SELECT table_name, column_name FROM information_schema.columns "
+            "WHERE table_schema = current_schema() AND table_name = ANY(%s) "
+            "ORDER BY table_name, ordinal_position",
+            (list(_COLUMNS),),
+        ).fetchall()
+        found: dict[str, list[str]] = {}
+        for table, column in rows:
+            found.setdefault(table, []).append(column)
+        return found
+
+    def _check_columns(self, conn: Connection) -> None:
+        found = self._columns(conn)
+        for table, columns in _COLUMNS.items():
+            have = found.get(table, [])
+            if have != columns:
+                raise StoreError(
+                    f"{self.where} is not a lifeledger table store "
+                    f"(its {table!r} table has the columns {have})"
+                )
+
+    # -- connections -----------------------------------------------------------------------
+
+    @contextmanager
+    def _connection(self) -> Iterator[Connection]:
+        """A connection from the pool; a database error becomes :class:`StoreError`
+        (a unique key's, :class:`DuplicateError`)."""
+        try:
+            with self._pool.connection() as conn:
+                yield conn
+        except psycopg.IntegrityError as exc:
+            raise DuplicateError(_line(exc, self.url)) from exc
+        except psycopg.Error as exc:
+            raise StoreError(
+                f"the table store {self.where} failed: {_line(exc, self.url)}"
+            ) from exc
+
+    def _reading(self, read: Callable[[Connection], T]) -> T:
+        """Run a read; once more on another connection if the first one was lost."""
+        try:
+            with self._pool.connection() as conn:
+                return read(conn)
+        except PoolTimeout as exc:
+            raise StoreError(
+                f"the table store {self.where} failed: {_line(exc, self.url)}"
+            ) from exc
+        except psycopg.OperationalError:
+            if self._closed.is_set():
+                raise StoreError(f"the table store {self.where} is closed") from None
+            self._pool.check()  # replaces every idle connection that was lost too
+        except psycopg.Error as exc:
+            raise StoreError(
+                f"the table store {self.where} failed: {_line(exc, self.url)}"
+            ) from exc
+        with self._connection() as conn:
+            return read(conn)
+
+    def _rows(self, query: str, args: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        if any(isinstance(arg, str) and "\x00" in arg for arg in args):
+            return []  # PostgreSQL's text holds no NUL character: nothing stored matches
+
+        def read(conn: Connection) -> list[tuple[Any, ...]]:
+            return conn.execute(query, args).fetchall()
+
+        return self._reading(read)
+
+    # -- tables and seats ------------------------------------------------------------------
+
+    def create_table(self, row: TableRow) -> None:
+        """Store a new table; raises :class:`DuplicateError` if its id, watch id or code exists."""
+        with self._connection() as conn:
+            conn.execute(
+                "INSERT INTO tables (id, watch, code, setup, created) VALUES (%s, %s, %s, %s, %s)",
+                (row.id, row.watch, row.code, json.dumps(row.setup), row.created),
+            )
+
+    def _one(self, where: str, value: str) -> TableRow | None:
+        rows = self._rows(
+            f"SELECT id, watch, code, setup, created FROM tables WHERE {where} = %s", (value,)
+        )
+        return _table_row(rows[0]) if rows else None
+
+    def table(self, table_id: str) -> TableRow | None:
+        """The table with this id, or ``None``."""
+        return self._one("id", table_id)
+
+    def table_by_watch(self, watch: str) -> TableRow | None:
+        """The table whose spectator id is ``watch``, or ``None``."""
+        return self._one("watch", watch)
+
+    def table_by_code(self, code: str) -> TableRow | None:
+        """The table whose short code is ``code``, or ``None``."""
+        return self._one("code", code)
+
+    def table_ids(self) -> list[str]:
+        """Every table's id, oldest first."""
+        return [r[0] for r in self._rows("SELECT id FROM tables ORDER BY created, number", ())]
+
+    def set_seat(self, table_id: str, seat: str, token_hash: str) -> None:
+        """Give ``seat`` of the table to the holder of the token with this digest."""
+        with self._connection() as conn:
+            conn.execute(
+                "INSERT INTO seats (table_id, seat, token_hash) VALUES (%s, %s, %s) "
+                "ON CONFLICT (table_id, seat) DO UPDATE SET token_hash = excluded.token_hash",
+                (table_id, seat, token_hash),
+            )
+
+    def seats(self, table_id: str) -> dict[str, str]:
+        """The table's taken seats: seat id -> token digest."""
+        rows = self._rows("SELECT seat, token_hash FROM seats WHERE table_id = %s", (table_id,))
+        return {r[0]: r[1] for r in rows}
+
+    # -- the log ---------------------------------------------------------------------------
+
+    def append(self, events: Sequence[Event], checkpoints: Sequence[Checkpoint] = ()) -> None:
+        """Append events (of one or more tables) in one transaction with ``checkpoints`` (each
+        replacing any of the same table, game and count): all or none are written.
+
+        Each event's ``seq`` is the next of its table. Raises :class:`DuplicateError` if a
+        table already has an event with that ``seq`` or ``client_id``.
+        """
+        rows = [
+            (
+                e.table,
+                e.seq,
+                e.kind,
+                json.dumps(e.body, separators=(",", ":")),
+                e.client_id,
+                e.seat,
+                e.time,
+                e.game,
+                e.position,
+                e.entry,
+            )
+            for e in events
+        ]
+        with self._connection() as conn, conn.transaction(), conn.cursor() as cur:
+            if rows:
+                cur.executemany(
+                    f"INSERT INTO events (table_id, {_EVENT}) "
+                    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                    rows,
+                )
+            _put_checkpoints(cur, checkpoints)
+
+    def derive(self, events: Sequence[Event], checkpoints: Sequence[Checkpoint]) -> None:
+        """Keep what a table derived from events of a log written before it was kept
+        (``game``, ``position``, ``entry`` of each event), and ``checkpoints``, at once."""
+        with self._connection() as conn, conn.transaction(), conn.cursor() as cur:
+            if events:
+                cur.executemany(
+                    "UPDATE events SET game = %s, position = %s, entry = %s "
+                    "WHERE table_id = %s AND seq = %s",
+                    [(e.game, e.position, e.entry, e.table, e.seq) for e in events],
+                )
+            _put_checkpoints(cur, checkpoints)
+
+    def _read(self, table_id: str, where: str, args: tuple[Any, ...]) -> list[Event]:
+        rows = self._rows(
+            f"SELECT {_EVENT} FROM events WHERE table_id = %s AND {where}", (table_id, *args)
+        )
+        return [_event(table_id, r) for r in rows]
+
+    def events(self, table_id: str, after: int = 0) -> list[Event]:
+        """The table's events with a sequence number above ``after``, in order."""
+        return self._read(table_id, "seq > %s ORDER BY seq", (after,))
+
+    def event(self, table_id: str, seq: int) -> Event | None:
+        """The table's event ``seq``, or ``None``."""
+        found = self._read(table_id, "seq = %s", (seq,))
+        return found[0] if found else None
+
+    def last_event(self, table_id: str) -> Event | None:
+        """The table's newest event, or ``None`` if it has none."""
+        found = self._read(table_id, "TRUE ORDER BY seq DESC LIMIT 1", ())
+        return found[0] if found else None
+
+    def event_by_client_id(self, table_id: str, client_id: str) -> Event | None:
+        """The table's event sent with ``client_id``, or ``None``."""
+        found = self._read(table_id, "client_id = %s", (client_id,))
+        return found[0] if found else None
+
+    def game_events(self, table_id: str, game: int) -> list[Event]:
+        """The events of match game ``game`` (see :attr:`Event.game`), in order."""
+        return self._read(table_id, "game = %s ORDER BY seq", (game,))
+
+    def effective(self, table_id: str, game: int, start: int, end: int) -> list[Event]:
+        """The actions of game ``game`` at positions ``start`` to ``end - 1`` that are in
+        effect when the game has ``end`` actions in effect: at each position, the newest
+        action (an action undone is followed by the next one at its position)."""
+        found = self._read(
+            table_id,
+            "game = %s AND kind = 'action' AND position >= %s AND position < %s ORDER BY seq",
+            (game, start, end),
+        )
+        return newest_at_each_position(found)
+
+    def entries(self, table_id: str, before: int, limit: int) -> list[tuple[int, str | None]]:
+        """The newest ``limit`` timeline entries with a sequence number below ``before``,
+        oldest first, as ``(seq, JSON text)`` (``None``: not derived yet)."""
+        rows = self._rows(
+            "SELECT seq, entry FROM events WHERE table_id = %s AND seq < %s "
+            "ORDER BY seq DESC LIMIT %s",
+            (table_id, before, limit),
+        )
+        return [(seq, text) for seq, text in reversed(rows)]
+
+    def checkpoint(self, table_id: str, game: int, count: int) -> Checkpoint | None:
+        """The table's checkpoint at ``count`` actions in effect of game ``game``, if any."""
+        rows = self._rows(
+            "SELECT seq, data FROM checkpoints WHERE table_id = %s AND game = %s AND count = %s",
+            (table_id, game, count),
+        )
+        if not rows:
+            return None
+        return Checkpoint(table_id, game, count, rows[0][0], bytes(rows[0][1]))
+
+    def close(self) -> None:
+        """Close the pool's connections."""
+        self._closed.set()
+        self._pool.close()
+
+
+def _durable(conn: Connection) -> None:
+    """A commit waits for the disk, whatever the server's default."""
+    found = conn.execute("SHOW synchronous_commit").fetchone()
+    if found is not None and found[0] == "off":
+        conn.execute("SET synchronous_commit = on")
+
+
+def _put_checkpoints(cur: psycopg.Cursor[tuple[Any, ...]], made: Sequence[Checkpoint]) -> None:
+    if made:
+        cur.executemany(
+            "INSERT INTO checkpoints (table_id, game, count, seq, data) "
+            "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (table_id, game, count) "
+            "DO UPDATE SET seq = excluded.seq, data = excluded.data",
+            [(c.table, c.game, c.count, c.seq, c.data) for c in made],
+        )
+
+
+def _table_row(row: tuple[Any, ...]) -> TableRow:
+    try:
+        setup = json.loads(row[3])
+        if not isinstance(setup, dict) or not isinstance(setup.get("header"), dict):
+            raise ValueError("the setup is not an object with a header")
+    except (ValueError, TypeError, RecursionError) as exc:
+        raise DamagedError(str(row[0]), None, str(exc)[:200]) from exc
+    return TableRow(id=row[0], watch=row[1], code=row[2], setup=setup, created=row[4])
