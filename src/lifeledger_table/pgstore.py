@@ -26,7 +26,9 @@ is not, since it may have been committed.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -47,6 +49,11 @@ from .store import (
     _event,
     newest_at_each_position,
 )
+
+log = logging.getLogger("lifeledger_table")
+
+#: The channel on which every server is told of the others' writes (``NOTIFY``).
+CHANNEL = "lifeledger"
 
 __all__ = ["SCHEMA_VERSION", "PostgresStore", "describe"]
 
@@ -168,6 +175,7 @@ class PostgresStore:
                 f"can't open the table store: a malformed URL ({_line(exc, self.url)})"
             ) from exc
         settings: dict[str, Any] = {"autocommit": True}
+        self._settings = settings
         if "connect_timeout" not in given:
             settings["connect_timeout"] = max(1, round(timeout))
         if "application_name" not in given:
@@ -341,14 +349,30 @@ class PostgresStore:
         """Every table's id, oldest first."""
         return [r[0] for r in self._rows("SELECT id FROM tables ORDER BY created, number", ())]
 
-    def set_seat(self, table_id: str, seat: str, token_hash: str) -> None:
-        """Give ``seat`` of the table to the holder of the token with this digest."""
-        with self._connection() as conn:
-            conn.execute(
-                "INSERT INTO seats (table_id, seat, token_hash) VALUES (%s, %s, %s) "
-                "ON CONFLICT (table_id, seat) DO UPDATE SET token_hash = excluded.token_hash",
-                (table_id, seat, token_hash),
-            )
+    def set_seat(
+        self, table_id: str, seat: str, token_hash: str, previous: str | None = None
+    ) -> bool:
+        """Give ``seat`` of the table to the holder of the token with this digest, if the
+        seat is still held by the digest ``previous`` (``None``: free); returns whether it
+        was given (two servers granting one seat at once: one wins). The other servers are
+        told (``seats``) when the transaction commits."""
+        with self._connection() as conn, conn.transaction(), conn.cursor() as cur:
+            if previous is None:
+                cur.execute(
+                    "INSERT INTO seats (table_id, seat, token_hash) VALUES (%s, %s, %s) "
+                    "ON CONFLICT (table_id, seat) DO NOTHING",
+                    (table_id, seat, token_hash),
+                )
+            else:
+                cur.execute(
+                    "UPDATE seats SET token_hash = %s "
+                    "WHERE table_id = %s AND seat = %s AND token_hash = %s",
+                    (token_hash, table_id, seat, previous),
+                )
+            given = cur.rowcount == 1
+            if given:
+                cur.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"seats {table_id} 0"))
+            return given
 
     def seats(self, table_id: str) -> dict[str, str]:
         """The table's taken seats: seat id -> token digest."""
@@ -387,6 +411,36 @@ class PostgresStore:
                     rows,
                 )
             _put_checkpoints(cur, checkpoints)
+            # The other servers are told when (and only if) the transaction commits.
+            last = {e.table: e.seq for e in events}
+            for table, seq in last.items():
+                cur.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"event {table} {seq}"))
+
+    async def listen(self, notified: Callable[[str, str, int], None]) -> None:
+        """Call ``notified(kind, table_id, seq)`` for every write of any server on this
+        database (``event``, ``seats``) until cancelled, on a connection of its own (LISTEN).
+        If that connection is lost, it connects again (after 0.5 s, then up to 5 s apart)
+        and calls ``notified("lost", "", 0)``: notifications may have been missed."""
+        delay, lost = 0.5, False
+        while True:
+            try:
+                async with await psycopg.AsyncConnection.connect(
+                    self.url, **self._settings
+                ) as conn:
+                    await conn.execute(f"LISTEN {CHANNEL}")
+                    if lost:
+                        notified("lost", "", 0)
+                    delay = 0.5
+                    async for note in conn.notifies():
+                        kind, _, rest = note.payload.partition(" ")
+                        table, _, seq = rest.rpartition(" ")
+                        if kind in ("event", "seats") and table and seq.isdigit():
+                            notified(kind, table, int(seq))
+            except psycopg.Error as exc:
+                log.warning("lost the table store's notifications (%s); again", _line(exc))
+            lost = True
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 5.0)
 
     def derive(self, events: Sequence[Event], checkpoints: Sequence[Checkpoint]) -> None:
         """Keep what a table derived from events of a log written before it was kept
