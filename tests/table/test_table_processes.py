@@ -18,10 +18,10 @@ from typing import Any
 import aiohttp
 import pytest
 from browser_helpers import server
-from lifeledger_table.stores import open_store
 from table_helpers import Phone
 
 from lifeledger_table import engine
+from lifeledger_table.stores import open_store
 
 FOUR = {"players": [{"name": n} for n in ("Ana", "Bo", "Cy", "Di")]}
 pytestmark = pytest.mark.asyncio
