@@ -29,6 +29,8 @@ class Follower:
         #: follows seats given by another server: set by the app (the protocol knows how).
         self.welcome: Callable[[Conn, int], None] | None = None
         self.seats_changed: Callable[[Table, set[str]], None] | None = None
+        #: What is done with the other notices (seat takeovers across servers).
+        self.relayed: Callable[[str, str, str], None] | None = None
         #: Catching up with other servers' writes.
         self.following: set[asyncio.Task[None]] = set()
 
@@ -45,17 +47,25 @@ class Follower:
                 if conn.hello:
                     self.welcome(conn, since)
 
-    def notified(self, kind: str, table_id: str, seq: int) -> None:
-        """Another server on the same database wrote an event (or gave a seat) of a table
-        (issue 10): a table held here catches up, and its phones here are sent the change.
-        ``lost``: notifications may have been missed: every table held here catches up."""
+    def notified(self, kind: str, table_id: str, detail: str) -> None:
+        """A notice from a server on the same store (issue 10). ``event``: it wrote events of
+        a table (``detail``: the last one's sequence number): a table held here catches up,
+        and its phones here are sent the changes; ``seats``: it gave a seat; ``lost``:
+        notices may have been missed: every table held here catches up. Any other kind (seat
+        takeovers asked and answered on other servers) goes to :attr:`relayed`."""
         if kind == "lost":
             for held in list(self.hub.tables):
                 self._follow(held, "event")
-        elif table_id in self.hub.tables:
-            table = self.hub.tables[table_id]
-            if kind == "seats" or seq > table.last_seq:
+                self._follow(held, "seats")
+        elif kind == "event":
+            table = self.hub.tables.get(table_id)
+            if table is not None and detail.isdigit() and int(detail) > table.last_seq:
                 self._follow(table_id, kind)
+        elif kind == "seats":
+            if table_id in self.hub.tables:
+                self._follow(table_id, kind)
+        elif self.relayed is not None:
+            self.relayed(kind, table_id, detail)
 
     def _follow(self, table_id: str, kind: str) -> None:
         task = asyncio.get_running_loop().create_task(self._catch_up(table_id, kind))

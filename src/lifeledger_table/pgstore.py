@@ -371,7 +371,7 @@ class PostgresStore:
                 )
             given = cur.rowcount == 1
             if given:
-                cur.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"seats {table_id} 0"))
+                cur.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"seats {table_id} "))
             return given
 
     def seats(self, table_id: str) -> dict[str, str]:
@@ -416,11 +416,12 @@ class PostgresStore:
             for table, seq in last.items():
                 cur.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"event {table} {seq}"))
 
-    async def listen(self, notified: Callable[[str, str, int], None]) -> None:
-        """Call ``notified(kind, table_id, seq)`` for every write of any server on this
-        database (``event``, ``seats``) until cancelled, on a connection of its own (LISTEN).
-        If that connection is lost, it connects again (after 0.5 s, then up to 5 s apart)
-        and calls ``notified("lost", "", 0)``: notifications may have been missed."""
+    async def listen(self, notified: Callable[[str, str, str], None]) -> None:
+        """Call ``notified(kind, table_id, detail)`` for every notice of any server on this
+        database (``event`` and ``seats`` from writes, and what :meth:`notify` sends) until
+        cancelled, on a connection of its own (LISTEN). If that connection is lost, it
+        connects again (after 0.5 s, then up to 5 s apart) and calls ``notified("lost", "",
+        "")``: notices may have been missed."""
         delay, lost = 0.5, False
         while True:
             try:
@@ -429,18 +430,21 @@ class PostgresStore:
                 ) as conn:
                     await conn.execute(f"LISTEN {CHANNEL}")
                     if lost:
-                        notified("lost", "", 0)
+                        notified("lost", "", "")
                     delay = 0.5
                     async for note in conn.notifies():
-                        kind, _, rest = note.payload.partition(" ")
-                        table, _, seq = rest.rpartition(" ")
-                        if kind in ("event", "seats") and table and seq.isdigit():
-                            notified(kind, table, int(seq))
+                        kind, table, detail = [*note.payload.split(" ", 2), "", ""][:3]
+                        notified(kind, table, detail)
             except psycopg.Error as exc:
-                log.warning("lost the table store's notifications (%s); again", _line(exc))
+                log.warning("lost the table store's notices (%s); listening again", _line(exc))
             lost = True
             await asyncio.sleep(delay)
             delay = min(delay * 2, 5.0)
+
+    def notify(self, kind: str, table_id: str, detail: str) -> None:
+        """Send every server on this database a notice (``NOTIFY``)."""
+        with self._connection() as conn:
+            conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"{kind} {table_id} {detail}"))
 
     def derive(self, events: Sequence[Event], checkpoints: Sequence[Checkpoint]) -> None:
         """Keep what a table derived from events of a log written before it was kept

@@ -200,7 +200,7 @@ def _handle(hub: Hub, conn: Conn, data: str) -> None:
     table = conn.table
     if kind == "hello":
         held = conn.seat
-        _hello(conn, msg)
+        _hello(hub, conn, msg)
         if held is not None and held != conn.seat:
             takeovers_of(hub).release(table.id, held)
         _host_hello(hub, conn, msg)
@@ -254,7 +254,7 @@ def _handle(hub: Hub, conn: Conn, data: str) -> None:
         hub.writer.submit(decision, conn)
 
 
-def _hello(conn: Conn, msg: dict[str, Any]) -> None:
+def _hello(hub: Hub, conn: Conn, msg: dict[str, Any]) -> None:
     table = conn.table
     since = msg.get("since", 0)
     token = msg.get("token")
@@ -275,6 +275,8 @@ def _hello(conn: Conn, msg: dict[str, Any]) -> None:
         else:
             digest = hash_token(token)
             conn.seat = next((s for s, d in table.seats.items() if d == digest), None)
+            if conn.seat is not None:
+                takeovers_of(hub).holding(table.id, {conn.seat})
             if conn.seat is None:
                 conn.send_json(
                     error_message(None, "bad-token", "This seat token no longer holds a seat.")
@@ -360,13 +362,64 @@ def _takeover_answer(hub: Hub, conn: Conn, msg: dict[str, Any]) -> None:
             error_message(None, "answered", "This takeover request was answered or has expired.")
         )
         return
+    if asked.origin is not None:  # put on another server: that one decides
+        takeovers.relay_answer(asked, allow)
+        return
+    _decide(hub, takeovers, conn.table, asked, allow)
+
+
+def _decide(hub: Hub, takeovers: Takeovers, table: Table, asked: Takeover, allow: bool) -> None:
+    """The first answer to a takeover request put here decides it."""
     if not allow:
-        takeovers.finish(hub, conn.table, asked, "refused")
+        takeovers.finish(hub, table, asked, "refused")
         return
     asked.status = "granting"
-    task = asyncio.get_running_loop().create_task(_allow(hub, takeovers, conn.table, asked))
+    task = asyncio.get_running_loop().create_task(_allow(hub, takeovers, table, asked))
     _GRANTS.add(task)
     task.add_done_callback(_GRANTS.discard)
+
+
+def relayed(hub: Hub, kind: str, table_id: str, detail: str) -> None:
+    """A notice about seats from another server sharing the store (issue 10): ``holding``
+    (its sockets hold these seats), ``ask`` (a takeover request put there: put it to the
+    phones here that may answer), ``answer`` (a phone there answered a request put here: the
+    first answer decides), ``closed`` (a request put there ended); ``lost``: notices may have
+    been missed."""
+    takeovers = takeovers_of(hub)
+    if kind == "lost":
+        takeovers.unsure()
+        return
+    try:
+        info = json.loads(detail)
+    except ValueError:
+        return
+    if not isinstance(info, dict) or info.get("from") == takeovers.me:
+        return
+    if kind == "holding" and isinstance(info.get("seats"), list):
+        takeovers.heard_holding(table_id, [s for s in info["seats"] if isinstance(s, str)])
+        return
+    rid = info.get("request")
+    task = asyncio.get_running_loop().create_task(_relayed(hub, kind, table_id, rid, info))
+    _GRANTS.add(task)
+    task.add_done_callback(_GRANTS.discard)
+
+
+async def _relayed(hub: Hub, kind: str, table_id: str, rid: Any, info: dict[str, Any]) -> None:
+    takeovers = takeovers_of(hub)
+    asked = takeovers.requests.get(rid) if isinstance(rid, str) else None
+    if kind == "ask" and isinstance(rid, str) and isinstance(info.get("seat"), str):
+        table = hub.tables.get(table_id)  # only a table with phones here has anyone to ask
+        if table is not None and isinstance(info.get("seconds"), (int, float)):
+            takeovers.mirror(hub, table, info["from"], rid, info["seat"], info["seconds"])
+    elif kind == "answer" and asked is not None and info.get("to") == takeovers.me:
+        if asked.origin is None and asked.status == "pending" and asked.state() == "pending":
+            table = await hub.table(table_id)
+            if table is not None and isinstance(info.get("allow"), bool):
+                _decide(hub, takeovers, table, asked, info["allow"])
+    elif kind == "closed" and asked is not None and asked.origin == info.get("from"):
+        table = hub.tables.get(table_id)
+        if table is not None and isinstance(info.get("status"), str):
+            takeovers.finish(hub, table, asked, info["status"])
 
 
 async def _allow(hub: Hub, takeovers: Takeovers, table: Table, asked: Takeover) -> None:

@@ -15,6 +15,7 @@ import functools
 import logging
 import signal
 import ssl
+from concurrent.futures import ThreadPoolExecutor
 
 from aiohttp import web
 
@@ -25,10 +26,40 @@ from .limits import CodeGuard, Limits, SocketGate
 from .middleware import ERRORS_KEY, ErrorPacer, add_headers, errors, posts, slow_errors
 from .store import Feed, Store, StoreError
 from .stores import open_store
+from .takeover import takeovers_of
 
 __all__ = ["Limits", "create_app", "run", "serve"]
 
+log = logging.getLogger("lifeledger_table")
+
 SWEEP_KEY = web.AppKey("sweep", list[asyncio.Task[None]])
+
+
+async def _share_seats(hub: Hub, feed: Feed) -> None:
+    """With other servers on the store: seat takeovers are asked and answered across them, and
+    every ``limits.sweep`` seconds they hear which seats sockets here hold. Notices are sent
+    in order, one at a time, off the event loop."""
+    loop = asyncio.get_running_loop()
+    sender = ThreadPoolExecutor(max_workers=1, thread_name_prefix="notices")
+    takeovers = takeovers_of(hub)
+
+    def notify(kind: str, table_id: str, detail: str) -> None:
+        try:
+            feed.notify(kind, table_id, detail)
+        except Exception as exc:  # a notice lost: the others ask (or expire) instead
+            log.warning("could not tell the other servers (%s)", exc)
+
+    def send(kind: str, table_id: str, detail: str) -> None:
+        loop.run_in_executor(sender, notify, kind, table_id, detail)
+
+    takeovers.share(send)
+    hub.follower.relayed = functools.partial(protocol.relayed, hub)
+    try:
+        while True:
+            takeovers.announce(hub)
+            await asyncio.sleep(hub.limits.sweep)
+    finally:
+        sender.shutdown(wait=False)
 
 
 def create_app(store: Store, limits: Limits | None = None) -> web.Application:
@@ -72,7 +103,10 @@ def create_app(store: Store, limits: Limits | None = None) -> web.Application:
         loop = asyncio.get_running_loop()
         app[SWEEP_KEY] = [loop.create_task(hub.sweep())]
         if isinstance(store, Feed):  # several servers share the store: follow the others
-            app[SWEEP_KEY].append(loop.create_task(store.listen(hub.follower.notified)))
+            app[SWEEP_KEY] += [
+                loop.create_task(store.listen(hub.follower.notified)),
+                loop.create_task(_share_seats(hub, store)),
+            ]
 
     async def stop_sweep(app: web.Application) -> None:
         for task in app[SWEEP_KEY]:

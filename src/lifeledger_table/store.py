@@ -185,13 +185,16 @@ class Store(Protocol):
 
 @runtime_checkable
 class Feed(Protocol):
-    """A store that several servers share tells each what the others wrote (issue 10)."""
+    """A store that several servers share tells each what the others did (issue 10)."""
 
-    async def listen(self, notified: Callable[[str, str, int], None]) -> None:
-        """Call ``notified(kind, table_id, seq)`` for every write of any server until
-        cancelled: ``("event", table, last seq written)``, ``("seats", table, 0)``, and
-        ``("lost", "", 0)`` when notifications may have been missed (a dropped connection,
-        now back)."""
+    async def listen(self, notified: Callable[[str, str, str], None]) -> None:
+        """Call ``notified(kind, table_id, detail)`` for every notice of any server (this one
+        included) until cancelled: ``("event", table, last seq written)`` and ``("seats",
+        table, "")`` for writes, what :meth:`notify` sends, and ``("lost", "", "")`` when
+        notices may have been missed (a dropped connection, now back)."""
+
+    def notify(self, kind: str, table_id: str, detail: str) -> None:
+        """Send every server a notice (``detail``: a line of text, at most a few kB)."""
 
 
 _SCHEMA = """

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import json
 import secrets
 import time
 import weakref
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,6 +57,9 @@ class Takeover:
     token: str | None = None
     token_given: bool = False
     done: asyncio.Event = field(default_factory=asyncio.Event)
+    #: For a request put on another server sharing the store (issue 10): that server's id.
+    #: Phones here may answer it; the answer goes back there, which decides.
+    origin: str | None = None
 
     def state(self, now: float | None = None) -> str:
         """``pending``, ``allowed``, ``refused`` or ``expired`` as of now."""
@@ -81,6 +86,53 @@ class Takeovers:
         #: Sockets that said hello with their table's host token.
         self.hosts: set[Conn] = set()
         self.throttle = Throttle(limits.takeovers, limits.work_window)
+        #: When several servers share the store (issue 10): how to send them all a notice,
+        #: this server's id in them, when another server last said one of its sockets holds
+        #: a seat, and until when this server can't know that (after it starts, or after
+        #: notices were lost): a takeover of a taken seat then asks.
+        self.feed: Callable[[str, str, str], None] | None = None
+        self.me = secrets.token_hex(6)
+        self.elsewhere: OrderedDict[tuple[str, str], float] = OrderedDict()
+        self.unsure_until = 0.0
+
+    def share(self, feed: Callable[[str, str, str], None]) -> None:
+        """Several servers share the store: tell them of takeovers and held seats."""
+        self.feed = feed
+        self.unsure()
+
+    def unsure(self) -> None:
+        """Seats held on other servers can't be known for a while (until they next say)."""
+        self.unsure_until = time.monotonic() + self._heard_for()
+
+    def _heard_for(self) -> float:
+        return self.limits.seat_idle_seconds + 2 * self.limits.sweep
+
+    def _tell(self, kind: str, table_id: str, **detail: Any) -> None:
+        if self.feed is not None:
+            self.feed(kind, table_id, json.dumps({"from": self.me, **detail}))
+
+    def holding(self, table_id: str, seats: set[str]) -> None:
+        """Tell the other servers that sockets here hold ``seats`` of the table."""
+        if seats:
+            self._tell("holding", table_id, seats=sorted(seats))
+
+    def announce(self, hub: Hub) -> None:
+        """Tell the other servers every seat held on a socket here (every ``limits.sweep``
+        seconds: a seat they stop hearing of is free of this server's phones)."""
+        for table_id, conns in list(hub.conns.items()):
+            self.holding(table_id, {c.seat for c in conns if c.seat is not None})
+
+    def heard_holding(self, table_id: str, seats: list[str]) -> None:
+        """Another server said sockets of its hold ``seats`` of the table."""
+        now = time.monotonic()
+        for seat in seats:
+            self.elsewhere[(table_id, seat)] = now
+            self.elsewhere.move_to_end((table_id, seat))
+        while self.elsewhere:
+            key, at = next(iter(self.elsewhere.items()))
+            if now - at < self._heard_for():
+                break
+            del self.elsewhere[key]
 
     # -- who holds a seat ----------------------------------------------------------------------
 
@@ -123,7 +175,12 @@ class Takeovers:
         now = time.monotonic()
         self._prune(now)
         at = self.released.get((table.id, seat))
-        return at is not None and now - at < self.limits.seat_idle_seconds
+        if at is not None and now - at < self.limits.seat_idle_seconds:
+            return True
+        if self.feed is None:
+            return False
+        heard = self.elsewhere.get((table.id, seat))
+        return now < self.unsure_until or (heard is not None and now - heard < self._heard_for())
 
     def host_sockets(self, hub: Hub, table: Table) -> list[Conn]:
         """The host's sockets on the table."""
@@ -156,11 +213,34 @@ class Takeovers:
             created=now,
             expires=now + self.limits.takeover_seconds,
         )
+        self._keep(hub, table, request)
+        self._tell(
+            "ask", table.id, request=request.id, seat=seat, seconds=self.limits.takeover_seconds
+        )
+        return request
+
+    def _keep(self, hub: Hub, table: Table, request: Takeover) -> None:
         self.requests[request.id] = request
         self.by_table.setdefault(table.id, []).append(request)
         for conn in self.askees(hub, table, request):
             conn.send_json(request.message())
-        return request
+
+    def mirror(
+        self, hub: Hub, table: Table, origin: str, rid: str, seat: str, seconds: float
+    ) -> None:
+        """A request put on another server: put to the sockets here that may answer it."""
+        now = time.monotonic()
+        self._prune(now)
+        if rid in self.requests or len(self.requests) >= MAX_REQUESTS:
+            return
+        seconds = max(0.0, min(float(seconds), self.limits.takeover_seconds))
+        request = Takeover(rid, table.id, seat, now, now + seconds, origin=origin)
+        self._keep(hub, table, request)
+
+    def relay_answer(self, request: Takeover, allow: bool) -> None:
+        """A phone here answered a request put on another server: the answer goes there."""
+        request.status = "granting"  # shown as pending until that server says how it ended
+        self._tell("answer", request.table, to=request.origin, request=request.id, allow=allow)
 
     def askees(self, hub: Hub, table: Table, request: Takeover) -> list[Conn]:
         """The sockets that may answer ``request``: the seat's holders and the host's."""
@@ -186,6 +266,8 @@ class Takeovers:
         notice = {"type": "takeover_closed", "request": request.id, "status": status}
         for conn in self.askees(hub, table, request) if told is None else told:
             conn.send_json(notice)
+        if request.origin is None:  # the servers that put it to their phones close it too
+            self._tell("closed", table.id, request=request.id, status=status)
 
     def seat_changed(self, hub: Hub, table: Table, seat: str) -> None:
         """The seat changed hands: requests for it waiting are moot (they expire)."""

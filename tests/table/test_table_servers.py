@@ -21,6 +21,7 @@ from lifeledger_table.hub import HUB_KEY
 from lifeledger_table.limits import Limits
 from lifeledger_table.server import create_app
 from lifeledger_table.store import Event, SQLiteStore
+from lifeledger_table.takeover import takeovers_of
 
 Client = TestClient[Any, Any]
 FOUR = {"players": [{"name": n} for n in ("Ana", "Bo", "Cy", "Di")]}
@@ -37,27 +38,27 @@ class SharedStore(SQLiteStore):
         peers.append(self)
         self.listeners: list[tuple[asyncio.AbstractEventLoop, Callable[..., None]]] = []
 
-    async def listen(self, notified: Callable[[str, str, int], None]) -> None:
+    async def listen(self, notified: Callable[[str, str, str], None]) -> None:
         self.listeners.append((asyncio.get_running_loop(), notified))
         await asyncio.Event().wait()
 
-    def _tell(self, kind: str, table: str, seq: int) -> None:
+    def notify(self, kind: str, table: str, detail: str) -> None:
         for peer in self.peers:
             for loop, notified in peer.listeners:
-                loop.call_soon_threadsafe(notified, kind, table, seq)
+                loop.call_soon_threadsafe(notified, kind, table, detail)
 
     def append(self, events: Any, checkpoints: Any = ()) -> None:
         super().append(events, checkpoints)
         last = {e.table: e.seq for e in events}
         for table, seq in last.items():
-            self._tell("event", table, seq)
+            self.notify("event", table, str(seq))
 
     def set_seat(
         self, table_id: str, seat: str, token_hash: str, previous: str | None = None
     ) -> bool:
         given = super().set_seat(table_id, seat, token_hash, previous)
         if given:
-            self._tell("seats", table_id, 0)
+            self.notify("seats", table_id, "")
         return given
 
 
@@ -168,3 +169,51 @@ async def test_phones_on_two_servers_acting_at_once_agree_with_the_log(
     for client in servers:
         assert client.app[HUB_KEY].tables[tid].state == want
     assert sum(c.app[HUB_KEY].writer.conflicts for c in servers) > 0  # the stories did race
+
+
+@pytest.mark.asyncio
+async def test_a_seat_held_on_one_server_is_taken_over_only_if_its_phone_allows(
+    servers: list[Client],
+) -> None:
+    """A takeover asked through one server of a seat whose phone is on another: not given at
+    once; the phone there is asked, its answer goes back, and the seat changes hands."""
+    a, b = servers
+    table = await open_table(a, FOUR)
+    tid = table["id"]
+    ana = await phone(a, tid, await seat(a, tid, "ana"))
+    res = await b.post(f"/api/tables/{tid}/seats/ana", json={"takeover": True})
+    assert res.status == 202
+    rid = (await res.json())["request"]
+    asked = await ana.until("takeover_request")
+    assert asked["request"] == rid
+    await ana.ws.send_json({"type": "takeover_answer", "request": rid, "allow": True})
+    assert (await ana.until("seat_lost"))["seat"] == "ana"
+    res = await b.get(f"/api/tables/{tid}/takeovers/{rid}")
+    answer = await res.json()
+    assert answer["status"] == "allowed" and answer["token"]
+    new = await phone(b, tid, answer["token"])
+    assert (await new.act({"do": "lose_life", "player": "ana", "amount": 1}))["type"] == "ack"
+
+
+@pytest.mark.asyncio
+async def test_a_seat_nobody_holds_anywhere_is_taken_over_at_once(servers: list[Client]) -> None:
+    """Once each server has heard which seats the others hold, a seat held on no socket
+    anywhere is taken over without asking (as on one server); one held elsewhere asks."""
+    a, b = servers
+    table = await open_table(a, FOUR)
+    tid = table["id"]
+    await seat(a, tid, "bo")  # taken, never held on a socket
+    cy = await phone(a, tid, await seat(a, tid, "cy"))
+    for client in servers:
+        takeovers_of(client.app[HUB_KEY]).unsure_until = 0.0  # past the first minute
+    takeovers_of(a.app[HUB_KEY]).announce(a.app[HUB_KEY])
+    await asyncio.sleep(0.1)
+    res = await b.post(f"/api/tables/{tid}/seats/bo", json={"takeover": True})
+    assert res.status == 200
+    res = await b.post(f"/api/tables/{tid}/seats/cy", json={"takeover": True})
+    assert res.status == 202
+    refused = (await res.json())["request"]
+    await cy.until("takeover_request")
+    await cy.ws.send_json({"type": "takeover_answer", "request": refused, "allow": False})
+    res = await b.get(f"/api/tables/{tid}/takeovers/{refused}")
+    assert (await res.json())["status"] == "refused"
