@@ -111,6 +111,19 @@ async def test_phones_on_three_processes_play_as_at_one_server(
         assert (await ana.until("seat_lost"))["seat"] == ids[0]
         cid = await ana.send("action", {"do": "lose_life", "player": ids[0], "amount": 1})
         assert (await ana.reply(cid))["error"] == "no-seat"
+        # Bo's seat (his phone is on the second process), asked for through the third: his
+        # phone is asked, and his answer there decides the request put here.
+        status, asked = await post(
+            session, f"{bases[2]}/api/tables/{tid}/seats/{ids[1]}", {"takeover": True}
+        )
+        assert status == 202
+        bo = phones[1][1]
+        assert (await bo.until("takeover_request"))["request"] == asked["request"]
+        await bo.ws.send_json(
+            {"type": "takeover_answer", "request": asked["request"], "allow": False}
+        )
+        async with session.get(f"{bases[2]}/api/tables/{tid}/takeovers/{asked['request']}") as r:
+            assert (await r.json())["status"] == "refused"
         events, state = log_state(pg_url, tid, table["header"])
         assert [e.seq for e in events] == list(range(1, len(events) + 1))
         assert {e.client_id: e.seq for e in events if e.client_id in acked} == acked
