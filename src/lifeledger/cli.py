@@ -75,7 +75,15 @@ def _serve(args: argparse.Namespace) -> int:
     if (args.cert is None) != (args.key is None):
         print("lifeledger serve: --cert and --key go together", file=sys.stderr)
         return 2
-    server.run(args.host, args.port, args.db, cert=args.cert, key=args.key)
+    server.run(
+        args.host,
+        args.port,
+        args.db,
+        cert=args.cert,
+        key=args.key,
+        trusted_proxies=args.trusted_proxy,
+        pool_size=args.db_pool,
+    )
     return 0
 
 
@@ -98,8 +106,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="where tables are kept: an SQLite file's path (default: %(default)s) or a "
         "PostgreSQL URL, postgresql://user@host/dbname, for several processes sharing them",
     )
+    serve.add_argument(
+        "--db-pool",
+        type=int,
+        metavar="N",
+        help="connections to a PostgreSQL store (default: 4; one more is kept to hear the "
+        "other processes)",
+    )
     serve.add_argument("--cert", help="a TLS certificate (PEM), to serve HTTPS")
     serve.add_argument("--key", help="the certificate's private key (PEM)")
+    serve.add_argument(
+        "--trusted-proxy",
+        action="append",
+        default=[],
+        metavar="ADDR_OR_CIDR",
+        help="a reverse proxy (address or network) whose X-Forwarded-For names the client, "
+        "for the per-address limits; repeatable (default: none, the header is ignored)",
+    )
     serve.set_defaults(run=_serve)
     args = parser.parse_args(argv)
     try:

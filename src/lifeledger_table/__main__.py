@@ -1,5 +1,5 @@
-"""``python -m lifeledger_table [--host H] [--port P] [--db FILE] [--cert PEM --key PEM]``:
-serve the table app, as ``lifeledger serve`` does."""
+"""``python -m lifeledger_table [--host H] [--port P] [--db FILE] [--cert PEM --key PEM]
+[--trusted-proxy ADDR_OR_CIDR ...]``: serve the table app, as ``lifeledger serve`` does."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""The server's connections: caps in all and per client address, JSON answers to requests
-aiohttp can't parse, a deadline for clients to take their answers, and :func:`serve`."""
+"""The server's connections: caps in all and per client address (a trusted proxy's connections,
+which carry many clients, are capped only in all), JSON answers to requests aiohttp can't
+parse, a deadline for clients to take their answers, and :func:`serve`."""
 
 from __future__ import annotations
 
@@ -14,9 +15,10 @@ from http import HTTPStatus
 from aiohttp import web
 from aiohttp.web_protocol import RequestHandler
 
+from .addresses import TrustedProxies
 from .hub import HUB_KEY
 from .limits import Limits
-from .middleware import SECURITY_HEADERS, SERVER_NAME, slug
+from .middleware import PROXIES_KEY, SECURITY_HEADERS, SERVER_NAME, slug
 
 __all__ = ["ConnectionGuard", "GuardedHandler", "raise_descriptor_limit", "serve"]
 
@@ -111,19 +113,28 @@ class ConnectionGuard:
     a cap is answered 503 at once and closed, so its descriptor is free again at once and
     clients already connected, or arriving from elsewhere, are served.
 
+    A trusted reverse proxy (``trusted``) is not capped per address: its connections carry
+    many clients, each of them capped by the app's per-address limits instead.
+
     It sits where aiohttp's server counts connections (its ``connection_made`` and
     ``connection_lost``, called by every connection's protocol), and gives each connection
     it lets in the :class:`GuardedHandler` handler.
     """
 
     def __init__(
-        self, server: web.Server, total: int, per_address: int, write_seconds: float = 120.0
+        self,
+        server: web.Server,
+        total: int,
+        per_address: int,
+        write_seconds: float = 120.0,
+        trusted: TrustedProxies | None = None,
     ) -> None:
         self.handler_class = type(
             "GuardedHandler", (GuardedHandler,), {"__slots__": (), "write_seconds": write_seconds}
         )
         self.total = total
         self.per_address = per_address
+        self.trusted = trusted or TrustedProxies()
         self.open: dict[str, int] = {}
         self.count = 0
         self.refused = 0
@@ -137,7 +148,9 @@ class ConnectionGuard:
         """A new connection: counted in, or answered 503 and closed."""
         peer = transport.get_extra_info("peername")
         who = str(peer[0]) if isinstance(peer, tuple) and peer else "?"
-        if self.count >= self.total or self.open.get(who, 0) >= self.per_address:
+        if self.count >= self.total or (
+            self.open.get(who, 0) >= self.per_address and not self.trusted.trusts(who)
+        ):
             self.refused += 1
             transport.write(_REFUSAL)
             # Closed once the handler has started (closing it now would end the connection
@@ -184,6 +197,7 @@ async def serve(
         descriptor_budget(limits),
         limits.connections_per_address,
         limits.write_seconds,
+        app[PROXIES_KEY],
     )
     await web.TCPSite(runner, host, port, ssl_context=ssl_context).start()
     return runner, guard

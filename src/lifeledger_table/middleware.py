@@ -1,5 +1,5 @@
-"""What every HTTP answer goes through: security headers, JSON error answers, and the refusal of
-cross-site POSTs."""
+"""What every HTTP answer goes through: the client's address (behind trusted proxies), security
+headers, JSON error answers, and the refusal of cross-site POSTs."""
 
 from __future__ import annotations
 
@@ -11,15 +11,18 @@ from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 
+from .addresses import TrustedProxies
 from .limits import Limits, Throttle
 from .routes import same_origin
 
 __all__ = [
     "ERRORS_KEY",
+    "PROXIES_KEY",
     "SECURITY_HEADERS",
     "SERVER_NAME",
     "ErrorPacer",
     "add_headers",
+    "client_address",
     "errors",
     "json_error",
     "posts",
@@ -41,6 +44,41 @@ SECURITY_HEADERS = {
 }
 #: The ``Server`` header: a plain name, not the versions of Python and aiohttp.
 SERVER_NAME = "lifeledger"
+
+
+#: The reverse proxies whose ``X-Forwarded-For`` is believed (none unless configured).
+PROXIES_KEY = web.AppKey("proxies", TrustedProxies)
+
+
+@web.middleware
+async def client_address(
+    request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+) -> web.StreamResponse:
+    """Behind a trusted reverse proxy, the handlers (and every per-address limit) see the
+    client's address, from ``X-Forwarded-For`` (:mod:`.addresses` says which), as
+    ``request.remote``; and the scheme the client used, from ``X-Forwarded-Proto`` (the QR
+    code's link). From any other peer both headers are ignored. A malformed header from a
+    trusted proxy leaves the proxy's address (and is logged, the first time)."""
+    proxies = request.app[PROXIES_KEY]
+    peer = request.remote
+    if peer is None or not proxies.trusts(peer):
+        return await handler(request)
+    try:
+        who = proxies.client(peer, request.headers.getall("X-Forwarded-For", []))
+    except ValueError as exc:
+        if not proxies.warned:
+            proxies.warned = True
+            log.warning(
+                "a malformed X-Forwarded-For from the trusted proxy %s (%s): its own address "
+                "is used (further ones are not logged)",
+                peer,
+                exc,
+            )
+        who = peer
+    scheme = request.headers.get("X-Forwarded-Proto", "").strip().lower()
+    if scheme in ("http", "https"):
+        return await handler(request.clone(remote=who, scheme=scheme))
+    return await handler(request.clone(remote=who))
 
 
 async def add_headers(request: web.Request, response: web.StreamResponse) -> None:

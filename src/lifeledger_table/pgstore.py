@@ -165,7 +165,7 @@ class PostgresStore:
 
     def __init__(self, url: str, *, pool_size: int = 4, timeout: float = 10.0) -> None:
         if pool_size < 1:
-            raise ValueError("pool_size must be at least 1")
+            raise StoreError("a PostgreSQL store needs a pool of at least 1 connection")
         self.url = url
         self.where = describe(url)
         try:

@@ -4,7 +4,8 @@ leaving memory, and ``run`` for ``lifeledger serve``.
 Where things are decided: :mod:`.routes` (HTTP), :mod:`.protocol` (the WebSocket), :mod:`.table`
 (what a change does, by the rules engine), :mod:`.hub` (ordering, writing and fan-out),
 :mod:`.store` (the log), :mod:`.limits` (what one client may send), :mod:`.middleware` (what
-every HTTP answer goes through), :mod:`.connections` (connection caps and :func:`serve`).
+every HTTP answer goes through), :mod:`.addresses` (who the client is, behind a reverse proxy),
+:mod:`.connections` (connection caps and :func:`serve`).
 """
 
 from __future__ import annotations
@@ -15,17 +16,28 @@ import functools
 import logging
 import signal
 import ssl
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 
 from aiohttp import web
 
 from . import protocol, routes
+from .addresses import TrustedProxies
 from .connections import raise_descriptor_limit, serve
 from .hub import HUB_KEY, Hub
 from .limits import CodeGuard, Limits, SocketGate
-from .middleware import ERRORS_KEY, ErrorPacer, add_headers, errors, posts, slow_errors
+from .middleware import (
+    ERRORS_KEY,
+    PROXIES_KEY,
+    ErrorPacer,
+    add_headers,
+    client_address,
+    errors,
+    posts,
+    slow_errors,
+)
 from .store import Feed, Store, StoreError
-from .stores import open_store
+from .stores import open_store, where
 from .takeover import takeovers_of
 
 __all__ = ["Limits", "create_app", "run", "serve"]
@@ -62,8 +74,14 @@ async def _share_seats(hub: Hub, feed: Feed) -> None:
         sender.shutdown(wait=False)
 
 
-def create_app(store: Store, limits: Limits | None = None) -> web.Application:
+def create_app(
+    store: Store, limits: Limits | None = None, *, trusted_proxies: Iterable[str] = ()
+) -> web.Application:
     """The aiohttp application serving tables kept in ``store``.
+
+    ``trusted_proxies`` (addresses or CIDR networks; none by default): the reverse proxies
+    whose ``X-Forwarded-For`` names the client (:mod:`.addresses`); connections from them are
+    not capped per address either. Raises :class:`ValueError` for one that is not an address.
 
     Slow clients: aiohttp has no timeout of its own for a request's headers, but its keep-alive
     timer runs from the moment a connection opens (and again after each answer) and closes the
@@ -72,14 +90,16 @@ def create_app(store: Store, limits: Limits | None = None) -> web.Application:
     body nobody reads is drained for at most ``linger_seconds`` before the connection closes.
     """
     limits = limits or Limits()
+    proxies = TrustedProxies(trusted_proxies)
     app = web.Application(
         client_max_size=limits.body_bytes,
-        middlewares=[slow_errors, errors, posts],
+        middlewares=[client_address, slow_errors, errors, posts],
         handler_args={
             "keepalive_timeout": limits.header_seconds,
             "lingering_time": limits.linger_seconds,
         },
     )
+    app[PROXIES_KEY] = proxies
     hub = app[HUB_KEY] = Hub(store, limits)
     hub.follower.welcome = protocol.welcome
     hub.follower.seats_changed = functools.partial(routes.seats_given, hub)
@@ -121,27 +141,43 @@ def create_app(store: Store, limits: Limits | None = None) -> web.Application:
     return app
 
 
-def run(host: str, port: int, db: str, *, cert: str | None = None, key: str | None = None) -> None:
-    """Serve the table app on ``host:port`` with its tables in the SQLite file ``db``;
-    blocks until interrupted. With ``cert`` and ``key`` (PEM files) it serves HTTPS, which
-    phones need to keep their screens awake (the Wake Lock API wants a secure page)."""
+def run(
+    host: str,
+    port: int,
+    db: str,
+    *,
+    cert: str | None = None,
+    key: str | None = None,
+    trusted_proxies: Iterable[str] = (),
+    pool_size: int | None = None,
+) -> None:
+    """Serve the table app on ``host:port`` with its tables in ``db`` (an SQLite file, or a
+    PostgreSQL URL); blocks until interrupted. With ``cert`` and ``key`` (PEM files) it serves
+    HTTPS, which phones need to keep their screens awake (the Wake Lock API wants a secure
+    page). ``trusted_proxies``: see :func:`create_app`; ``pool_size``: a PostgreSQL store's
+    connections (each process also holds one more, to hear the others)."""
     logging.basicConfig(level=logging.INFO, format="%(message)s")
+    trusted_proxies = list(trusted_proxies)
+    try:
+        TrustedProxies(trusted_proxies)
+    except ValueError as exc:
+        raise SystemExit(f"lifeledger serve: --trusted-proxy: {exc}") from None
     context = None
     if cert is not None:
         context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
         context.load_cert_chain(cert, key)
     raise_descriptor_limit()
     try:  # a store that can't be opened, read or written stops the server at once, saying why
-        store = open_store(db)
+        store = open_store(db, pool_size=pool_size)
     except StoreError as exc:
         raise SystemExit(f"lifeledger serve: {exc}") from None
 
     async def main() -> None:
-        app = create_app(store)
+        app = create_app(store, trusted_proxies=trusted_proxies)
         runner, _guard = await serve(app, host, port, ssl_context=context)
         scheme = "https" if context else "http"
         print(
-            f"lifeledger table: {scheme}://{host}:{port}/  (tables in {db}; Ctrl-C stops)",
+            f"lifeledger table: {scheme}://{host}:{port}/  (tables in {where(db)}; Ctrl-C stops)",
             flush=True,
         )
         task = asyncio.current_task()

@@ -8,7 +8,7 @@ from urllib.parse import unquote, urlsplit
 
 from .store import SQLiteStore, Store, StoreError
 
-__all__ = ["open_store", "sqlite_path"]
+__all__ = ["open_store", "sqlite_path", "where"]
 
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 POSTGRES_SCHEMES = ("postgresql", "postgres")
@@ -47,3 +47,13 @@ def sqlite_path(url: str) -> str:
         )
     path = unquote(parts.path)
     return path[1:] if path else ":memory:"
+
+
+def where(db: str) -> str:
+    """Where ``db`` keeps tables, for messages: a PostgreSQL URL without its password."""
+    found = _SCHEME.match(db)
+    if found and found.group(1).lower() in POSTGRES_SCHEMES:
+        from .pgstore import describe
+
+        return describe(db)
+    return db
