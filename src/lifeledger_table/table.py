@@ -35,13 +35,14 @@ log = logging.getLogger("lifeledger_table")
 
 #: How many refused client ids a table remembers, so that a retry gets the same answer.
 REFUSALS_KEPT = 1000
-#: How many accepted client ids a table remembers in memory (older ones are looked up in the
-#: store: a retry, however late, is still applied once).
-CLIENT_IDS_KEPT = 4096
+#: How many accepted client ids a table remembers in memory, at least (a retry of an older one
+#: is decided again, its write fails on the store's unique key, and the writer then finds it
+#: in the store: however late, a retry is applied once).
+CLIENT_IDS_KEPT = 256
 #: The most timeline entries a welcome, a table's JSON or one history page carries.
 PAGE = 200
-#: How many of the newest timeline entries a table keeps in memory.
-RECENT = 2 * PAGE
+#: How many of the newest timeline entries a table keeps in memory (a welcome's page).
+RECENT = PAGE
 #: The most bytes of entries a welcome or a history page carries (at least one entry).
 PAGE_BYTES = 64 * 1024
 #: The largest view (state, score, effects) and timeline entry a change may make, in bytes of
@@ -180,7 +181,9 @@ class Table:
         self.recent: deque[tuple[int, str]] = deque(maxlen=RECENT)
         #: Decided changes not yet written, by sequence number.
         self.pending: dict[int, Decision] = {}
-        self.client_ids: OrderedDict[str, int] = OrderedDict()
+        #: Client ids accepted lately (a plain dict of strings: the garbage collector never
+        #: walks it), trimmed to the newest CLIENT_IDS_KEPT once twice as many.
+        self.client_ids: dict[str, int] = {}
         self.last_seq = 0
         self.committed = 0
         self._refusals: OrderedDict[str, TableError] = OrderedDict()
@@ -420,21 +423,29 @@ class Table:
 
     # -- changing the table -------------------------------------------------------------------
 
-    def _earlier(self, client_id: str) -> int | None:
-        """The sequence number a client id got, if the table accepted it before."""
+    def _earlier(self, client_id: str, look_up: bool) -> int | None:
+        """The sequence number a client id got, if the table accepted it lately (or ever,
+        with ``look_up``: the store is asked)."""
         seq = self.client_ids.get(client_id)
-        if seq is None:
+        if seq is None and look_up:
             found = self.store.event_by_client_id(self.id, client_id)
             seq = None if found is None else found.seq
         return seq
 
     def decide(
-        self, kind: str, body: dict[str, Any], client_id: str, seat: str | None
+        self,
+        kind: str,
+        body: dict[str, Any],
+        client_id: str,
+        seat: str | None,
+        *,
+        look_up: bool = False,
     ) -> Decision | int:
         """Let the engine and the table decide a client's request, and take it into memory.
 
         Returns the :class:`Decision` (its event is to be written, then passed to :meth:`commit`),
-        or, for a ``client_id`` seen before (a retry), the sequence number it got. Raises
+        or, for a ``client_id`` seen lately (a retry; with ``look_up``, ever: the store is
+        asked), the sequence number it got. Raises
         :class:`TableError` if the request is turned down (nothing changes); a retry of a
         turned-down request gets the same error. If the write then fails, :meth:`reload`.
         """
@@ -442,7 +453,7 @@ class Table:
         refused = self._refusals.get(client_id)
         if refused is not None:
             raise refused
-        earlier = self._earlier(client_id)
+        earlier = self._earlier(client_id, look_up)
         if earlier is not None:
             return earlier
         event = Event(
@@ -507,7 +518,7 @@ class Table:
         Returns ``(entry, seq)``; ``entry`` is ``None`` for a retry of a request that was
         accepted before. Raises :class:`TableError` if it is turned down.
         """
-        decision = self.decide(kind, body, client_id, seat)
+        decision = self.decide(kind, body, client_id, seat, look_up=True)
         if isinstance(decision, int):
             return None, decision
         try:
@@ -793,8 +804,8 @@ class Table:
         assert event.entry is not None
         self.recent.append((event.seq, event.entry))
         self.client_ids[event.client_id] = event.seq
-        if len(self.client_ids) > CLIENT_IDS_KEPT:
-            self.client_ids.popitem(last=False)
+        if len(self.client_ids) > 2 * CLIENT_IDS_KEPT:
+            self.client_ids = dict(list(self.client_ids.items())[-CLIENT_IDS_KEPT:])
         self.last_seq = event.seq
         self._proposals.clear()
 

@@ -73,10 +73,8 @@ class Writer:
             for decision, conn in batch:
                 table = self.hub.tables[decision.event.table]
                 table.commit(decision)
-                conn.send_json(
-                    {"type": "ack", "id": decision.event.client_id, "seq": decision.event.seq}
-                )
-                self.hub.send_all(table, decision.text)
+                # Its sender is sent the event with its id: that is the acknowledgement.
+                self.hub.send_all(table, decision.text, conn, decision.event.client_id)
             waiting, self.retries = self.retries, []
             for table, conn, cid, seq in waiting:
                 self.retry(table, conn, cid, seq)
@@ -100,7 +98,7 @@ class Writer:
             event = decision.event
             cid = event.client_id
             try:
-                result = table.decide(event.kind, event.body, cid, event.seat)
+                result = table.decide(event.kind, event.body, cid, event.seat, look_up=True)
             except TableError as exc:
                 again[(table.id, cid)] = exc
                 conn.send_json({"type": "error", "id": cid, **exc.to_json()})

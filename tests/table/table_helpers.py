@@ -71,10 +71,14 @@ class Phone:
         #: the phone applies it): the last sequence number, state, score and effects.
         self.seq = 0
         self.view: dict[str, Any] = {}
+        #: Messages read (and applied) by :meth:`reply` for its ack, still to be returned.
+        self.unread: list[dict[str, Any]] = []
 
     async def recv(self) -> dict[str, Any]:
         """The next message. An event is applied to the phone's copy of the table as the page
         applies it, and returned with that copy's ``state``, ``score`` and ``effects``."""
+        if self.unread:
+            return self.unread.pop(0)
         msg: dict[str, Any] = await self.ws.receive_json(timeout=10)
         if msg["type"] == "welcome":
             self.seq = msg["seq"]
@@ -119,10 +123,16 @@ class Phone:
         return cid
 
     async def reply(self, cid: str) -> dict[str, Any]:
-        """The ack or error for change ``cid`` (events before it are skipped)."""
+        """The ack or error for change ``cid`` (events before it are skipped). The event of a
+        change, sent back to its sender with the change's id, is its ack."""
         while True:
             msg = await self.recv()
-            if msg["type"] in ("ack", "error") and msg.get("id") == cid:
+            if msg.get("id") != cid:
+                continue
+            if msg["type"] == "event":
+                self.unread.append(msg)  # the sender's event too, for until("event")
+                return {"type": "ack", "id": cid, "seq": msg["seq"]}
+            if msg["type"] in ("ack", "error"):
                 return msg
 
     async def act(self, action: dict[str, Any]) -> dict[str, Any]:

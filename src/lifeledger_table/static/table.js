@@ -178,6 +178,8 @@ function receive(msg) {
     case "event":
       // An event carries what changed, applied here to the page's copy of the state. A missing
       // sequence number (or a change the copy can't take) asks for the whole state again.
+      // The phone that sent the change gets it with the change's id: its acknowledgement.
+      if (msg.id) { S.pending.delete(msg.id); renderConn(); }
       if (msg.seq <= S.lastSeq) return;
       if (msg.seq !== S.lastSeq + 1 || !takeEvent(msg)) { resync(); return; }
       S.entries.push(msg.entry);
