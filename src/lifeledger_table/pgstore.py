@@ -44,10 +44,10 @@ from .store import (
     DamagedError,
     DuplicateError,
     Event,
+    LogReads,
     StoreError,
     TableRow,
     _event,
-    newest_at_each_position,
 )
 
 log = logging.getLogger("lifeledger_table")
@@ -154,7 +154,7 @@ def _line(exc: BaseException, url: str = "") -> str:
     return text[:300] or type(exc).__name__
 
 
-class PostgresStore:
+class PostgresStore(LogReads):
     """A table store in a PostgreSQL database (``url``: any libpq URL or connection string),
     through a pool of ``pool_size`` connections (opened at the start, each replaced when lost).
 
@@ -162,6 +162,8 @@ class PostgresStore:
     be reached, creates or upgrades the schema, refuses a newer one or another program's tables,
     and takes a write; if not, :class:`~.store.StoreError` says why in one line.
     """
+
+    _PARAM = "%s"
 
     def __init__(self, url: str, *, pool_size: int = 4, timeout: float = 10.0) -> None:
         if pool_size < 1:
@@ -463,40 +465,6 @@ class PostgresStore:
             f"SELECT {_EVENT} FROM events WHERE table_id = %s AND {where}", (table_id, *args)
         )
         return [_event(table_id, r) for r in rows]
-
-    def events(self, table_id: str, after: int = 0) -> list[Event]:
-        """The table's events with a sequence number above ``after``, in order."""
-        return self._read(table_id, "seq > %s ORDER BY seq", (after,))
-
-    def event(self, table_id: str, seq: int) -> Event | None:
-        """The table's event ``seq``, or ``None``."""
-        found = self._read(table_id, "seq = %s", (seq,))
-        return found[0] if found else None
-
-    def last_event(self, table_id: str) -> Event | None:
-        """The table's newest event, or ``None`` if it has none."""
-        found = self._read(table_id, "TRUE ORDER BY seq DESC LIMIT 1", ())
-        return found[0] if found else None
-
-    def event_by_client_id(self, table_id: str, client_id: str) -> Event | None:
-        """The table's event sent with ``client_id``, or ``None``."""
-        found = self._read(table_id, "client_id = %s", (client_id,))
-        return found[0] if found else None
-
-    def game_events(self, table_id: str, game: int) -> list[Event]:
-        """The events of match game ``game`` (see :attr:`Event.game`), in order."""
-        return self._read(table_id, "game = %s ORDER BY seq", (game,))
-
-    def effective(self, table_id: str, game: int, start: int, end: int) -> list[Event]:
-        """The actions of game ``game`` at positions ``start`` to ``end - 1`` that are in
-        effect when the game has ``end`` actions in effect: at each position, the newest
-        action (an action undone is followed by the next one at its position)."""
-        found = self._read(
-            table_id,
-            "game = %s AND kind = 'action' AND position >= %s AND position < %s ORDER BY seq",
-            (game, start, end),
-        )
-        return newest_at_each_position(found)
 
     def entries(self, table_id: str, before: int, limit: int) -> list[tuple[int, str | None]]:
         """The newest ``limit`` timeline entries with a sequence number below ``before``,

@@ -27,6 +27,7 @@ __all__ = [
     "DuplicateError",
     "Event",
     "Feed",
+    "LogReads",
     "SQLiteStore",
     "Store",
     "StoreError",
@@ -265,7 +266,53 @@ _COLUMNS = {
 _EVENT = "seq, kind, body, client_id, seat, time, game, position, entry"
 
 
-class SQLiteStore:
+class LogReads:
+    """The reads of a table's log, one query each, the same for every SQL store: a store
+    provides :meth:`_read` and its placeholder (``?`` or ``%s``)."""
+
+    _PARAM = "?"
+
+    def _read(self, table_id: str, where: str, args: tuple[Any, ...]) -> list[Event]:
+        """The table's events matching ``where`` (SQL after ``AND``, with ``_PARAM``s)."""
+        raise NotImplementedError
+
+    def events(self, table_id: str, after: int = 0) -> list[Event]:
+        """The table's events with a sequence number above ``after``, in order."""
+        return self._read(table_id, f"seq > {self._PARAM} ORDER BY seq", (after,))
+
+    def event(self, table_id: str, seq: int) -> Event | None:
+        """The table's event ``seq``, or ``None``."""
+        found = self._read(table_id, f"seq = {self._PARAM}", (seq,))
+        return found[0] if found else None
+
+    def last_event(self, table_id: str) -> Event | None:
+        """The table's newest event, or ``None`` if it has none."""
+        found = self._read(table_id, "seq > 0 ORDER BY seq DESC LIMIT 1", ())
+        return found[0] if found else None
+
+    def event_by_client_id(self, table_id: str, client_id: str) -> Event | None:
+        """The table's event sent with ``client_id``, or ``None``."""
+        found = self._read(table_id, f"client_id = {self._PARAM}", (client_id,))
+        return found[0] if found else None
+
+    def game_events(self, table_id: str, game: int) -> list[Event]:
+        """The events of match game ``game`` (see :attr:`Event.game`), in order."""
+        return self._read(table_id, f"game = {self._PARAM} ORDER BY seq", (game,))
+
+    def effective(self, table_id: str, game: int, start: int, end: int) -> list[Event]:
+        """The actions of game ``game`` at positions ``start`` to ``end - 1`` that are in
+        effect when the game has ``end`` actions in effect: at each position, the newest
+        action (an action undone is followed by the next one at its position)."""
+        p = self._PARAM
+        found = self._read(
+            table_id,
+            f"game = {p} AND kind = 'action' AND position >= {p} AND position < {p} ORDER BY seq",
+            (game, start, end),
+        )
+        return newest_at_each_position(found)
+
+
+class SQLiteStore(LogReads):
     """The embedded default store: one SQLite file in WAL mode, ``synchronous=FULL``.
 
     Each write is its own transaction, committed (and synced to the WAL) before the method
@@ -534,40 +581,6 @@ class SQLiteStore:
                 f"SELECT {_EVENT} FROM events WHERE table_id = ? AND {where}", (table_id, *args)
             ).fetchall()
         return [_event(table_id, r) for r in rows]
-
-    def events(self, table_id: str, after: int = 0) -> list[Event]:
-        """The table's events with a sequence number above ``after``, in order."""
-        return self._read(table_id, "seq > ? ORDER BY seq", (after,))
-
-    def event(self, table_id: str, seq: int) -> Event | None:
-        """The table's event ``seq``, or ``None``."""
-        found = self._read(table_id, "seq = ?", (seq,))
-        return found[0] if found else None
-
-    def last_event(self, table_id: str) -> Event | None:
-        """The table's newest event, or ``None`` if it has none."""
-        found = self._read(table_id, "1 ORDER BY seq DESC LIMIT 1", ())
-        return found[0] if found else None
-
-    def event_by_client_id(self, table_id: str, client_id: str) -> Event | None:
-        """The table's event sent with ``client_id``, or ``None``."""
-        found = self._read(table_id, "client_id = ?", (client_id,))
-        return found[0] if found else None
-
-    def game_events(self, table_id: str, game: int) -> list[Event]:
-        """The events of match game ``game`` (see :attr:`Event.game`), in order."""
-        return self._read(table_id, "game = ? ORDER BY seq", (game,))
-
-    def effective(self, table_id: str, game: int, start: int, end: int) -> list[Event]:
-        """The actions of game ``game`` at positions ``start`` to ``end - 1`` that are in
-        effect when the game has ``end`` actions in effect: at each position, the newest
-        action (an action undone is followed by the next one at its position)."""
-        found = self._read(
-            table_id,
-            "game = ? AND kind = 'action' AND position >= ? AND position < ? ORDER BY seq",
-            (game, start, end),
-        )
-        return newest_at_each_position(found)
 
     def entries(self, table_id: str, before: int, limit: int) -> list[tuple[int, str | None]]:
         """The newest ``limit`` timeline entries with a sequence number below ``before``,

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import random
 from typing import Any
 
 from aiohttp import ClientWebSocketResponse
 from aiohttp.test_utils import TestClient
 
+from lifeledger_table import engine
 from lifeledger_table.changes import apply_changes
+from lifeledger_table.store import Event
 
 #: The header every POST carries (the server refuses other content types: issue 7 item 12).
 JSON = {"Content-Type": "application/json"}
@@ -149,3 +152,33 @@ async def phone(
     p = Phone(ws)
     await p.hello(token)
     return p
+
+
+async def play_randomly(
+    p: Phone, player: str, rng: random.Random, acked: dict[str, int], changes: int = 25
+) -> None:
+    """``changes`` random gains and losses of 1 for ``player`` (and now and then an undo of
+    the last action in effect) from phone ``p``, one at a time; ``acked`` gets each one the
+    server acknowledged (client id -> sequence number)."""
+    for _ in range(changes):
+        if rng.random() < 0.15 and p.view.get("undo_target"):
+            cid = await p.send("undo", target=p.view["undo_target"])
+        else:
+            kind = rng.choice(["gain_life", "lose_life"])
+            cid = await p.send("action", {"do": kind, "player": player, "amount": 1})
+        reply = await p.reply(cid)
+        if reply["type"] == "ack":
+            acked[cid] = reply["seq"]
+
+
+def log_replayed(events: list[Event], header: dict[str, Any]) -> dict[str, Any]:
+    """The state of a table's current game: its log, replayed from the start by the engine."""
+    effective: list[Event] = []
+    for event in events:
+        if event.kind == "action":
+            effective.append(event)
+        elif event.kind == "undo":
+            effective.pop()
+        else:
+            effective = []
+    return engine.state_of(engine.replay(header, [e.body["action"] for e in effective]))

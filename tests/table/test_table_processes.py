@@ -18,9 +18,8 @@ from typing import Any
 import aiohttp
 import pytest
 from browser_helpers import server
-from table_helpers import Phone
+from table_helpers import Phone, log_replayed, play_randomly
 
-from lifeledger_table import engine
 from lifeledger_table.stores import open_store
 
 FOUR = {"players": [{"name": n} for n in ("Ana", "Bo", "Cy", "Di")]}
@@ -56,16 +55,7 @@ def log_state(pg_url: str, table: str, header: dict[str, Any]) -> tuple[list[Any
         events = store.events(table)
     finally:
         store.close()
-    effective: list[Any] = []
-    for event in events:
-        if event.kind == "action":
-            effective.append(event)
-        elif event.kind == "undo":
-            effective.pop()
-        else:
-            effective = []
-    state = engine.state_of(engine.replay(header, [e.body["action"] for e in effective]))
-    return events, state
+    return events, log_replayed(events, header)
 
 
 async def test_phones_on_three_processes_play_as_at_one_server(
@@ -88,18 +78,7 @@ async def test_phones_on_three_processes_play_as_at_one_server(
         rng = random.Random(10)
         acked: dict[str, int] = {}
 
-        async def play(who: str, p: Phone) -> None:
-            for _ in range(30):
-                if rng.random() < 0.2 and p.view.get("undo_target"):
-                    cid = await p.send("undo", target=p.view["undo_target"])
-                else:
-                    kind = rng.choice(["gain_life", "lose_life"])
-                    cid = await p.send("action", {"do": kind, "player": who, "amount": 1})
-                reply = await p.reply(cid)
-                if reply["type"] == "ack":
-                    acked[cid] = reply["seq"]
-
-        await asyncio.gather(*(play(who, p) for who, p in phones))
+        await asyncio.gather(*(play_randomly(p, who, rng, acked, 30) for who, p in phones))
         # Ana's seat, taken over with the host's token through a process Ana's phone isn't on.
         status, _ = await post(
             session,

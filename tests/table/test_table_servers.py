@@ -14,13 +14,12 @@ from typing import Any
 import pytest
 import pytest_asyncio
 from aiohttp.test_utils import TestClient
-from table_helpers import Phone, open_table, phone, seat
+from table_helpers import Phone, log_replayed, open_table, phone, play_randomly, seat
 
-from lifeledger_table import engine
 from lifeledger_table.hub import HUB_KEY
 from lifeledger_table.limits import Limits
 from lifeledger_table.server import create_app
-from lifeledger_table.store import Event, SQLiteStore
+from lifeledger_table.store import SQLiteStore
 from lifeledger_table.takeover import takeovers_of
 
 Client = TestClient[Any, Any]
@@ -74,19 +73,6 @@ async def settle(*phones: Phone, seq: int) -> None:
     for p in phones:
         while p.seq < seq:
             await p.recv()
-
-
-def replayed(db_store: SQLiteStore, table: str, header: dict[str, Any]) -> dict[str, Any]:
-    """The state of the table's current game: its stored log, replayed from the start."""
-    effective: list[Event] = []
-    for event in db_store.events(table):
-        if event.kind == "action":
-            effective.append(event)
-        elif event.kind == "undo":
-            effective.pop()
-        else:
-            effective = []
-    return engine.state_of(engine.replay(header, [e.body["action"] for e in effective]))
 
 
 @pytest.mark.asyncio
@@ -144,18 +130,7 @@ async def test_phones_on_two_servers_acting_at_once_agree_with_the_log(
     rng = random.Random(9)
     acked: dict[str, int] = {}
 
-    async def play(p: Phone, who: str) -> None:
-        for _ in range(25):
-            if rng.random() < 0.15 and p.view.get("undo_target"):
-                cid = await p.send("undo", target=p.view["undo_target"])
-            else:
-                kind = rng.choice(["gain_life", "lose_life"])
-                cid = await p.send("action", {"do": kind, "player": who, "amount": 1})
-            reply = await p.reply(cid)
-            if reply["type"] == "ack":
-                acked[cid] = reply["seq"]
-
-    await asyncio.gather(*(play(p, who) for _, who, p in phones))
+    await asyncio.gather(*(play_randomly(p, who, rng, acked) for _, who, p in phones))
     store = a.app[HUB_KEY].store
     events = store.events(tid)
     assert [e.seq for e in events] == list(range(1, len(events) + 1))
@@ -163,7 +138,7 @@ async def test_phones_on_two_servers_acting_at_once_agree_with_the_log(
     final = len(events)
     for _, _, p in phones:
         await settle(p, seq=final)
-    want = replayed(store, tid, table["header"])
+    want = log_replayed(store.events(tid), table["header"])
     for _, _, p in phones:
         assert p.view["state"] == want
     for client in servers:
