@@ -42,7 +42,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import aiohttp
 
@@ -284,6 +284,104 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait()
+
+
+class Measured(Protocol):
+    """What the CPU of a server is read from: one process, or several."""
+
+    def cpu(self) -> float: ...
+
+
+class Servers:
+    """Several server processes on one store (a PostgreSQL database), measured as one: their
+    CPU is the sum of theirs."""
+
+    def __init__(self, servers: list[Server]) -> None:
+        self.servers = servers
+
+    @property
+    def bases(self) -> list[str]:
+        return [s.base for s in self.servers]
+
+    async def start(self) -> Servers:
+        """Start them one after the other (the first creates the schema)."""
+        try:
+            for server in self.servers:
+                await server.start()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def stop(self) -> None:
+        for server in self.servers:
+            server.stop()
+
+    def cpu(self) -> float:
+        return sum(s.cpu() for s in self.servers)
+
+
+class Database(Protocol):
+    """A database server the table app's processes share: its CPU, and how many writes it
+    refused as duplicates (a process that lost a race for a table's next sequence number)."""
+
+    def cpu(self) -> float: ...
+
+    def conflicts(self) -> int: ...
+
+
+class PostgresServer:
+    """A running PostgreSQL server (``postmaster.pid`` in ``data``; its log at ``log``): the
+    CPU of the postmaster and every process of it (live ones, and those it reaped), and the
+    duplicate-key errors on the log of events it logged (each one a conflict between two
+    table app processes, which the loser then decides again)."""
+
+    DUPLICATE = "duplicate key value violates unique constraint"
+
+    def __init__(self, data: Path, log: Path) -> None:
+        self.data = data
+        self.log = log
+        self._read = 0
+        self._conflicts = 0
+
+    @property
+    def postmaster(self) -> int:
+        return int((self.data / "postmaster.pid").read_text().split()[0])
+
+    def cpu(self) -> float:
+        main = self.postmaster
+        with open(f"/proc/{main}/stat") as f:
+            fields = f.read().rpartition(")")[2].split()
+        total = sum(int(fields[k]) for k in (11, 12, 13, 14))  # its own, and reaped children's
+        for name in os.listdir("/proc"):
+            if not name.isdigit():
+                continue
+            with contextlib.suppress(OSError):
+                with open(f"/proc/{name}/stat") as f:
+                    fields = f.read().rpartition(")")[2].split()
+                if int(fields[1]) == main:
+                    total += int(fields[11]) + int(fields[12])
+        return total / _TICK
+
+    def conflicts(self) -> int:
+        """Duplicate keys on ``events`` logged so far."""
+        with contextlib.suppress(OSError), open(self.log, "rb") as f:
+            f.seek(self._read)
+            chunk = f.read()
+            complete = chunk.rfind(b"\n") + 1
+            self._read += complete
+            for line in chunk[:complete].decode(errors="replace").splitlines():
+                if self.DUPLICATE in line and '"events_' in line:
+                    self._conflicts += 1
+        return self._conflicts
+
+
+def phones_per_address(rate: float) -> int:
+    """Phones a loopback address, sending ``rate`` changes a second each: 48 (12 tables) at
+    one a second, fewer (whole tables) at higher rates, so that an address keeps under the
+    app's 200 messages a second (docs/table.md, Limits)."""
+    fits = int(160 / rate) // len(SEATS) * len(SEATS)
+    return max(len(SEATS), min(PHONES_PER_ADDRESS, fits))
 
 
 @contextlib.asynccontextmanager
@@ -617,6 +715,8 @@ class Phone:
     group: str  # the table (or the echo server's group)
     seat: str
     index: int
+    #: The newest sequence number this phone was sent (an event, or a welcome's entries).
+    last: int = 0
 
 
 @dataclass
@@ -646,11 +746,25 @@ class Figures:
     client_cpu: float = float("nan")
     load: float = float("nan")
     drain: float = 0.0
+    #: Acknowledgements that arrived in the window (of any change): changes written per second.
+    acked_in_window: int = 0
+    #: Welcomes sent anew in the window (a table shown again after a conflict between servers).
+    resyncs: int = 0
+    #: The database server's CPU (PostgreSQL: every process of it) over the window and the drain.
+    db_cpu: float = float("nan")
+    db_cpu_per_change_ms: float = float("nan")
+    #: Writes a server lost to another's over the window and the drain (PostgreSQL's log).
+    conflicts: int = 0
 
     @property
     def server_busy(self) -> float:
         """The server's CPU over the window and the drain, in % of one core."""
         return 100 * self.server_cpu / (self.seconds + self.drain)
+
+    @property
+    def throughput(self) -> float:
+        """Changes acknowledged per second in the window."""
+        return self.acked_in_window / self.seconds if self.seconds else float("nan")
 
     @property
     def client_busy(self) -> float:
@@ -667,15 +781,31 @@ class Figures:
             f"  B/event {self.event_bytes:6.0f}  errors {errors}"
             f"  CPU% server {self.server_busy:3.0f}"
             f" phones {self.client_busy:3.0f}  load {self.load:.2f}"
+            f"  acked/s {self.throughput:6.0f}"
+            + (
+                f"  db cpu/change {self.db_cpu_per_change_ms:6.3f} ms"
+                f"  conflicts {self.conflicts}  resyncs {self.resyncs}"
+                if self.db_cpu == self.db_cpu
+                else ""
+            )
         )
 
 
 class Fleet:
-    """Phones in tables, each sending a change about once a second (``mode`` "table": the
-    table app's protocol; "echo": the relay floor, where a message is its own receipt)."""
+    """Phones in tables, each sending a change ``rate`` times a second (``mode`` "table": the
+    table app's protocol; "echo": the relay floor, where a message is its own receipt), from
+    loopback addresses of ``per_address`` phones each (see :func:`phones_per_address`)."""
 
-    def __init__(self, base: str, mode: str = "table") -> None:
+    def __init__(
+        self,
+        base: str,
+        mode: str = "table",
+        rate: float = 1.0,
+        per_address: int = PHONES_PER_ADDRESS,
+    ) -> None:
         self.base = base
+        self.rate = rate
+        self.per_address = per_address
         self.window_start = 0.0
         self.per_group: Counter[str] = Counter()
         self.mode = mode
@@ -701,17 +831,30 @@ class Fleet:
         self.receipts: dict[Any, list[float]] = {}
         self.event_bytes = 0
         self.events_seen = 0
+        self.acked_in_window = 0
+        self.relayed: set[str] = set()
+        self.resyncs = 0
 
     # connecting ------------------------------------------------------------------------------
 
-    async def connect_tables(self, tables: list[TableRef], first_address: int = 1) -> None:
-        """Four phones on each table (one per seat, with its token)."""
-        seats = [(t.id, s, t.tokens[s]) for t in tables for s in SEATS]
+    async def connect_tables(
+        self, tables: list[TableRef], first_address: int = 1, bases: list[str] | None = None
+    ) -> None:
+        """Four phones on each table (one per seat, with its token). With ``bases`` (several
+        servers on one store), each table's phones are split over them in seat order: with
+        two, the first two seats on the first server and the other two on the second, so that
+        every change reaches phones on both."""
+        bases = bases or [self.base]
+        seats = [
+            (t.id, s, t.tokens[s], bases[k * len(bases) // len(SEATS)])
+            for t in tables
+            for k, s in enumerate(SEATS)
+        ]
 
         async def one(i: int, http: aiohttp.ClientSession) -> Phone:
-            table_id, seat, token = seats[i]
+            table_id, seat, token, base = seats[i]
             ws = await http.ws_connect(
-                f"{self.base}/ws/t/{table_id}?token={token}", max_msg_size=0, heartbeat=None
+                f"{base}/ws/t/{table_id}?token={token}", max_msg_size=0, heartbeat=None
             )
             await hello(ws, token)
             return Phone(ws, table_id, seat, i)
@@ -726,14 +869,14 @@ class Fleet:
         await self._connect(phones, one, first_address)
 
     async def _connect(self, count: int, one: Any, first_address: int) -> None:
-        for k in range((count + PHONES_PER_ADDRESS - 1) // PHONES_PER_ADDRESS):
+        for k in range((count + self.per_address - 1) // self.per_address):
             address = f"127.0.{first_address + k // 250}.{1 + k % 250}"
             self.sessions.append(session(address, timeout=3600))
         gate = asyncio.Semaphore(50)
 
         async def gated(i: int) -> Phone:
             async with gate:
-                phone: Phone = await one(i, self.sessions[i // PHONES_PER_ADDRESS])
+                phone: Phone = await one(i, self.sessions[i // self.per_address])
                 return phone
 
         self.phones = list(
@@ -767,24 +910,44 @@ class Fleet:
                     self.event_bytes += len(text)
                     self.events_seen += 1
                     self.receipts.setdefault(data["id"], []).append(now)
+                if self.measuring and data["id"] not in self.relayed:
+                    self.relayed.add(data["id"])  # the floor's "acknowledged": relayed
+                    self.acked_in_window += 1
                 continue
             kind = data.get("type")
-            if kind == "event" and self.recording:
-                self.event_bytes += len(text)
-                self.events_seen += 1
-                if (data.get("entry") or {}).get("seat") != phone.seat:
-                    self.receipts.setdefault((phone.group, data["seq"]), []).append(now)
+            if kind == "event":
+                if self.recording:
+                    self.event_bytes += len(text)
+                    self.events_seen += 1
+                    if (data.get("entry") or {}).get("seat") != phone.seat:
+                        self.receipts.setdefault((phone.group, data["seq"]), []).append(now)
+                phone.last = max(phone.last, data["seq"])
+            elif kind == "welcome":
+                self._welcomed(phone, data, now)
             if kind == "ack" or (kind == "event" and "id" in data):  # one's own: the ack
                 self.acked[data["id"]] = data["seq"]
                 if data["id"] in self.sent:
                     self.ack_times[data["id"]] = now
+                if self.measuring:
+                    self.acked_in_window += 1
             elif kind == "error":
                 self.errors[str(data.get("error"))] += 1
                 if data.get("id"):
                     self.refused.add(data["id"])
 
+    def _welcomed(self, phone: Phone, data: dict[str, Any], now: float) -> None:
+        """A welcome after the first (several servers on one store: a table shown anew after
+        a conflict): the entries in it the phone had not been sent are its receipts."""
+        if self.recording:
+            self.resyncs += 1
+            for entry in data.get("entries") or ():
+                if entry["seq"] > phone.last and entry.get("seat") != phone.seat:
+                    self.receipts.setdefault((phone.group, entry["seq"]), []).append(now)
+        phone.last = max(phone.last, data.get("seq") or 0)
+
     async def _send(self, phone: Phone) -> None:
-        await asyncio.sleep(random.random())
+        gap = 1.0 / self.rate
+        await asyncio.sleep(random.random() * gap)
         n = 0
         next_at = time.perf_counter()
         while self.sending:
@@ -798,7 +961,7 @@ class Fleet:
                 await phone.ws.send_str(text)
             except (ConnectionError, RuntimeError):
                 return
-            next_at += 1.0
+            next_at += gap
             await asyncio.sleep(max(0.0, next_at - time.perf_counter()))
 
     def start_sending(self) -> None:
@@ -867,15 +1030,26 @@ class Fleet:
         if self.events_seen:
             out.event_bytes = self.event_bytes / self.events_seen
         out.events_seen = self.events_seen
+        out.acked_in_window = self.acked_in_window
+        out.resyncs = self.resyncs
         return out
 
     async def measure(
-        self, seconds: float, drain: float, server: Server | None = None, during: Any = None
+        self,
+        seconds: float,
+        drain: float,
+        server: Measured | None = None,
+        during: Any = None,
+        database: Database | None = None,
     ) -> Figures:
         """One window of ``seconds`` (the phones already sending), then the drain; with
-        ``server``, its CPU over both, per change sent; ``during``: a coroutine function run
-        with the window (its result is awaited before the window ends)."""
+        ``server`` (one or several processes), its CPU over both, per change sent; with
+        ``database``, the database server's too, and the writes lost to conflicts; ``during``:
+        a coroutine function run with the window (its result is awaited before the window
+        ends)."""
         cpu0 = server.cpu() if server else 0.0
+        db0 = database.cpu() if database else 0.0
+        conflicts0 = database.conflicts() if database else 0
         self.begin()
         own0 = own_cpu()
         if during is not None:
@@ -892,6 +1066,10 @@ class Fleet:
         if server is not None:
             out.server_cpu = server.cpu() - cpu0
             out.cpu_per_change_ms = out.server_cpu / out.sent * 1000 if out.sent else float("nan")
+        if database is not None:
+            out.db_cpu = database.cpu() - db0
+            out.db_cpu_per_change_ms = out.db_cpu / out.sent * 1000 if out.sent else float("nan")
+            out.conflicts = database.conflicts() - conflicts0
         out.load = load()
         return out
 

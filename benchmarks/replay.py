@@ -1,29 +1,41 @@
 """Replay speed and memory against the floor of merely parsing the same lines.
 
-Run by hand: ``.venv/bin/python benchmarks/replay.py [--sizes 100000 1000000]``.
+Run by hand: ``.venv/bin/python benchmarks/replay.py [--sizes 100000 1000000] [--runs 5]``.
 
-For each size it writes a stream (four-player Commander: mixed damage, commander damage, life
-gain, life loss, payments and counters), then, each in a fresh process so that one measurement
-can't warm or bloat another:
+For each size it writes two streams (four-player Commander: mixed damage, commander damage,
+life gain, life loss, payments and counters):
+
+- ``game``: the stream as a game writes it, where lines repeat (a replay parses a line it has
+  seen before only once: ``record.LINE_CACHE``);
+- ``unique``: the same actions, each with a ``note`` of its own (``"action 0"``, ``"action
+  1"``, ...), so that no line repeats (the worst case for the line cache; checked: every line
+  of it is distinct).
+
+Then, ``--runs`` times, each in a fresh process so that one measurement can't warm or bloat
+another, and taking turns so that the machine's load falls on all of them alike:
 
 - ``parse``: ``json.loads`` on every line, nothing else (the floor);
-- ``replay``: ``lifeledger.record.load`` of the same file, as ``lifeledger replay --json`` does;
-- ``memory``: the replay again under ``tracemalloc``, for the peak of Python allocations, and
-  the process's peak resident set size.
+- ``json``: ``lifeledger replay --json`` of the file (its ``main``, writing to /dev/null);
+- ``text``: ``lifeledger replay`` (the text timeline) of the file, likewise;
 
-It prints the replay/parse time ratio (goal: at most 2) and the peak memory of each size (goal:
-the same for every size, since a stream replays in memory that does not grow with its length).
+and once more ``--json`` under ``tracemalloc``, for the peak of Python allocations (the peak
+resident set size is taken from the runs without it: tracemalloc's own tables grow with the
+number of allocations it has seen).
 
-Each size is measured twice: ``game``, the stream as a game writes it, where lines repeat (the
-replay parses a line it has seen before only once: ``record.LINE_CACHE``), and ``distinct``, the
-same actions each with a ``note`` of its own, so that no line repeats (the worst case).
+It prints, for each stream, the min/median/max of each time and of the ratios json/parse (goal:
+at most 2) and text/json (goal: at most 2), each ratio taken run by run, both in wall time
+and in the process's CPU time (less sensitive to other work on the machine), with the load
+average (``os.getloadavg``) before and after; and the peak memory of each size (goal: the same
+for every size, since a stream replays in memory that does not grow with its length).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -38,11 +50,11 @@ HEADER = {
 }
 
 
-def generate(path: Path, size: int, seed: int = 2026, distinct: bool = False) -> None:
+def generate(path: Path, size: int, seed: int = 2026, unique: bool = False) -> None:
     """A long game in which nobody dies: totals are steered between 10 and 80 life.
 
-    With ``distinct``, every action carries a ``note`` of its own, so that no line repeats
-    and the replay's cache of lines seen before never hits (the worst case)."""
+    With ``unique``, every action carries a ``note`` of its own, so that no line repeats and
+    the replay's cache of lines seen before never hits (the worst case)."""
     rng = random.Random(seed)
     life = dict.fromkeys(PLAYERS, 40)
     poison = dict.fromkeys(PLAYERS, 0)
@@ -53,24 +65,25 @@ def generate(path: Path, size: int, seed: int = 2026, distinct: bool = False) ->
             p = rng.choice(PLAYERS)
             other = rng.choice([q for q in PLAYERS if q != p])
             roll = rng.random()
-            n = rng.randint(1, 6)
+            amount = rng.randint(1, 6)
             if life[p] < 20 or (roll < 0.25 and life[p] < 70):
-                action = {"do": "gain_life", "player": p, "amount": n, "source": "healer"}
-                life[p] += n
+                action = {"do": "gain_life", "player": p, "amount": amount, "source": "healer"}
+                life[p] += amount
             elif roll < 0.55:
                 source = f"{other}-commander"
-                if commander[(other, p)] + n < 21 and rng.random() < 0.2:
-                    commander[(other, p)] += n
+                if commander[(other, p)] + amount < 21 and rng.random() < 0.2:
+                    commander[(other, p)] += amount
                 else:
                     source = f"{other}-creature"
-                action = {"do": "damage", "source": source, "to": p, "amount": n, "combat": True}
-                life[p] -= n
+                action = {"do": "damage", "source": source, "to": p, "amount": amount}
+                action["combat"] = True
+                life[p] -= amount
             elif roll < 0.7:
-                action = {"do": "lose_life", "player": p, "amount": n}
-                life[p] -= n
+                action = {"do": "lose_life", "player": p, "amount": amount}
+                life[p] -= amount
             elif roll < 0.8:
-                action = {"do": "pay_life", "player": p, "amount": min(n, 2)}
-                life[p] -= min(n, 2)
+                action = {"do": "pay_life", "player": p, "amount": min(amount, 2)}
+                life[p] -= min(amount, 2)
             elif roll < 0.9 or poison[p] >= 7:
                 kind = "poison" if poison[p] < 7 else "energy"
                 action = {"do": "add_counters", "player": p, "kind": kind, "amount": 1}
@@ -79,34 +92,44 @@ def generate(path: Path, size: int, seed: int = 2026, distinct: bool = False) ->
             else:
                 action = {"do": "remove_counters", "player": p, "kind": "poison", "amount": 1}
                 poison[p] = max(0, poison[p] - 1)
-            if distinct:
-                action["note"] = f"action {index}"  # unique: no line repeats
+            if unique:
+                action["note"] = f"action {index}"  # the loop's own index: no line repeats
             out.write(json.dumps(action) + "\n")
 
 
+def distinct_lines(path: Path) -> int:
+    """How many distinct action lines the stream has."""
+    with path.open(encoding="utf-8") as lines:
+        next(lines)
+        return len(set(lines))
+
+
 CHILD = r"""
-import json, resource, sys, time, tracemalloc
+import contextlib, json, os, sys, time, tracemalloc
 mode, path = sys.argv[1], sys.argv[2]
 if mode == "parse":
-    start = time.perf_counter()
+    wall, cpu = time.perf_counter(), time.process_time()
     with open(path, encoding="utf-8") as lines:
         for line in lines:
             json.loads(line)
-    elapsed = time.perf_counter() - start
-    print(json.dumps({"seconds": elapsed}))
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    print(json.dumps({"wall": wall, "cpu": cpu}))
 else:
-    from lifeledger import record
-    from lifeledger.state import state_dict
+    from lifeledger import cli
     if mode == "memory":
         tracemalloc.start()
-    start = time.perf_counter()
-    result = record.load(path, keep_history=False)
-    elapsed = time.perf_counter() - start
-    state = state_dict(result.game, result.refused)
+    args = ["replay", path] if mode == "text" else ["replay", "--json", path]
+    with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
+        wall, cpu = time.perf_counter(), time.process_time()
+        status = cli.main(args)
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    assert status == 0, status
     peak = tracemalloc.get_traced_memory()[1] if mode == "memory" else None
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(json.dumps({"seconds": elapsed, "peak": peak, "rss_kib": rss,
-                      "over": state["over"], "refused": len(state["refused"])}))
+    # The peak resident set of this program (VmHWM): getrusage's ru_maxrss would start from
+    # the parent's, which it keeps across exec.
+    with open("/proc/self/status") as status:
+        rss = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+    print(json.dumps({"wall": wall, "cpu": cpu, "peak": peak, "rss_kib": rss}))
 """
 
 
@@ -121,29 +144,54 @@ def run(mode: str, path: Path) -> dict[str, float]:
     return result
 
 
+def spread(values: list[float], digits: int = 2) -> str:
+    """min/median/max."""
+    middle = statistics.median(values)
+    return "/".join(f"{v:.{digits}f}" for v in (min(values), middle, max(values)))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[100_000, 1_000_000])
-    parser.add_argument("--repeat", type=int, default=3, help="best of this many runs")
+    parser.add_argument("--runs", type=int, default=5, help="runs of each measurement")
+    parser.add_argument("--streams", nargs="+", default=["game", "unique"])
     args = parser.parse_args()
-    print(
-        f"{'actions':>9} {'lines':>8} {'parse s':>8} {'replay s':>9} {'ratio':>6} "
-        f"{'peak KiB':>9} {'rss KiB':>8}"
-    )
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus; min/median/max of runs")
     with tempfile.TemporaryDirectory() as folder:
         for size in args.sizes:
-            for distinct in (False, True):
-                path = Path(folder) / f"game-{size}-{distinct}.jsonl"
-                generate(path, size, distinct=distinct)
-                parse = min(run("parse", path)["seconds"] for _ in range(args.repeat))
-                replays = [run("replay", path) for _ in range(args.repeat)]
-                replay = min(r["seconds"] for r in replays)
-                assert not replays[0]["over"] and not replays[0]["refused"], replays[0]
+            for stream in args.streams:
+                path = Path(folder) / f"{stream}-{size}.jsonl"
+                generate(path, size, unique=stream == "unique")
+                distinct = distinct_lines(path)
+                if stream == "unique":
+                    assert distinct == size, (distinct, size)
+                load_before = os.getloadavg()
+                times: dict[str, list[dict[str, float]]] = {"parse": [], "json": [], "text": []}
+                for _ in range(args.runs):
+                    for mode, results in times.items():
+                        results.append(run(mode, path))
+                load_after = os.getloadavg()
                 memory = run("memory", path)
                 print(
-                    f"{size:>9} {'distinct' if distinct else 'game':>8} {parse:>8.3f} "
-                    f"{replay:>9.3f} {replay / parse:>6.2f} "
-                    f"{memory['peak'] / 1024:>9.0f} {memory['rss_kib']:>8.0f}",
+                    f"{size:,} actions, {stream} ({distinct:,} distinct lines); "
+                    f"load {load_before[0]:.2f} -> {load_after[0]:.2f}"
+                )
+                for clock in ("wall", "cpu"):
+                    parse = [r[clock] for r in times["parse"]]
+                    replay = [r[clock] for r in times["json"]]
+                    text = [r[clock] for r in times["text"]]
+                    json_ratio = [r / p for r, p in zip(replay, parse, strict=True)]
+                    text_ratio = [t / r for t, r in zip(text, replay, strict=True)]
+                    print(
+                        f"  {clock:>4} s: parse {spread(parse, 3)}  json {spread(replay, 3)}"
+                        f"  text {spread(text, 3)}  |  json/parse {spread(json_ratio)}"
+                        f"  text/json {spread(text_ratio)}"
+                    )
+                # Resident memory from the runs without tracemalloc (whose own tables grow).
+                rss = max(r["rss_kib"] for r in times["json"])
+                print(
+                    f"  memory (--json): peak {memory['peak'] / 1024:,.0f} KiB of Python "
+                    f"allocations (tracemalloc), {rss:,.0f} KiB resident at most",
                     flush=True,
                 )
 

@@ -2,7 +2,8 @@
 server's CPU per change, next to a bare relay (the floor).
 
 N simulated phones on loopback, in tables of 4; each phone sends a change (a life gain or loss
-of 1, alternating, so no game ends) about once a second. For each change sent in the measuring
+of 1, alternating, so no game ends) about once a second (``--rate``: more often, to find where
+a server saturates). For each change sent in the measuring
 window, the time from its sending to its arrival on each of the other three phones of the table
 is measured. The same load runs against a bare aiohttp WebSocket server that relays each
 message to the other sockets of its group (the floor: the same stack, with no rules, no store,
@@ -18,6 +19,17 @@ the window and the drain, divided by the changes sent), the mean size of an even
 the machine's 1-minute load average at the end of each run (the machine may be shared: read
 the figures with it).
 
+The table app runs on SQLite (``--store sqlite``, the default) or on PostgreSQL (``--store
+postgresql``: a throwaway server this script starts with ``tests/table/pg_cluster.py``, fsync on,
+a fresh database each run), as one process or, on PostgreSQL, several (``--processes 2``: two
+``python -m lifeledger_table`` on the one database, each table's phones split over them, two on
+each, so that every change reaches the other process through LISTEN/NOTIFY). The app's CPU is
+then the sum of its processes'; the database server's CPU (every PostgreSQL process) is given
+apart, with the writes one process lost to the other's (duplicate keys in PostgreSQL's log: each
+is decided again, and the phones of its tables there are sent a welcome anew, a *resync*;
+entries a phone first sees in such a welcome count as its receipts). Throughput is the changes
+acknowledged per second in the window (for the floor: relayed).
+
 The servers run as separate processes; the phones share this one. Everything is bounded: at
 most 1,000 phones, at most a minute a window, and the script stops by itself. The long-game,
 undo, load and first-connect scenarios are in ``benchmarks/long.py``; memory in
@@ -26,15 +38,20 @@ undo, load and first-connect scenarios are in ``benchmarks/long.py``; memory in
     python benchmarks/table.py                          # 100, 400 and 1,000 phones, 3 runs each
     python benchmarks/table.py --phones 100 --runs 5    # one level
     python benchmarks/table.py --phones 400 --profile /tmp/prof/table   # where the CPU goes
+    python benchmarks/table.py --store sqlite --store postgresql --processes 1 --processes 2
+    python benchmarks/table.py --store postgresql --processes 2 --phones 400 --rate 5
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import importlib
 import os
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -45,12 +62,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import (
     Figures,
     Fleet,
+    PostgresServer,
     Server,
+    Servers,
     free_port,
     load_text,
     median,
     open_tables,
     percentile,
+    phones_per_address,
     raise_fd_limit,
     spread,
     start,
@@ -66,6 +86,40 @@ TABLE_SIZE = 4
 #: an event message for a four-player change under this many bytes.
 CPU_GOAL = 2.0
 BYTES_GOAL = 400
+#: The app lets a table take 30 changes a second (``Limits.table_rate``): 4 phones at 7 each.
+MAX_RATE = 7.0
+TESTS = Path(__file__).resolve().parent.parent / "tests" / "table"
+
+
+@dataclass(frozen=True)
+class Setup:
+    """How the table app runs: its store and how many processes serve the tables."""
+
+    store: str  # "sqlite" or "postgresql"
+    processes: int = 1
+
+    @property
+    def name(self) -> str:
+        if self.store == "sqlite":
+            return "table app"  # the name of the figures before PostgreSQL
+        return "PostgreSQL" if self.processes == 1 else f"PostgreSQL x{self.processes}"
+
+
+class Postgres:
+    """The throwaway PostgreSQL server of a whole benchmark (``tests/table/pg_cluster.py``): a
+    fresh database for each run."""
+
+    def __init__(self, stack: contextlib.ExitStack) -> None:
+        sys.path.insert(0, str(TESTS))
+        pg_cluster = importlib.import_module("pg_cluster")  # the tests' (not a package)
+        self.cluster: Any = stack.enter_context(pg_cluster.cluster())
+        self.server = PostgresServer(self.cluster.data, self.cluster.log)
+        self.made = 0
+
+    def database(self) -> str:
+        self.made += 1
+        url: str = self.cluster.create_database(f"bench_{self.made}")
+        return url
 
 
 # -- the floor: a bare relay server of the same stack ---------------------------------------
@@ -109,10 +163,10 @@ def echo_server() -> Server:
 # -- one run ------------------------------------------------------------------------------------
 
 
-async def run_echo(phones: int, args: Any) -> Figures:
+async def run_echo(phones: int, rate: float, args: Any) -> Figures:
     """The floor: the bare relay server, same load, same measurement."""
     server = await echo_server().start()
-    fleet = Fleet(server.base, mode="echo")
+    fleet = Fleet(server.base, mode="echo", rate=rate, per_address=phones_per_address(rate))
     try:
         await fleet.connect_echo(phones)
         fleet.start_sending()
@@ -123,24 +177,41 @@ async def run_echo(phones: int, args: Any) -> Figures:
         server.stop()
 
 
-async def run_table(phones: int, args: Any) -> Figures:
-    """The table app, as a real process (default limits) on a fresh SQLite database."""
+async def run_table(
+    phones: int, rate: float, args: Any, setup: Setup, pg: Postgres | None
+) -> Figures:
+    """The table app, as real processes (default limits) on a fresh SQLite database, or a
+    fresh PostgreSQL database shared by ``setup.processes`` processes (profiled or probed:
+    the first one)."""
     with tempfile.TemporaryDirectory() as tmp:
         profile = None
         if args.profile:
             profile = f"{args.profile}.{phones}.{len(os.listdir(os.path.dirname(args.profile)))}"
         gc_file = os.path.join(tmp, "gc.json") if args.gc else None
-        server = Server.table_app(os.path.join(tmp, "bench.db"), profile=profile, gc_file=gc_file)
-        await server.start()
-        fleet = Fleet(server.base)
+        if setup.store == "postgresql":
+            assert pg is not None
+            db = pg.database()
+        else:
+            db = os.path.join(tmp, "bench.db")
+        logs = [os.path.join(tmp, f"server{k}.log") for k in range(setup.processes)]
+        group = Servers(
+            [
+                Server.table_app(db, profile=profile, gc_file=gc_file, log=logs[0]),
+                *(Server.table_app(db, log=log) for log in logs[1:]),
+            ]
+        )
+        server = group.servers[0]
+        await group.start()
+        fleet = Fleet(server.base, rate=rate, per_address=phones_per_address(rate))
         try:
             tables = await open_tables(server.base, phones // TABLE_SIZE)
-            await fleet.connect_tables(tables)
+            await fleet.connect_tables(tables, bases=group.bases)
             fleet.start_sending()
             await asyncio.sleep(args.warmup)
             if gc_file:
                 await server.gc_stats()  # from here on
-            figures = await fleet.measure(args.measure, args.drain, server)
+            database = pg.server if pg is not None and setup.store == "postgresql" else None
+            figures = await fleet.measure(args.measure, args.drain, group, database=database)
             if gc_file:
                 stats = await server.gc_stats()
                 print(
@@ -153,20 +224,36 @@ async def run_table(phones: int, args: Any) -> Figures:
             return figures
         finally:
             await fleet.close()
-            server.stop()
+            group.stop()
+            said(logs)
 
 
-def summary(rows: dict[tuple[int, str], list[Figures]]) -> None:
+def said(logs: list[str]) -> None:
+    """What the app's processes logged, past their first line (warnings, errors), if any."""
+    for k, log in enumerate(logs):
+        with contextlib.suppress(OSError):
+            lines = Path(log).read_text(errors="replace").splitlines()[1:]
+            if lines:
+                print(f"      process {k + 1} logged {len(lines)} lines, e.g.:", flush=True)
+                for line in lines[:3]:
+                    print(f"        {line[:200]}", flush=True)
+
+
+Level = tuple[int, float, str]  # phones, changes a second per phone, server
+
+
+def summary(rows: dict[Level, list[Figures]]) -> None:
     """The table of figures, min / median / max over the runs, and the goals."""
     print()
     print(
         "| phones | server | runs | p50 ms | p99 ms | worst ms | late / lost receipts"
-        " | CPU ms per change | CPU / floor | event B | server / phones CPU % | load (1 min) |"
+        " | CPU ms per change | CPU / floor | event B | server / phones CPU % | load (1 min)"
+        " | acked / s | DB CPU ms per change | conflicts / resyncs |"
     )
-    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     goals = []
-    for (phones, name), runs in rows.items():
-        floor = rows.get((phones, "echo floor"), [])
+    for (phones, rate, name), runs in rows.items():
+        floor = rows.get((phones, rate, "echo floor"), [])
         ratio = median(r.cpu_per_change_ms for r in runs) / median(
             r.cpu_per_change_ms for r in floor
         )
@@ -174,16 +261,24 @@ def summary(rows: dict[tuple[int, str], list[Figures]]) -> None:
         lost = sum(r.lost for r in runs)
         expected = sum(r.expected for r in runs)
         event_b = median(r.event_bytes for r in runs)
+        level = f"{phones}" if rate == 1 else f"{phones} at {rate:g}/s"
+        database = "-"
+        if any(r.db_cpu == r.db_cpu for r in runs):
+            database = spread((r.db_cpu_per_change_ms for r in runs), 3)
+        conflicts = "-"
+        if name.startswith("PostgreSQL"):
+            conflicts = f"{sum(r.conflicts for r in runs)} / {sum(r.resyncs for r in runs)}"
         print(
-            f"| {phones} | {name} | {len(runs)} | {spread([r.p50 for r in runs], 2)} |"
+            f"| {level} | {name} | {len(runs)} | {spread([r.p50 for r in runs], 2)} |"
             f" {spread([r.p99 for r in runs], 2)} | {max(r.worst for r in runs):.1f} |"
             f" {late} / {lost} of {expected} | {spread((r.cpu_per_change_ms for r in runs), 3)} |"
             f" {ratio:.2f} | {event_b:.0f} | {median(r.server_busy for r in runs):.0f} /"
             f" {median(r.client_busy for r in runs):.0f} | {spread([r.load for r in runs], 2)} |"
+            f" {spread((r.throughput for r in runs), 0)} | {database} | {conflicts} |"
         )
-        if name == "table app":
+        if name != "echo floor":
             goals.append(
-                f"{phones:>5} phones: server CPU per change {ratio:.2f}x the floor's"
+                f"{level:>5} phones, {name}: server CPU per change {ratio:.2f}x the floor's"
                 f" (goal <= {CPU_GOAL:g}x): {verdict(ratio <= CPU_GOAL)};"
                 f" event message {event_b:.0f} B (goal < {BYTES_GOAL} B):"
                 f" {verdict(event_b < BYTES_GOAL)}"
@@ -195,20 +290,34 @@ def summary(rows: dict[tuple[int, str], list[Figures]]) -> None:
 
 
 async def main(args: Any) -> None:
-    """Run every level against both servers, ``args.runs`` times, and print the figures."""
+    """Run every level against the floor and every setup of the app, ``args.runs`` times
+    (alternating), and print the figures."""
     raise_fd_limit()
     print(f"load before: {load_text()}  (cores: {os.cpu_count()})", flush=True)
-    rows: dict[tuple[int, str], list[Figures]] = {}
-    for phones in args.phones:
-        for run in range(args.runs):
-            for name, bench in (("echo floor", run_echo), ("table app", run_table)):
-                figures = await bench(phones, args)
-                rows.setdefault((phones, name), []).append(figures)
-                print(f"{phones:>5} phones  {name:<10} run {run + 1}  {figures.line()}", flush=True)
+    rows: dict[Level, list[Figures]] = {}
+    with contextlib.ExitStack() as stack:
+        pg = None
+        if any(s.store == "postgresql" for s in args.setups):
+            pg = Postgres(stack)
+            print(f"PostgreSQL: {pg.cluster.bindir.parent.name}, fsync on", flush=True)
+        for rate in args.rate:
+            for phones in args.phones:
+                for run in range(args.runs):
+                    figures = await run_echo(phones, rate, args)
+                    record(rows, (phones, rate, "echo floor"), run, figures)
+                    for setup in args.setups:
+                        figures = await run_table(phones, rate, args, setup, pg)
+                        record(rows, (phones, rate, setup.name), run, figures)
     summary(rows)
     print(f"load after: {load_text()}")
     if args.profile:
         profiles(args.profile)
+
+
+def record(rows: dict[Level, list[Figures]], level: Level, run: int, figures: Figures) -> None:
+    rows.setdefault(level, []).append(figures)
+    phones, rate, name = level
+    print(f"{phones:>5} phones {rate:g}/s  {name:<13} run {run + 1}  {figures.line()}", flush=True)
 
 
 def profiles(prefix: str) -> None:
@@ -246,6 +355,25 @@ def cli() -> None:
     parser.add_argument(
         "--gc", action="store_true", help="time the table app's GC pauses (through the wrapper)"
     )
+    parser.add_argument(
+        "--store",
+        action="append",
+        choices=("sqlite", "postgresql"),
+        help="the app's store (repeatable; default sqlite)",
+    )
+    parser.add_argument(
+        "--processes",
+        type=int,
+        action="append",
+        choices=(1, 2, 3, 4),
+        help="app processes on one PostgreSQL database (repeatable; default 1)",
+    )
+    parser.add_argument(
+        "--rate",
+        type=float,
+        action="append",
+        help=f"changes a second per phone (repeatable; default 1, at most {MAX_RATE:g})",
+    )
     parser.add_argument("--serve-echo", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_echo:
@@ -254,6 +382,17 @@ def cli() -> None:
     args.phones = args.phones or [100, 400, 1000]
     if any(not TABLE_SIZE <= n <= MAX_PHONES for n in args.phones):
         parser.error(f"phones are between {TABLE_SIZE} and {MAX_PHONES}")
+    args.rate = args.rate or [1.0]
+    if any(not 0.1 <= r <= MAX_RATE for r in args.rate):
+        parser.error(f"a rate is between 0.1 and {MAX_RATE:g} changes a second per phone")
+    args.setups = [
+        Setup(store, n)
+        for store in dict.fromkeys(args.store or ["sqlite"])
+        for n in dict.fromkeys(args.processes or [1])
+        if store == "postgresql" or n == 1  # several processes share a PostgreSQL database
+    ]
+    if not args.setups:
+        parser.error("several processes need --store postgresql")
     args.runs = min(max(args.runs, 1), 10)
     args.warmup = min(max(args.warmup, 1.0), 30.0)
     args.measure = min(max(args.measure, 1.0), 60.0)

@@ -10,7 +10,6 @@ action touches nothing.
 
 from __future__ import annotations
 
-import contextlib
 from typing import Any
 
 import pytest
@@ -97,10 +96,16 @@ def test_player_state_and_team_state_are_the_entries_of_state_dict(data: st.Data
     table = Table(head)
     for index in range(data.draw(st.integers(0, 8))):
         obj = an_action(data.draw, table, ll_state.state_dict(game))
-        with contextlib.suppress(RefusedError):
+        try:
             game.apply(record.parse_action(obj, str(index)))
+        except RefusedError:
+            continue
         if obj["do"] in ("effect", "card"):
             table.active.append(obj["id"])
+        elif obj["do"] == "end":
+            table.active.remove(obj["id"])
+        elif obj["do"] == "restart":
+            table.active.clear()
     state = ll_state.state_dict(game)
     assert [ll_state.player_state(game, p["id"]) for p in state["players"]] == state["players"]
     assert [ll_state.team_state(game, t["id"]) for t in state["teams"]] == state["teams"]
@@ -266,3 +271,15 @@ def test_an_action_that_changes_nothing_touches_nothing():
 def test_team_state_of_an_unknown_team_is_malformed():
     with pytest.raises(MalformedError):
         ll_state.team_state(two_headed_giant(), "west")
+
+
+@pytest.mark.rule("104.3a")
+def test_104_3a_a_concession_is_settled_once_and_touches_nothing_after_it():
+    """What an action states (a concession, a loss) is settled as it ends, and never again:
+    the next action touches only what it changes."""
+    game = Game([Seat("ana"), Seat("bo"), Seat("cy")])
+    game.concede("ana")
+    assert game.touched.players == {"ana"}
+    game.gain_life("bo", 1)
+    assert game.touched == Touched(frozenset({"bo"}))
+    assert game.notes == []

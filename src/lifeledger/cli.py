@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from .errors import MalformedError
-from .record import replay, source_of, start
+from .record import _replayer, replay, source_of, start
 from .state import state_dict
 from .timeline import Timeline, escaped
 
@@ -33,6 +33,13 @@ def _error(name: str, message: object) -> int:
     return 2
 
 
+def _write(lines: list[str]) -> None:
+    """Write ``lines`` on standard output, and forget them."""
+    if lines:
+        sys.stdout.write("\n".join(lines) + "\n")
+        lines.clear()
+
+
 def _replay(args: argparse.Namespace) -> int:
     name = "standard input" if args.record == "-" else args.record
     try:
@@ -48,13 +55,25 @@ def _replay(args: argparse.Namespace) -> int:
                 json.dump(state_dict(result.game, result.refused), sys.stdout, indent=1)
                 sys.stdout.write("\n")
                 return 0
-            game, played = start(source, keep_history=False)
-            colour = sys.stdout.isatty() and "NO_COLOR" not in os.environ
-            timeline = Timeline(game, print, colour=colour)
-            timeline.header()
-            for step in played:
-                timeline(step)
-            timeline.footer()
+            if sys.stdout.isatty():  # a person watches: each line as it comes
+                game, played = start(source, keep_history=False)
+                timeline = Timeline(game, print, colour="NO_COLOR" not in os.environ)
+                timeline.header()
+                for step in played:
+                    timeline(step)
+                timeline.footer()
+                return 0
+            # A pipe or a file: the lines are written a few thousand at a time, and each step
+            # is shown as it is played (the same steps, at less cost).
+            game, run = _replayer(source, keep_history=False)
+            lines: list[str] = []
+            timeline = Timeline(game, lines.append)
+            try:
+                timeline.header()
+                run(timeline._plain, lambda: _write(lines))
+                timeline.footer()
+            finally:
+                _write(lines)
             return 0
     except MalformedError as exc:
         return _error(name, exc)

@@ -28,6 +28,7 @@ from .actions import (
     LoseLife,
     PayLife,
     Penalty,
+    PlayerAction,
     RedistributeLife,
     RemoveCounters,
     Restart,
@@ -59,6 +60,7 @@ COUNTER_KIND_LENGTH = 64
 COMMANDER_DAMAGE_THRESHOLD = 21
 
 _MAY_STILL_WIN = (Status.PLAYING, Status.LOST)
+_NOBODY: set[Player] = set()
 _LOST_LIFE = Result(Status.LOST, Reason.LIFE, "704.5a")
 _LOST_EMPTY_LIBRARY = Result(Status.LOST, Reason.EMPTY_LIBRARY, "704.5b")
 _LOST_POISON = Result(Status.LOST, Reason.POISON, "704.5c")
@@ -90,6 +92,10 @@ class Touched:
 
 
 _UNTOUCHED = Touched()
+#: The marks of :attr:`Game.touched` for "the effects" and "everything" (a restart), beside
+#: the ids of teams in 1-tuples.
+_EFFECTS = 0
+_EVERYTHING = 1
 
 
 @dataclass(slots=True)
@@ -176,12 +182,10 @@ class Game:
         self._dirty: set[Player] | None = None
         self._in_range: dict[str, frozenset[str]] = {}
         self._over = False
-        #: What the action being applied changed (:attr:`touched`): players and teams by id.
-        self._touched_players: set[str] = set()
-        self._touched_teams: set[str] = set()
-        self._effects_changed = False
-        self._everything = False
-        self._touched: Touched | None = _UNTOUCHED
+        #: What the action being applied changed (:attr:`touched`): the ids of players, and
+        #: the rest (rarer): the ids of teams in 1-tuples, :data:`_EFFECTS`, :data:`_EVERYTHING`.
+        self._touched: set[str] = set()
+        self._touched_other: set[object] = set()
         self._begin(list(self._players.values()))
         for index, p in enumerate(self._players.values()):
             # A starting total is an integer of the game too: 20 plus a life modifier of
@@ -357,17 +361,15 @@ class Game:
         >>> sorted(game.touched.players)
         ['bo']
         """
-        touched = self._touched
-        if touched is None:
-            players, teams = self._touched_players, self._touched_teams
-            if players or teams or self._effects_changed or self._everything:
-                touched = Touched(
-                    frozenset(players), frozenset(teams), self._effects_changed, self._everything
-                )
-            else:
-                touched = _UNTOUCHED
-            self._touched = touched
-        return touched
+        players, other = self._touched, self._touched_other
+        if not other:
+            return Touched(frozenset(players)) if players else _UNTOUCHED
+        return Touched(
+            frozenset(players),
+            frozenset(m[0] for m in other if type(m) is tuple),
+            _EFFECTS in other,
+            _EVERYTHING in other,
+        )
 
     def outcome(self) -> Outcome:
         """Who won, lost or drew, why and by which rule; the single source of truth for results.
@@ -491,7 +493,9 @@ class Game:
         """The first state-based action of 704.5 and 704.6 that applies to ``p``, if any."""
         team = None if p.team is None else self._teams[p.team]
         shares_life = team is not None and team.shares_life
-        out_of_life = p.life.value <= 0 and not self._reaches(Kind.NO_LOSS_FOR_LIFE, p)
+        out_of_life = p.life.value <= 0 and not (
+            self._effects and self._reaches(Kind.NO_LOSS_FOR_LIFE, p)
+        )
         if out_of_life and not shares_life:
             return _LOST_LIFE
         if p.drew_from_empty:
@@ -614,36 +618,56 @@ class Game:
     # -- changing totals, within bounds and undoably ----------------------------------------
 
     def _set_total(self, p: Player, total: Total, value: int, what: str, member: str) -> None:
-        """Set ``p``'s life or poison total; a result beyond 10^1000 makes the action
-        malformed. 810.9a, 810.10a: a shared total is the team's and each head's."""
+        """Set ``p``'s life or poison total (``what``: "life total", "poison counters"); a
+        result beyond 10^1000 makes the action malformed. 810.9a, 810.10a: a shared total is
+        the team's and each head's."""
         if not -MAX_INTEGER <= value <= MAX_INTEGER:
-            check_integer(value, member, what)
+            check_integer(value, member, f"{p.id}'s {what}")
         self._journal.append((total, "value", total.value))
         total.value = value
         if p.team is None:
-            self._touched_players.add(p.id)
-            return
-        team = self._teams[p.team]
+            self._touched.add(p.id)
+        else:
+            self._touched_total(p, total)
+
+    def _touched_total(self, p: Player, total: Total) -> None:
+        team = self._teams[p.team]  # type: ignore[index]
+        touched = self._touched
         if team.shares_life if total is p.life else team.shares_poison:
-            self._touched_teams.add(team.id)
-            self._touched_players.update(
-                m.id for m in team.members if m.life is total or m.poison is total
-            )
-        self._touched_players.add(p.id)
+            self._touched_other.add((team.id,))
+            touched.update(m.id for m in team.members if m.life is total or m.poison is total)
+        touched.add(p.id)
+
+    def _set_life(self, p: Player, value: int, member: str) -> None:
+        """``p``'s life total becomes ``value`` (:meth:`_set_total`), and ``p`` is checked at
+        the next state-based check (:meth:`_touch`)."""
+        if not -MAX_INTEGER <= value <= MAX_INTEGER:
+            check_integer(value, member, f"{p.id}'s life total")
+        total = p.life
+        self._journal.append((total, "value", total.value))
+        total.value = value
+        if p.team is None:
+            self._touched.add(p.id)
+            dirty = self._dirty
+            if dirty is not None:
+                dirty.add(p)
+        else:
+            self._touched_total(p, total)
+            self._touch(p)
 
     def _changed(self, p: Player) -> None:
         """``p``'s own entry in the state changed (:attr:`touched`)."""
-        self._touched_players.add(p.id)
+        self._touched.add(p.id)
 
     def _set_result(self, p: Player, result: Result) -> None:
         """``p``'s standing becomes ``result``."""
         p.result = result
-        self._touched_players.add(p.id)
+        self._touched.add(p.id)
 
     def _set_team_result(self, team: Team, result: Result) -> None:
         """The team's standing becomes ``result``."""
         team.result = result
-        self._touched_teams.add(team.id)
+        self._touched_other.add((team.id,))
 
     def _set_count(
         self, counts: dict[str, int], key: str, value: int, what: str, member: str
@@ -660,7 +684,7 @@ class Game:
     def _set_attribute(self, p: Player, name: str, value: object) -> None:
         self._journal.append((p, name, getattr(p, name)))
         setattr(p, name, value)
-        self._touched_players.add(p.id)
+        self._touched.add(p.id)
 
     def _roll_back(self) -> None:
         """Undo what the action being applied changed: it failed half-way, and a malformed or
@@ -689,12 +713,38 @@ class Game:
         # a group's refusals used to outlive a refused action after it); so is what it touched.
         self.notes = []
         self.refusals = []
-        self._untouch()
+        if self._touched:
+            self._touched.clear()
+        if self._touched_other:
+            self._touched_other.clear()
         # Validate what can be checked without changing anything: the action's members (else
         # malformed), then that the game is not over (104.1) and that the players it names
         # are still in it (800.4; a group checks each of its actions as it comes).
         kind = type(action)
-        if kind is Together:
+        if kind in _ABOUT_ONE_PLAYER:  # the usual action, checked without a tuple of names
+            player_id = action.player  # type: ignore[attr-defined]
+            p = self._players.get(player_id)
+            if p is None:
+                raise MalformedError(f"unknown player {quote(player_id)}", member="player")
+            check = _MEMBER_CHECKS.get(kind)
+            if check is not None:
+                check(self, action)
+            if self._over or not p.result.is_playing:
+                if self._over:
+                    raise RefusedError("104.1", "the game is over")
+                raise RefusedError("800.4", f"{player_id} has left the game (player)")
+        elif kind is Damage and action.controller is None:  # type: ignore[attr-defined]
+            player_id = action.to  # type: ignore[attr-defined]
+            p = self._players.get(player_id)
+            if p is None:
+                raise MalformedError(f"unknown player {quote(player_id)}", member="to")
+            if action.source is None:
+                self._check_damage_source(action)  # type: ignore[arg-type]
+            if self._over or not p.result.is_playing:
+                if self._over:
+                    raise RefusedError("104.1", "the game is over")
+                raise RefusedError("800.4", f"{player_id} has left the game (to)")
+        elif kind is Together:
             self._check_members(action)
             if self._over:
                 raise RefusedError("104.1", "the game is over")
@@ -714,9 +764,7 @@ class Game:
                     raise RefusedError("800.4", f"{player_id} has left the game ({member})")
         if self._journal:
             self._journal.clear()
-        if kind is Restart:
-            self._restart()
-        elif kind is Together:
+        if kind is Together:
             snapshot = self._snapshot()
             self._event = _Event({p.id: p.life.value for p in self._players.values()})
             try:
@@ -732,30 +780,28 @@ class Game:
                 raise
             finally:
                 self._event = None
+        elif kind is Restart:
+            self._restart()
         else:
             try:
                 _HANDLERS[kind](self, action)
                 if self._event is not None:
                     self._settle_event()
+                    self._event = None
             except BaseException:
                 self._roll_back()
                 self._untouch()
-                raise
-            finally:
                 self._event = None
-        if not self._over:
+                raise
+        if not self._over and self._dirty != _NOBODY:
             self._check_state_based_actions()
         if self.history is not None:
             self.history.append(action)
 
     def _untouch(self) -> None:
         """Nothing is touched yet (:attr:`touched`)."""
-        if self._touched_players:
-            self._touched_players.clear()
-        if self._touched_teams:
-            self._touched_teams.clear()
-        self._effects_changed = self._everything = False
-        self._touched = None
+        self._touched.clear()
+        self._touched_other.clear()
 
     def _check_in_game(self, named: Iterable[tuple[str, str]]) -> None:
         """800.4: an action can't involve a player who has left the game."""
@@ -850,7 +896,7 @@ class Game:
         player who can't gain life doesn't, and no replacement applies."""
         if amount <= 0:
             return
-        if not self._can_gain(p):
+        if self._effects and not self._can_gain(p):
             self._note("119.7", f"{p.id} can't gain life: the gain of {amount} does nothing")
             return
         # 702.15e: one life-gain event per lifelink source in one damage event; the later
@@ -878,8 +924,7 @@ class Game:
                 if amount > 2 * MAX_INTEGER:  # the total, at least -10^1000, would pass 10^1000
                     check_integer(amount, member, f"the life {p.id} would gain")
                 self._note("616.1", f"{effect.id}: {p.id} gains {amount} instead")
-        self._set_total(p, p.life, p.life.value + amount, f"{p.id}'s life total", member)
-        self._touch(p)
+        self._set_life(p, p.life.value + amount, member)
         if new_event and self._effects:
             self._trigger(Kind.ON_GAIN_LIFE, p, "119.9", "gains life")
 
@@ -890,11 +935,10 @@ class Game:
         is false for a part of a loss event that has already triggered."""
         if amount <= 0:
             return
-        if not self._can_lose(p):
+        if self._effects and not self._can_lose(p):
             self._note("119.8", f"{p.id} can't lose life: the loss of {amount} does nothing")
             return
-        self._set_total(p, p.life, p.life.value - amount, f"{p.id}'s life total", member)
-        self._touch(p)
+        self._set_life(p, p.life.value - amount, member)
         if new_event and self._effects:
             self._trigger(Kind.ON_LOSE_LIFE, p, "603.2", "loses life")
 
@@ -914,7 +958,7 @@ class Game:
         if self._reaches(Kind.CANT_GET_POISON, p):
             self._note("810.10c", f"{p.id} can't get poison counters")
             return
-        self._set_total(p, p.poison, p.poison.value + amount, f"{p.id}'s poison counters", member)
+        self._set_total(p, p.poison, p.poison.value + amount, "poison counters", member)
         self._touch(p)
 
     def _change_life(self, p: Player, delta: int, member: str) -> None:
@@ -926,13 +970,19 @@ class Game:
     def _do_damage(self, action: Damage) -> None:
         """120.3: damage to a player; 120.8: 0 damage is no damage at all."""
         p = self._players[action.to]
-        amount = self._amount(action.amount, "amount")
+        amount = action.amount
+        if type(amount) is not int or not 0 <= amount <= MAX_INTEGER:
+            amount = self._amount(amount, "amount")
         if amount == 0:
             self._note("120.8", "0 damage is no damage: nothing happens")
             return
         if action.infect:
             self._add_poison(p, amount)  # 120.3b, 702.90b
-        elif self._reaches(Kind.INFECT_AT_OR_BELOW_ZERO, p) and self._life_as_event_began(p) <= 0:
+        elif (
+            self._effects
+            and self._reaches(Kind.INFECT_AT_OR_BELOW_ZERO, p)
+            and self._life_as_event_began(p) <= 0
+        ):
             self._note("120.3b", f"damage is dealt to {p.id} as though its source had infect")
             self._add_poison(p, amount)
         else:
@@ -954,11 +1004,17 @@ class Game:
 
     def _do_lose_life(self, action: LoseLife) -> None:
         """119.3: an effect causes a player to lose life."""
-        self._lose(self._players[action.player], self._amount(action.amount, "amount"))
+        amount = action.amount
+        if type(amount) is not int or not 0 <= amount <= MAX_INTEGER:
+            amount = self._amount(amount, "amount")
+        self._lose(self._players[action.player], amount)
 
     def _do_gain_life(self, action: GainLife) -> None:
         """119.3: an effect causes a player to gain life."""
-        self._gain(self._players[action.player], self._amount(action.amount, "amount"))
+        amount = action.amount
+        if type(amount) is not int or not 0 <= amount <= MAX_INTEGER:
+            amount = self._amount(amount, "amount")
+        self._gain(self._players[action.player], amount)
 
     def _do_pay_life(self, action: PayLife) -> None:
         """119.4: a player may pay life only if their life total covers it (119.4a, 810.9b:
@@ -1101,7 +1157,7 @@ class Game:
         amount = self._amount(action.amount, "amount")
         if action.kind == POISON:
             poison = max(0, p.poison.value - amount)
-            self._set_total(p, p.poison, poison, f"{p.id}'s poison counters", "amount")
+            self._set_total(p, p.poison, poison, "poison counters", "amount")
             return
         left = p.counters.get(action.kind, 0) - amount
         self._set_count(p.counters, action.kind, left, "a count", "amount")
@@ -1205,7 +1261,7 @@ class Game:
         """104.6, 727.1: the game ends with no winner, loser or draw; everyone still in it
         starts a new game (801.17: whatever their ranges of influence)."""
         present = self._present()
-        self._everything = True
+        self._touched_other.add(_EVERYTHING)
         self.game_number += 1
         self._note("727.1", f"the game restarts: game {self.game_number} begins")
         self._begin(present)
@@ -1214,7 +1270,7 @@ class Game:
 
     def _start(self, effect: Effect) -> None:
         self._dirty = None
-        self._effects_changed = True
+        self._touched_other.add(_EFFECTS)
         self._effects.setdefault(effect.id, []).append(effect)
         self._by_kind.setdefault(effect.kind, []).append(effect)
         if effect.kind in (Kind.ON_GAIN_LIFE, Kind.ON_LOSE_LIFE):
@@ -1251,7 +1307,7 @@ class Game:
         stopped = self._effects.pop(effect_id, ())
         for effect in stopped:
             self._by_kind[effect.kind].remove(effect)
-            self._effects_changed = True
+            self._touched_other.add(_EFFECTS)
 
     def _do_upkeep(self, action: Upkeep) -> None:
         """503.1: "at the beginning of your upkeep" abilities trigger for the player whose
@@ -1446,14 +1502,30 @@ class Game:
         704.5c, 704.6a, 704.6b, 704.6c; a player who can't lose the game doesn't (104.3)."""
         while not self._over:
             dirty = self._dirty
-            if dirty is not None and not dirty:
-                return
-            self._dirty = set()
             if dirty is None:
+                self._dirty = set()
                 candidates = self._present()
             elif len(dirty) == 1:
-                candidates = [p for p in dirty if p.result.is_playing]
+                # The usual case: one player changed. The set, emptied, gathers the next round.
+                p = dirty.pop()
+                if not p.result.is_playing or (
+                    # ... and, playing alone, has life, poison and commander damage to spare:
+                    # nothing of 704.5a-c or 704.6c applies to them.
+                    p.team is None
+                    and p.life.value > 0
+                    and not p.drew_from_empty
+                    and p.poison.value < POISON_THRESHOLD
+                    and (
+                        not p.commander_damage
+                        or max(p.commander_damage.values()) < COMMANDER_DAMAGE_THRESHOLD
+                    )
+                ):
+                    return
+                candidates = [p]
+            elif not dirty:
+                return
             else:
+                self._dirty = set()
                 candidates = sorted(
                     (p for p in dirty if p.result.is_playing), key=lambda p: p.index
                 )
@@ -1680,6 +1752,12 @@ _HANDLERS: dict[type[Action], Any] = {
     Together: Game._do_together,
 }
 
+
+#: The actions whose only player is ``player`` (:class:`PlayerAction`), which :meth:`Game.apply`
+#: checks without building the tuple of :meth:`Action.players`.
+_ABOUT_ONE_PLAYER = frozenset(
+    kind for kind in (*_HANDLERS, Restart) if issubclass(kind, PlayerAction)
+)
 
 _MEMBER_CHECKS: dict[type[Action], Any] = {
     Damage: Game._check_damage_source,

@@ -11,7 +11,7 @@ import io
 import itertools
 import json
 import json.scanner
-from collections.abc import Callable, Container, Iterable, Iterator, Mapping
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -705,10 +705,221 @@ def _together(o: dict[str, Json], source: str | None, note: str | None) -> Actio
     )
 
 
+# -- the usual actions, read fast ----------------------------------------------------------
+#
+# A long game is mostly the same few actions whose members are of the usual types and ranges:
+# ASCII strings, integers from 0 to 10^1000, true and false. Such an action is built by the
+# functions below with a few comparisons, and anything else (an unknown or missing member, a
+# null, a string that is not ASCII, an expression, a value the action itself refuses) is left
+# to the parser above, which accepts it or says exactly what is wrong: each function returns
+# the action that parser would, or ``None``. (tests/test_record_fast.py checks that they agree.)
+
+_NO_NOTE: Any = object()
+
+
+def _members(*names: str) -> frozenset[str]:
+    return frozenset({"do", "source", "note", *names})
+
+
+_PLAYER_AMOUNT = _members("player", "amount")
+_PLAYER_KIND_AMOUNT = _members("player", "kind", "amount")
+_PLAYER_TO = _members("player", "to")
+_PLAYER_COUNT = _members("player", "count")
+_PLAYER = _members("player")
+_DAMAGE = _members("to", "amount", "combat", "infect", "lifelink", "controller", "toxic")
+
+
+def _sourced(action: Action, source: Json, note: Json) -> Action | None:
+    """``action`` with its ``source`` and ``note``, if both are usual (ASCII text; the source
+    may be null, and the note missing), else ``None``."""
+    if source is not None:
+        if type(source) is not str or not source.isascii():
+            return None
+        action.source = source
+    if note is not _NO_NOTE:
+        if type(note) is not str or not note.isascii():
+            return None
+        action.note = note
+    return action
+
+
+def _fast_damage(o: dict[str, Json]) -> Action | None:
+    to = o.get("to")
+    amount = o.get("amount")
+    source = o.get("source")
+    if not (
+        type(to) is str
+        and type(amount) is int
+        and 0 <= amount <= MAX_INTEGER
+        and type(source) is str  # damage names its source (120.1)
+        and to.isascii()
+        and _DAMAGE.issuperset(o)
+    ):
+        return None
+    combat = o.get("combat", False)
+    infect = o.get("infect", False)
+    lifelink = o.get("lifelink", False)
+    controller = o.get("controller")
+    toxic = o.get("toxic", 0)
+    if (
+        (combat is not True and combat is not False)
+        or (infect is not False and infect is not True)
+        or (lifelink is not False and lifelink is not True)
+        or (controller is not None and (type(controller) is not str or not controller.isascii()))
+        or type(toxic) is not int
+        or not 0 <= toxic <= MAX_INTEGER
+    ):
+        return None
+    try:
+        action = Damage(to, amount, combat, infect, lifelink, controller, toxic)
+    except MalformedError:
+        return None
+    return _sourced(action, source, o.get("note", _NO_NOTE))
+
+
+def _fast_player_amount(kind: Callable[[str, int], Action]) -> Callable[[dict[str, Json]], Any]:
+    def build(o: dict[str, Json]) -> Action | None:
+        player = o.get("player")
+        amount = o.get("amount")
+        if (
+            type(player) is str
+            and type(amount) is int
+            and 0 <= amount <= MAX_INTEGER
+            and player.isascii()
+            and _PLAYER_AMOUNT.issuperset(o)
+        ):
+            return _sourced(kind(player, amount), o.get("source"), o.get("note", _NO_NOTE))
+        return None
+
+    return build
+
+
+def _fast_counters(kind: Callable[[str, str, int], Action]) -> Callable[[dict[str, Json]], Any]:
+    def build(o: dict[str, Json]) -> Action | None:
+        player = o.get("player")
+        counter = o.get("kind")
+        amount = o.get("amount")
+        if (
+            type(player) is str
+            and type(counter) is str
+            and type(amount) is int
+            and 0 <= amount <= MAX_INTEGER
+            and player.isascii()
+            and counter.isascii()
+            and _PLAYER_KIND_AMOUNT.issuperset(o)
+        ):
+            action = kind(player, counter, amount)
+            return _sourced(action, o.get("source"), o.get("note", _NO_NOTE))
+        return None
+
+    return build
+
+
+def _fast_pay_life(o: dict[str, Json]) -> Action | None:
+    player = o.get("player")
+    amount = o.get("amount")
+    if (
+        type(player) is str
+        and type(amount) is int
+        and 0 <= amount <= MAX_INTEGER
+        and player.isascii()
+        and _PLAYER_AMOUNT.issuperset(o)
+    ):
+        action = PayLife(((player, amount),))
+        return _sourced(action, o.get("source"), o.get("note", _NO_NOTE))
+    return None
+
+
+def _fast_set_life(o: dict[str, Json]) -> Action | None:
+    player = o.get("player")
+    to = o.get("to")
+    if (
+        type(player) is str
+        and type(to) is int
+        and -MAX_INTEGER <= to <= MAX_INTEGER
+        and player.isascii()
+        and _PLAYER_TO.issuperset(o)
+    ):
+        return _sourced(SetLife(player, to), o.get("source"), o.get("note", _NO_NOTE))
+    return None
+
+
+def _fast_draw(o: dict[str, Json]) -> Action | None:
+    player = o.get("player")
+    count = o.get("count")
+    if (
+        type(player) is str
+        and type(count) is int
+        and 0 <= count <= MAX_INTEGER
+        and player.isascii()
+        and _PLAYER_COUNT.issuperset(o)
+    ):
+        return _sourced(Draw(player, count), o.get("source"), o.get("note", _NO_NOTE))
+    return None
+
+
+def _fast_player(kind: Callable[[str], Action]) -> Callable[[dict[str, Json]], Any]:
+    def build(o: dict[str, Json]) -> Action | None:
+        player = o.get("player")
+        if type(player) is str and player.isascii() and _PLAYER.issuperset(o):
+            return _sourced(kind(player), o.get("source"), o.get("note", _NO_NOTE))
+        return None
+
+    return build
+
+
+_FAST: dict[str, Callable[[dict[str, Json]], Action | None]] = {
+    "damage": _fast_damage,
+    "lose_life": _fast_player_amount(LoseLife),
+    "gain_life": _fast_player_amount(GainLife),
+    "pay_life": _fast_pay_life,
+    "set_life": _fast_set_life,
+    "add_counters": _fast_counters(AddCounters),
+    "remove_counters": _fast_counters(RemoveCounters),
+    "draw": _fast_draw,
+    "concede": _fast_player(Concede),
+    "win": _fast_player(Win),
+    "penalty": _fast_player(Penalty),
+    "upkeep": _fast_player(Upkeep),
+}
+
+
+def _line_action(line: str) -> Action:
+    """The action on one line of a stream: :func:`parse_action` of :func:`_parse_line`, with
+    the usual line (a flat object of one of the usual actions) read on the shortest path."""
+    if len(line) <= MAX_DIGITS:
+        try:
+            value, end = _SCAN(line, 0)
+        except (StopIteration, ValueError, RecursionError):
+            return parse_action(_parse_line(line))
+        if (
+            (end == len(line) or line[end:].isspace())
+            and type(value) is dict
+            and line.count(":") == len(value)  # no duplicate key (see _parse_line)
+        ):
+            do = value.get("do")
+            build = _FAST.get(do) if type(do) is str else None
+            action = None if build is None else build(value)
+            return _parse_action(value, None, None) if action is None else action
+    return parse_action(_parse_line(line))
+
+
 def parse_action(value: Json, position: str | None = None, *, member: str | None = None) -> Action:
     """One action of a record; errors name ``position`` and the member. ``member`` says where
     the action sits (``actions`` in a document or a group; a stream's line is in none), for
     an error about a value that is not an action object at all."""
+    if type(value) is dict:
+        do = value.get("do")
+        build = _FAST.get(do) if type(do) is str else None
+        if build is not None:
+            action = build(value)
+            if action is not None:
+                return action
+    return _parse_action(value, position, member)
+
+
+def _parse_action(value: Json, position: str | None, member: str | None) -> Action:
+    """:func:`parse_action`, for any value."""
     try:
         if type(value) is dict:
             obj = value
@@ -852,17 +1063,29 @@ def steps(
     for each. A refused action is reported and the replay goes on; a malformed one raises
     :class:`MalformedError` naming its position, and nothing past it is applied. ``member``
     is where the actions sit (``actions`` in a document), named if one is not an object."""
+    for play in _plays(game, actions, start, member):
+        yield Step(*play)
+
+
+#: One action of a replay as :class:`Step` has it, as a tuple (made at less cost).
+_Play = tuple[str, Action, Refusal | None, tuple[Note, ...]]
+
+
+def _plays(
+    game: Game, actions: Iterable[Json], start: int = 0, member: str | None = None
+) -> Iterator[_Play]:
+    """:func:`steps`, as tuples."""
     for index, value in enumerate(actions, start):
         position = str(index)
         action = parse_action(value, position, member=member)
         try:
             game.apply(action)
         except RefusedError as exc:
-            yield Step(position, action, Refusal(position, exc.rule, exc.message), ())
+            yield position, action, Refusal(position, exc.rule, exc.message), ()
         except MalformedError as exc:
             raise exc.at(position) from None
         else:
-            yield Step(position, action, None, tuple(game.notes))
+            yield position, action, None, tuple(game.notes)
 
 
 def _document_parts(document: Json) -> tuple[Header, list[Json]]:
@@ -879,19 +1102,35 @@ def _document_parts(document: Json) -> tuple[Header, list[Json]]:
     return header, actions
 
 
-def _stream_lines(lines: Iterable[str]) -> tuple[Header, Iterator[str]]:
-    """A stream's header, and its action lines (blank lines left out)."""
+def _stream_head(lines: Iterable[str]) -> tuple[Header, Iterator[str]]:
+    """A stream's header, and the lines after it (blank ones included)."""
     iterator = iter(lines)
     first = next((line for line in _without_bom(iterator) if line.strip()), None)
     if first is None:
         raise MalformedError("an empty record: the header is missing")
-    header = parse_header(parse_json(first), stream=True)
-    return header, (line for line in iterator if line and not line.isspace())
+    return parse_header(parse_json(first), stream=True), iterator
 
 
-def _stream_parts(lines: Iterable[str]) -> tuple[Header, Iterator[Json]]:
-    header, actions = _stream_lines(lines)
-    return header, (_parse_line(line, str(index)) for index, line in enumerate(actions))
+def _stream_plays(game: Game, lines: Iterable[str]) -> Iterator[_Play]:
+    """:func:`_plays` for the lines of a stream after its header (blank ones are left out),
+    each line seen before parsed only once (:data:`LINE_CACHE`)."""
+    parse = _line_parser()
+    apply = game.apply
+    index = -1
+    for line in lines:
+        if not line or line.isspace():
+            continue
+        index += 1
+        position = str(index)
+        try:
+            action = parse(line)
+            apply(action)
+        except RefusedError as exc:
+            yield position, action, Refusal(position, exc.rule, exc.message), ()
+        except MalformedError as exc:
+            raise exc.at(position) from None
+        else:
+            yield position, action, None, tuple(game.notes)
 
 
 def start(
@@ -899,13 +1138,19 @@ def start(
 ) -> tuple[Game, Iterator[Step]]:
     """Begin replaying a record: a document (a JSON object already parsed), or the lines of
     a stream. Returns the game at its start and the steps that play it, one by one."""
+    game, plays = _start(source, keep_history=keep_history)
+    return game, (Step(*play) for play in plays)
+
+
+def _start(source: Json | Iterable[str], *, keep_history: bool) -> tuple[Game, Iterator[_Play]]:
+    """:func:`start`, with each step as a tuple (for the command line's timeline)."""
     if isinstance(source, dict):
         header, actions = _document_parts(source)
         game = header.new_game(keep_history=keep_history)
-        return game, steps(game, actions, member="actions")
-    header, iterator = _stream_parts(source)
+        return game, _plays(game, actions, member="actions")
+    header, lines = _stream_head(source)
     game = header.new_game(keep_history=keep_history)
-    return game, steps(game, iterator)
+    return game, _stream_plays(game, lines)
 
 
 #: How many distinct lines of a stream a replay remembers the actions of. Games repeat
@@ -917,20 +1162,19 @@ LINE_CACHE = 4096
 def replay(source: Json | Iterable[str], *, keep_history: bool = True) -> Replay:
     """Replay a whole record (see :func:`start`). Refusals are collected; a malformed record
     raises :class:`MalformedError`."""
-    items: Iterable[Json]
-    parse: Callable[[Json], Action]
-    if isinstance(source, dict):
-        header, items = _document_parts(source)
-        parse = _document_action
-    else:
-        header, items = _stream_lines(source)
-        parse = _line_parser()
+    if not isinstance(source, dict):
+        header, lines = _stream_head(source)
+        game = header.new_game(keep_history=keep_history)
+        result = Replay(game)
+        _replay_lines(game, lines, result.refused)
+        return result
+    header, items = _document_parts(source)
     game = header.new_game(keep_history=keep_history)
     result = Replay(game)
     apply = game.apply
     for index, item in enumerate(items):
         try:
-            apply(parse(item))
+            apply(parse_action(item, member="actions"))
         except RefusedError as exc:
             result.refused.append(Refusal(str(index), exc.rule, exc.message))
         except MalformedError as exc:
@@ -940,20 +1184,111 @@ def replay(source: Json | Iterable[str], *, keep_history: bool = True) -> Replay
     return result
 
 
-def _document_action(value: Json) -> Action:
-    return parse_action(value, member="actions")
+#: What a replay shows of each step (the command line's timeline): its position, action,
+#: refusal and notes, as :class:`Step` has them.
+_Show = Callable[[str, Action, Refusal | None, Sequence[Note]], None]
+
+
+def _replay_lines(
+    game: Game,
+    lines: Iterable[str],
+    refused: list[Refusal] | None,
+    show: _Show | None = None,
+    every: Callable[[], None] = lambda: None,
+) -> None:
+    """Apply the action lines of a stream to ``game`` (blank lines left out), collecting the
+    refusals (unless ``refused`` is ``None``) and showing each step (with ``show``; ``every``
+    is called every 1,024 of them): the loop of ``lifeledger replay``, which costs a line no
+    more than its parsing and its action. A line seen before is parsed only once
+    (:data:`LINE_CACHE`), as long as lines repeat at all (see :func:`_line_parser`)."""
+    apply = game.apply
+    seen: dict[str, Action] = {}
+    hits = skip = 0
+    index = -1
+    try:
+        for line in lines:
+            if not line or line.isspace():
+                continue
+            index += 1
+            if skip:
+                skip -= 1
+                action = _line_action(line)
+            else:
+                cached = seen.get(line)
+                if cached is None:
+                    action = _line_action(line)
+                    if len(seen) < LINE_CACHE:
+                        seen[line] = action
+                    elif hits < LINE_CACHE // 8:
+                        seen.clear()
+                        hits, skip = 0, 16 * LINE_CACHE
+                else:
+                    hits += 1
+                    action = cached
+            try:
+                apply(action)
+            except RefusedError as exc:
+                refusal = Refusal(str(index), exc.rule, exc.message)
+                if refused is not None:
+                    refused.append(refusal)
+                if show is not None:
+                    show(refusal.position, action, refusal, ())
+                continue
+            if show is not None:
+                show(str(index), action, None, game.notes)
+                if not index & 1023:
+                    every()
+            if game.refusals and refused is not None:
+                refused.extend(_refusals_in_group(game, str(index)))
+    except MalformedError as exc:
+        raise exc.at(str(index)) from None
+
+
+def _replayer(
+    source: Json | Iterable[str], *, keep_history: bool
+) -> tuple[Game, Callable[[_Show, Callable[[], None]], None]]:
+    """The game of a record at its start, and a function that replays the record showing
+    each step and calling its second argument every 1,024 steps or so (the command line's
+    timeline; :func:`start` gives the same steps one by one)."""
+    if isinstance(source, dict):
+        header, actions = _document_parts(source)
+        game = header.new_game(keep_history=keep_history)
+
+        def run(show: _Show, every: Callable[[], None]) -> None:
+            for play in _plays(game, actions, member="actions"):
+                show(*play)
+                if not int(play[0]) & 1023:
+                    every()
+
+        return game, run
+    header, lines = _stream_head(source)
+    game = header.new_game(keep_history=keep_history)
+    return game, lambda show, every: _replay_lines(game, lines, None, show, every)
 
 
 def _line_parser() -> Callable[[str], Action]:
-    """A parser of stream lines that parses a line seen before only once (:data:`LINE_CACHE`)."""
+    """A parser of stream lines that parses a line seen before only once (:data:`LINE_CACHE`).
+    Where lines hardly repeat (fewer than one in eight of the first :data:`LINE_CACHE`
+    distinct ones), looking each up costs more than it saves: the cache is set aside for the
+    next ``16 * LINE_CACHE`` lines, then tried again afresh."""
     seen: dict[str, Action] = {}
+    hits = skip = 0
 
     def parse(line: str) -> Action:
+        nonlocal hits, skip
+        if skip:
+            skip -= 1
+            return _line_action(line)
         action = seen.get(line)
-        if action is None:
-            action = parse_action(_parse_line(line))
-            if len(seen) < LINE_CACHE:
-                seen[line] = action
+        if action is not None:
+            hits += 1
+            return action
+        action = _line_action(line)
+        if len(seen) < LINE_CACHE:
+            seen[line] = action
+        elif hits < LINE_CACHE // 8:
+            seen.clear()
+            hits, skip = 0, 16 * LINE_CACHE
         return action
 
     return parse
@@ -965,11 +1300,11 @@ def _refusals_in_group(game: Game, position: str) -> list[Refusal]:
 
 
 def _without_bom(lines: Iterator[str]) -> Iterator[str]:
-    """``lines`` without the UTF-8 byte-order mark that may begin the first one."""
+    """``lines`` without the UTF-8 byte-order mark that may begin the first one (which is read
+    at once; the others are passed on as they come, at no cost per line)."""
     for line in lines:
-        yield line[1:] if line.startswith(_BOM) else line
-        break
-    yield from lines
+        return itertools.chain((line[1:] if line.startswith(_BOM) else line,), lines)
+    return iter(())
 
 
 def source_of(lines: Iterable[str], *, stream: bool | None = None) -> Json | Iterator[str]:

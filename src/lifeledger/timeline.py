@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from .actions import (
@@ -36,9 +36,9 @@ from .actions import (
     Win,
 )
 from .effects import Reach
-from .game import Game
+from .game import Game, Note
 from .outcome import Result, Status
-from .record import Step
+from .record import Refusal, Step
 
 __all__ = ["Timeline", "describe", "escaped"]
 
@@ -88,8 +88,46 @@ def _counters(value: Amount, kind: str) -> str:
     return f"{value} {kind} counter{'' if value == 1 else 's'}"
 
 
+def _described_amount(verb: str) -> Callable[[Any], str]:
+    def sentence(action: Any) -> str:
+        amount = action.amount
+        if type(amount) is not int:
+            return _describe(action)
+        by = f"{action.source}: " if action.source else ""
+        return f"{by}{action.player} {verb} {amount} life"
+
+    return sentence
+
+
+def _described_counters(verb: str) -> Callable[[Any], str]:
+    def sentence(action: Any) -> str:
+        amount = action.amount
+        if type(amount) is not int:
+            return _describe(action)
+        by = f"{action.source}: " if action.source else ""
+        return (
+            f"{by}{action.player} {verb} {amount} {action.kind} counter{'' if amount == 1 else 's'}"
+        )
+
+    return sentence
+
+
+#: The sentences of the usual actions with whole amounts, made without the general match.
+_SENTENCES: dict[type[Action], Callable[[Any], str]] = {
+    LoseLife: _described_amount("loses"),
+    GainLife: _described_amount("gains"),
+    AddCounters: _described_counters("gets"),
+    RemoveCounters: _described_counters("loses"),
+}
+
+
 def describe(action: Action) -> str:
     """A sentence for one action, as a person would say it."""
+    sentence = _SENTENCES.get(type(action))
+    return _describe(action) if sentence is None else sentence(action)
+
+
+def _describe(action: Action) -> str:
     by = f"{action.source}: " if action.source else ""
     match action:
         case Damage():
@@ -160,28 +198,189 @@ def _standing(result: Result) -> str:
     return f"{result.status.value.upper()} ({reason}, {result.rule})"
 
 
-def _snapshot(game: Game) -> dict[str, Any]:
-    facts: dict[str, Any] = {}
-    for team in game.teams:
-        if team.life is not None:
-            facts[f"team {team.id} life"] = team.life
-        if team.poison is not None:
-            facts[f"team {team.id} poison"] = team.poison
-    for p in game.players:
-        if p.team is None or game.player(p.id).team not in {
-            t.id for t in game.teams if t.life is not None
-        }:
-            facts[f"{p.id} life"] = p.life
-        if not any(t.poison is not None and p.id in t.players for t in game.teams):
-            facts[f"{p.id} poison"] = p.poison
-        for kind, count in p.counters.items():
-            facts[f"{p.id} {kind}"] = count
-        for commander, damage in p.commander_damage.items():
-            facts[f"{p.id} damage from {commander}"] = damage
-        if p.library is not None:
-            facts[f"{p.id} library"] = p.library
-        facts[f"{p.id} is"] = _standing(p.result)
-    return facts
+#: What the timeline shows of a team: its shared life and poison (``None``: not shared).
+_TeamValues = tuple[int | None, int | None]
+#: ... and of a player: life and poison where not shared (else ``None``), counters, commander
+#: damage, library, standing.
+_PlayerValues = tuple[int | None, int | None, dict[str, int], dict[str, int], int | None, Result]
+_Line = tuple[str, Any, Any]
+
+#: Counter kinds whose line is written as one of the player's other lines ("ana life"): a
+#: player with one of them is compared line by line, as a mapping.
+_LINE_NAMES = frozenset({"life", "poison", "library", "is"})
+
+
+def _team_lines(tid: str, values: _TeamValues) -> dict[str, Any]:
+    """A team's lines of the timeline: its shared totals (810.9a, 810.10a)."""
+    life, poison = values
+    lines: dict[str, Any] = {}
+    if life is not None:
+        lines[f"team {tid} life"] = life
+    if poison is not None:
+        lines[f"team {tid} poison"] = poison
+    return lines
+
+
+def _player_lines(pid: str, values: _PlayerValues) -> dict[str, Any]:
+    """A player's lines of the timeline: the totals that are theirs alone, counters, commander
+    damage, library and standing."""
+    life, poison, counters, damage, library, result = values
+    lines: dict[str, Any] = {}
+    if life is not None:
+        lines[f"{pid} life"] = life
+    if poison is not None:
+        lines[f"{pid} poison"] = poison
+    for kind, count in counters.items():
+        lines[f"{pid} {kind}"] = count
+    for commander, dealt in damage.items():
+        lines[f"{pid} damage from {commander}"] = dealt
+    if library is not None:
+        lines[f"{pid} library"] = library
+    lines[f"{pid} is"] = _standing(result)
+    return lines
+
+
+def _compare(out: list[_Line], before: dict[str, Any], after: dict[str, Any]) -> None:
+    """The lines of ``after`` that differ from ``before``, in order."""
+    for line, value in after.items():
+        old = before.get(line)
+        if old != value:
+            out.append((line, old, value))
+
+
+_NO_COUNTS: dict[str, int] = {}
+
+
+class _Facts:
+    """What the timeline shows of each team and player, kept between steps and brought up to
+    date from what each action touched (:attr:`lifeledger.Game.touched`), never rebuilt and
+    compared whole: an action costs the same in a game of any length or size."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.refresh_all()
+
+    def refresh_all(self) -> None:
+        game = self.game
+        teams = game.teams
+        shared_life = {t.id for t in teams if t.life is not None}
+        shared_poison = {pid for t in teams if t.poison is not None for pid in t.players}
+        self.own_life = {p.id: p.team is None or p.team not in shared_life for p in game.players}
+        self.own_poison = {p.id: p.id not in shared_poison for p in game.players}
+        # Dicts keep the seating order: the timeline prints teams, then players, in it.
+        self.teams: dict[str, _TeamValues] = {t.id: (t.life, t.poison) for t in teams}
+        # Kept as lists brought up to date in place: _values, and whether a counter's kind is
+        # the name of another line (_LINE_NAMES).
+        self.players: dict[str, list[Any]] = {}
+        for p in game.players:
+            values = self._values(p.id)
+            self.players[p.id] = [*values, not _LINE_NAMES.isdisjoint(values[2])]
+        self.team_order = {tid: i for i, tid in enumerate(self.teams)}
+        self.player_order = {pid: i for i, pid in enumerate(self.players)}
+
+    def _values(self, pid: str) -> _PlayerValues:
+        p = self.game._players[pid]  # the engine's own player: read without views, at no cost
+        counters, damage = p.counters, p.commander_damage
+        return (
+            p.life.value if self.own_life[pid] else None,
+            p.poison.value if self.own_poison[pid] else None,
+            dict(counters) if counters else _NO_COUNTS,
+            dict(damage) if damage else _NO_COUNTS,
+            p.library,
+            p.result,
+        )
+
+    def changed(self) -> list[_Line]:
+        """``(line, before, after)`` for each line that the last action changed, in order."""
+        game = self.game
+        players, other = game._touched, game._touched_other  # Game.touched, without copies
+        out: list[_Line] = []
+        if other:
+            touched = game.touched
+            if touched.everything:
+                return self._everything()
+            teams = self.teams
+            for tid in sorted(touched.teams, key=self.team_order.__getitem__):
+                team = game.team(tid)
+                values = (team.life, team.poison)
+                if values != teams[tid]:
+                    _compare(out, _team_lines(tid, teams[tid]), _team_lines(tid, values))
+                    teams[tid] = values
+        if len(players) == 1:
+            for pid in players:
+                self._player_changed(out, pid)
+        elif players:
+            for pid in sorted(players, key=self.player_order.__getitem__):
+                self._player_changed(out, pid)
+        return out
+
+    def _player_changed(self, out: list[_Line], pid: str) -> None:
+        kept = self.players[pid]
+        p = self.game._players[pid]  # the engine's own player (see _values), read field by field
+        counters, counters0 = p.counters, kept[2]
+        recount = counters != counters0
+        if kept[6] or (recount and not _LINE_NAMES.isdisjoint(counters)):
+            new = self._values(pid)
+            _compare(out, _player_lines(pid, tuple(kept[:6])), _player_lines(pid, new))
+            kept[:] = [*new, not _LINE_NAMES.isdisjoint(new[2])]
+            return
+        # Line by line, in the order of _player_lines, without making the lines that stay.
+        was = kept[0]
+        if was is not None:  # None: shared (which stays so until a restart, see changed)
+            life = p.life.value
+            if life != was:
+                out.append((f"{pid} life", was, life))
+                kept[0] = life
+        was = kept[1]
+        if was is not None:
+            poison = p.poison.value
+            if poison != was:
+                out.append((f"{pid} poison", was, poison))
+                kept[1] = poison
+        if recount:
+            for kind, count in counters.items():
+                was = counters0.get(kind)
+                if was != count:
+                    out.append((f"{pid} {kind}", was, count))
+            kept[2] = dict(counters)
+        damage, damage0 = p.commander_damage, kept[3]
+        if damage != damage0:
+            for commander, dealt in damage.items():
+                was = damage0.get(commander)
+                if was != dealt:
+                    out.append((f"{pid} damage from {commander}", was, dealt))
+            kept[3] = dict(damage)
+        library = p.library
+        if library != kept[4]:
+            if library is not None:
+                out.append((f"{pid} library", kept[4], library))
+            kept[4] = library
+        result, result0 = p.result, kept[5]
+        if result is not result0:
+            kept[5] = result
+            standing0, standing = _standing(result0), _standing(result)
+            if standing != standing0:
+                out.append((f"{pid} is", standing0, standing))
+
+    def _everything(self) -> list[_Line]:
+        before = self.lines()
+        self.refresh_all()
+        out: list[_Line] = []
+        _compare(out, before, self.lines())
+        return out
+
+    def lines(self) -> dict[str, Any]:
+        """Every line the timeline shows, as one mapping (see :class:`Timeline`)."""
+        lines: dict[str, Any] = {}
+        for tid, team in self.teams.items():
+            lines.update(_team_lines(tid, team))
+        for pid, values in self.players.items():
+            lines.update(_player_lines(pid, tuple(values[:6])))
+        return lines
+
+
+#: How many actions' sentences a timeline keeps (see :meth:`Timeline._plain`).
+_SENTENCES_KEPT = 4096
 
 
 class Timeline:
@@ -191,7 +390,13 @@ class Timeline:
         self.game = game
         self.write = write
         self.colour = colour
-        self._before = _snapshot(game)
+        self._facts = _Facts(game)
+        self._sentences: dict[int, tuple[Action, str]] = {}
+        # A player named "team" could write the same line as a team ("team x life"): such a
+        # game is compared whole after each action, as one mapping of lines.
+        self._whole = any(p.id == "team" for p in game.players) and bool(game.teams)
+        self._before = self._facts.lines() if self._whole else {}
+        self._changed = self._whole_changes if self._whole else self._facts.changed
 
     def _paint(self, text: str, code: str) -> str:
         """``text`` (escaped: it holds strings from the record) in colour ``code``."""
@@ -210,25 +415,79 @@ class Timeline:
             )
         )
 
+    def _changes(self) -> list[_Line]:
+        if not self._whole:
+            return self._facts.changed()
+        return self._whole_changes()
+
+    def _whole_changes(self) -> list[_Line]:
+        self._facts.refresh_all()
+        after = self._facts.lines()
+        before, self._before = self._before, after
+        out: list[_Line] = []
+        _compare(out, before, after)
+        return out
+
     def __call__(self, step: Step) -> None:
         """Print one step."""
-        self.write(f"{self._paint(step.position.rjust(4), '2')}  {escaped(describe(step.action))}")
-        if isinstance(step.action, Together):
-            self._inner(step.action, step.position)
-        if step.refusal is not None:
-            refusal = step.refusal
-            self.write(self._paint(f"      refused: {refusal.message} ({refusal.rule})", "33"))
+        self._show(step.position, step.action, step.refusal, step.notes)
+
+    def _show(
+        self, position: str, action: Action, refusal: Refusal | None, notes: Iterable[Note]
+    ) -> None:
+        """Print one step, given as its parts."""
+        if not self.colour:
+            self._plain(position, action, refusal, notes)
             return
-        after = _snapshot(self.game)
-        for key, value in after.items():
-            old = self._before.get(key)
-            if old != value:
-                change = f"{old} -> {value}" if old is not None else str(value)
-                colour = "31" if "LOST" in str(value) else "32" if "WON" in str(value) else "36"
-                self.write(self._paint(f"      {key}: {change}", colour))
-        for note in step.notes:
-            self.write(self._paint(f"      {note.text} ({note.rule})", "35"))
-        self._before = after
+        write, paint = self.write, self._paint
+        write(f"{paint(position.rjust(4), '2')}  {escaped(describe(action))}")
+        if isinstance(action, Together):
+            self._inner(action, position)
+        if refusal is not None:
+            write(paint(f"      refused: {refusal.message} ({refusal.rule})", "33"))
+            return
+        for key, old, value in self._changes():
+            change = f"{old} -> {value}" if old is not None else str(value)
+            colour = "31" if "LOST" in str(value) else "32" if "WON" in str(value) else "36"
+            write(paint(f"      {key}: {change}", colour))
+        for note in notes:
+            write(paint(f"      {note.text} ({note.rule})", "35"))
+
+    def _plain(
+        self, position: str, action: Action, refusal: Refusal | None, notes: Iterable[Note]
+    ) -> None:
+        """:meth:`_show` without colours (the same lines, made in fewer steps)."""
+        write = self.write
+        # A replay applies the action of a line seen before again (lifeledger.record's
+        # LINE_CACHE): its sentence is kept with it, the action held so that its id stays its.
+        kept = self._sentences.get(id(action))
+        if kept is None:
+            sentence = escaped(describe(action))
+            if len(self._sentences) >= _SENTENCES_KEPT:
+                self._sentences.clear()
+            self._sentences[id(action)] = (action, sentence)
+        else:
+            sentence = kept[1]
+        # A position is digits and dots: nothing in it to escape.
+        write(f"{position.rjust(4)}  {sentence}")
+        if isinstance(action, Together):
+            self._inner(action, position)
+        if refusal is not None:
+            write(escaped(f"      refused: {refusal.message} ({refusal.rule})"))
+            return
+        game = self.game
+        touched = game._touched  # Game.touched, without copies
+        if len(touched) == 1 and not game._touched_other and not self._whole:
+            changes: list[_Line] = []  # the usual action: one player's lines (see changed)
+            for pid in touched:
+                self._facts._player_changed(changes, pid)
+        else:
+            changes = self._changed()
+        for key, old, value in changes:
+            line = f"      {key}: {value}" if old is None else f"      {key}: {old} -> {value}"
+            write(line if line.isprintable() else escaped(line))
+        for note in notes:
+            write(escaped(f"      {note.text} ({note.rule})"))
 
     def _inner(self, group: Together, position: str) -> None:
         for i, action in enumerate(group.actions):

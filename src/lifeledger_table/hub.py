@@ -124,9 +124,7 @@ class Hub:
         """Queue one message for every socket on the table (serialized once)."""
         self.send_all(table, json.dumps(message))
 
-    def send_all(
-        self, table: Table, text: str, sender: Conn | None = None, cid: str = ""
-    ) -> None:
+    def send_all(self, table: Table, text: str, sender: Conn | None = None, cid: str = "") -> None:
         """Queue one message, already JSON text (an object), for every socket on the table;
         ``sender`` gets it with ``"id": cid``, which acknowledges its change ``cid``."""
         for conn in self.conns.get(table.id, ()):

@@ -48,6 +48,7 @@ from .store import (
     StoreError,
     TableRow,
     _event,
+    event_row,
 )
 
 log = logging.getLogger("lifeledger_table")
@@ -390,21 +391,7 @@ class PostgresStore(LogReads):
         Each event's ``seq`` is the next of its table. Raises :class:`DuplicateError` if a
         table already has an event with that ``seq`` or ``client_id``.
         """
-        rows = [
-            (
-                e.table,
-                e.seq,
-                e.kind,
-                json.dumps(e.body, separators=(",", ":")),
-                e.client_id,
-                e.seat,
-                e.time,
-                e.game,
-                e.position,
-                e.entry,
-            )
-            for e in events
-        ]
+        rows = [event_row(e) for e in events]
         with self._connection() as conn, conn.transaction(), conn.cursor() as cur:
             if rows:
                 cur.executemany(

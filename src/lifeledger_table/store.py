@@ -32,6 +32,7 @@ __all__ = [
     "Store",
     "StoreError",
     "TableRow",
+    "event_row",
     "hash_token",
     "newest_at_each_position",
 ]
@@ -515,21 +516,7 @@ class SQLiteStore(LogReads):
         Each event's ``seq`` is the next of its table. Raises :class:`DuplicateError` if a
         table already has an event with that ``seq`` or ``client_id``.
         """
-        rows = [
-            (
-                e.table,
-                e.seq,
-                e.kind,
-                json.dumps(e.body, separators=(",", ":")),
-                e.client_id,
-                e.seat,
-                e.time,
-                e.game,
-                e.position,
-                e.entry,
-            )
-            for e in events
-        ]
+        rows = [event_row(e) for e in events]
         with self._lock:
             self._check_file()
             try:
@@ -609,6 +596,12 @@ class SQLiteStore(LogReads):
                 self._reader.close()
         with self._lock:
             self._db.close()
+
+
+def event_row(e: Event) -> tuple[Any, ...]:
+    """An event as a row of the ``events`` table: ``table_id``, then the ``_EVENT`` columns."""
+    body = json.dumps(e.body, separators=(",", ":"))
+    return (e.table, e.seq, e.kind, body, e.client_id, e.seat, e.time, e.game, e.position, e.entry)
 
 
 def newest_at_each_position(actions: Sequence[Event]) -> list[Event]:
