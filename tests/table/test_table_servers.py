@@ -182,7 +182,11 @@ async def test_a_seat_nobody_holds_anywhere_is_taken_over_at_once(servers: list[
     for client in servers:
         takeovers_of(client.app[HUB_KEY]).unsure_until = 0.0  # past the first minute
     takeovers_of(a.app[HUB_KEY]).announce(a.app[HUB_KEY])
-    await asyncio.sleep(0.1)
+    heard = takeovers_of(b.app[HUB_KEY]).elsewhere
+    for _ in range(100):  # the notice goes through a thread and the other server's loop
+        if (tid, "cy") in heard:
+            break
+        await asyncio.sleep(0.05)
     res = await b.post(f"/api/tables/{tid}/seats/bo", json={"takeover": True})
     assert res.status == 200
     res = await b.post(f"/api/tables/{tid}/seats/cy", json={"takeover": True})
