@@ -775,7 +775,8 @@ class Figures:
         errors = ",".join(f"{k}:{v}" for k, v in sorted(self.errors.items())) or "0"
         return (
             f"sent {self.sent:>6}  receipts {self.received:>6}/{self.expected:<6}"
-            f" late {self.late:>5}  lost {self.lost:>4}  p50 {self.p50:7.2f}  p99 {self.p99:7.2f}"
+            f" late {self.late:>5}  lost {self.lost:>4}  unacked {self.unacked:>4}"
+            f"  p50 {self.p50:7.2f}  p99 {self.p99:7.2f}"
             f"  max {self.worst:7.1f} ms  ack p50 {self.ack_p50:.2f} p99 {self.ack_p99:.2f}"
             f"  cpu/change {self.cpu_per_change_ms:6.3f} ms"
             f"  B/event {self.event_bytes:6.0f}  errors {errors}"

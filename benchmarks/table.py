@@ -254,9 +254,8 @@ def summary(rows: dict[Level, list[Figures]]) -> None:
     goals = []
     for (phones, rate, name), runs in rows.items():
         floor = rows.get((phones, rate, "echo floor"), [])
-        ratio = median(r.cpu_per_change_ms for r in runs) / median(
-            r.cpu_per_change_ms for r in floor
-        )
+        floor_cpu = median(r.cpu_per_change_ms for r in floor)
+        ratio = median(r.cpu_per_change_ms for r in runs) / floor_cpu if floor_cpu else float("nan")
         late = sum(r.late for r in runs)
         lost = sum(r.lost for r in runs)
         expected = sum(r.expected for r in runs)
