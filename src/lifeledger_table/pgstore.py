@@ -48,10 +48,13 @@ from .store import (
     StoreError,
     TableRow,
     _event,
-    event_row,
+    by_table,
 )
 
 log = logging.getLogger("lifeledger_table")
+
+#: One row of ``events`` in an INSERT's VALUES (written as one statement a table: no pipeline).
+_ROW = "(" + ", ".join(["%s"] * 10) + ")"
 
 #: The channel on which every server is told of the others' writes (``NOTIFY``).
 CHANNEL = "lifeledger"
@@ -384,26 +387,33 @@ class PostgresStore(LogReads):
 
     # -- the log ---------------------------------------------------------------------------
 
-    def append(self, events: Sequence[Event], checkpoints: Sequence[Checkpoint] = ()) -> None:
-        """Append events (of one or more tables) in one transaction with ``checkpoints`` (each
-        replacing any of the same table, game and count): all or none are written.
-
-        Each event's ``seq`` is the next of its table. Raises :class:`DuplicateError` if a
-        table already has an event with that ``seq`` or ``client_id``.
-        """
-        rows = [event_row(e) for e in events]
+    def append(self, events: Sequence[Event], checkpoints: Sequence[Checkpoint] = ()) -> set[str]:
+        """Append events of one or more tables, with ``checkpoints`` (each replacing any of the
+        same table, game and count), in one transaction, each table's all or none (a
+        savepoint each): a table that already has an event with one of its events' ``seq`` or
+        ``client_id`` (another server wrote first) gets none of them, nor its checkpoints.
+        Returns those tables. The other servers are told of the rest when it commits."""
+        refused: set[str] = set()
         with self._connection() as conn, conn.transaction(), conn.cursor() as cur:
-            if rows:
-                cur.executemany(
-                    f"INSERT INTO events (table_id, {_EVENT}) "
-                    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                    rows,
-                )
-            _put_checkpoints(cur, checkpoints)
-            # The other servers are told when (and only if) the transaction commits.
-            last = {e.table: e.seq for e in events}
-            for table, seq in last.items():
-                cur.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"event {table} {seq}"))
+            for table, rows in by_table(events).items():
+                try:
+                    with conn.transaction():
+                        for start in range(0, len(rows), 1000):
+                            chunk = rows[start : start + 1000]
+                            values = ", ".join(
+                                ["(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"] * len(chunk)
+                            )
+                            cur.execute(
+                                f"INSERT INTO events (table_id, {_EVENT}) VALUES {values}",
+                                [value for row in chunk for value in row],
+                            )
+                except psycopg.IntegrityError:
+                    refused.add(table)
+                    continue
+                last = rows[-1][1]
+                cur.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"event {table} {last}"))
+            _put_checkpoints(cur, [c for c in checkpoints if c.table not in refused])
+        return refused
 
     async def listen(self, notified: Callable[[str, str, str], None]) -> None:
         """Call ``notified(kind, table_id, detail)`` for every notice of any server on this

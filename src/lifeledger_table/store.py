@@ -32,6 +32,7 @@ __all__ = [
     "Store",
     "StoreError",
     "TableRow",
+    "by_table",
     "event_row",
     "hash_token",
     "newest_at_each_position",
@@ -39,7 +40,8 @@ __all__ = [
 
 
 class DuplicateError(Exception):
-    """A table id or code that is already taken."""
+    """A table id or code that is already taken (or, from :meth:`.table.Table.submit`, an
+    event another server wrote first)."""
 
 
 class StoreError(Exception):
@@ -142,13 +144,11 @@ class Store(Protocol):
     def seats(self, table_id: str) -> dict[str, str]:
         """The table's taken seats: seat id -> token digest."""
 
-    def append(self, events: Sequence[Event], checkpoints: Sequence[Checkpoint] = ()) -> None:
-        """Append events (of one or more tables) in one transaction with ``checkpoints`` (each
-        replacing any of the same table, game and count): all or none are written.
-
-        Each event's ``seq`` is the next of its table. Raises :class:`DuplicateError` if a
-        table already has an event with that ``seq`` or ``client_id``.
-        """
+    def append(self, events: Sequence[Event], checkpoints: Sequence[Checkpoint] = ()) -> set[str]:
+        """Append events of one or more tables, with ``checkpoints`` (each replacing any of the
+        same table, game and count), in one transaction, each table's all or none: a table
+        that already has an event with one of its events' ``seq`` or ``client_id`` (another
+        server wrote first) gets none of them, nor its checkpoints. Returns those tables."""
 
     def events(self, table_id: str, after: int = 0) -> list[Event]:
         """The table's events with a sequence number above ``after``, in order."""
@@ -509,32 +509,35 @@ class SQLiteStore(LogReads):
             )
             return {r[0]: r[1] for r in cur.fetchall()}
 
-    def append(self, events: Sequence[Event], checkpoints: Sequence[Checkpoint] = ()) -> None:
-        """Append events (of one or more tables) in one transaction with ``checkpoints`` (each
-        replacing any of the same table, game and count): all or none are written.
-
-        Each event's ``seq`` is the next of its table. Raises :class:`DuplicateError` if a
-        table already has an event with that ``seq`` or ``client_id``.
-        """
-        rows = [event_row(e) for e in events]
+    def append(self, events: Sequence[Event], checkpoints: Sequence[Checkpoint] = ()) -> set[str]:
+        """Append events of one or more tables, with ``checkpoints`` (each replacing any of the
+        same table, game and count), in one transaction, each table's all or none: a table
+        that already has an event with one of its events' ``seq`` or ``client_id`` (another
+        server wrote first) gets none of them, nor its checkpoints. Returns those tables."""
+        refused: set[str] = set()
         with self._lock:
             self._check_file()
             try:
                 self._db.execute("BEGIN IMMEDIATE")
-                self._db.executemany(
-                    f"INSERT INTO events (table_id, {_EVENT}) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    rows,
-                )
-                self._put_checkpoints(checkpoints)
+                for table, rows in by_table(events).items():
+                    self._db.execute("SAVEPOINT one_table")
+                    try:
+                        self._db.executemany(
+                            f"INSERT INTO events (table_id, {_EVENT}) "
+                            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                            rows,
+                        )
+                    except sqlite3.IntegrityError:
+                        self._db.execute("ROLLBACK TO one_table")
+                        refused.add(table)
+                    self._db.execute("RELEASE one_table")
+                self._put_checkpoints([c for c in checkpoints if c.table not in refused])
                 self._db.execute("COMMIT")
-            except sqlite3.IntegrityError as exc:
-                self._db.execute("ROLLBACK")
-                raise DuplicateError(str(exc)) from exc
             except BaseException:
                 if self._db.in_transaction:
                     self._db.execute("ROLLBACK")
                 raise
+        return refused
 
     def _put_checkpoints(self, checkpoints: Sequence[Checkpoint]) -> None:
         self._db.executemany(
@@ -596,6 +599,14 @@ class SQLiteStore(LogReads):
                 self._reader.close()
         with self._lock:
             self._db.close()
+
+
+def by_table(events: Sequence[Event]) -> dict[str, list[tuple[Any, ...]]]:
+    """Events as rows of the ``events`` table, by table, in order."""
+    out: dict[str, list[tuple[Any, ...]]] = {}
+    for e in events:
+        out.setdefault(e.table, []).append(event_row(e))
+    return out
 
 
 def event_row(e: Event) -> tuple[Any, ...]:

@@ -26,7 +26,15 @@ from . import engine
 from .changes import changes
 from .errors import TableError, TableUnavailable
 from .rights import Rights, concessions
-from .store import Checkpoint, DamagedError, Event, Store, TableRow, newest_at_each_position
+from .store import (
+    Checkpoint,
+    DamagedError,
+    DuplicateError,
+    Event,
+    Store,
+    TableRow,
+    newest_at_each_position,
+)
 from .text import check_action_text
 
 __all__ = ["ENTRY_BYTES", "PAGE", "PAGE_BYTES", "VIEW_BYTES", "Decision", "Entry", "Table"]
@@ -523,7 +531,8 @@ class Table:
             return None, decision
         try:
             checkpoints = [decision.checkpoint] if decision.checkpoint else []
-            self.store.append([decision.event], checkpoints)
+            if self.store.append([decision.event], checkpoints):
+                raise DuplicateError(f"another server wrote event {decision.event.seq} first")
         except BaseException:
             self.reload()
             raise

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 
 from .errors import TableError
 from .sockets import Conn, error_message
-from .store import DuplicateError
 from .table import Decision, Table
 
 if TYPE_CHECKING:
@@ -59,34 +58,35 @@ class Writer:
             try:
                 events = [d.event for d, _ in batch]
                 made = [d.checkpoint for d, _ in batch if d.checkpoint is not None]
-                await asyncio.to_thread(self.hub.store.append, events, made)
-            except DuplicateError:
-                # Another server on the same database wrote to one of these tables first
-                # (issue 10): decide each change again, against the log as it now is.
-                self._redo(batch)
-                continue
+                lost = await asyncio.to_thread(self.hub.store.append, events, made)
             except Exception:
                 log.exception("could not store %d events", len(batch))
                 self._fail(batch + self.batch)
                 self.batch = []
                 continue
             for decision, conn in batch:
+                if decision.event.table in lost:
+                    continue
                 table = self.hub.tables[decision.event.table]
                 table.commit(decision)
                 # Its sender is sent the event with its id: that is the acknowledgement.
                 self.hub.send_all(table, decision.text, conn, decision.event.client_id)
+            if lost:
+                # Another server on the same store wrote to these tables first (issue 10):
+                # their changes are decided again, against the log as it now is.
+                self._redo(lost, [(d, c) for d, c in batch if d.event.table in lost])
             waiting, self.retries = self.retries, []
             for table, conn, cid, seq in waiting:
                 self.retry(table, conn, cid, seq)
 
-    def _redo(self, batch: list[tuple[Decision, Conn]]) -> None:
-        """A batch another server's write got ahead of: every table in it is loaded again (it
-        now holds every event written, by any server), its phones here are shown it anew, and
-        each change of the batch (and of the next one: decided on the same stale tables) is
-        decided again, in its order, and queued for writing."""
+    def _redo(self, stale: set[str], lost: list[tuple[Decision, Conn]]) -> None:
+        """Tables another server's write got ahead of: each is loaded again (from its newest
+        checkpoint: it then holds every event written, by any server), its phones here are
+        shown it anew, and its changes that were not written (``lost``, and those of the next
+        batch, decided on the same stale table) are decided again, in order, and queued."""
         self.conflicts += 1
-        redo, self.batch = batch + self.batch, []
-        stale = {d.event.table for d, _ in redo}
+        redo = lost + [(d, c) for d, c in self.batch if d.event.table in stale]
+        self.batch = [(d, c) for d, c in self.batch if d.event.table not in stale]
         shown: dict[str, int] = {}
         for table_id in stale:
             table = self.hub.tables[table_id]

@@ -122,10 +122,10 @@ class FailingStore(SQLiteStore):
 
     fail = False
 
-    def append(self, events: Sequence[Event], checkpoints: Sequence[Checkpoint] = ()) -> None:
+    def append(self, events: Sequence[Event], checkpoints: Sequence[Checkpoint] = ()) -> set[str]:
         if self.fail:
             raise OSError("disk full")
-        super().append(events, checkpoints)
+        return super().append(events, checkpoints)
 
 
 def test_a_failed_write_changes_nothing(tmp_path: Path) -> None:

@@ -46,11 +46,12 @@ class SharedStore(SQLiteStore):
             for loop, notified in peer.listeners:
                 loop.call_soon_threadsafe(notified, kind, table, detail)
 
-    def append(self, events: Any, checkpoints: Any = ()) -> None:
-        super().append(events, checkpoints)
-        last = {e.table: e.seq for e in events}
+    def append(self, events: Any, checkpoints: Any = ()) -> set[str]:
+        refused = super().append(events, checkpoints)
+        last = {e.table: e.seq for e in events if e.table not in refused}
         for table, seq in last.items():
             self.notify("event", table, str(seq))
+        return refused
 
     def set_seat(
         self, table_id: str, seat: str, token_hash: str, previous: str | None = None
