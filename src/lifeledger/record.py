@@ -777,18 +777,26 @@ def _fast_damage(o: dict[str, Json]) -> Action | None:
     return _sourced(action, source, o.get("note", _NO_NOTE))
 
 
-def _fast_player_amount(kind: Callable[[str, int], Action]) -> Callable[[dict[str, Json]], Any]:
+def _fast_player_number(
+    kind: Callable[[str, int], Action],
+    member: str = "amount",
+    members: frozenset[str] = _PLAYER_AMOUNT,
+    least: int = 0,
+) -> Callable[[dict[str, Json]], Any]:
+    """The fast path of an action of a ``player`` and one integer ``member`` (``least`` to
+    the bound), with nothing but ``members``; ``None`` hands it to the general parser."""
+
     def build(o: dict[str, Json]) -> Action | None:
         player = o.get("player")
-        amount = o.get("amount")
+        value = o.get(member)
         if (
             type(player) is str
-            and type(amount) is int
-            and 0 <= amount <= MAX_INTEGER
+            and type(value) is int
+            and least <= value <= MAX_INTEGER
             and player.isascii()
-            and _PLAYER_AMOUNT.issuperset(o)
+            and members.issuperset(o)
         ):
-            return _sourced(kind(player, amount), o.get("source"), o.get("note", _NO_NOTE))
+            return _sourced(kind(player, value), o.get("source"), o.get("note", _NO_NOTE))
         return None
 
     return build
@@ -815,49 +823,6 @@ def _fast_counters(kind: Callable[[str, str, int], Action]) -> Callable[[dict[st
     return build
 
 
-def _fast_pay_life(o: dict[str, Json]) -> Action | None:
-    player = o.get("player")
-    amount = o.get("amount")
-    if (
-        type(player) is str
-        and type(amount) is int
-        and 0 <= amount <= MAX_INTEGER
-        and player.isascii()
-        and _PLAYER_AMOUNT.issuperset(o)
-    ):
-        action = PayLife(((player, amount),))
-        return _sourced(action, o.get("source"), o.get("note", _NO_NOTE))
-    return None
-
-
-def _fast_set_life(o: dict[str, Json]) -> Action | None:
-    player = o.get("player")
-    to = o.get("to")
-    if (
-        type(player) is str
-        and type(to) is int
-        and -MAX_INTEGER <= to <= MAX_INTEGER
-        and player.isascii()
-        and _PLAYER_TO.issuperset(o)
-    ):
-        return _sourced(SetLife(player, to), o.get("source"), o.get("note", _NO_NOTE))
-    return None
-
-
-def _fast_draw(o: dict[str, Json]) -> Action | None:
-    player = o.get("player")
-    count = o.get("count")
-    if (
-        type(player) is str
-        and type(count) is int
-        and 0 <= count <= MAX_INTEGER
-        and player.isascii()
-        and _PLAYER_COUNT.issuperset(o)
-    ):
-        return _sourced(Draw(player, count), o.get("source"), o.get("note", _NO_NOTE))
-    return None
-
-
 def _fast_player(kind: Callable[[str], Action]) -> Callable[[dict[str, Json]], Any]:
     def build(o: dict[str, Json]) -> Action | None:
         player = o.get("player")
@@ -870,13 +835,13 @@ def _fast_player(kind: Callable[[str], Action]) -> Callable[[dict[str, Json]], A
 
 _FAST: dict[str, Callable[[dict[str, Json]], Action | None]] = {
     "damage": _fast_damage,
-    "lose_life": _fast_player_amount(LoseLife),
-    "gain_life": _fast_player_amount(GainLife),
-    "pay_life": _fast_pay_life,
-    "set_life": _fast_set_life,
+    "lose_life": _fast_player_number(LoseLife),
+    "gain_life": _fast_player_number(GainLife),
+    "pay_life": _fast_player_number(lambda player, amount: PayLife(((player, amount),))),
+    "set_life": _fast_player_number(SetLife, "to", _PLAYER_TO, -MAX_INTEGER),
     "add_counters": _fast_counters(AddCounters),
     "remove_counters": _fast_counters(RemoveCounters),
-    "draw": _fast_draw,
+    "draw": _fast_player_number(Draw, "count", _PLAYER_COUNT),
     "concede": _fast_player(Concede),
     "win": _fast_player(Win),
     "penalty": _fast_player(Penalty),
