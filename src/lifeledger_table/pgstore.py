@@ -40,6 +40,8 @@ from psycopg import conninfo
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from .store import (
+    COLUMNS,
+    EVENT_COLUMNS,
     Checkpoint,
     DamagedError,
     DuplicateError,
@@ -113,24 +115,8 @@ MIGRATIONS: list[str] = [
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
-_COLUMNS = {
-    "tables": ["id", "watch", "code", "setup", "created", "number"],
-    "seats": ["table_id", "seat", "token_hash"],
-    "events": [
-        "table_id",
-        "seq",
-        "kind",
-        "body",
-        "client_id",
-        "seat",
-        "time",
-        "game",
-        "position",
-        "entry",
-    ],
-    "checkpoints": ["table_id", "game", "count", "seq", "data"],
-}
-_EVENT = "seq, kind, body, client_id, seat, time, game, position, entry"
+#: The columns of SQLite's store, and an identity column ``number`` that orders the tables.
+_COLUMNS = {**COLUMNS, "tables": [*COLUMNS["tables"], "number"]}
 
 
 def describe(url: str) -> str:
@@ -404,7 +390,7 @@ class PostgresStore(LogReads):
                                 ["(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"] * len(chunk)
                             )
                             cur.execute(
-                                f"INSERT INTO events (table_id, {_EVENT}) VALUES {values}",
+                                f"INSERT INTO events (table_id, {EVENT_COLUMNS}) VALUES {values}",
                                 [value for row in chunk for value in row],
                             )
                 except psycopg.IntegrityError:
@@ -459,7 +445,7 @@ class PostgresStore(LogReads):
 
     def _read(self, table_id: str, where: str, args: tuple[Any, ...]) -> list[Event]:
         rows = self._rows(
-            f"SELECT {_EVENT} FROM events WHERE table_id = %s AND {where}", (table_id, *args)
+            f"SELECT {EVENT_COLUMNS} FROM events WHERE table_id = %s AND {where}", (table_id, *args)
         )
         return [_event(table_id, r) for r in rows]
 

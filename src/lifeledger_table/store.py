@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 __all__ = [
+    "COLUMNS",
+    "EVENT_COLUMNS",
     "Checkpoint",
     "DamagedError",
     "DuplicateError",
@@ -247,7 +249,7 @@ _UPGRADES = [
 ]
 SCHEMA_VERSION = len(_UPGRADES)
 
-_COLUMNS = {
+COLUMNS = {
     "tables": ["id", "watch", "code", "setup", "created"],
     "seats": ["table_id", "seat", "token_hash"],
     "events": [
@@ -264,7 +266,8 @@ _COLUMNS = {
     ],
     "checkpoints": ["table_id", "game", "count", "seq", "data"],
 }
-_EVENT = "seq, kind, body, client_id, seat, time, game, position, entry"
+#: The columns of ``events`` after ``table_id``, as the reads and writes name them.
+EVENT_COLUMNS = "seq, kind, body, client_id, seat, time, game, position, entry"
 
 
 class LogReads:
@@ -418,7 +421,7 @@ class SQLiteStore(LogReads):
     def _check_columns(self, *, upgraded: bool) -> None:
         """The store's tables have the columns of the table store (before the upgrades, those
         of version 1 at least): a database of another program is refused, not changed."""
-        for table, columns in _COLUMNS.items():
+        for table, columns in COLUMNS.items():
             have = [r[1] for r in self._db.execute(f"PRAGMA table_info({table})")]
             if have == columns:
                 continue
@@ -523,7 +526,7 @@ class SQLiteStore(LogReads):
                     self._db.execute("SAVEPOINT one_table")
                     try:
                         self._db.executemany(
-                            f"INSERT INTO events (table_id, {_EVENT}) "
+                            f"INSERT INTO events (table_id, {EVENT_COLUMNS}) "
                             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                             rows,
                         )
@@ -568,7 +571,8 @@ class SQLiteStore(LogReads):
     def _read(self, table_id: str, where: str, args: tuple[Any, ...]) -> list[Event]:
         with self._reading:
             rows = self._reader.execute(
-                f"SELECT {_EVENT} FROM events WHERE table_id = ? AND {where}", (table_id, *args)
+                f"SELECT {EVENT_COLUMNS} FROM events WHERE table_id = ? AND {where}",
+                (table_id, *args),
             ).fetchall()
         return [_event(table_id, r) for r in rows]
 
@@ -610,7 +614,7 @@ def by_table(events: Sequence[Event]) -> dict[str, list[tuple[Any, ...]]]:
 
 
 def event_row(e: Event) -> tuple[Any, ...]:
-    """An event as a row of the ``events`` table: ``table_id``, then the ``_EVENT`` columns."""
+    """An event as a row of the ``events`` table: ``table_id``, then the ``EVENT_COLUMNS``."""
     body = json.dumps(e.body, separators=(",", ":"))
     return (e.table, e.seq, e.kind, body, e.client_id, e.seat, e.time, e.game, e.position, e.entry)
 
