@@ -85,17 +85,28 @@ class Follower:
             if changed and self.seats_changed is not None:
                 self.seats_changed(table, changed)
             return
-        events = await asyncio.to_thread(self.hub.store.events, table_id, table.last_seq)
-        events = [e for e in events if e.seq > table.last_seq]
-        if not events or table.pending or self.hub.tables.get(table_id) is not table:
+        last = await asyncio.to_thread(self.hub.store.last_event, table_id)
+        if last is None or last.seq <= table.last_seq or table.pending:
             return  # nothing new, or a write here is under way: it conflicts and redoes
-        shown = table.committed
-        try:
-            messages = table.take_in(events)
-        except Exception:
-            log.exception("table %s: could not take in another server's events", table_id)
-            table.reload()
-            self.resync(table, shown)
+        # Far behind (notices were lost a long while): load the table from its checkpoint
+        # rather than deciding every event again on the event loop.
+        behind = last.seq - table.last_seq > table.CHECKPOINT
+        events = (
+            []
+            if behind
+            else await asyncio.to_thread(self.hub.store.events, table_id, table.last_seq)
+        )
+        if table.pending or self.hub.tables.get(table_id) is not table:
             return
-        for text in messages:
-            self.hub.send_all(table, text)
+        shown = table.committed
+        if not behind:
+            try:
+                messages = table.take_in([e for e in events if e.seq > table.last_seq])
+            except Exception:
+                log.exception("table %s: could not take in another server's events", table_id)
+            else:
+                for text in messages:
+                    self.hub.send_all(table, text)
+                return
+        table.reload()
+        self.resync(table, shown)

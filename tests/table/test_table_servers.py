@@ -19,7 +19,8 @@ from table_helpers import Phone, log_replayed, open_table, phone, play_randomly,
 from lifeledger_table.hub import HUB_KEY
 from lifeledger_table.limits import Limits
 from lifeledger_table.server import create_app
-from lifeledger_table.store import SQLiteStore
+from lifeledger_table.store import Event, SQLiteStore
+from lifeledger_table.table import Table
 from lifeledger_table.takeover import takeovers_of
 
 Client = TestClient[Any, Any]
@@ -197,3 +198,36 @@ async def test_a_seat_nobody_holds_anywhere_is_taken_over_at_once(servers: list[
     await cy.ws.send_json({"type": "takeover_answer", "request": refused, "allow": False})
     res = await b.get(f"/api/tables/{tid}/takeovers/{refused}")
     assert (await res.json())["status"] == "refused"
+
+
+@pytest.mark.asyncio
+async def test_a_server_far_behind_loads_the_table_instead_of_replaying_every_event(
+    servers: list[Client], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Notices lost for a long while (the other server wrote more than a checkpoint's worth):
+    the table is loaded from its checkpoint, not decided event by event on the event loop,
+    and its phones here are shown it anew."""
+    monkeypatch.setattr(Table, "CHECKPOINT", 3)
+    a, b = servers
+    table = await open_table(a, FOUR)
+    tid = table["id"]
+    ana = await phone(a, tid, await seat(a, tid, "ana"))
+    bo = await phone(b, tid, await seat(b, tid, "bo"))
+    store_b = b.app[HUB_KEY].store
+    heard, store_b.listeners = store_b.listeners, []  # b hears nothing for a while
+    for _ in range(5):
+        assert (await ana.act({"do": "lose_life", "player": "ana", "amount": 1}))["type"] == "ack"
+    replays = 0
+    real = Table.take_in
+
+    def counted(self: Table, events: list[Event]) -> list[str]:
+        nonlocal replays
+        replays += len(events)
+        return real(self, events)
+
+    monkeypatch.setattr(Table, "take_in", counted)
+    store_b.listeners = heard
+    b.app[HUB_KEY].follower.notified("lost", "", "")
+    welcome = await bo.until("welcome")
+    assert welcome["seq"] == 5 and replays == 0
+    assert bo.view["state"] == a.app[HUB_KEY].tables[tid].state
