@@ -325,18 +325,6 @@ class PostgresStore(LogReads):
         )
         return _table_row(rows[0]) if rows else None
 
-    def table(self, table_id: str) -> TableRow | None:
-        """The table with this id, or ``None``."""
-        return self._one("id", table_id)
-
-    def table_by_watch(self, watch: str) -> TableRow | None:
-        """The table whose spectator id is ``watch``, or ``None``."""
-        return self._one("watch", watch)
-
-    def table_by_code(self, code: str) -> TableRow | None:
-        """The table whose short code is ``code``, or ``None``."""
-        return self._one("code", code)
-
     def table_ids(self) -> list[str]:
         """Every table's id, oldest first."""
         return [r[0] for r in self._rows("SELECT id FROM tables ORDER BY created, number", ())]

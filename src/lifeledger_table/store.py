@@ -271,10 +271,26 @@ EVENT_COLUMNS = "seq, kind, body, client_id, seat, time, game, position, entry"
 
 
 class LogReads:
-    """The reads of a table's log, one query each, the same for every SQL store: a store
-    provides :meth:`_read` and its placeholder (``?`` or ``%s``)."""
+    """The reads of a table and its log, one query each, the same for every SQL store: a
+    store provides :meth:`_one`, :meth:`_read` and its placeholder (``?`` or ``%s``)."""
 
     _PARAM = "?"
+
+    def _one(self, where: str, value: str) -> TableRow | None:
+        """The table whose column ``where`` is ``value``, or ``None``."""
+        raise NotImplementedError
+
+    def table(self, table_id: str) -> TableRow | None:
+        """The table with this id, or ``None``."""
+        return self._one("id", table_id)
+
+    def table_by_watch(self, watch: str) -> TableRow | None:
+        """The table whose spectator id is ``watch``, or ``None``."""
+        return self._one("watch", watch)
+
+    def table_by_code(self, code: str) -> TableRow | None:
+        """The table whose short code is ``code``, or ``None``."""
+        return self._one("code", code)
 
     def _read(self, table_id: str, where: str, args: tuple[Any, ...]) -> list[Event]:
         """The table's events matching ``where`` (SQL after ``AND``, with ``_PARAM``s)."""
@@ -463,18 +479,6 @@ class SQLiteStore(LogReads):
                 f"SELECT id, watch, code, setup, created FROM tables WHERE {where} = ?", (value,)
             )
             return self._row(cur.fetchone())
-
-    def table(self, table_id: str) -> TableRow | None:
-        """The table with this id, or ``None``."""
-        return self._one("id", table_id)
-
-    def table_by_watch(self, watch: str) -> TableRow | None:
-        """The table whose spectator id is ``watch``, or ``None``."""
-        return self._one("watch", watch)
-
-    def table_by_code(self, code: str) -> TableRow | None:
-        """The table whose short code is ``code``, or ``None``."""
-        return self._one("code", code)
 
     def table_ids(self) -> list[str]:
         """Every table's id, oldest first."""
