@@ -33,7 +33,13 @@ class Conn:
     table: Table
     spectator: bool
     limits: Limits
-    seat: str | None = None
+    #: The seats it holds, in seating order (a personal phone's: one; a table device's: the
+    #: seats of everyone playing on it).
+    seats: list[str] = field(default_factory=list)
+    #: Whether it is a table device's (one phone or tablet in the middle of the table, for
+    #: the players without their own): a personal phone asking for a seat only a device
+    #: holds gets it at once.
+    device: bool = False
     hello: bool = False
     #: Whether its last hello carried the table's host token.
     host: bool = False
@@ -51,6 +57,15 @@ class Conn:
         self.bucket = Bucket(self.limits.rate, self.limits.burst)
         self.pages = Bucket(self.limits.pages_rate, self.limits.pages_burst)
         self.queue = asyncio.Queue()
+
+    @property
+    def seat(self) -> str | None:
+        """The first seat it holds (what a single-seat page reads), or ``None``."""
+        return self.seats[0] if self.seats else None
+
+    def holds(self, seat: str) -> bool:
+        """Whether it holds ``seat``."""
+        return seat in self.seats
 
     def send(self, text: str) -> None:
         """Queue a message; a client too slow to keep up (more than ``limits.queue_bytes``
