@@ -22,6 +22,7 @@ from . import engine
 from .errors import TableError, TableUnavailable
 from .hub import HUB_KEY, Hub
 from .jsontext import strict_json
+from .lan import link_origin
 from .limits import CodeGuard
 from .setup import build_setup
 from .store import DuplicateError, TableRow, hash_token
@@ -169,9 +170,16 @@ async def create_table(request: web.Request) -> web.Response:
             "code": row.code,
             "host": host,
             "header": setup["header"],
+            "links": _links(request, row.id, row.watch),
         },
         status=201,
     )
+
+
+def _links(request: web.Request, table_id: str, watch: str) -> dict[str, str]:
+    """A table's links, as a phone on the network opens them (:func:`.lan.link_origin`)."""
+    origin = link_origin(request)
+    return {"play": f"{origin}/t/{table_id}", "watch": f"{origin}/w/{watch}"}
 
 
 async def lookup_code(request: web.Request) -> web.Response:
@@ -236,7 +244,13 @@ async def watched_or_404(request: web.Request) -> Table:
 async def table_info(request: web.Request) -> web.Response:
     """GET /api/tables/{table}: setup, state, timeline and score."""
     table = await table_or_404(request)
-    return web.json_response({"table": table.info(spectator=False), **table.snapshot()})
+    return web.json_response(
+        {
+            "table": table.info(spectator=False),
+            "links": _links(request, table.id, table.row.watch),
+            **table.snapshot(),
+        }
+    )
 
 
 async def watch_info(request: web.Request) -> web.Response:
@@ -521,15 +535,15 @@ async def takeover_status(request: web.Request) -> web.Response:
 
 
 async def qr_code(request: web.Request) -> web.Response:
-    """GET /api/tables/{table}/qr.svg?for=play|watch: a QR code of the table's link."""
+    """GET /api/tables/{table}/qr.svg?for=play|watch: a QR code of the table's link (with the
+    machine's LAN address when the opener used the loopback: :func:`.lan.link_origin`)."""
     table = await table_or_404(request)
     which = request.query.get("for", "play")
     if which not in ("play", "watch"):
         return _error(400, "malformed", "for is play or watch.")
     if len(request.host) > 261:  # a host name (253) and a port: a longer Host is made up
         return _error(400, "malformed", "The Host header is too long for a link.")
-    path = f"/t/{table.id}" if which == "play" else f"/w/{table.row.watch}"
-    url = f"{request.scheme}://{request.host}{path}"
+    url = _links(request, table.id, table.row.watch)[which]
     out = io.BytesIO()
     segno.make(url, error="m").save(out, kind="svg", scale=6, border=2, dark="#111", light="#fff")
     return web.Response(body=out.getvalue(), content_type="image/svg+xml")
