@@ -409,10 +409,11 @@ async def take_seat(request: web.Request) -> web.Response:
             'The body is {}, or {"takeover": true} (and "host"); "device": "table" from a '
             "table device.",
         )
-    if seat in table.seats and not (
-        body.get("device", "phone") == "phone" and takeovers.device_only(hub, table, seat)
-    ):
-        connected = takeovers.held_lately(hub, table, seat)
+    device = body.get("device", "phone") == "table"
+    devices_only = seat in table.seats and takeovers.device_only(hub, table, seat)
+    if seat in table.seats and (device or not devices_only):
+        # A device asking for another device's seat asks it, as a phone asks a phone.
+        connected = devices_only or takeovers.held_lately(hub, table, seat)
         if not body.get("takeover", False):
             return _error(
                 409, "seat-taken", "This seat is taken. Take it over?", connected=connected

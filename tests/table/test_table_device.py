@@ -153,11 +153,16 @@ async def test_a_device_that_just_reconnects_still_gives_seats_at_once(client: C
 
 
 async def test_a_device_asking_for_a_device_held_seat_is_not_given_it(client: Client) -> None:
-    """Only a personal phone takes a seat from a table device; a second device asking with
-    ``{}`` is told it is taken."""
-    table, _d, _tokens = await device_of_three(client)
-    res = await client.post(f"/api/tables/{table['id']}/seats/bo", json={"device": "table"})
-    assert res.status == 409
+    """Only a personal phone takes a seat from a table device at once; a second device asking
+    for it is told it is taken, and asking to take it over asks the device holding it."""
+    table, d, _tokens = await device_of_three(client)
+    url = f"/api/tables/{table['id']}/seats/bo"
+    res = await client.post(url, json={"device": "table"})
+    assert res.status == 409 and (await res.json())["connected"] is True
+    res = await client.post(url, json={"device": "table", "takeover": True})
+    assert res.status == 202  # the device holding it is asked, as a phone would be
+    question = await d.until("takeover_request")
+    assert question["seat"] == "bo"
     answer = await take_seats(client, table["id"], {"seats": ["bo", "di"]})
     assert set(answer["tokens"]) == {"di"} and answer["skipped"] == {"bo": "taken"}
     # A personal phone asking for several seats at once gets the device's.
