@@ -75,6 +75,18 @@ async def _unavailable(request: web.Request, exc: web.HTTPServiceUnavailable) ->
 async def _socket(request: web.Request, table: Table, spectator: bool) -> web.StreamResponse:
     hub = request.app[HUB_KEY]
     limits = hub.limits
+    kind = request.query.get("device", "phone")
+    if kind not in DEVICES:  # a page's mistake, not a player's: refused as a bad request
+        raise web.HTTPBadRequest(
+            text=json.dumps(
+                {
+                    "error": "malformed",
+                    "message": '"device" is "table" (one device for the table) or "phone".',
+                    "member": "device",
+                }
+            ),
+            content_type="application/json",
+        )
     if not same_origin(request):
         # Another site's page may not open a socket with this browser's seat (item 12).
         raise web.HTTPForbidden(
@@ -89,19 +101,11 @@ async def _socket(request: web.Request, table: Table, spectator: bool) -> web.St
     # can't fill a table (item 8), and counts once for each seat it holds.
     tokens = request.query.getall("token", [])[:MAX_PLAYERS]
     placed = [] if spectator else _seats_of(table, tokens)
-    kind = request.query.get("device", "phone")
     refusal = gate.admit(who, table.id, placed)
-    if kind not in DEVICES:
-        gate.leave(who, table.id, placed)
-        refusal = '"device" is "table" (one device for the table) or "phone".'
     if refusal is not None:
         # Said on the socket, with "try again later" (1013): a browser shows a page neither
         # the status of a refused upgrade nor its body.
         await ws.prepare(request)
-        if kind not in DEVICES:
-            await ws.send_json(error_message(None, "malformed", refusal, member="device"))
-            await ws.close(code=WSCloseCode.POLICY_VIOLATION, message=b"malformed")
-            return ws
         await ws.send_json(error_message(None, "too-many-sockets", refusal))
         await ws.close(code=WSCloseCode.TRY_AGAIN_LATER, message=b"too many sockets")
         return ws
