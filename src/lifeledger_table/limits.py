@@ -306,15 +306,30 @@ class SocketGate:
             self.by_table[place] = self.by_table.get(place, 0) + 1
         return None
 
-    def leave(self, who: str, table: str, seats: Collection[str] = ()) -> None:
-        """Count a closed socket out (``seats``: as it was counted in)."""
-        places = [f"{table}\n{seat}" for seat in seats] or [table]
+    def leave(
+        self, who: str, table: str, seats: Collection[str] = (), *, watcher: bool | None = None
+    ) -> None:
+        """Count a closed socket out: ``seats``, those it is still counted for (see
+        :meth:`leave_seat`); ``watcher``, whether it was counted in as a spectator or visitor
+        (by default, when ``seats`` is empty)."""
+        watcher = not seats if watcher is None else watcher
+        places = [f"{table}\n{seat}" for seat in seats] + ([table] if watcher else [])
         for counts, key in [(self.by_address, who), *((self.by_table, p) for p in places)]:
             n = counts.get(key, 0) - 1
             if n > 0:
                 counts[key] = n
             else:
                 counts.pop(key, None)
+
+    def leave_seat(self, table: str, seat: str) -> None:
+        """Count an open socket out of one seat it no longer holds (it was given to another
+        phone, which must get in: a table device's socket stays open for its other seats)."""
+        place = f"{table}\n{seat}"
+        n = self.by_table.get(place, 0) - 1
+        if n > 0:
+            self.by_table[place] = n
+        else:
+            self.by_table.pop(place, None)
 
     def take(self, who: str, table: str | None) -> bool:
         """Spend one message of the address's budget and the table's (``None``: a socket that

@@ -111,6 +111,14 @@ async def _socket(request: web.Request, table: Table, spectator: bool) -> web.St
         return ws
     takeovers = takeovers_of(hub)
     conn = Conn(ws=ws, table=table, spectator=spectator, limits=limits, device=kind == "table")
+    counted = list(placed)  # the seats the socket limits count it for, while it holds them
+
+    def uncount(seat: str) -> None:
+        if seat in counted:
+            counted.remove(seat)
+            gate.leave_seat(table.id, seat)
+
+    conn.uncount = uncount
     try:
         await ws.prepare(request)
     except BaseException:
@@ -167,7 +175,7 @@ async def _socket(request: web.Request, table: Table, spectator: bool) -> web.St
                 )
     finally:
         no_hello.cancel()
-        gate.leave(who, table.id, placed)
+        gate.leave(who, table.id, counted, watcher=not placed)
         conns = hub.conns.get(table.id)
         if conns is not None:
             conns.discard(conn)
@@ -219,6 +227,8 @@ def _handle(hub: Hub, conn: Conn, data: str) -> None:
         for seat in held:
             if not conn.holds(seat):
                 takeovers_of(hub).release(table.id, seat, device)
+                if conn.uncount is not None:
+                    conn.uncount(seat)
         _host_hello(hub, conn, msg)
         return
     if kind == "takeover_answer":

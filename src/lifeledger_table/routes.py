@@ -372,8 +372,7 @@ def seats_given(hub: Hub, table: Table, seats: set[str]) -> None:
     takeovers = takeovers_of(hub)
     for conn in hub.conns.get(table.id, ()):
         for seat in [s for s in conn.seats if s in seats]:
-            conn.seats.remove(seat)
-            conn.send_json({"type": "seat_lost", "seat": seat})
+            conn.lose(seat)
             takeovers.release(table.id, seat, conn.device)
     for seat in sorted(seats):
         takeovers.seat_changed(hub, table, seat)

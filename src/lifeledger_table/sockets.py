@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +41,8 @@ class Conn:
     #: the players without their own): a personal phone asking for a seat only a device
     #: holds gets it at once.
     device: bool = False
+    #: Called with a seat it stops holding (the socket limits count it out of that seat).
+    uncount: Callable[[str], None] | None = None
     hello: bool = False
     #: Whether its last hello carried the table's host token.
     host: bool = False
@@ -66,6 +69,13 @@ class Conn:
     def holds(self, seat: str) -> bool:
         """Whether it holds ``seat``."""
         return seat in self.seats
+
+    def lose(self, seat: str) -> None:
+        """The seat was given to another phone: ``seat_lost`` (it keeps its other seats)."""
+        self.seats.remove(seat)
+        self.send_json({"type": "seat_lost", "seat": seat})
+        if self.uncount is not None:
+            self.uncount(seat)
 
     def send(self, text: str) -> None:
         """Queue a message; a client too slow to keep up (more than ``limits.queue_bytes``

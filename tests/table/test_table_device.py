@@ -14,6 +14,7 @@ from aiohttp.test_utils import TestClient
 from table_helpers import JSON, Phone, open_table, phone, seat
 
 from lifeledger_table.hub import HUB_KEY
+from lifeledger_table.protocol import GATE_KEY
 from lifeledger_table.server import Limits
 
 pytestmark = pytest.mark.asyncio
@@ -277,3 +278,26 @@ async def test_a_device_socket_counts_once_for_each_seat_it_holds(client: Client
     assert (await ws.receive_json(timeout=10))["error"] == "too-many-sockets"
     cy = await phone(client, table["id"], tokens["cy"])
     assert (await cy.act({"do": "lose_life", "player": "ana", "amount": 1}))["type"] == "ack"
+
+
+@pytest.mark.parametrize("limits", [Limits(sockets_per_seat=1)])
+async def test_a_seat_taken_from_a_device_has_room_for_the_new_phones_socket(
+    client: Client,
+) -> None:
+    """The device's socket stops counting for a seat it lost (it stays open for the others):
+    the personal phone that took the seat gets its socket, even with one socket a seat."""
+    table, d, _tokens = await device_of_three(client)
+    res = await client.post(f"/api/tables/{table['id']}/seats/bo", json={})
+    bo = await phone(client, table["id"], (await res.json())["token"])
+    assert (await bo.act({"do": "lose_life", "player": "bo", "amount": 1}))["type"] == "ack"
+    assert (await d.until("seat_lost"))["seat"] == "bo"
+    ws = await client.ws_connect(f"/ws/t/{table['id']}?token={_tokens['ana']}")
+    assert (await ws.receive_json(timeout=10))["error"] == "too-many-sockets"  # Ana's is full
+    await d.ws.close()
+    gate = client.app[GATE_KEY]
+    bo_place = f"{table['id']}\nbo"
+    for _ in range(100):  # every other count goes once the device's socket has closed
+        if set(gate.by_table) == {bo_place}:
+            break
+        await asyncio.sleep(0.01)
+    assert set(gate.by_table) == {bo_place}
