@@ -425,6 +425,9 @@ async def take_seat(request: web.Request) -> web.Response:
                 return _error(429, "busy", "Too many takeovers are waiting at this table.")
             expires = round(asked.expires - asked.created)
             return web.json_response({"request": asked.id, "expires": expires}, status=202)
+    elif devices_only and not takeovers.throttle.allow(request.remote or "?"):
+        # Taking a device's seat is a takeover too, granted at once: budgeted as one.
+        return _error(429, "throttled", "Too many takeovers from here; wait a few minutes.")
     try:
         token = await grant_seat(hub, table, seat)
     except StorageFailure:
@@ -456,9 +459,6 @@ async def take_seats(request: web.Request) -> web.Response:
     phone = body.get("device", "table") == "phone"
     host = is_host(table, body.get("host"))
     takeover = bool(body.get("takeover", False))
-    taken = [s for s in seats if s in table.seats]
-    if taken and takeover and not takeovers.throttle.allow(request.remote or "?"):
-        return _error(429, "throttled", "Too many takeovers from here; wait a few minutes.")
     wanted: dict[str, str | None] = {}
     skipped: dict[str, str] = {}
     for seat in seats:  # decided and claimed with no await between: no other request in between
@@ -480,6 +480,11 @@ async def take_seats(request: web.Request) -> web.Response:
             wanted[seat] = held
         else:
             skipped[seat] = "taken"
+    # Taking taken seats is a takeover (one for the request), budgeted as one.
+    if any(held is not None for held in wanted.values()) and not takeovers.throttle.allow(
+        request.remote or "?"
+    ):
+        return _error(429, "throttled", "Too many takeovers from here; wait a few minutes.")
     tokens, failed = await grant_seats(hub, table, wanted)
     if failed and not tokens and all(why == "storage" for why in failed.values()):
         return _storage_error()

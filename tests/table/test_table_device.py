@@ -34,6 +34,13 @@ async def take_seats(client: Client, table: str, body: dict[str, Any]) -> dict[s
 class Device(Phone):
     """A table device's socket: several seats, each change sent ``as`` one of them."""
 
+    tokens: list[str]
+
+    async def hello_again(self) -> dict[str, Any]:
+        """Say hello again with its tokens; the welcome (errors before it are skipped)."""
+        await self.ws.send_json({"type": "hello", "tokens": self.tokens, "since": self.seq})
+        return await self.until("welcome")
+
     async def as_(self, seat: str, kind: str, **members: Any) -> dict[str, Any]:
         """Send a change as ``seat``; its ack or error."""
         self.n += 1
@@ -47,6 +54,7 @@ async def device(client: Client, table: str, tokens: dict[str, str]) -> tuple[De
     the page does); returns it and its welcome."""
     query = "&".join(f"token={t}" for t in tokens.values())
     d = Device(await client.ws_connect(f"/ws/t/{table}?{query}&device=table"))
+    d.tokens = list(tokens.values())
     await d.ws.send_json(
         {"type": "hello", "tokens": list(tokens.values()), "since": 0, "device": "table"}
     )
@@ -301,3 +309,19 @@ async def test_a_seat_taken_from_a_device_has_room_for_the_new_phones_socket(
             break
         await asyncio.sleep(0.01)
     assert set(gate.by_table) == {bo_place}
+
+
+@pytest.mark.parametrize("limits", [Limits(takeovers=1)])
+async def test_taking_seats_from_a_device_is_budgeted_as_takeovers(client: Client) -> None:
+    """A seat taken from a device at once is a takeover like any other: with a budget of one
+    takeover per address, the second is refused (429) and changes nothing; free seats are
+    never budgeted."""
+    table, d, _tokens = await device_of_three(client)
+    tid = table["id"]
+    assert (await client.post(f"/api/tables/{tid}/seats/bo", json={})).status == 200
+    assert (await client.post(f"/api/tables/{tid}/seats/cy", json={})).status == 429
+    res = await client.post(f"/api/tables/{tid}/seats", json={"seats": ["cy"], "device": "phone"})
+    assert res.status == 429
+    assert (await take_seats(client, tid, {"seats": ["di"]}))["tokens"].keys() == {"di"}
+    welcome = await d.hello_again()
+    assert welcome["seats"] == ["ana", "cy"]
