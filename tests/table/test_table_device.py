@@ -16,6 +16,7 @@ from table_helpers import JSON, Phone, open_table, phone, seat
 from lifeledger_table.hub import HUB_KEY
 from lifeledger_table.protocol import GATE_KEY
 from lifeledger_table.server import Limits
+from lifeledger_table.takeover import takeovers_of
 
 pytestmark = pytest.mark.asyncio
 
@@ -325,3 +326,24 @@ async def test_taking_seats_from_a_device_is_budgeted_as_takeovers(client: Clien
     assert (await take_seats(client, tid, {"seats": ["di"]}))["tokens"].keys() == {"di"}
     welcome = await d.hello_again()
     assert welcome["seats"] == ["ana", "cy"]
+
+
+async def test_other_servers_hear_which_seats_only_a_device_holds(client: Client) -> None:
+    """The notice telling other servers which seats sockets here hold names those only table
+    devices hold (a personal phone on another server gets them at once); a server that says
+    nothing of devices (an older build) holds every seat it names as a phone would."""
+    table, _d, _tokens = await device_of_three(client)
+    tid = table["id"]
+    await phone(client, tid, await seat(client, tid, "di"))
+    hub = client.app[HUB_KEY]
+    takeovers = takeovers_of(hub)
+    told: list[tuple[str, str, dict[str, Any]]] = []
+    takeovers.feed = lambda kind, t, detail: told.append((kind, t, json.loads(detail)))
+    takeovers.announce(hub)
+    assert [(k, t, d["seats"], d["devices"]) for k, t, d in told] == [
+        ("holding", tid, ["ana", "bo", "cy", "di"], ["ana", "bo", "cy"])
+    ]
+    takeovers.heard_holding("other", ["p1", "p2"], ["p2"])
+    takeovers.heard_holding("old", ["p1"])
+    assert ("other", "p2") in takeovers.elsewhere_devices
+    assert ("other", "p1") in takeovers.elsewhere and ("old", "p1") in takeovers.elsewhere
