@@ -176,7 +176,9 @@ def run(
     PostgreSQL URL); blocks until interrupted. With ``cert`` and ``key`` (PEM files) it serves
     HTTPS, which phones need to keep their screens awake (the Wake Lock API wants a secure
     page). ``trusted_proxies``: see :func:`create_app`; ``pool_size``: a PostgreSQL store's
-    connections (each process also holds one more, to hear the others)."""
+    connections (each process also holds one more, to hear the others). On every interface
+    (``--host 0.0.0.0``) it prints the address phones on the same Wi-Fi open, and tables
+    opened from this machine link to it (:mod:`.lan`)."""
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     trusted_proxies = list(trusted_proxies)
     try:
