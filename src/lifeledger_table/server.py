@@ -5,7 +5,8 @@ Where things are decided: :mod:`.routes` (HTTP), :mod:`.protocol` (the WebSocket
 (what a change does, by the rules engine), :mod:`.hub` (ordering, writing and fan-out),
 :mod:`.store` (the log), :mod:`.limits` (what one client may send), :mod:`.middleware` (what
 every HTTP answer goes through), :mod:`.addresses` (who the client is, behind a reverse proxy),
-:mod:`.connections` (connection caps and :func:`serve`).
+:mod:`.lan` (the LAN address phones open), :mod:`.connections` (connection caps and
+:func:`serve`).
 """
 
 from __future__ import annotations
