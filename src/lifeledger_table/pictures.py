@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import weakref
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -32,17 +33,20 @@ from .errors import TableError, TableUnavailable
 from .hub import HUB_KEY, Hub
 from .limits import Throttle
 from .routes import table_or_404, watched_or_404
-from .store import Store
+from .store import Event, Store
 from .table import Table
 
 __all__ = [
     "BUCKETS",
     "CACHED",
     "ENDINGS",
+    "FOLDS",
     "POINTS",
+    "Fold",
     "add_routes",
     "category",
     "game_series",
+    "life_at",
     "stats",
 ]
 
@@ -53,6 +57,8 @@ BUCKETS = POINTS // 3
 #: How many series a server keeps made (a finished game's never changes; the current game's
 #: until its next event).
 CACHED = 64
+#: How many current games' folds a server keeps (each holds a step per action in effect).
+FOLDS = 8
 #: Series made per client address in ten minutes (a series already made costs nothing).
 MADE_PER_ADDRESS = 600
 
@@ -117,90 +123,117 @@ def _standing(item: dict[str, Any]) -> dict[str, Any]:
     return {"status": item.get("to"), "reason": item.get("reason"), "rule": item.get("rule")}
 
 
+class Fold:
+    """Game ``number``'s actions in effect, folded from its events in log order (an undo takes
+    back the last one, and what it changed), as far as event :attr:`seq`: more events are
+    folded in as they come, so that the current game's series costs its new events only.
+    Not shared between threads without :attr:`lock`."""
+
+    def __init__(self, header: dict[str, Any], number: int) -> None:
+        self.header = header
+        self.number = number
+        self.lock = threading.Lock()
+        self.reset()
+
+    def reset(self) -> None:
+        """Back to the game's start, nothing folded."""
+        self.units = _units(engine.state_of(engine.new_game(self.header)))
+        self.kinds = {u["id"]: u["kind"] for u in self.units}
+        self.life = {u["id"]: u["start"] for u in self.units}
+        self.standing = {u["id"]: _standing({"to": "playing"}) for u in self.units}
+        self.steps: list[_Step] = []
+        self.seq = 0
+
+    def take(self, events: list[Event], committed: int) -> None:
+        """Fold in the game's events after :attr:`seq` and up to ``committed`` (others are
+        passed over). Raises :class:`TableError` (``unavailable``) for an event whose
+        timeline entry was never derived."""
+        for event in events:
+            if event.seq <= self.seq or event.seq > committed or event.game != self.number:
+                continue
+            if event.kind == "undo" and self.steps:
+                step = self.steps.pop()
+                for unit, before, _ in step.life:
+                    self.life[unit] = before
+                for unit, was, _ in step.standing:
+                    self.standing[unit] = was
+            elif event.kind == "action":
+                if event.entry is None:
+                    raise TableError("unavailable", "This game's timeline is still being derived.")
+                self.steps.append(self._step(event.seq, json.loads(event.entry)))
+            self.seq = event.seq
+
+    def _step(self, seq: int, entry: dict[str, Any]) -> _Step:
+        step = _Step(seq)
+        for item in entry.get("changes", []):
+            unit = item.get("team") if "team" in item else item.get("player")
+            if unit not in self.kinds or ("team" in item) != (self.kinds[unit] == "team"):
+                continue  # a head's own figures, where the team's total is the line
+            if item["what"] == "life":
+                step.life.append((unit, self.life[unit], item["to"]))
+                self.life[unit] = item["to"]
+            elif item["what"] == "status":
+                step.standing.append((unit, self.standing[unit], _standing(item)))
+                self.standing[unit] = _standing(item)
+        return step
+
+    def series(self) -> dict[str, Any]:
+        """The series as folded so far."""
+        units, steps = self.units, self.steps
+        points: dict[str, list[list[Any]]] = {u["id"]: [[0, u["start"]]] for u in units}
+        markers: list[dict[str, Any]] = []
+        for x, step in enumerate(steps, 1):
+            for unit, _, after in step.life:
+                line = points[unit]
+                if line[-1][0] == x:
+                    line[-1][1] = after
+                else:
+                    line.append([x, after])
+            for unit, _, now in step.standing:
+                if now["status"] in ("lost", "drew", "won"):
+                    total = points[unit][-1][1]  # the line holds its points up to x
+                    markers.append({"x": x, "seq": step.seq, "unit": unit, **now, "life": total})
+        keep: dict[str, set[int]] = {u["id"]: set() for u in units}
+        for marker in markers:
+            keep[marker["unit"]].add(marker["x"])
+        out_units = []
+        decimated = False
+        for u in units:
+            line = points[u["id"]]
+            values = [v for _, v in line]
+            shown = _decimate(line, len(steps), keep[u["id"]])
+            decimated = decimated or len(shown) < len(line)
+            out_units.append(
+                {
+                    **u,
+                    "label": _label(self.header, u),
+                    "end": values[-1],
+                    "min": min(values),
+                    "max": max(values),
+                    **self.standing[u["id"]],
+                    "changes": len(line) - 1,
+                    "points": shown,
+                }
+            )
+        return {
+            "game": self.number,
+            "seq": self.seq,
+            "count": len(steps),
+            "units": out_units,
+            "markers": markers,
+            "decimated": decimated,
+        }
+
+
 def game_series(
     store: Store, header: dict[str, Any], table_id: str, number: int, committed: int
 ) -> dict[str, Any]:
     """The series of game ``number`` of a table, from its events written up to ``committed``
     (reads the game's log: call it off the event loop). Raises :class:`TableError`
     (``unavailable``) if an event's timeline entry was never derived."""
-    start = engine.state_of(engine.new_game(header))
-    units = _units(start)
-    kinds = {u["id"]: u["kind"] for u in units}
-    life = {u["id"]: u["start"] for u in units}
-    standing = {u["id"]: {"status": "playing", "reason": None, "rule": None} for u in units}
-    steps: list[_Step] = []
-    for event in store.game_events(table_id, number):
-        if event.seq > committed or event.kind == "next_game":
-            continue
-        if event.entry is None:
-            raise TableError("unavailable", "This game's timeline is still being derived.")
-        entry = json.loads(event.entry)
-        if event.kind == "undo":
-            if not steps:
-                continue
-            step = steps.pop()
-            for unit, before, _ in step.life:
-                life[unit] = before
-            for unit, was, _ in step.standing:
-                standing[unit] = was
-            continue
-        if event.kind != "action":
-            continue
-        step = _Step(event.seq)
-        for item in entry.get("changes", []):
-            unit = item.get("team") if "team" in item else item.get("player")
-            if unit not in kinds or ("team" in item) != (kinds[unit] == "team"):
-                continue  # a head's own figures, where the team's total is the line
-            if item["what"] == "life":
-                step.life.append((unit, life[unit], item["to"]))
-                life[unit] = item["to"]
-            elif item["what"] == "status":
-                step.standing.append((unit, standing[unit], _standing(item)))
-                standing[unit] = _standing(item)
-        steps.append(step)
-    points: dict[str, list[list[Any]]] = {u["id"]: [[0, u["start"]]] for u in units}
-    markers: list[dict[str, Any]] = []
-    for x, step in enumerate(steps, 1):
-        for unit, _, after in step.life:
-            line = points[unit]
-            if line[-1][0] == x:
-                line[-1][1] = after
-            else:
-                line.append([x, after])
-        for unit, _, now in step.standing:
-            if now["status"] in ("lost", "drew", "won"):
-                total = points[unit][-1][1]  # the line holds its points up to x
-                markers.append({"x": x, "seq": step.seq, "unit": unit, **now, "life": total})
-    keep: dict[str, set[int]] = {u["id"]: set() for u in units}
-    for marker in markers:
-        keep[marker["unit"]].add(marker["x"])
-    out_units = []
-    decimated = False
-    for u in units:
-        line = points[u["id"]]
-        values = [v for _, v in line]
-        shown = _decimate(line, len(steps), keep[u["id"]])
-        decimated = decimated or len(shown) < len(line)
-        out_units.append(
-            {
-                **u,
-                "label": _label(header, u),
-                "end": values[-1],
-                "min": min(values),
-                "max": max(values),
-                **standing[u["id"]],
-                "changes": len(line) - 1,
-                "points": shown,
-            }
-        )
-    return {
-        "game": number,
-        "seq": committed,
-        "count": len(steps),
-        "units": out_units,
-        "markers": markers,
-        "decimated": decimated,
-    }
+    fold = Fold(header, number)
+    fold.take(store.game_events(table_id, number), committed)
+    return fold.series()
 
 
 def life_at(line: list[list[Any]], x: int) -> Any:
@@ -354,11 +387,43 @@ def stats(table: Table) -> dict[str, Any]:
 
 
 class _Made:
-    """The series a server has made, newest last, and the budget for making new ones."""
+    """The series a server has made, newest last; the current games' folds (a new event costs
+    only itself); and the budget for making new series."""
 
     def __init__(self) -> None:
         self.series: OrderedDict[tuple[str, int, int], bytes] = OrderedDict()
+        self.folds: OrderedDict[tuple[str, int], Fold] = OrderedDict()
         self.throttle = Throttle(MADE_PER_ADDRESS, 600.0)
+
+    def keep(self, key: tuple[str, int, int], body: bytes) -> None:
+        self.series[key] = body
+        while len(self.series) > CACHED:
+            self.series.popitem(last=False)
+
+    def fold(self, table: Table) -> Fold:
+        """The current game's fold (a new one for a table whose setup is not the fold's)."""
+        key = (table.id, table.number)
+        found = self.folds.get(key)
+        if found is None or found.header != table.header:
+            found = self.folds[key] = Fold(table.header, table.number)
+        self.folds.move_to_end(key)
+        while len(self.folds) > FOLDS:
+            self.folds.popitem(last=False)
+        return found
+
+
+def _current_series(fold: Fold, store: Store, table_id: str, committed: int) -> dict[str, Any]:
+    """The current game's series: its fold, with the events written since (read off the
+    event loop)."""
+    with fold.lock:
+        if fold.seq > committed:  # the table was reloaded behind what was folded: start over
+            fold.reset()
+        if fold.seq == 0:
+            events = store.game_events(table_id, fold.number)
+        else:
+            events = store.events(table_id, fold.seq)
+        fold.take(events, committed)
+        return fold.series()
 
 
 _REGISTRY: weakref.WeakKeyDictionary[Hub, _Made] = weakref.WeakKeyDictionary()
@@ -396,15 +461,18 @@ async def _series(request: web.Request, table: Table) -> web.Response:
         if not made.throttle.allow(request.remote or "?"):
             return _fail(429, "throttled", "Too many graphs asked for from here; wait a minute.")
         try:
-            found = await asyncio.to_thread(
-                game_series, table.store, table.header, table.id, number, committed
-            )
+            if number == table.number:
+                found = await asyncio.to_thread(
+                    _current_series, made.fold(table), table.store, table.id, committed
+                )
+            else:
+                found = await asyncio.to_thread(
+                    game_series, table.store, table.header, table.id, number, committed
+                )
         except TableError as exc:
             return web.json_response(exc.to_json(), status=503)
         body = json.dumps(found).encode()
-        made.series[key] = body
-        while len(made.series) > CACHED:
-            made.series.popitem(last=False)
+        made.keep(key, body)
     made.series.move_to_end(key)
     return web.Response(body=body, content_type="application/json")
 

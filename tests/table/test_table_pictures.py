@@ -12,7 +12,9 @@ from aiohttp.test_utils import TestClient
 from table_helpers import THG, open_table, phone, seat
 
 from lifeledger.record import parse_action, parse_header
-from lifeledger_table.pictures import BUCKETS, POINTS, life_at
+from lifeledger_table import pictures
+from lifeledger_table.hub import HUB_KEY
+from lifeledger_table.pictures import BUCKETS, POINTS, game_series, life_at
 from lifeledger_table.store import Event, SQLiteStore
 
 Client = TestClient[Any, Any]
@@ -23,6 +25,15 @@ async def series(client: Client, table: dict[str, Any], n: int = 1) -> dict[str,
     assert res.status == 200, await res.text()
     data: dict[str, Any] = await res.json()
     return data
+
+
+async def fresh(client: Client, table: dict[str, Any], n: int = 1) -> dict[str, Any]:
+    """Game ``n``'s series made from scratch from the store (the endpoint's current game is
+    folded event by event, as they come)."""
+    hub = client.app[HUB_KEY]
+    loaded = await hub.table(table["id"])
+    assert loaded is not None
+    return game_series(hub.store, loaded.header, loaded.id, n, loaded.committed)
 
 
 async def replayed(client: Client, table: dict[str, Any], n: int = 1) -> list[dict[str, Any]]:
@@ -100,6 +111,7 @@ async def test_704_5a_series_is_the_engines_replay_without_the_undone_actions(
         assert (await ana.act(action))["type"] == "ack"
     data = await series(client, table)
     check_against_engine(data, await replayed(client, table))
+    assert data == await fresh(client, table)
     bo = data["units"][1]
     assert bo["points"] == [[0, 20], [1, 17], [4, 0]] and bo["status"] == "lost"
     assert bo["rule"] == "704.5a" and bo["reason"] == "life"
@@ -316,3 +328,26 @@ async def test_stats_704_6c_commander_damage_in_a_free_for_all(client: Client) -
     graph = await series(client, table)
     assert ("bo", "704.6c") in {(m["unit"], m["rule"]) for m in graph["markers"]}
     check_against_engine(graph, await replayed(client, table))
+
+
+@pytest.mark.asyncio
+async def test_a_series_made_costs_nothing_more_and_new_ones_are_budgeted(
+    client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A series already made (the same game, no new event) is answered again without work or
+    budget; making new ones is budgeted per address (429 past it). The current game's series
+    follows each new event, undo included, and stays the one made from scratch."""
+    monkeypatch.setattr(pictures, "MADE_PER_ADDRESS", 3)
+    table = await open_table(client)
+    ana = await phone(client, table["id"], await seat(client, table["id"], "ana"))
+    for _ in range(5):
+        assert (await series(client, table))["count"] == 0
+    assert (await ana.act({"do": "lose_life", "player": "bo", "amount": 2}))["type"] == "ack"
+    assert (await series(client, table))["units"][1]["end"] == 18
+    assert (await ana.reply(await ana.send("undo", target=1)))["type"] == "ack"
+    data = await series(client, table)
+    assert data["count"] == 0 and data["units"][1]["points"] == [[0, 20]]
+    assert data == await fresh(client, table)
+    assert (await ana.act({"do": "gain_life", "player": "bo", "amount": 1}))["type"] == "ack"
+    res = await client.get(f"/api/tables/{table['id']}/games/1/series")
+    assert res.status == 429 and (await res.json())["error"] == "throttled"
