@@ -128,7 +128,7 @@ function drawGraph(data, box) {
     for (let v = Math.ceil(lo / step) * step; v <= hi; v += step) {
       const y = Y(v);
       grid.append(svg("line", { x1: m.left, x2: m.left + pw, y1: r1(y), y2: r1(y), class: v === 0 ? "zero" : null }),
-        svg("text", { x: m.left - 4, y: r1(y + 4), "text-anchor": "end" }, String(v)));
+        svg("text", { x: m.left - 4, y: r1(y + 4), "text-anchor": "end" }, Math.abs(v) >= 10000 ? `${v / 1000}k` : String(v)));
     }
   }
   grid.append(svg("text", { x: m.left, y: gh - 8, "text-anchor": "start" }, "0"),
