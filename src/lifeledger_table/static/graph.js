@@ -86,8 +86,7 @@ function resultText(r) {
 // and a table of each line's totals and result, which is also the legend.
 function drawGraph(data, box) {
   const { w: gw, h: gh } = graphSize(box);
-  const m = { left: 46, right: 14, top: 16, bottom: 26 };
-  const pw = gw - m.left - m.right;
+  const m = { left: 0, right: 14, top: 16, bottom: 26 };
   const ph = gh - m.top - m.bottom;
   const count = Math.max(data.count, 1);
   const all = data.units.flatMap((u) => u.points.map((p) => p[1]));
@@ -99,6 +98,23 @@ function drawGraph(data, box) {
   if (hi - lo < 1) { hi += 1; lo -= 1; }
   const pad = (hi - lo) * 0.06;
   lo -= pad; hi += pad;
+  // The vertical axis's figures (on the scale drawn: a total, or ±log10(1 + |total|)); the
+  // left margin fits the longest.
+  const ticks = [];
+  if (log) {
+    const top = Math.ceil(Math.max(Math.abs(hi), Math.abs(lo)));
+    const step = Math.max(1, niceStep(top, 3));
+    for (let k = -Math.floor(top / step) * step; k <= top; k += step) {
+      if (k >= lo && k <= hi) ticks.push({ at: k, text: k === 0 ? "0" : `${k < 0 ? "−" : ""}10^${Math.abs(k)}` });
+    }
+  } else {
+    const step = niceStep(hi - lo, Math.max(2, Math.round(ph / 40)));
+    for (let v = Math.ceil(lo / step) * step; v <= hi; v += step) {
+      ticks.push({ at: v, text: Math.abs(v) >= 10000 ? `${v / 1000}k` : String(v) });
+    }
+  }
+  m.left = Math.max(30, 10 + 6.6 * Math.max(...ticks.map((t) => t.text.length), 1));
+  const pw = gw - m.left - m.right;
   const X = (x) => m.left + (x / count) * pw;
   const Y = (v) => m.top + (1 - (scaled(v) - lo) / (hi - lo)) * ph;
   const r1 = (n) => Math.round(n * 10) / 10;
@@ -114,22 +130,10 @@ function drawGraph(data, box) {
   ];
   // Gridlines and the vertical axis's figures.
   const grid = svg("g", { class: "grid" });
-  if (log) {
-    const top = Math.ceil(Math.max(Math.abs(hi), Math.abs(lo)));
-    const step = Math.max(1, Math.ceil(top / 3));
-    for (let k = -top; k <= top; k += 1) {
-      if (k % step !== 0 || k < lo || k > hi) continue;
-      const y = m.top + (1 - (k - lo) / (hi - lo)) * ph;
-      grid.append(svg("line", { x1: m.left, x2: m.left + pw, y1: r1(y), y2: r1(y), class: k === 0 ? "zero" : null }),
-        svg("text", { x: m.left - 4, y: r1(y + 4), "text-anchor": "end" }, k === 0 ? "0" : `${k < 0 ? "−" : ""}10^${Math.abs(k)}`));
-    }
-  } else {
-    const step = niceStep(hi - lo, Math.max(2, Math.round(ph / 40)));
-    for (let v = Math.ceil(lo / step) * step; v <= hi; v += step) {
-      const y = Y(v);
-      grid.append(svg("line", { x1: m.left, x2: m.left + pw, y1: r1(y), y2: r1(y), class: v === 0 ? "zero" : null }),
-        svg("text", { x: m.left - 4, y: r1(y + 4), "text-anchor": "end" }, Math.abs(v) >= 10000 ? `${v / 1000}k` : String(v)));
-    }
+  for (const t of ticks) {
+    const y = m.top + (1 - (t.at - lo) / (hi - lo)) * ph;
+    grid.append(svg("line", { x1: m.left, x2: m.left + pw, y1: r1(y), y2: r1(y), class: t.at === 0 ? "zero" : null }),
+      svg("text", { x: m.left - 4, y: r1(y + 4), "text-anchor": "end" }, t.text));
   }
   grid.append(svg("text", { x: m.left, y: gh - 8, "text-anchor": "start" }, "0"),
     svg("text", { x: m.left + pw, y: gh - 8, "text-anchor": "end" }, String(data.count)),
@@ -172,7 +176,7 @@ function drawGraph(data, box) {
   }, ...parts);
   // The table: the legend, and the numbers for anyone who can't see the lines.
   const rows = data.units.map((u, i) => h("tr", { "data-unit": u.id },
-    h("th", { scope: "row" }, swatch(i), unitName(u)),
+    h("th", { scope: "row" }, swatch(i), h("span", { class: "nm" }, unitName(u))),
     h("td", { class: "num end" }, shortTotal(u.end)),
     h("td", { class: "num" }, shortTotal(u.min)),
     h("td", { class: "num" }, shortTotal(u.max)),
@@ -248,8 +252,11 @@ async function showGraphSheet(n) {
   } catch (ex) { slot.replaceChildren(h("p", { class: "muted" }, ex.message)); }
 }
 
+// A phone turned sideways (or a window resized): the open drawer's graph is drawn again to fit.
+// (Only graph.js's own names here: this may run before table.js has loaded.)
 window.addEventListener("resize", () => {
-  if (!$("history").classList.contains("hidden")) placeGraph();
+  const drawer = document.getElementById("history");
+  if (drawer && !drawer.classList.contains("hidden")) placeGraph();
 });
 
 // ---------------------------------------------------------------- statistics
