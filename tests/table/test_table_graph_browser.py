@@ -171,6 +171,22 @@ def test_704_6a_two_headed_giant_graph_sideways(base: str, browser: Browser) -> 
     shot(page, "landscape")
     page.context.close()
 
+    # A spectator sees the same graph and statistics (the /api/watch/ twins).
+    watcher = phone(browser)
+    watcher.goto(f"{base}/w/{thg['watch']}")
+    watcher.locator("#history-btn").click()
+    seen = watcher.locator("#graph-box svg.graph")
+    expect(seen.locator("path.gl")).to_have_count(2)
+    expect(seen.locator('g.gm[data-rule="704.6a"]')).to_have_count(1)
+    watcher.locator('#history [data-close="history"]').click()
+    watcher.locator("#menu-btn").click()
+    watcher.locator('#menu [data-act="stats"]').click()
+    expect(watcher.locator('#stats-wins tr[data-side="south"] [data-of="table"]')).to_have_text("1")
+    expect(watcher.locator('#stats-ended tr[data-ended="life"] [data-of="table"]')).to_have_text(
+        "1"
+    )
+    watcher.context.close()
+
 
 def test_107_1_a_huge_total_keeps_the_graph_readable(base: str, browser: Browser) -> None:
     """107.1: a total of 10^1000 puts the graph on a log scale and reads as a power of ten."""

@@ -11,10 +11,11 @@ import pytest
 from aiohttp.test_utils import TestClient
 from table_helpers import THG, open_table, phone, seat
 
+from lifeledger.outcome import Reason
 from lifeledger.record import parse_action, parse_header
 from lifeledger_table import pictures
 from lifeledger_table.hub import HUB_KEY
-from lifeledger_table.pictures import BUCKETS, POINTS, game_series, life_at
+from lifeledger_table.pictures import BUCKETS, ENDINGS, POINTS, category, game_series, life_at
 from lifeledger_table.store import Event, SQLiteStore
 
 Client = TestClient[Any, Any]
@@ -351,3 +352,19 @@ async def test_a_series_made_costs_nothing_more_and_new_ones_are_budgeted(
     assert (await ana.act({"do": "gain_life", "player": "bo", "amount": 1}))["type"] == "ack"
     res = await client.get(f"/api/tables/{table['id']}/games/1/series")
     assert res.status == 429 and (await res.json())["error"] == "throttled"
+
+
+def test_every_reason_of_the_engine_has_its_cause() -> None:
+    """Each reason the engine gives a result (lifeledger.outcome.Reason, each naming its rules)
+    is a cause the statistics know, or a result that follows from another side's: 704.5a and
+    704.6a are life, 704.5c and 704.6b poison, 704.6c commander damage, 104.3a a concession,
+    104.4a/b/i draws; 810.8a, 809.5, 104.3h, 104.2a/c follow from another side's result."""
+    assert set(pictures._CAUSES) == {reason.value for reason in Reason}
+    for reason in Reason:
+        found = category(reason.value)
+        assert found is None or found in ENDINGS, reason
+    assert category("life") == category("team-life") == "life"
+    assert category("poison") == category("team-poison") == "poison"
+    assert category("commander-damage") == "commander-damage"
+    assert category("conceded") == "concession"
+    assert category("teammate") is None and category("last-standing") is None
