@@ -59,7 +59,8 @@ BUCKETS = POINTS // 3
 CACHED = 64
 #: How many current games' folds a server keeps (each holds a step per action in effect).
 FOLDS = 8
-#: Series made per client address in ten minutes (a series already made costs nothing).
+#: Series made from a game's whole log per client address in ten minutes (a series already
+#: made costs nothing, nor does following the current game event by event).
 MADE_PER_ADDRESS = 600
 
 #: How a side's result came about, by the result's reason (lifeledger.outcome.Reason): the
@@ -454,11 +455,15 @@ async def _series(request: web.Request, table: Table) -> web.Response:
     # A finished game's series never changes: it is made once (the current game's, once per
     # event written).
     committed = table.committed
-    key = (table.id, number, committed if number == table.number else 0)
+    key = (table.id, number, committed if number == table.number else -1)
     made = _made(request.app[HUB_KEY])
     body = made.series.get(key)
     if body is None:
-        if not made.throttle.allow(request.remote or "?"):
+        # Following the current game costs its new events only: only a series made from the
+        # game's whole log is budgeted.
+        fold = made.folds.get((table.id, number))
+        following = number == table.number and fold is not None
+        if not following and not made.throttle.allow(request.remote or "?"):
             return _fail(429, "throttled", "Too many graphs asked for from here; wait a minute.")
         try:
             if number == table.number:
@@ -473,7 +478,8 @@ async def _series(request: web.Request, table: Table) -> web.Response:
             return web.json_response(exc.to_json(), status=503)
         body = json.dumps(found).encode()
         made.keep(key, body)
-    made.series.move_to_end(key)
+    else:
+        made.series.move_to_end(key)
     return web.Response(body=body, content_type="application/json")
 
 

@@ -349,7 +349,19 @@ async def test_a_series_made_costs_nothing_more_and_new_ones_are_budgeted(
     data = await series(client, table)
     assert data["count"] == 0 and data["units"][1]["points"] == [[0, 20]]
     assert data == await fresh(client, table)
-    assert (await ana.act({"do": "gain_life", "player": "bo", "amount": 1}))["type"] == "ack"
+    for _ in range(5):  # following the current game costs no budget
+        assert (await ana.act({"do": "gain_life", "player": "bo", "amount": 1}))["type"] == "ack"
+        assert (await series(client, table))["count"] == ana.seq - 2
+    assert (await ana.reply(await ana.send("next_game")))["type"] != "ack"  # not over
+    await ana.act({"do": "lose_life", "player": "bo", "amount": 30})
+    assert (await ana.reply(await ana.send("next_game")))["type"] == "ack"
+    # Budgeted: game 1's first series (above), game 1's once over, from its whole log, game
+    # 2's first; following game 2 is free; game 1's made again (none kept) is one too many.
+    monkeypatch.setattr(pictures, "CACHED", 0)
+    assert [m["rule"] for m in (await series(client, table, 1))["markers"]] == ["104.2a", "704.5a"]
+    assert (await series(client, table, 2))["count"] == 0
+    await ana.act({"do": "gain_life", "player": "ana", "amount": 1})
+    assert (await series(client, table, 2))["count"] == 1
     res = await client.get(f"/api/tables/{table['id']}/games/1/series")
     assert res.status == 429 and (await res.json())["error"] == "throttled"
 

@@ -216,7 +216,8 @@ async function showGraph(n) {
   const ticket = ++GRAPH.ticket;
   let data;
   try { data = await api("GET", seriesUrl(GRAPH.game)); } catch (ex) {
-    if (ticket === GRAPH.ticket) slot.replaceChildren(h("p", { class: "muted" }, ex.message));
+    // A graph already shown stays (the next event asks again); else say why there is none.
+    if (ticket === GRAPH.ticket && !slot.querySelector("svg.graph")) slot.replaceChildren(h("p", { class: "muted" }, ex.message));
     return;
   }
   if (ticket !== GRAPH.ticket) return; // another game was picked meanwhile
