@@ -143,7 +143,7 @@ function drawGraph(data, box) {
   data.units.forEach((u, i) => {
     let d = `M${r1(X(u.points[0][0]))} ${r1(Y(u.points[0][1]))}`;
     for (const [x, v] of u.points.slice(1)) d += `H${r1(X(x))}V${r1(Y(v))}`;
-    d += `H${r1(X(data.count))}`;
+    d += `H${r1(X(count))}`; // to the last action (across the graph before any)
     parts.push(svg("path", {
       d, class: "gl", "data-unit": u.id, "data-end": String(u.end), "data-status": u.status,
       stroke: GRAPH_COLOURS[i % 8], "stroke-dasharray": i >= 8 ? "6 3" : null,
