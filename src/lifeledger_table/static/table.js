@@ -408,6 +408,7 @@ function render() {
   box.replaceChildren(...list.map((u, i) => renderUnit(u, i, canAct, cards, turned)));
   renderConn();
   if (!$("history").classList.contains("hidden")) renderHistory();
+  graphChanged(); // graph.js: the drawer's life graph follows the game
   if (S.sheetFor) renderSheet(S.sheetFor);
 }
 
@@ -510,6 +511,7 @@ function renderBanner() {
     items.push(h("button", { class: "primary", "data-act": "next-game", onclick: () => request("next_game") }, matchOver ? "Next match" : "Next game"));
   }
   if (MODE !== "replay") items.push(h("a", { class: "button", href: recordUrl(S.score.game), download: "" }, "Download record"));
+  if (MODE !== "replay") items.push(h("button", { "data-act": "graph", onclick: () => showGraphSheet(S.score.game) }, "Graph"));
   banner.replaceChildren(...items);
   banner.classList.remove("hidden");
 }
@@ -814,6 +816,7 @@ function renderMenu() {
     items.push(h("button", { onclick: () => { close("menu"); S.pickerDismissed = false; showPicker(); } }, S.seat ? "Change seat" : "Take a seat"));
   }
   const games = S.score ? S.score.game : 1;
+  items.push(h("button", { "data-act": "stats", onclick: () => { close("menu"); showStats(); } }, "Statistics"));
   items.push(h("h3", {}, "Game records"));
   for (let n = 1; n <= games; n++) items.push(h("a", { class: "button", href: recordUrl(n), download: "" }, `Download game ${n}`));
   items.push(h("p", {}, h("a", { href: "/replay" }, "Watch a record replay")));
@@ -890,7 +893,7 @@ function setupReplay() {
 // ---------------------------------------------------------------- start
 
 async function main() {
-  $("history-btn").addEventListener("click", () => { renderHistory(); open("history"); });
+  $("history-btn").addEventListener("click", () => { renderHistory(); open("history"); showGraph(); });
   $("menu-btn").addEventListener("click", () => { renderMenu(); open("menu"); });
   // Undo names the action it takes back: two phones pressing at once undo it once.
   $("undo-btn").addEventListener("click", () => request("undo", null, S.undoTarget === undefined ? null : { target: S.undoTarget }));
