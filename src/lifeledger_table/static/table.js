@@ -360,6 +360,7 @@ function renderConn() {
   const wait = MODE === "play" ? waiting().length : 0;
   const parts = [];
   if (S.unavailable) parts.push(S.unavailable);
+  else if (!live && !navigator.onLine) parts.push("Offline — taps are kept and sent when the connection returns");
   else if (!live) parts.push(S.everConnected ? "Connection lost — reconnecting…" : "Connecting…");
   if (wait) parts.push(`${plural(wait, "change")} waiting to be sent`);
   strip.textContent = parts.join(" · ");
