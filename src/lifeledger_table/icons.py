@@ -76,10 +76,8 @@ def draw(size: int, maskable: bool = False) -> list[bytes]:
             if alpha == 0:
                 row += bytes(4)
             else:
-                row += bytes(
-                    [round(acc[0] / alpha), round(acc[1] / alpha), round(acc[2] / alpha)]
-                    + [round(alpha / (n * n))]
-                )
+                colour = [round(acc[i] / alpha) for i in range(3)]
+                row += bytes([*colour, round(alpha / (n * n))])
         rows.append(bytes(row))
     return rows
 

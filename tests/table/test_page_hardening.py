@@ -92,7 +92,9 @@ def test_a_stalled_connection_is_said_plainly_and_taps_wait(
             expect(netstate).to_contain_text("Connection lost — reconnecting…", timeout=9000)
             # The three rapid taps are one change (issue 8: taps.js), shown at once, pending.
             expect(netstate).to_contain_text("1 change waiting to be sent")
-            expect(page.locator('.panel[data-player="bo"]')).to_have_class(re.compile(r"\bpending\b"))
+            expect(page.locator('.panel[data-player="bo"]')).to_have_class(
+                re.compile(r"\bpending\b")
+            )
             expect(page.locator('[data-player="bo"] .tag.waiting')).to_be_visible()
             expect(life(page, "bo")).to_have_text("17")
             expect(life(page, "bo")).to_have_class(re.compile(r"\bpending\b"))
@@ -100,7 +102,9 @@ def test_a_stalled_connection_is_said_plainly_and_taps_wait(
             os.kill(proc.pid, signal.SIGCONT)
         expect(life(page, "bo")).to_have_text("17", timeout=20000)
         expect(netstate).to_be_hidden(timeout=10000)
-        expect(page.locator('.panel[data-player="bo"]')).not_to_have_class(re.compile(r"\bpending\b"))
+        expect(page.locator('.panel[data-player="bo"]')).not_to_have_class(
+            re.compile(r"\bpending\b")
+        )
         page.wait_for_timeout(500)
         state = get(f"{url}/api/tables/{table['id']}")["state"]
         assert [p["life"] for p in state["players"]] == [20, 17]  # each tap applied once
