@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,11 +18,12 @@ import pytest
 playwright_sync = pytest.importorskip("playwright.sync_api")
 from browser_helpers import PHONE, get, life, new_phone, post, sit  # noqa: E402
 from playwright.sync_api import Browser, Page, WebSocketRoute, expect  # noqa: E402
-from table_helpers import TWO  # noqa: E402
+from table_helpers import THG, TWO  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
 PENDING = re.compile(r"\bpending\b")
+SCREENS = Path(__file__).resolve().parents[2] / "docs" / "screens"
 CONFIRMED = "() => S.pending.size === 0"
 
 
@@ -70,6 +72,12 @@ class Relay:
         return [m for m in self.up if m.get("type") == "action"]
 
 
+def shot(page: Page, name: str) -> None:
+    """A screenshot for docs/table.md (the viewport)."""
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENS / f"taps-{name}.png"))
+
+
 def seated(browser: Browser, base: str, seat: str = "ana", **context: Any) -> tuple[Page, str]:
     table = post(base + "/api/tables", TWO)
     page = browser.new_context(**{**PHONE, **context}).new_page()
@@ -104,6 +112,7 @@ def test_a_tap_shows_at_once_and_is_marked_pending_until_the_server_answers(
     expect(life(page, "bo")).to_have_text("17")
     expect(life(page, "bo")).to_have_class(PENDING)
     expect(page.locator('[data-player="bo"] .bubble')).to_have_text("−3")
+    shot(page, "bubble")
     # The three taps go as one change, once the taps stop; the server applies it...
     page.wait_for_function("() => !TAPS.run")
     assert [m["action"] for m in relay.actions()] == [
@@ -264,6 +273,7 @@ def test_taps_made_offline_are_queued_and_sent_once_back_online(
     expect(life(page, "bo")).to_have_class(PENDING)
     expect(netstate).to_contain_text("Offline")
     expect(netstate).to_contain_text("2 changes waiting to be sent")
+    shot(page, "offline")
     page.wait_for_timeout(500)
     assert server_state(base, table)["seq"] == 0  # nothing reached the server
     page.context.set_offline(False)
@@ -330,3 +340,32 @@ def test_the_screen_stays_awake_without_the_wake_lock(
     page.locator("#menu-btn").click()
     expect(page.locator("#awake-note")).to_contain_text("silent video")
     context.close()
+
+
+def test_a_team_sharing_its_life_shows_its_heads_taps_at_once(base: str, browser: Browser) -> None:
+    """810.9a: a Two-Headed Giant team shares one life total; a tap on either head moves the
+    team's total shown at once, and the change names the head."""
+    thg = post(base + "/api/tables", THG)
+    page = new_phone(browser)
+    relay = Relay(page)
+    page.goto(f"{base}/t/{thg['id']}")
+    page.locator('#picker button[data-seat="cy"]').click()
+    expect(page.locator("#picker")).to_be_hidden()
+    north = page.locator('[data-team="north"]')
+    relay.hold_down = True
+    north.locator('[data-act="minus"]').click()
+    north.locator('[data-head="bo"]').click()
+    north.locator('[data-act="minus5"]').click()
+    expect(north.locator(".life")).to_have_text("24")
+    expect(north.locator(".life")).to_have_class(PENDING)
+    page.wait_for_function("() => !TAPS.run")
+    assert [m["action"] for m in relay.actions()] == [
+        {"do": "lose_life", "player": "ana", "amount": 1},
+        {"do": "lose_life", "player": "bo", "amount": 5},
+    ]
+    relay.release()
+    page.wait_for_function(CONFIRMED)
+    expect(north.locator(".life")).to_have_text("24")
+    expect(north.locator(".life")).not_to_have_class(PENDING)
+    assert server_state(base, thg["id"])["state"]["teams"][0]["life"] == 24
+    page.context.close()
