@@ -10,7 +10,7 @@ const S = {
   info: null, names: null, seat: null, token: null, host: null,
   lastSeq: 0, entries: [], more: false, state: null, score: null, canUndo: false, undoTarget: undefined,
   effects: [], resyncAsked: 0,
-  pending: new Map(), ws: null, connected: false, everConnected: false, backoff: 500,
+  pending: pendingMap(MODE === "play" ? KEY : null), ws: null, connected: false, everConnected: false, backoff: 500,
   pongTimer: null, connectTimer: null, retryTimer: null, claiming: false, asks: new Map(),
   selectedHead: {}, sheetFor: null, frames: null, frame: 0, playTimer: null,
 };
@@ -49,18 +49,6 @@ document.addEventListener("click", (e) => {
   const target = e.target.closest("[data-close]");
   if (target) close(target.getAttribute("data-close"));
 });
-
-// ---------------------------------------------------------------- screen wake lock
-
-let wakeLock = null;
-async function keepAwake() {
-  if (!("wakeLock" in navigator) || document.visibilityState !== "visible" || wakeLock) return;
-  try {
-    wakeLock = await navigator.wakeLock.request("screen");
-    wakeLock.addEventListener("release", () => { wakeLock = null; });
-  } catch (e) { wakeLock = null; }
-}
-document.addEventListener("visibilitychange", keepAwake);
 
 // ---------------------------------------------------------------- the connection
 
@@ -130,6 +118,7 @@ function send(msg) {
 function request(type, action, extra) {
   if (MODE !== "play") return;
   if (!S.seat) { showPicker(); return; }
+  closeRun(); // taps still gathering go first (taps.js)
   const msg = Object.assign({ type, id: newId() }, extra || {});
   if (action) msg.action = action;
   if (new TextEncoder().encode(toJSON(msg)).length > MAX_MESSAGE) { toast("That is too long to send.", "bad"); return; }
@@ -142,7 +131,7 @@ function request(type, action, extra) {
 }
 
 // A pending change as it is sent (without the page's own bookkeeping).
-function wire(msg) { const out = Object.assign({}, msg); delete out.sent; return out; }
+function wire(msg) { const out = Object.assign({}, msg); delete out.sent; delete out.held; return out; }
 
 function act(action) { request("action", action); }
 
@@ -171,7 +160,7 @@ function receive(msg) {
       if (MODE === "play" && S.token && !S.seat) { clearSeat(KEY); S.token = null; }
       S.info.taken = msg.taken;
       if (MODE === "play" && !S.seat && !S.pickerDismissed && !S.claiming) showPicker();
-      for (const m of S.pending.values()) send(wire(m));
+      for (const m of S.pending.values()) if (!m.held) send(wire(m)); // a run of taps still open goes when it closes
       render();
       break;
     }
@@ -200,7 +189,7 @@ function receive(msg) {
       renderConn();
       break;
     case "error":
-      if (msg.id) S.pending.delete(msg.id);
+      if (msg.id) { tapRefused(msg); S.pending.delete(msg.id); } // a total shown early returns
       renderConn();
       // Another phone's undo took the same action back first: nothing happened, nothing to say.
       if (msg.error === "already-undone") break;
@@ -371,6 +360,7 @@ function renderConn() {
   const wait = MODE === "play" ? waiting().length : 0;
   const parts = [];
   if (S.unavailable) parts.push(S.unavailable);
+  else if (!live && !navigator.onLine) parts.push("Offline — taps are kept and sent when the connection returns");
   else if (!live) parts.push(S.everConnected ? "Connection lost — reconnecting…" : "Connecting…");
   if (wait) parts.push(`${plural(wait, "change")} waiting to be sent`);
   strip.textContent = parts.join(" · ");
@@ -389,13 +379,14 @@ function renderConn() {
 
 function render() {
   if (!S.state) return;
+  keepForOffline();
   renderConn();
   const canAct = MODE === "play" && !!S.seat;
   // The table's code, to tell the others; who you are shows on your panel ("you").
   const title = MODE === "replay" ? "Replay" : (S.info.code ? formatCode(S.info.code) : "Watching");
   $("title").textContent = title;
   $("title").title = S.seat ? `You are ${S.names.of(S.seat)}` : MODE === "watch" ? "spectator" : "";
-  $("undo-btn").disabled = !(canAct && S.canUndo);
+  $("undo-btn").disabled = !(canAct && (S.canUndo || !!TAPS.run));
   $("undo-btn").classList.toggle("hidden", MODE !== "play");
   $("history-btn").classList.toggle("hidden", MODE === "replay");
   renderBanner();
@@ -461,25 +452,28 @@ function renderUnit(u, index, canAct, cards, turned) {
       }, S.names.of(hid), hp.status !== "playing" ? ` (${hp.status})` : "");
     })));
   }
+  // Life taps are taps.js's (data-tap): shown at once, pending until the server confirms.
+  const shown = MODE === "replay" ? st.life : shownLife(u.id);
   const life = h("div", { class: "life-row" },
-    h("button", { class: "tap minus", "data-act": "minus", "aria-label": `${name} loses 1 life`, disabled: MODE !== "play", onclick: tap({ do: "lose_life", player: target, amount: 1 }) }, "−"),
-    h("div", { class: "life", "data-life": st.life }, String(st.life)),
-    h("button", { class: "tap plus", "data-act": "plus", "aria-label": `${name} gains 1 life`, disabled: MODE !== "play", onclick: tap({ do: "gain_life", player: target, amount: 1 }) }, "+"),
+    h("button", { class: "tap minus", "data-act": "minus", "data-tap": "life", "data-player": target, "data-delta": -1, "aria-label": `${name} loses 1 life`, disabled: MODE !== "play" }, "−"),
+    h("div", { class: "life" + (MODE !== "replay" && pendingMark(u.id) ? " pending" : ""), "data-life": st.life }, String(shown === null || shown === undefined ? st.life : shown)),
+    h("button", { class: "tap plus", "data-act": "plus", "data-tap": "life", "data-player": target, "data-delta": 1, "aria-label": `${name} gains 1 life`, disabled: MODE !== "play" }, "+"),
+    MODE === "replay" ? null : tapBubble(u.id),
   );
   panel.append(life);
   panel.append(statusLine(st) || h("div", { class: "status none" }));
   if (MODE === "play") {
     panel.append(h("div", { class: "steps" },
-      h("button", { "data-act": "minus5", onclick: tap({ do: "lose_life", player: target, amount: 5 }) }, "−5"),
-      h("button", { "data-act": "plus5", onclick: tap({ do: "gain_life", player: target, amount: 5 }) }, "+5"),
+      h("button", { "data-act": "minus5", "data-tap": "life", "data-player": target, "data-delta": -5 }, "−5"),
+      h("button", { "data-act": "plus5", "data-tap": "life", "data-player": target, "data-delta": 5 }, "+5"),
       h("button", { "data-act": "poison", "aria-label": "poison +1", onclick: tap({ do: "add_counters", player: target, kind: "poison", amount: 1 }) }, "☠+"),
       h("button", { "data-act": "more", class: "more", onclick: () => (canAct ? openSheet(target) : showPicker()) }, "⋯"),
     ));
   }
-  const shown = isTeam ? u.heads.map(playerState) : [u.player];
+  const members = isTeam ? u.heads.map(playerState) : [u.player];
   const b = [];
   if (isTeam && u.team.poison) b.push(h("span", { class: "badge poison" }, `☠ ${u.team.poison}`));
-  for (const p of shown) {
+  for (const p of members) {
     const own = badges(isTeam ? Object.assign({}, p, { poison: 0 }) : p, cards);
     if (isTeam && own.length) b.push(h("span", { class: "badge who" }, S.names.of(p.id) + ":"));
     b.push(...own);
@@ -820,7 +814,8 @@ function renderMenu() {
   items.push(h("h3", {}, "Game records"));
   for (let n = 1; n <= games; n++) items.push(h("a", { class: "button", href: recordUrl(n), download: "" }, `Download game ${n}`));
   items.push(h("p", {}, h("a", { href: "/replay" }, "Watch a record replay")));
-  items.push(h("p", { class: "muted" }, "wakeLock" in navigator ? "The screen stays awake while this page is open." : "This browser can't keep the screen awake."));
+  items.push(h("p", { class: "muted", id: "awake-note" }, awakeText()));
+  if (INSTALL.prompt) items.push(h("button", { id: "install-btn", onclick: () => { close("menu"); installApp(); } }, "Install the app"));
   body.replaceChildren(...items);
 }
 
@@ -896,14 +891,17 @@ async function main() {
   $("history-btn").addEventListener("click", () => { renderHistory(); open("history"); showGraph(); });
   $("menu-btn").addEventListener("click", () => { renderMenu(); open("menu"); });
   // Undo names the action it takes back: two phones pressing at once undo it once.
-  $("undo-btn").addEventListener("click", () => request("undo", null, S.undoTarget === undefined ? null : { target: S.undoTarget }));
+  $("undo-btn").addEventListener("click", () => cancelRun() || request("undo", null, S.undoTarget === undefined ? null : { target: S.undoTarget }));
   if (MODE === "replay") { setupReplay(); return; }
   try {
     const data = await api("GET", MODE === "play" ? `/api/tables/${KEY}` : `/api/watch/${KEY}`);
     S.info = data.table;
   } catch (ex) {
-    $("panels").replaceChildren(h("p", { class: "card error" }, ex.message || "There is no such table."));
-    return;
+    // No network (no answer at all): the table as this phone last saw it, if it did (taps.js).
+    if (ex.status || !restoreOffline()) {
+      $("panels").replaceChildren(h("p", { class: "card error" }, ex.message || "There is no such table."));
+      return;
+    }
   }
   S.names = new Names(S.info.header, S.info.labels);
   const saved = MODE === "play" ? loadSeat(KEY) : null;
@@ -915,6 +913,7 @@ async function main() {
   setInterval(() => { if (S.pending.size) renderConn(); }, 1000);
   document.addEventListener("visibilitychange", () => { if (document.visibilityState === "visible") ping(); });
   renderConn();
+  render(); // a table kept for offline shows at once (otherwise: nothing until the welcome)
 }
 
 main();
