@@ -173,6 +173,7 @@ function receive(msg) {
       if (MODE === "play" && !S.seat && !S.pickerDismissed && !S.claiming) showPicker();
       for (const m of S.pending.values()) send(wire(m));
       render();
+      if (typeof toolsReceive === "function") toolsReceive(msg); // tools.js
       break;
     }
     case "event":
@@ -231,6 +232,7 @@ function receive(msg) {
       showAsk();
       break;
     default:
+      if (typeof toolsReceive === "function") toolsReceive(msg); // "tools": tools.js
       break;
   }
 }
