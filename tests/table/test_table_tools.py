@@ -6,13 +6,17 @@ players record at the table (104.4i)."""
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 import sqlite3
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import pytest
 from aiohttp.test_utils import TestClient
+from browser_helpers import server
 from store_contract import row
 from table_helpers import THG, TWO, Phone, open_table, phone, seat
 
@@ -442,3 +446,84 @@ class Notifying(SQLiteStore):
         if kept:
             self.notify("tools", table_id, str(version))
         return kept
+
+
+async def ws_phone(
+    session: aiohttp.ClientSession, base: str, table: str, token: str
+) -> tuple[Phone, dict[str, Any]]:
+    """A phone on a real server process, and its welcome."""
+    ws = await session.ws_connect(f"{base.replace('http', 'ws')}/ws/t/{table}?token={token}")
+    p = Phone(ws)
+    return p, await p.hello(token)
+
+
+async def take_seat(session: aiohttp.ClientSession, base: str, table: str, who: str) -> str:
+    async with session.post(f"{base}/api/tables/{table}/seats/{who}", json={}) as res:
+        token: str = (await res.json())["token"]
+        return token
+
+
+async def test_a_running_round_timer_survives_a_killed_server(tmp_path: Path) -> None:
+    """The tools are written before any phone is told (as an event is): a server killed
+    with SIGKILL and started again on the same database still has the round timer running
+    (the same end, on the server's clock), the clock and the results."""
+    db = tmp_path / "restart.db"
+    async with aiohttp.ClientSession() as session:
+        with server(db) as (base, proc):
+            async with session.post(f"{base}/api/tables", json=TWO) as res:
+                table = (await res.json())["id"]
+            ana, _ = await ws_phone(
+                session, base, table, await take_seat(session, base, table, "ana")
+            )
+            started = await use(ana, "round", op="start", minutes=50)
+            await use(ana, "clock", op="start", seconds=600, first="bo")
+            kept = (await use(ana, "roll", sides=20, count=2))["tools"]
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait()
+            await ana.ws.close()
+        with server(db) as (base, _):
+            bo_token = await take_seat(session, base, table, "bo")
+            _bo, welcome = await ws_phone(session, base, table, bo_token)
+            welcome_tools = welcome["tools"]
+    assert welcome_tools["recent"] == kept["recent"]
+    assert welcome_tools["clock"] == kept["clock"]
+    assert welcome_tools["round"]["ends_at"] == started["tools"]["round"]["ends_at"]
+    assert welcome_tools["round"]["phase"] == "running"
+
+
+async def test_tools_on_several_processes_sharing_postgresql(pg_url: str) -> None:
+    """Two `lifeledger serve` processes on one PostgreSQL database (issue 10): a roll on one
+    reaches the phones on the other (NOTIFY ``tools``), and changes made on both at once are
+    each written over the one before it (none lost)."""
+    async with aiohttp.ClientSession() as session:
+        with server(pg_url) as (one, _), server(pg_url) as (two, _):  # type: ignore[arg-type]
+            async with session.post(f"{one}/api/tables", json=TWO) as res:
+                opened = await res.json()
+                table, watch = opened["id"], opened["watch"]
+            ana, _ = await ws_phone(
+                session, one, table, await take_seat(session, one, table, "ana")
+            )
+            bo, _ = await ws_phone(session, two, table, await take_seat(session, two, table, "bo"))
+            rolled = (await use(ana, "roll", sides=100))["tools"]
+            assert (await bo.until("tools"))["tools"]["recent"] == rolled["recent"]
+            for n in range(3):  # sent at once on both processes
+                for p, who in ((ana, "a"), (bo, "b")):
+                    await p.ws.send_json({"type": "tool", "id": f"{who}{n}", "tool": "coin"})
+
+            async def answers(p: Phone, who: str) -> list[dict[str, Any]]:
+                return [await answer(p, f"{who}{n}") for n in range(3)]
+
+            got = [*await answers(ana, "a"), *await answers(bo, "b")]
+            assert all(a["type"] == "tools" for a in got)
+            newest = max((a["tools"]["recent"] for a in got), key=lambda r: r[-1]["n"])
+            assert [r["n"] for r in newest] == list(range(1, 8))
+            # Each process ends with the last version, whichever process wrote it.
+            for base in (one, two):
+                for _ in range(50):
+                    ws = await session.ws_connect(f"{base.replace('http', 'ws')}/ws/w/{watch}")
+                    welcome = await Phone(ws).hello()
+                    await ws.close()
+                    if welcome["tools"]["recent"][-1]["n"] == 7:
+                        break
+                    await asyncio.sleep(0.1)
+                assert welcome["tools"]["recent"] == newest
