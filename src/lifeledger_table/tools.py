@@ -9,7 +9,7 @@ server so that every phone at the table sees the same result.
 - a turn timer or chess clock, one time per player (per team where teams share their turns);
 - a tournament round timer (50 minutes unless told otherwise) that, once time is called,
   counts the turn in progress and the additional turns of the Magic Tournament Rules'
-  end-of-match procedure (MTR 2.5: five, three for teams sharing turns), after which the page
+  end-of-match procedure (MTR 2.4: five, three for teams sharing turns), after which the page
   offers to record the game as a draw (``intentional_draw``, 104.4i, agreed at the table).
 
 Randomness comes from :mod:`secrets`. The tools' state is kept in memory on the table
@@ -63,7 +63,7 @@ IDS_KEPT = 64
 #: The planar die's six faces (901.9: one planeswalker symbol, one chaos symbol, four blank).
 PLANAR_FACES = ("planeswalker", "chaos", "blank", "blank", "blank", "blank")
 #: The round timer: its default length, and the additional turns once time is called (Magic
-#: Tournament Rules 2.5, End-of-Match Procedure: five, three for teams sharing their turns).
+#: Tournament Rules 2.4, End-of-Match Procedure: five, three for teams sharing their turns).
 ROUND_MINUTES = 50
 EXTRA_TURNS = 5
 TEAM_EXTRA_TURNS = 3
@@ -494,13 +494,13 @@ def _round(
         raise TableError(
             "not-time",
             "Time has not been called: turns are counted once the round's time is up "
-            "(Magic Tournament Rules 2.5).",
+            "(Magic Tournament Rules 2.4).",
         )
     if phase == "over":
         raise TableError(
             "turns-over",
             "The additional turns are over: if no one has won, the game is a draw "
-            "(Magic Tournament Rules 2.5).",
+            "(Magic Tournament Rules 2.4).",
         )
     timer["turns_done"] += 1
     return timer

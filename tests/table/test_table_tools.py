@@ -322,7 +322,7 @@ async def test_104_4i_the_round_timer_counts_the_extra_turns_then_offers_a_draw(
     table, (ana, bo) = await seated(client, TWO, "ana", "bo")
     start = clock.now
     r = (await use(ana, "round", op="start"))["tools"]["round"]
-    # 50 minutes by default; five additional turns (Magic Tournament Rules 2.5).
+    # 50 minutes by default; five additional turns (Magic Tournament Rules 2.4).
     assert r["minutes"] == 50 and r["ends_at"] == start + 50 * 60_000
     assert r["extra_turns"] == 5 and r["phase"] == "running" and r["turns_done"] == 0
     assert (await bo.until("tools"))["tools"]["round"] == r

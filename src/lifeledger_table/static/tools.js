@@ -99,7 +99,7 @@ function roundLine(r, phase) {
       ? `Time! Turn 0: the turn in progress, then ${r.extra_turns} more`
       : `Time! Additional turn ${turn} of ${r.extra_turns}`;
   }
-  return S.state && S.state.over ? "Additional turns are over" : "Additional turns are over: no winner, the game is a draw (MTR 2.5)";
+  return S.state && S.state.over ? "Additional turns are over" : "Additional turns are over: no winner, the game is a draw (MTR 2.4)";
 }
 
 // ------------------------------------------------------------------ the strip on the table
@@ -239,7 +239,7 @@ function renderToolsSheet() {
         if (m !== null && t !== null) toolSend("round", { op: "start", minutes: m, extra_turns: t });
       } }, dis), "Start round"));
   secs.push(h("div", { class: "sec" }, h("h3", {}, "Round timer"), roundRow,
-    h("p", { class: "muted small" }, `When time is called, the turn in progress ends, then ${teams ? "three" : "five"} additional turns are played (Magic Tournament Rules 2.5). `
+    h("p", { class: "muted small" }, `When time is called, the turn in progress ends, then ${teams ? "three" : "five"} additional turns are played (Magic Tournament Rules 2.4). `
       + "If no one has won then, each player records the draw (104.4i).")));
 
   const recent = T.tools.recent.slice().reverse();
