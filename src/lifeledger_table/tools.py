@@ -324,10 +324,10 @@ def _random(op: ToolOp, table: Table) -> dict[str, Any]:
 
 
 def _first_player(table: Table) -> dict[str, Any]:
-    """103.1: a random pick of who chooses the starting player (the usual choice being to
-    play first). In Two-Headed Giant a team is picked (103.1a) and skips the draw step of
-    its first turn (810.6); in a two-player game the starting player skips theirs (103.8a);
-    in other multiplayer games nobody does (103.8c)."""
+    """103.1: a random pick of the starting player (103.1 lets the one picked choose another
+    instead: the result says so). In Two-Headed Giant a team is picked (103.1a) and skips the
+    draw step of its first turn (810.6); in a two-player game the starting player skips
+    theirs (103.8a); in other multiplayer games nobody does (103.8c)."""
     archenemy = [p["id"] for p in table.header["players"] if p.get("archenemy")]
     if archenemy:
         raise TableError(
@@ -340,23 +340,29 @@ def _first_player(table: Table) -> dict[str, Any]:
     side, players = secrets.choice(candidates)
     label = _label(table, side)
     team = shared_turns(table)
+    two = len(table.header["players"]) == 2
     if team:
-        skips = f"{label} skip the draw step of their team's first turn."
+        note = (
+            f"{label} take the first turn and skip the draw step of their first turn. "
+            f"({label} may choose to let the other team start instead: then that team skips "
+            "its first draw.)"
+        )
         rules = ["103.1a", "810.6"]
-    elif len(table.header["players"]) == 2:
-        skips = "The player who plays first skips the draw step of their first turn."
+    elif two:
+        note = (
+            f"{label} takes the first turn and skips the draw step of their first turn. "
+            f"({label} may choose to let the other player start instead.)"
+        )
         rules = ["103.1", "103.8a"]
     else:
-        skips = "No player skips the draw step of their first turn."
+        note = (
+            f"{label} takes the first turn; no player skips the draw step of their first "
+            f"turn. ({label} may choose another player to start instead.)"
+        )
         rules = ["103.1", "103.8c"]
-    note = (
-        f"{label} choose who takes the first turn (usually themselves). {skips}"
-        if team
-        else f"{label} chooses who takes the first turn (usually themselves). {skips}"
-    )
     if table.number > 1:
         note += (
-            " In later games of a match, the loser of the previous game makes this choice (103.1)."
+            " In a later game of a match, the loser of the previous game makes this choice (103.1)."
         )
     return {
         "tool": "first_player",
@@ -364,7 +370,7 @@ def _first_player(table: Table) -> dict[str, Any]:
         "kind": "team" if team else "player",
         "players": players,
         "label": label,
-        "skips_draw": team or len(table.header["players"]) == 2,
+        "skips_draw": team or two,
         "note": note,
         "rules": rules,
     }

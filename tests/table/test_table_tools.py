@@ -87,9 +87,11 @@ async def test_103_1_a_random_player_is_picked_and_every_phone_sees_the_same(
     result = got["tools"]["recent"][-1]
     assert result["tool"] == "first_player" and result["side"] in ("ana", "bo")
     assert result["kind"] == "player" and result["by"] == "ana"
-    # 103.1: the one picked chooses who plays first; 103.8a: that player skips their draw.
+    # 103.1: the one picked starts (or chooses another); 103.8a: the starter skips a draw.
     assert result["rules"] == ["103.1", "103.8a"] and result["skips_draw"] is True
-    assert "chooses who takes the first turn" in result["note"]
+    name = {"ana": "Ana", "bo": "Bo"}[result["side"]]
+    assert result["note"].startswith(f"{name} takes the first turn and skips the draw step")
+    assert "may choose to let the other player start" in result["note"]
     for other in (bo, watcher):
         seen = await other.until("tools")
         assert seen["tools"]["recent"][-1] == result and "id" not in seen
@@ -107,7 +109,7 @@ async def test_810_6_two_headed_giant_picks_a_team_that_skips_its_first_draw(
         result = (await use(ana, "first_player"))["tools"]["recent"][-1]
         assert result["kind"] == "team" and result["rules"] == ["103.1a", "810.6"]
         assert result["skips_draw"] is True
-        assert "skip the draw step of their team's first turn" in result["note"]
+        assert f"{result['label']} take the first turn and skip the draw step" in result["note"]
         teams.add((result["side"], tuple(result["players"]), result["label"]))
     assert teams == {("north", ("ana", "bo"), "North"), ("south", ("cy", "di"), "South")}
 
@@ -116,7 +118,7 @@ async def test_103_8c_in_other_multiplayer_games_nobody_skips_a_draw(client: Cli
     _table, (ana,) = await seated(client, FOUR, "ana")
     result = (await use(ana, "first_player"))["tools"]["recent"][-1]
     assert result["side"] in ("ana", "bo", "cy", "di") and result["skips_draw"] is False
-    assert result["rules"] == ["103.1", "103.8c"] and "No player skips" in result["note"]
+    assert result["rules"] == ["103.1", "103.8c"] and "no player skips" in result["note"]
 
 
 async def test_103_1b_the_archenemy_takes_the_first_turn(client: Client) -> None:

@@ -56,7 +56,7 @@ function resultText(r) {
     const face = { planeswalker: "Planeswalker symbol", chaos: "chaos symbol", blank: "blank" }[r.value] || r.value;
     return `${who} rolled the planar die: ${face} (901.9)`;
   }
-  if (r.tool === "first_player") return `Picked: ${r.note} (${r.rules.join(", ")})`;
+  if (r.tool === "first_player") return `${r.note} (${r.rules.join(", ")})`;
   return "";
 }
 
@@ -187,8 +187,8 @@ function renderToolsSheet() {
   secs.push(h("div", { class: "sec" }, h("h3", {}, "Who starts"),
     h("div", { class: "row" }, h("button", Object.assign({ id: "tool-first", onclick: () => toolSend("first_player") }, dis), teams ? "Pick a team" : "Pick a player")),
     h("p", { class: "muted small" }, teams
-      ? "The team picked chooses who plays first; the team that plays first skips the draw step of its first turn (103.1a, 810.6)."
-      : "The one picked chooses who takes the first turn (103.1).")));
+      ? "The team picked starts (or lets the other team start); the team that plays first skips the draw step of its first turn (103.1a, 810.6)."
+      : "The one picked starts, or chooses another player to (103.1).")));
 
   const count = toolNumber("tool-count", 1, "Dice", 1, 20);
   const custom = toolNumber("tool-sides", 6, "Sides", 2, 1000);
