@@ -27,6 +27,7 @@ import logging
 import re
 import secrets
 import time
+import weakref
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -516,7 +517,8 @@ def _round(
 
 #: Tool changes under way, one table at a time each (kept so that they are not collected).
 _TASKS: set[asyncio.Task[None]] = set()
-_LOCKS: dict[str, asyncio.Lock] = {}
+#: One lock a table with tool changes under way (gone once no change holds or awaits it).
+_LOCKS: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
 
 
 def tools_text(table: Table, now: int | None = None) -> dict[str, Any]:
@@ -558,13 +560,11 @@ def broadcast_one(conn: Conn, table: Table, cid: str) -> None:
 
 
 async def _change(hub: Hub, conn: Conn, table: Table, op: ToolOp, cid: str, seat: str) -> None:
-    lock = _LOCKS.setdefault(table.id, asyncio.Lock())
-    try:
-        async with lock:
-            await _decide_and_write(hub, conn, table, op, cid, seat)
-    finally:
-        if not lock.locked() and _LOCKS.get(table.id) is lock:
-            del _LOCKS[table.id]
+    lock = _LOCKS.get(table.id)
+    if lock is None:
+        lock = _LOCKS[table.id] = asyncio.Lock()
+    async with lock:
+        await _decide_and_write(hub, conn, table, op, cid, seat)
 
 
 async def _decide_and_write(

@@ -126,3 +126,34 @@ def test_901_9_the_planar_die_in_planechase(base: str, browser: Browser) -> None
         re.compile(r"rolled the planar die: (Planeswalker symbol|chaos symbol|blank) \(901\.9\)")
     )
     ana.context.close()
+
+
+OVER = """() => toolsReceive({type: "tools", now: Date.now(), tools: {recent: [], clock: null,
+  round: {minutes: 50, extra_turns: 5, started: 0, ends_at: 1, left_ms: null, turns_done: 6,
+          phase: "over"}}})"""
+
+
+def test_104_4i_after_the_extra_turns_each_player_records_the_draw(
+    base: str, browser: Browser
+) -> None:
+    """The round timer's end as the server sends it once the additional turns are over (the
+    WebSocket tests count them on the server's clock): each phone offers the draw, and the
+    game is a draw once both players have recorded it (104.4i: all players agree)."""
+    table = post(base + "/api/tables", {"players": [{"name": "Ana"}, {"name": "Bo"}]})
+    ana, bo = new_phone(browser), new_phone(browser)
+    sit(ana, base, table["id"], "ana")
+    sit(bo, base, table["id"], "bo")
+    for page in (ana, bo):
+        page.evaluate(OVER)
+        expect(page.locator("#tl-round-text")).to_contain_text("no winner, the game is a draw")
+    ana.locator("#tl-draw").click()
+    expect(ana.locator("#toast")).to_contain_text("104.4i")
+    expect(ana.locator("#toast")).to_contain_text("Bo")
+    shot(ana, "draw-offer")
+    bo.locator("#tl-draw").click()
+    for page in (ana, bo):
+        expect(page.locator("#banner")).to_contain_text("Game over")
+        expect(page.locator("#tl-draw")).to_have_count(0)
+        expect(page.locator("#tl-round-text")).to_have_text("Additional turns are over")
+    ana.context.close()
+    bo.context.close()
