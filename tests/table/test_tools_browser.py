@@ -93,6 +93,11 @@ def test_a_roll_on_one_phone_shows_on_both_and_a_clock_runs(base: str, browser: 
     inside(ana, "#tools-strip")
     inside(ana, "#panels", tall=False)  # the strip pushes no panel control off the screen
     shot(bo, "clock")
+    # Landscape: the strip keeps to one row (the panels' own fit is the layouts' business).
+    ana.set_viewport_size({"width": 844, "height": 390})
+    strip = ana.locator("#tools-strip").bounding_box()
+    assert strip is not None and strip["height"] <= 60, strip
+    inside(ana, "#tools-strip")
     ana.context.close()
     bo.context.close()
 
