@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+import psycopg
 import pytest
 from aiohttp.test_utils import TestClient
 from browser_helpers import server
@@ -22,6 +23,7 @@ from table_helpers import THG, TWO, Phone, open_table, phone, seat
 
 from lifeledger_table import tools as tools_module
 from lifeledger_table.limits import Limits
+from lifeledger_table.pgstore import SCHEMA_VERSION, PostgresStore
 from lifeledger_table.server import create_app
 from lifeledger_table.store import SQLiteStore
 
@@ -529,3 +531,24 @@ async def test_tools_on_several_processes_sharing_postgresql(pg_url: str) -> Non
                         break
                     await asyncio.sleep(0.1)
                 assert welcome["tools"]["recent"] == newest
+
+
+async def test_a_postgresql_store_from_before_the_tools_is_migrated(pg_url: str) -> None:
+    """PostgreSQL migration 2 adds the tools' table to a database of version 1, keeping
+    what it holds."""
+    store = PostgresStore(pg_url)
+    store.create_table(row(1))
+    store.close()
+    with psycopg.connect(pg_url, autocommit=True) as conn:  # back to version 1
+        conn.execute("DROP TABLE tools")
+        conn.execute("UPDATE lifeledger_schema SET version = 1")
+    store = PostgresStore(pg_url)
+    try:
+        assert store.table("table-1") == row(1)
+        assert store.tools("table-1") is None and store.put_tools("table-1", 1, "{}")
+        assert store.tools("table-1") == (1, "{}")
+    finally:
+        store.close()
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        found = conn.execute("SELECT version FROM lifeledger_schema").fetchone()
+    assert found == (SCHEMA_VERSION,) == (2,)
