@@ -247,7 +247,10 @@ function renderToolsSheet() {
     recent.length
       ? h("ol", { class: "tool-recent", id: "tool-recent" }, ...recent.map((x) => h("li", { "data-n": String(x.n) }, resultText(x))))
       : h("p", { class: "muted" }, "Nothing rolled yet.")));
+  // What was typed stays when another phone's result redraws the sheet.
+  const typed = new Map(Array.from(body.querySelectorAll("input[id], select[id]"), (el) => [el.id, el.value]));
   body.replaceChildren(...secs);
+  for (const [id, value] of typed) { const el = $(id); if (el) el.value = value; }
 }
 
 function openTools() { renderToolsSheet(); $("tools-sheet").classList.remove("hidden"); }
