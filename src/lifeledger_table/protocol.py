@@ -25,7 +25,7 @@ from .sockets import Conn, error_message
 from .store import hash_token
 from .table import PAGE, Table
 from .takeover import Takeover, Takeovers, is_host, takeovers_of
-from .tools import now_ms, tool_message, tools_text
+from .tools import now_ms, tool_message, tools_view
 
 __all__ = ["GATE_KEY", "add_routes", "table_socket", "watch_socket"]
 
@@ -304,7 +304,7 @@ def welcome(conn: Conn, since: int, host: bool | None = None) -> None:
             spectator=conn.spectator,
             taken=sorted(table.seats),
             host=host,
-            tools=tools_text(table),
+            tools=tools_view(table),
             now=now_ms(),
         )
     except TableError as exc:

@@ -50,6 +50,7 @@ __all__ = [
     "parse",
     "tool_message",
     "tools_changed",
+    "tools_view",
 ]
 
 log = logging.getLogger("lifeledger_table")
@@ -521,7 +522,7 @@ _TASKS: set[asyncio.Task[None]] = set()
 _LOCKS: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
 
 
-def tools_text(table: Table, now: int | None = None) -> dict[str, Any]:
+def tools_view(table: Table, now: int | None = None) -> dict[str, Any]:
     """The tools as a phone is sent them."""
     return table.tools.view(table, now_ms() if now is None else now)
 
@@ -530,7 +531,7 @@ def broadcast(hub: Hub, table: Table, sender: Conn | None = None, cid: str = "")
     """Send every phone of the table its tools (``sender`` gets them with ``"id": cid``: the
     acknowledgement of its tool message)."""
     now = now_ms()
-    text = json.dumps({"type": "tools", "tools": tools_text(table, now), "now": now})
+    text = json.dumps({"type": "tools", "tools": tools_view(table, now), "now": now})
     hub.send_all(table, text, sender, cid)
 
 
@@ -546,17 +547,17 @@ def tool_message(hub: Hub, conn: Conn, cid: str, msg: dict[str, Any]) -> None:
         return
     table = conn.table
     if cid in table.tools.ids:
-        broadcast_one(conn, table, cid)
+        answer_retry(conn, table, cid)
         return
     task = asyncio.get_running_loop().create_task(_change(hub, conn, table, op, cid, conn.seat))
     _TASKS.add(task)
     task.add_done_callback(_TASKS.discard)
 
 
-def broadcast_one(conn: Conn, table: Table, cid: str) -> None:
+def answer_retry(conn: Conn, table: Table, cid: str) -> None:
     """The tools as they are, to one phone, acknowledging ``cid`` (a retry)."""
     now = now_ms()
-    conn.send_json({"type": "tools", "tools": tools_text(table, now), "now": now, "id": cid})
+    conn.send_json({"type": "tools", "tools": tools_view(table, now), "now": now, "id": cid})
 
 
 async def _change(hub: Hub, conn: Conn, table: Table, op: ToolOp, cid: str, seat: str) -> None:
@@ -573,7 +574,7 @@ async def _decide_and_write(
     store = hub.store
     for _ in range(ATTEMPTS):
         if cid in table.tools.ids:
-            broadcast_one(conn, table, cid)
+            answer_retry(conn, table, cid)
             return
         try:
             new = decide(table.tools, op, seat, table, now_ms(), cid)
