@@ -162,6 +162,7 @@ function receive(msg) {
       if (MODE === "play" && !S.seat && !S.pickerDismissed && !S.claiming) showPicker();
       for (const m of S.pending.values()) if (!m.held) send(wire(m)); // a run of taps still open goes when it closes
       render();
+      if (typeof toolsReceive === "function") toolsReceive(msg); // tools.js
       break;
     }
     case "event":
@@ -220,6 +221,7 @@ function receive(msg) {
       showAsk();
       break;
     default:
+      if (typeof toolsReceive === "function") toolsReceive(msg); // "tools": tools.js
       break;
   }
 }
