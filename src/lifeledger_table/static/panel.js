@@ -15,7 +15,7 @@ const LONG_PRESS_MS = 500;
 // A counter kind as the record allows it (lifeledger.game.COUNTER_KIND): a lowercase word.
 const COUNTER_KIND_RE = /^[a-z]+(?:[_-][a-z0-9]+)*$/;
 const COUNTER_KIND_MAX = 64;
-const COUNTER_ICONS = { poison: "☠", energy: "⚡", experience: "✦", rad: "☢" };
+const COUNTER_ICONS = { poison: "☠", energy: "⚡", experience: "XP", rad: "☢" };
 
 // ---------------------------------------------------------------- announcements
 
@@ -198,8 +198,9 @@ function commanderRow(pid, labelled, canAct) {
   const limit = commanderLimit();
   const who = S.names.of(pid);
   const play = MODE === "play";
+  const chips = h("div", { class: "cmd-chips" });
   const row = h("div", { class: "cmds", role: "group", "data-cmd-to": pid, "aria-label": `Commander damage to ${who}` },
-    labelled ? h("span", { class: "cmd-who", "aria-hidden": "true" }, who) : null);
+    labelled ? h("span", { class: "cmd-who", "aria-hidden": "true" }, who) : null, chips);
   for (const { c, owner, n } of list) {
     const name = S.names.of(c);
     const ownerName = S.names.of(owner);
@@ -208,7 +209,7 @@ function commanderRow(pid, labelled, canAct) {
     const total = `${who} has taken ${n}${limit !== null ? ` of ${limit}` : ""} combat damage from ${name}`;
     const chip = h(play ? "button" : "div", {
       class: "cmd" + (lethal ? " lethal" : near ? " near" : ""),
-      "data-commander": c, "data-owner": owner, "data-to": pid,
+      "data-from": c, "data-owner": owner, "data-to": pid,
       "aria-label": play ? `${name} (${ownerName}) deals 1 combat damage to ${who}. ${total}. Hold for another amount.` : null,
       title: play ? `1 combat damage from ${name} (${ownerName}), 903.10a; hold for another amount` : total,
     },
@@ -224,7 +225,7 @@ function commanderRow(pid, labelled, canAct) {
       });
       onLongPress(chip, () => { if (canAct) openCmdSheet(pid, c); else showPicker(); });
     }
-    row.append(chip);
+    chips.append(chip);
   }
   return row;
 }
@@ -270,7 +271,7 @@ function counterGroup(u, target, kind, canAct) {
     },
   }, "−") : null;
   const plus = play ? h("button", {
-    class: "ctr-plus", "data-step": "plus", "data-act": kind === "poison" ? "poison" : null,
+    class: "ctr-plus", "data-step": "plus",
     "aria-label": `${who} gets 1 ${kind} counter`,
     onclick: () => (canAct ? act({ do: "add_counters", player: target, kind, amount: 1 }) : showPicker()),
   }, "+") : null;
@@ -328,7 +329,8 @@ function buildCmdSheet() {
       ...list.map(({ c, owner, n }) => h("button", {
         class: "pick", "data-pick": c, "aria-pressed": String(c === commander),
         onclick: () => { S.cmdSheet.commander = c; buildCmdSheet(); },
-      }, `${S.names.of(c)} (${S.names.of(owner)}) `, h("strong", { class: "pick-total" }, String(n)), limit !== null ? `/${limit}` : ""))),
+      }, h("span", {}, `${S.names.of(c)} (${S.names.of(owner)})`),
+      h("span", {}, h("strong", { class: "pick-total" }, String(n)), limit !== null ? `/${limit}` : "")))),
     h("div", { class: "amounts", role: "group", "aria-label": "Amount" },
       ...[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map((n) => h("button", {
         "data-amount": n, "aria-label": `${n} combat damage from ${S.names.of(commander)} to ${who}`, onclick: () => record(n),
