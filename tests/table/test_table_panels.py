@@ -194,7 +194,6 @@ def test_704_6c_21_from_one_commander_loses_and_is_announced(base: str, browser:
     # Screen readers are told at once: the loss with its rule, and the end of the game.
     expect(region).to_contain_text("Bo lost — 21 commander damage (704.6c).")
     expect(region).to_contain_text("Game over: Ana won.")
-    shot(page, "commander-loss")
     # An undo says nothing new to screen readers.
     page.locator("#undo-btn").click()
     expect(page.locator('[data-player="bo"] .status')).to_have_text("")
@@ -401,4 +400,39 @@ def test_810_8a_two_headed_giant_commander_damage_is_per_player(
     assert players["di"]["commander_damage"] == {"ana-thrasios": 21}
     assert players["cy"]["commander_damage"] == {"ana-thrasios": 20}
     assert players["cy"]["status"] == "lost" and players["cy"]["rule"] == "810.8a"
+    page.context.close()
+
+
+def test_904_13c_archenemy_commander_heroes_share_life_not_poison(
+    base: str, browser: Browser
+) -> None:
+    """Archenemy Commander: the heroes share a life total (904.13b) but not poison counters
+    (904.13c), and the engine's state names their team where the header doesn't. Their panel
+    has a row per hero, with the archenemy's commander only; poison is the selected hero's."""
+    table = post(
+        base + "/api/tables",
+        {
+            "variant": "archenemy",
+            "format": "commander",
+            "players": [
+                {"name": "Ana", "commanders": ["Thrasios"], "archenemy": True},
+                {"name": "Bo", "commanders": ["Atraxa"]},
+                {"name": "Cy", "commanders": ["Edgar"]},
+            ],
+        },
+    )
+    page = new_phone(browser)
+    page.goto(f"{base}/t/{table['id']}")
+    page.locator('#picker button[data-seat="ana"]').click()
+    expect(page.locator("#picker")).to_be_hidden()
+    heroes = page.locator('[data-team="heroes"]')
+    for head in ("bo", "cy"):
+        expect(heroes.locator(f'[data-cmd-to="{head}"] .cmd')).to_have_count(1)
+        expect(heroes.locator(f'[data-cmd-to="{head}"] [data-from="ana-thrasios"]')).to_be_visible()
+    poison = heroes.locator('[data-counter="poison"]')
+    expect(poison.locator(".ctr-max")).to_have_text("/10")
+    poison.locator('[data-step="plus"]').click()
+    expect(poison.locator(".ctr-n")).to_have_text("1")
+    heroes.locator('[data-head="cy"]').click()
+    expect(heroes.locator('[data-counter="poison"] .ctr-n')).to_have_text("0")
     page.context.close()

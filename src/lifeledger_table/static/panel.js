@@ -174,12 +174,13 @@ function commanderLimit() { return header().format === "brawl" ? null : CMD_LOSE
 // The commanders whose damage ``pid`` may take: every opponent's (a teammate's is no opponent),
 // and any other that has dealt them combat damage (a commander changes control).
 function commandersAgainst(pid) {
-  const me = header().players.find((p) => p.id === pid);
+  // Teams as the engine's state has them (Archenemy's heroes have a team the header may not name).
+  const team = teamOf(pid);
   const taken = (playerState(pid) || {}).commander_damage || {};
   const out = [];
   for (const o of header().players) {
     for (const c of o.commanders || []) {
-      const opposing = o.id !== pid && !(me && me.team && o.team === me.team);
+      const opposing = o.id !== pid && !(team && teamOf(o.id) === team);
       if (opposing || !isZero(taken[c] || 0)) out.push({ c, owner: o.id, n: taken[c] || 0 });
     }
   }
