@@ -279,7 +279,9 @@ function counterGroup(u, target, kind, canAct) {
   group.append(...[
     minus,
     h("span", { class: "ctr-count", "aria-hidden": "true", title: `${kind} counters` },
-      h("span", { class: "ctr-icon" }, icon), " ", h("strong", { class: "ctr-n" }, String(count)),
+      h("span", { class: "ctr-icon" }, icon), " ",
+      COUNTER_ICONS[kind] && kind !== "poison" ? h("span", { class: "ctr-kind" }, kind + " ") : null,
+      h("strong", { class: "ctr-n" }, String(count)),
       poison ? h("span", { class: "ctr-max" }, `/${poison.limit}`) : null),
     plus,
   ].filter(Boolean));
