@@ -192,8 +192,7 @@ def test_704_6c_21_from_one_commander_loses_and_is_announced(base: str, browser:
     expect(chip.locator(".cmd-total")).to_have_text("21")
     expect(chip).to_have_class("cmd lethal")
     # Screen readers are told at once: the loss with its rule, and the end of the game.
-    expect(region).to_contain_text("Bo lost — 21 commander damage (704.6c).")
-    expect(region).to_contain_text("Game over: Ana won.")
+    expect(region).to_have_text("Bo lost — 21 commander damage (704.6c). Game over: Ana won.")
     # An undo says nothing new to screen readers.
     page.locator("#undo-btn").click()
     expect(page.locator('[data-player="bo"] .status')).to_have_text("")
@@ -241,6 +240,9 @@ def test_704_5c_poison_to_10_loses_and_minus_takes_a_mistake_back_by_undo(
     plus, minus = poison.locator('[data-step="plus"]'), poison.locator('[data-step="minus"]')
     count = poison.locator(".ctr-n")
     expect(poison.locator(".ctr-max")).to_have_text("/10")
+    expect(poison).to_have_attribute(
+        "aria-label", "Bo: 0 poison counters; 10 lose the game (704.5c)"
+    )
     # Nothing to remove at 0: − can't make a count negative.
     expect(minus).to_be_disabled()
     for n in (1, 2, 3):

@@ -35,8 +35,10 @@ function speak(text) {
 // (announce() in table.js merges a team's). Nothing for an undo, or an event that ends nothing.
 function spoken(entry, ended) {
   if (!entry || entry.kind === "undo") return "";
-  const parts = (ended || []).map((c) => `${S.names.of(c.team || c.player)} ${describeResult(c.to, c.reason, c.rule)}.`);
   const over = (entry.changes || []).some((c) => c.what === "over" && c.to === true);
+  // A win is said once, in "Game over: ... won."
+  const parts = (ended || []).filter((c) => !(over && c.to === "won"))
+    .map((c) => `${S.names.of(c.team || c.player)} ${describeResult(c.to, c.reason, c.rule)}.`);
   if (over) {
     const won = S.state.players.filter((p) => p.status === "won").map((p) => S.names.of(p.id));
     const drew = S.state.players.some((p) => p.status === "drew");
@@ -258,7 +260,7 @@ function counterGroup(u, target, kind, canAct) {
   const noun = (n) => plural(n, `${kind} counter`);
   const group = h("div", {
     class: "ctr" + (near ? " near" : ""), role: "group", "data-counter": kind,
-    "aria-label": `${who}: ${noun(count)}${poison ? ` (${poison.limit} lose, ${poison.rule})` : ""}`,
+    "aria-label": `${who}: ${noun(count)}${poison ? `; ${poison.limit} lose the game (${poison.rule})` : ""}`,
   });
   const minus = play ? h("button", {
     class: "ctr-minus" + (undoes ? " undoes" : ""), "data-step": "minus", disabled: isZero(count) || null,
