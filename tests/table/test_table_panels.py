@@ -126,6 +126,10 @@ def test_903_10a_one_tap_on_an_opposing_commander_records_its_combat_damage(
     expect(sheet).to_be_visible()
     expect(sheet.locator("#cmd-sheet-title")).to_have_text("Commander damage to Bo")
     expect(sheet.locator('[data-pick="cy-edgar"]')).to_have_attribute("aria-pressed", "true")
+    page.keyboard.press("Escape")
+    expect(sheet).to_be_hidden()
+    long_press(page, bo.locator('[data-from="cy-edgar"]'))
+    expect(sheet).to_be_visible()
     shot(page, "commander-amount")
     assert big_and_named(page, "#cmd-sheet [data-amount]:not([data-amount=typed])") == 10
     sheet.locator('[data-amount="7"]').click()
@@ -193,6 +197,8 @@ def test_704_6c_21_from_one_commander_loses_and_is_announced(base: str, browser:
     expect(chip).to_have_class("cmd lethal")
     # Screen readers are told at once: the loss with its rule, and the end of the game.
     expect(region).to_have_text("Bo lost — 21 commander damage (704.6c). Game over: Ana won.")
+    # The loss's toast shows it to the eye; screen readers hear it once, from the region.
+    expect(page.locator("#toast")).to_have_attribute("aria-hidden", "")
     # An undo says nothing new to screen readers.
     page.locator("#undo-btn").click()
     expect(page.locator('[data-player="bo"] .status')).to_have_text("")

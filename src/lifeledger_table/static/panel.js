@@ -303,6 +303,7 @@ function cmdSheetEl() {
         h("h2", { id: "cmd-sheet-title" }),
         h("button", { class: "close", "data-close": "cmd-sheet", "aria-label": "Close" }, "✕")),
       h("div", { id: "cmd-sheet-body" })));
+  el.addEventListener("keydown", (e) => { if (e.key === "Escape") closeCmdSheet(); });
   document.body.append(el);
   return el;
 }

@@ -38,6 +38,7 @@ function toast(text, kind) {
   const t = $("toast");
   t.textContent = text;
   t.className = "toast " + (kind || "");
+  t.toggleAttribute("aria-hidden", kind === "loss"); // a loss is said once, by #announce (panel.js)
   clearTimeout(toastTimer);
   toastTimer = setTimeout(() => t.classList.add("hidden"), 5000);
 }
