@@ -1627,6 +1627,7 @@ class Game:
             self._note("103.8c", "in a multiplayer game no player skips their first draw step")
         for pid in clock.active:
             if self._players[pid].result.is_playing:
+                self._note("504.1", f"{pid} draws a card in the draw step")
                 self._do_draw(Draw(pid, 1))
 
     def _main_phase(self, milled: Mapping[str, int], member: str) -> None:
