@@ -94,6 +94,9 @@ def v2_action(draw: st.DrawFn, table: Table, state: dict[str, Any]) -> dict[str,
         )
     )
     player = a_player(draw, table, state)
+    if kind in ("turn", "step") and _needs_main(state) and state["turn"]["step"] == "upkeep":
+        # The draw step comes first: what the rad counters mill is counted after its draw.
+        return {"do": "step", "step": "draw"}
     if kind == "turn":
         if _needs_main(state) and draw(st.booleans()):
             # A turn would pass the main phase, whose rad counters the record states.

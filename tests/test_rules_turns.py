@@ -655,3 +655,23 @@ def test_the_api_refuses_and_rejects_as_the_record_does():
     assert game.has_city_blessing("ana")
     with pytest.raises(MalformedError):
         Game([Seat("ana"), Seat("bo")]).turn("ana")  # version 1
+
+
+def test_a_turn_that_fails_half_way_changes_nothing():
+    game = Game([Seat("ana", library=5), Seat("bo", library=5)], version=2, range_of_influence=1)
+    game.turn("ana")
+    game.step("main")
+    game.effect("grace", "cant_lose_game", "ana", until="end_of_turn")
+    game.become_monarch("ana")
+    game.add_counters("bo", "rad", 2)
+    game.turn("bo")
+    before = record.dumps(game), game.player("bo").library, game.effects(), game.current_step
+    with pytest.raises(MalformedError):
+        game.step("end")  # the draw step draws, then bo's rad count is missing (728.1)
+    assert (record.dumps(game), game.player("bo").library, game.effects()) == before[:3]
+    assert game.current_step == "upkeep"
+    game.add_counters("ana", "rad", 1)
+    game.step("main", {"bo": 0})
+    game.turn("ana")  # ana's rad counters: a count needed before her main phase, not now
+    assert game.effects() == () and game.monarch == "ana"
+    assert game.player("ana").library == 4  # the monarch's draw in her first end step

@@ -342,6 +342,7 @@ class Game:
         self._dirty = None
         present = [p for p in self._players.values() if p.result.is_playing]
         n = len(present)
+        self._journal.append((self, "_in_range", self._in_range))  # undoably, as _stop
         self._in_range = {}
         for i, p in enumerate(present):
             reach = self._ranges[p.id]
@@ -863,14 +864,11 @@ class Game:
                     raise RefusedError("800.4", f"{player_id} has left the game ({member})")
         if self._journal:
             self._journal.clear()
-        if kind is Together or kind is Turn or kind is BeginStep:
-            # A group, and a turn's steps, do many things: whatever stops them half-way,
-            # nothing of them happens (a copy of the game, taken as they begin, is restored).
+        if kind is Together:
             snapshot = self._snapshot()
-            if kind is Together:
-                self._event = _Event({p.id: p.life.value for p in self._players.values()})
+            self._event = _Event({p.id: p.life.value for p in self._players.values()})
             try:
-                _HANDLERS[kind](self, action)
+                self._do_together(action)  # type: ignore[arg-type]
                 self._settle_event()
             except BaseException:
                 # Whatever stops a group half-way (a result beyond 10^1000, ...), nothing of
@@ -1091,7 +1089,8 @@ class Game:
         the end step; 725.2, 726.2: combat damage to the monarch (the player with the
         initiative) passes it on."""
         p = self._players[action.to]
-        if self._v2 and action.combat and self._clock.number and self._clock.step != MAIN:
+        designated = self._v2 and action.combat
+        if designated and self._clock.number and self._clock.step != MAIN:
             raise RefusedError(
                 "500.1",
                 f"combat damage in the {STEPS[self._clock.step]} step: combat comes after "
@@ -1103,7 +1102,7 @@ class Game:
         if amount == 0:
             self._note("120.8", "0 damage is no damage: nothing happens")
             return
-        if self._v2 and action.combat:
+        if designated:
             self._combat_damage_to_holder(action, p)
         if action.infect:
             self._add_poison(p, amount)  # 120.3b, 702.90b
@@ -1437,10 +1436,20 @@ class Game:
         self._stop(action.id)
 
     def _stop(self, effect_id: str) -> None:
+        """The effects with this id stop applying, undoably (:meth:`_roll_back`: a turn that
+        ends "this turn" effects may yet fail)."""
         self._dirty = None
-        stopped = self._effects.pop(effect_id, ())
+        stopped = self._effects.get(effect_id)
+        if not stopped:
+            return
+        journal = self._journal
+        journal.append((self._effects, effect_id, stopped))
+        del self._effects[effect_id]
+        by_kind = self._by_kind
         for effect in stopped:
-            self._by_kind[effect.kind].remove(effect)
+            kinds = by_kind[effect.kind]
+            journal.append((by_kind, effect.kind, kinds))
+            by_kind[effect.kind] = [e for e in kinds if e is not effect]
             self._touched_other.add(_EFFECTS)
 
     def _do_upkeep(self, action: Upkeep) -> None:
