@@ -156,9 +156,9 @@ class Game:
             raise MalformedError(
                 f"this is record version 1 or 2, not {quote(version)}", member="record"
             )
-        #: The version of the game record this game is written in: version 2 adds turns and
-        #: designations (``docs/record-format.md``); a version-1 game refuses them as malformed.
-        self.version = version
+        # Whether the game is written in version 2 of the record (:attr:`version`). The game
+        # keeps at most 30 attributes: more, and CPython (3.11) no longer shares its instance
+        # dictionary's keys, which makes every attribute read slower (issue 9's replay).
         self._v2 = version >= 2
         self.seats = tuple(seats)
         self.variant = (
@@ -209,12 +209,9 @@ class Game:
         self._touched: set[str] = set()
         self._touched_other: set[object] = set()
         #: Version 2: whose turn and which step (500), and the designations (725, 726, 731,
-        #: 702.131c); the triggers of the monarch and the initiative that combat damage set
-        #: off, resolved after state-based actions, as ``(designation, new holder, the
-        #: trigger's controller)`` (725.2, 726.2).
+        #: 702.131c) with the triggers combat damage to their holders set off (725.2, 726.2).
         self._clock = Clock()
         self._marks = Designations()
-        self._pending: list[tuple[str, str, str]] = []
         self._begin(list(self._players.values()))
         for index, p in enumerate(self._players.values()):
             # A starting total is an integer of the game too: 20 plus a life modifier of
@@ -263,6 +260,12 @@ class Game:
                 raise MalformedError(
                     "a range of influence is 0 or more", member="range_of_influence"
                 )
+
+    @property
+    def version(self) -> int:
+        """The version of the game record this game is written in: 2 adds turns and
+        designations (``docs/record-format.md``); a version-1 game rejects them as malformed."""
+        return 2 if self._v2 else 1
 
     @property
     def is_house_variant(self) -> bool:
@@ -329,7 +332,6 @@ class Game:
         starting = archenemy[0] if self.variant.name == "archenemy" and archenemy else None
         self._clock = Clock(starting)
         self._marks = Designations()
-        self._pending = []
         self._determine_ranges()
         self._dirty = None
         self._over = False
@@ -801,7 +803,7 @@ class Game:
         self._dirty = None
         self.notes = []
         self.refusals = []
-        self._pending = []
+        self._marks.pending = []
 
     # -- applying actions -------------------------------------------------------------------
 
@@ -895,7 +897,7 @@ class Game:
                 raise
         if not self._over and self._dirty != _NOBODY:
             self._check_state_based_actions()
-        if self._pending:
+        if self._marks.pending:
             self._resolve_designation_triggers()
         if self.history is not None:
             self.history.append(action)
@@ -984,7 +986,7 @@ class Game:
         return copy.deepcopy(
             (self._players, self._teams, self._effects, self._by_kind, self._known_ids,
              self.triggered, self._in_range, self._over, self._clock, self._marks,
-             self._pending)
+             )
         )  # fmt: skip
 
     def _restore(self, snapshot: Any) -> None:
@@ -1000,7 +1002,6 @@ class Game:
             self._over,
             self._clock,
             self._marks,
-            self._pending,
         ) = snapshot
 
     # -- life (119) -------------------------------------------------------------------------
@@ -1764,14 +1765,15 @@ class Game:
                     f"controller of the creature (725.2, 726.2); name the controller",
                     member="controller",
                 )
-            self._pending.append((name, action.controller, p.id))
+            marks.pending.append((name, action.controller, p.id))
 
     def _resolve_designation_triggers(self) -> None:
         """725.2, 726.2: the designation triggers that combat damage set off resolve, in the
         order the damage was recorded (the player who controls them orders them, 603.3b); a
         trigger whose controller has left the game is gone with them (800.4a), and a player
         who has left can't become the monarch or take the initiative."""
-        pending, self._pending = self._pending, []
+        marks = self._marks
+        pending, marks.pending = marks.pending, []
         for name, new, controller in dict.fromkeys(pending):
             rule = "725.2" if name == "monarch" else "726.2"
             if self._over:

@@ -56,12 +56,16 @@ class Clock:
 
 class Designations:
     """725: the monarch; 726: who has the initiative; 731: day or night (``None``: neither,
-    as the game starts); 702.131c: the players who have the city's blessing (any number)."""
+    as the game starts); 702.131c: the players who have the city's blessing (any number);
+    and the triggers that combat damage to the monarch or the player with the initiative set
+    off, which resolve after state-based actions (725.2, 726.2), as ``(designation, new
+    holder, the trigger's controller)``."""
 
-    __slots__ = ("city_blessing", "day_night", "initiative", "monarch")
+    __slots__ = ("city_blessing", "day_night", "initiative", "monarch", "pending")
 
     def __init__(self) -> None:
         self.monarch: str | None = None
         self.initiative: str | None = None
         self.day_night: str | None = None
         self.city_blessing: frozenset[str] = frozenset()
+        self.pending: list[tuple[str, str, str]] = []
