@@ -675,3 +675,25 @@ def test_a_turn_that_fails_half_way_changes_nothing():
     game.turn("ana")  # ana's rad counters: a count needed before her main phase, not now
     assert game.effects() == () and game.monarch == "ana"
     assert game.player("ana").library == 4  # the monarch's draw in her first end step
+
+
+def test_the_timeline_shows_the_turn_the_steps_and_the_designations(capsys):
+    from pathlib import Path
+
+    from lifeledger import cli
+
+    examples = Path(__file__).resolve().parent.parent / "examples"
+    assert (
+        cli.main(["replay", str(examples / "01-two-player-first-player-skips-first-draw.json")])
+        == 0
+    )
+    out = capsys.readouterr().out
+    assert "   0  ana's turn begins\n      turn: 1 (ana)\n      step: upkeep\n" in out
+    assert "ana plays first and skips the draw step of the first turn (103.8a)" in out
+    assert "      bo library: 10 -> 9\n      step: upkeep -> draw\n" in out
+    assert cli.main(["replay", str(examples / "11-monarch-leaves-the-game.json")]) == 0
+    out = capsys.readouterr().out
+    assert "      monarch: cy -> ana\n" in out and "(725.4)" in out
+    assert cli.main(["replay", str(examples / "08-this-turn-effect-ends-in-cleanup.json")]) == 0
+    assert "grace ends with the turn (514.2)" in capsys.readouterr().out
+    assert repr(Game([Seat("ana"), Seat("bo")], version=2)).endswith("version=2)")

@@ -453,8 +453,8 @@ class Game:
         in the state (:func:`lifeledger.state.player_state`, ``team_state``) differs from
         before it is named, and the effects are as they were unless ``effects`` is set
         (``everything``: assume all of it changed). A refused or malformed action touches
-        nothing. The game's number, whether it is over and the trigger counts are not
-        covered: compare them.
+        nothing. The game's number, whether it is over, the trigger counts and (version 2)
+        the turn and the designations are not covered: compare them.
 
         >>> from lifeledger import Game, Seat
         >>> game = Game([Seat("ana"), Seat("bo"), Seat("cy")])
@@ -1570,7 +1570,9 @@ class Game:
             self._note(rule, "day becomes night: the previous turn's active player cast no spell")
         elif marks.day_night == "night" and max(cast) >= 2:
             self._set_field(marks, "day_night", "day")
-            self._note(rule, "night becomes day: the previous turn's active player cast 2 spells")
+            self._note(
+                rule, "night becomes day: the previous turn's active player cast 2 or more spells"
+            )
 
     def _do_step(self, action: BeginStep) -> None:
         """500.1: the steps of a turn come in order; a step the record leaves out happens all
@@ -2255,6 +2257,8 @@ class Game:
             options += f", starting_life={self.starting_life}"
         if self.range_of_influence is not None:
             options += f", range_of_influence={self.range_of_influence}"
+        if self._v2:
+            options += ", version=2"
         return (
             f"Game([{', '.join(repr(s) for s in self.seats)}], variant={self.variant.name!r}, "
             f"format={self.format.name!r}{options})"
