@@ -7,12 +7,15 @@ with the profiles of ``test_properties.py`` (derandomized in ``make test``):
   effects mixed with every version-1 action) replay without raising, a refused action leaves
   the state as it was, and ``record.dumps`` replays to the same state;
 - the monarch and the initiative are always a player still in the game, or nobody once the
-  game is over.
+  game is over;
+- a version-2 record with one member deleted, added or replaced raises nothing but
+  ``MalformedError``.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 from typing import Any
 
 from hypothesis import given
@@ -20,7 +23,7 @@ from hypothesis import strategies as st
 
 from lifeledger import record
 from lifeledger import state as ll_state
-from lifeledger.errors import RefusedError
+from lifeledger.errors import MalformedError, RefusedError
 from test_properties import (
     SETTINGS,
     Table,
@@ -28,6 +31,7 @@ from test_properties import (
     an_action,
     check_state_shape,
     headers,
+    mutated,
     play,
     snapshot,
     without_refused,
@@ -183,3 +187,15 @@ def test_a_copy_of_a_version_2_game_goes_on_as_a_replay(data: st.DataObject):
         with contextlib.suppress(RefusedError):
             checkpoint.apply(record.parse_action(obj, str(position)))
     assert without_refused(snapshot(checkpoint)) == without_refused(played.states[-1])
+
+
+@SETTINGS
+@given(st.data())
+def test_a_malformed_version_2_record_raises_nothing_but_malformed_error(data: st.DataObject):
+    played = play(data.draw, data.draw(v2_headers()), length=8, chooser=v2_action)
+    bad = data.draw(mutated(played.document))
+    try:
+        replay = record.replay(bad) if isinstance(bad, dict) else record.loads(json.dumps(bad))
+    except MalformedError:
+        return
+    ll_state.state_dict(replay.game, replay.refused)  # a harmless change: still a state
