@@ -697,3 +697,46 @@ def test_the_timeline_shows_the_turn_the_steps_and_the_designations(capsys):
     assert cli.main(["replay", str(examples / "08-this-turn-effect-ends-in-cleanup.json")]) == 0
     assert "grace ends with the turn (514.2)" in capsys.readouterr().out
     assert repr(Game([Seat("ana"), Seat("bo")], version=2)).endswith("version=2)")
+
+
+# --- 704.3 state-based actions in the steps an action moves through ---------------------------
+
+
+@pytest.mark.rule("704.5b")
+def test_704_5b_a_draw_from_an_empty_library_under_angels_grace_is_forgiven_in_its_step():
+    # Bo draws from his empty library in his draw step while he can't lose the game this
+    # turn: state-based actions are checked in that draw step (504.2, 704.3), and he doesn't
+    # lose; when the grace ends in the cleanup step he has not drawn since that check.
+    s = v2([lib("ana", 5), lib("bo", 0)])
+    s.do(turn("ana"))
+    s.do(turn("bo"))
+    s.do(effect("grace", "cant_lose_game", "bo", until="end_of_turn"))
+    st = s.do(step("cleanup"))
+    assert st.why("bo") == ("playing", None, None)
+
+
+@pytest.mark.rule("704.3")
+def test_704_3_a_game_that_ends_in_the_turn_before_begins_no_new_turn():
+    s = v2([lib("ana", 0), lib("bo", 5)])
+    s.do({"do": "become_monarch", "player": "ana"})
+    s.do(turn("ana"))
+    st = s.do(turn("bo"))  # ana's end step: the monarch draws from an empty library (725.2)
+    assert st.why("ana") == ("lost", "empty-library", "704.5b") and st["over"]
+    assert st["turn"] == {"number": 1, "active": ["ana"], "team": None, "step": "end"}
+
+
+@pytest.mark.rule("800.4")
+def test_800_4_a_turn_of_a_player_who_left_as_the_turn_before_ended_is_refused():
+    s = v2(["ana", "bo", "cy"])
+    s.do(turn("ana"))
+    s.do(effect("grace", "cant_lose_game", "bo", until="end_of_turn"))
+    before = s.do(damage("bo", 25))
+    assert before.why("bo")[0] == "playing"
+    s.do(turn("bo"))  # bo loses in ana's cleanup step (514.2, 514.3a): his turn can't begin
+    assert s.refused_last()["rule"] == "800.4"
+    assert {k: v for k, v in s.state().items() if k != "refused"} == {
+        k: v for k, v in before.items() if k != "refused"
+    }
+    st = s.do(turn("cy"))
+    assert st.why("bo") == ("lost", "life", "704.5a")
+    assert st["turn"]["active"] == ["cy"]

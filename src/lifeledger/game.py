@@ -1517,7 +1517,20 @@ class Game:
         out happen (their turn-based actions: the draw, rad counters, the monarch's draw), and
         its "until end of turn" effects end (514.2). 805.4: with shared team turns the team
         takes the turn. 801.2c: ranges of influence are determined again. 502.2, 731.2: the
-        untap step checks day and night. 503: the upkeep begins."""
+        untap step checks day and night. 503: the upkeep begins.
+
+        If the game ends in the steps of the turn before (704.3: state-based actions are
+        checked in each), no turn begins; a turn of a player who left the game in them is
+        refused (800.4), and then none of it happens."""
+        snapshot = self._snapshot() if self._clock.number else None
+        try:
+            self._begin_turn(action)
+        except BaseException:
+            if snapshot is not None:
+                self._restore(snapshot)
+            raise
+
+    def _begin_turn(self, action: Turn) -> None:
         p = self._players[action.player]
         clock = self._clock
         starting = clock.starting
@@ -1537,6 +1550,12 @@ class Game:
             )
         if clock.number and clock.step < CLEANUP:
             self._advance(CLEANUP, {}, "turn")
+            if not self._over:
+                self._priority()  # 514.3a: the cleanup step's state-based actions
+            if self._over:
+                return
+            if not p.result.is_playing:
+                raise RefusedError("800.4", f"{p.id} left the game as the turn before ended")
         previous, spells = clock.active, clock.spells
         if self.variant.shared_turns and p.team is not None:
             team: str | None = p.team
@@ -1597,7 +1616,12 @@ class Game:
         if target == clock.step:  # 514.3a: another cleanup step
             self._cleanup()
             return
-        self._advance(target, milled, "step")
+        snapshot = self._snapshot()  # results may change in the steps it goes through
+        try:
+            self._advance(target, milled, "step")
+        except BaseException:
+            self._restore(snapshot)
+            raise
 
     def _advance(self, target: int, milled: Mapping[str, int], member: str) -> None:
         """Begin each step after the current one up to ``target``, with its turn-based actions
@@ -1613,6 +1637,20 @@ class Game:
                 self._end_step()
             else:
                 self._cleanup()
+            if index < target:
+                self._priority()
+                if self._over:
+                    return
+
+    def _priority(self) -> None:
+        """704.3, 117.5: a player would receive priority in the step (504.2, 505.6, 513.1;
+        514.3a in cleanup): the results stated so far happen, then state-based actions are
+        checked. (The step the action ends in is checked as every action ends.)"""
+        if self._event is not None:
+            self._settle_event()
+            self._event = None
+        if not self._over and self._dirty != _NOBODY:
+            self._check_state_based_actions()
 
     def skips_first_draw(self) -> bool:
         """103.8: whether the player (103.8a, in a two-player game) or team (103.8b, 810.6, in
