@@ -151,6 +151,7 @@ def check_v2_shape(state: dict[str, Any], head: dict[str, Any]) -> None:
     marks = state["designations"]
     for name in ("monarch", "initiative"):  # 725.4, 726.4
         assert marks[name] is None or marks[name] in playing or state["over"], (name, state)
+    assert set(marks["city_blessing"]) <= playing or state["over"], state  # 702.131c
     assert marks["day_night"] in (None, "day", "night")
     turn = state["turn"]
     if turn is not None:

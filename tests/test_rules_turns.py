@@ -634,6 +634,8 @@ def test_702_131c_any_number_of_players_may_have_the_citys_blessing():
     s.do({"do": "city_blessing", "player": "ana"})
     st = s.do({"do": "city_blessing", "player": "cy"})
     assert st["designations"]["city_blessing"] == ["ana", "cy"]
+    st = s.do({"do": "concede", "player": "cy"})  # the designation leaves with its player
+    assert st["designations"]["city_blessing"] == ["ana"]
     st = s.do({"do": "restart"})  # 727.1: for the rest of the game, not the next one
     assert st["designations"]["city_blessing"] == []
 

@@ -1832,6 +1832,8 @@ class Game:
         active player is leaving too or no turn is being taken, the next player in turn order
         still in the game does; if none is left, there is none."""
         marks = self._marks
+        if not marks.city_blessing.isdisjoint(gone):  # 702.131c: a player's designation
+            self._set_field(marks, "city_blessing", marks.city_blessing - gone)
         for name, rule in (("monarch", "725.4"), ("initiative", "726.4")):
             holder = getattr(marks, name)
             if holder is None or holder not in gone:
