@@ -897,7 +897,7 @@ class Game:
                 raise
         if not self._over and self._dirty != _NOBODY:
             self._check_state_based_actions()
-        if self._marks.pending:
+        if self._v2 and self._marks.pending:
             self._resolve_designation_triggers()
         if self.history is not None:
             self.history.append(action)
