@@ -1657,8 +1657,13 @@ class Game:
         Two-Headed Giant) who plays first skips the draw step of their first turn; 103.8c: in
         all other multiplayer games no player does. A two-player game is one that begins with
         two players (800.1: more is multiplayer), whatever its variant."""
-        players = sum(1 for p in self._players.values() if p.game == self.game_number)
-        return players == 2 or self.variant.name == "two-headed-giant"
+        return self._first_draw_rule() != "103.8c"
+
+    def _first_draw_rule(self) -> str:
+        """The rule of 103.8 that says who skips the first draw step of this game."""
+        if sum(1 for p in self._players.values() if p.game == self.game_number) == 2:
+            return "103.8a"
+        return "810.6" if self.variant.name == "two-headed-giant" else "103.8c"
 
     def _draw_step(self) -> None:
         """504.1: the active player draws a card (805.4b: each player on the active team
@@ -1666,15 +1671,14 @@ class Game:
         first, and they skip this draw step."""
         clock = self._clock
         if clock.number == 1:
-            players = sum(1 for p in self._players.values() if p.game == self.game_number)
-            if self.skips_first_draw():
-                rule = "103.8a" if players == 2 else "810.6"
+            rule = self._first_draw_rule()
+            if rule != "103.8c":
                 self._note(
                     rule,
                     f"{self._whose_turn()} plays first and skips the draw step of the first turn",
                 )
                 return
-            self._note("103.8c", "in a multiplayer game no player skips their first draw step")
+            self._note(rule, "in a multiplayer game no player skips their first draw step")
         for pid in clock.active:
             if self._players[pid].result.is_playing:
                 self._note("504.1", f"{pid} draws a card in the draw step")
