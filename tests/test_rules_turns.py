@@ -742,3 +742,15 @@ def test_800_4_a_turn_of_a_player_who_left_as_the_turn_before_ended_is_refused()
     st = s.do(turn("cy"))
     assert st.why("bo") == ("lost", "life", "704.5a")
     assert st["turn"]["active"] == ["cy"]
+
+
+@pytest.mark.rule("103.8")
+def test_103_8_skips_first_draw_says_whether_the_first_player_or_team_skips():
+    two = Game([Seat("ana"), Seat("bo")], version=2)
+    thg = Game([Seat(p["id"], team=p["team"]) for p in THG], "two-headed-giant", version=2)
+    ffa = Game([Seat("ana"), Seat("bo"), Seat("cy")], version=2)
+    assert (two.skips_first_draw(), thg.skips_first_draw(), ffa.skips_first_draw()) == (
+        True,
+        True,
+        False,
+    )
