@@ -321,6 +321,17 @@ class SocketGate:
             else:
                 counts.pop(key, None)
 
+    def join_seat(self, table: str, seat: str) -> bool:
+        """Count an open socket in for one more seat (a hello's tokens hold seats its URL did
+        not name), if the seat has room: the cap on sockets per seat holds however a socket
+        came to hold it."""
+        place = f"{table}\n{seat}"
+        n = self.by_table.get(place, 0)
+        if n >= self.limits.sockets_per_seat:
+            return False
+        self.by_table[place] = n + 1
+        return True
+
     def leave_seat(self, table: str, seat: str) -> None:
         """Count an open socket out of one seat it no longer holds (it was given to another
         phone, which must get in: a table device's socket stays open for its other seats)."""

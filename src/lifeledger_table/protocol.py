@@ -119,7 +119,21 @@ async def _socket(request: web.Request, table: Table, spectator: bool) -> web.St
             counted.remove(seat)
             gate.leave_seat(table.id, seat)
 
+    def recount(seats: list[str]) -> list[str]:
+        for seat in [s for s in counted if s not in seats]:
+            uncount(seat)
+        full = []
+        for seat in seats:
+            if seat in counted:
+                continue
+            if gate.join_seat(table.id, seat):
+                counted.append(seat)
+            else:
+                full.append(seat)
+        return full
+
     conn.uncount = uncount
+    conn.recount = recount
     try:
         await ws.prepare(request)
     except BaseException:
@@ -369,17 +383,35 @@ def _hello(hub: Hub, conn: Conn, msg: dict[str, Any]) -> None:
     given = ([] if token is None else [token]) + (tokens if isinstance(tokens, list) else [])
     conn.seats = []
     conn.device = device == "table"
+    if not given and conn.recount is not None:
+        conn.recount([])  # the seats its URL named, if any, are not held: counted out
     if given:
         if conn.spectator:
             conn.send_json(error_message(None, "spectator", "Spectators can watch but not act."))
         else:
-            conn.seats = _seats_of(table, given)
+            found = _seats_of(table, given)
+            # Counted for each seat it holds (the cap on sockets per seat), as when it opens
+            # with the tokens in its URL: a seat at its cap is not held by this socket.
+            full = [] if conn.recount is None else conn.recount(found)
+            conn.seats = [s for s in found if s not in full]
+            if full:
+                names = ", ".join(table.label(s) for s in full)
+                conn.send_json(
+                    error_message(
+                        None,
+                        "too-many-sockets",
+                        f"At most {hub.limits.sockets_per_seat} connections for one seat: "
+                        f"this one does not hold {names}'s.",
+                        member="tokens" if tokens else "token",
+                        seats=full,
+                    )
+                )
             if conn.seats:  # the other servers hear of it (and of who else holds them here)
                 mine = set(conn.seats)
                 takeovers_of(hub).holding_conns(
                     table.id, [c for c in hub.conns.get(table.id, ()) if mine & set(c.seats)]
                 )
-            lost = len(set(given)) - len(conn.seats)
+            lost = len(set(given)) - len(found)
             if lost:
                 conn.send_json(
                     error_message(

@@ -43,6 +43,10 @@ class Conn:
     device: bool = False
     #: Called with a seat it stops holding (the socket limits count it out of that seat).
     uncount: Callable[[str], None] | None = None
+    #: Called with the seats a hello's tokens hold: counts the socket in for each it was not
+    #: counted for (out of those it no longer holds), and returns the seats that already have
+    #: as many sockets as a seat may (the socket does not hold them).
+    recount: Callable[[list[str]], list[str]] | None = None
     hello: bool = False
     #: Whether its last hello carried the table's host token.
     host: bool = False

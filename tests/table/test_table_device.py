@@ -347,3 +347,49 @@ async def test_other_servers_hear_which_seats_only_a_device_holds(client: Client
     takeovers.heard_holding("old", ["p1"])
     assert ("other", "p2") in takeovers.elsewhere_devices
     assert ("other", "p1") in takeovers.elsewhere and ("old", "p1") in takeovers.elsewhere
+
+
+@pytest.mark.parametrize("limits", [Limits(sockets_per_seat=2)])
+async def test_a_hello_holds_no_seat_past_its_cap_on_sockets(client: Client) -> None:
+    """The cap on sockets per seat held only for the tokens in a socket's URL: a socket
+    opened with Bo's token (or none) then said hello with Ana's and Bo's and held Ana's seat
+    on a third socket, and so on without end. A hello now counts the socket in for each seat
+    it holds: a seat at its cap is refused by name (``too-many-sockets``, member ``tokens``)
+    and not held; a hello without tokens counts the socket out of its URL's seats."""
+    table = await open_table(client, FOUR)
+    tid = table["id"]
+    tokens = (await take_seats(client, tid, {"seats": ["ana", "bo", "cy"]}))["tokens"]
+    await device(client, tid, {"ana": tokens["ana"]})
+    second, _ = await device(client, tid, {"ana": tokens["ana"]})
+    both = {"ana": tokens["ana"], "bo": tokens["bo"]}
+    third = Device(await client.ws_connect(f"/ws/t/{tid}?token={tokens['bo']}&device=table"))
+    third.tokens = list(both.values())
+    await third.ws.send_json({"type": "hello", "tokens": third.tokens, "device": "table"})
+    refused = await third.until("error")
+    assert refused["error"] == "too-many-sockets" and refused["member"] == "tokens"
+    assert refused["seats"] == ["ana"] and "Ana" in refused["message"]
+    welcome = await third.until("welcome")
+    assert welcome["seats"] == ["bo"]
+    assert (
+        await third.as_("ana", "action", action={"do": "gain_life", "player": "ana", "amount": 1})
+    )["error"] == "not-your-seat"
+    gate = client.app[GATE_KEY]
+    assert gate.by_table[f"{tid}\nana"] == 2 and gate.by_table[f"{tid}\nbo"] == 1
+    # A visitor's socket (no token in its URL) is held to the same cap.
+    visitor = Device(await client.ws_connect(f"/ws/t/{tid}"))
+    await visitor.ws.send_json({"type": "hello", "tokens": [tokens["ana"]], "since": 0})
+    assert (await visitor.until("error"))["error"] == "too-many-sockets"
+    assert (await visitor.until("welcome"))["seats"] == []
+    # The second socket says hello with no token: it counts out of Ana's seat, which has
+    # room for the third, now.
+    await second.ws.send_json({"type": "hello", "since": 0})
+    assert (await second.until("welcome"))["seats"] == []
+    assert gate.by_table[f"{tid}\nana"] == 1
+    assert (await third.hello_again())["seats"] == ["ana", "bo"]
+    assert gate.by_table[f"{tid}\nana"] == 2
+    await third.ws.close()
+    for _ in range(100):
+        if gate.by_table.get(f"{tid}\nbo") is None:
+            break
+        await asyncio.sleep(0.01)
+    assert f"{tid}\nbo" not in gate.by_table and gate.by_table[f"{tid}\nana"] == 1
