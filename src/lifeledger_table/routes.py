@@ -497,25 +497,40 @@ async def take_seats(request: web.Request) -> web.Response:
     )
 
 
+def _shown(value: Any) -> str:
+    """A value a client sent, as an error message quotes it: at most :data:`_SHOWN`
+    characters (a body may be a megabyte: an error never sends it back)."""
+    try:
+        text = repr(value[: 2 * _SHOWN] if isinstance(value, str) else value)
+    except ValueError:  # an integer of more digits than Python writes out
+        text = f"an {type(value).__name__} too long to show"
+    return text if len(text) <= _SHOWN else text[: _SHOWN - 1] + "…"
+
+
+#: The most characters of a client's value an error message quotes.
+_SHOWN = 60
+
+
 def _seats_body_problem(table: Table, body: Any) -> tuple[str, str, str] | None:
     """What is wrong with a ``POST .../seats`` body: (member, error code, message)."""
     if not isinstance(body, dict):
         return "seats", "malformed", 'The body is {"seats": [SEAT, ...], "device": "table"}.'
     extra = sorted(set(body) - {"seats", "device", "takeover", "host"})
     if extra:
-        return extra[0], "malformed", f"Unknown member {extra[0]!r}."
+        return extra[0][:_SHOWN], "malformed", f"Unknown member {_shown(extra[0])}."
     seats = body.get("seats")
     if not isinstance(seats, list) or not seats:
         return "seats", "malformed", '"seats" is a list of the seats wanted (at least one).'
     players = table.player_ids()
     seen: set[str] = set()
-    for seat in seats:
+    for n, seat in enumerate(seats):
+        where = f'"seats"[{n}]'
         if not isinstance(seat, str):
-            return "seats", "malformed", f'"seats" holds seat ids (text), not {seat!r}.'
+            return "seats", "malformed", f"{where} is not a seat id (text): {_shown(seat)}."
         if seat not in players:
-            return "seats", "unknown-seat", f"This table has no seat {seat!r}."
+            return "seats", "unknown-seat", f"{where}: this table has no seat {_shown(seat)}."
         if seat in seen:
-            return "seats", "malformed", f"The seat {seat!r} is listed twice."
+            return "seats", "malformed", f"{where}: the seat {_shown(seat)} is listed twice."
         seen.add(seat)
     if body.get("device", "table") not in ("table", "phone"):
         return "device", "malformed", '"device" is "table" (one device for the table) or "phone".'

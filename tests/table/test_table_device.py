@@ -393,3 +393,27 @@ async def test_a_hello_holds_no_seat_past_its_cap_on_sockets(client: Client) -> 
             break
         await asyncio.sleep(0.01)
     assert f"{tid}\nbo" not in gate.by_table and gate.by_table[f"{tid}\nana"] == 1
+
+
+async def test_a_seats_body_of_a_megabyte_is_refused_naming_the_place_not_echoing_it(
+    client: Client,
+) -> None:
+    """``POST .../seats`` with a seat id of half a megabyte, a huge number, a nested list or
+    an unknown member of that size: refused (400) naming ``"seats"[n]`` (or the member), its
+    message quoting at most a few dozen characters; nothing changes."""
+    table = await open_table(client, FOUR)
+    tid = table["id"]
+    huge = "x" * 500_000
+    for body, member, where in [
+        ({"seats": ["ana", huge]}, "seats", '"seats"[1]'),
+        ({"seats": ["ana", 10**900]}, "seats", '"seats"[1]'),
+        ({"seats": [[[["ana"] * 1000]]]}, "seats", '"seats"[0]'),
+        ({"seats": ["ana", "bo", "ana"]}, "seats", '"seats"[2]'),
+        ({"seats": ["ana"], huge: 1}, "x" * 60, "Unknown member"),
+    ]:
+        res = await client.post(f"/api/tables/{tid}/seats", json=body)
+        assert res.status == 400, body
+        answer = await res.json()
+        assert answer["member"] == member and where in answer["message"]
+        assert len(await res.read()) < 400
+    assert client.app[HUB_KEY].tables[tid].seats == {}
