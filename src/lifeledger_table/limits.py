@@ -81,6 +81,17 @@ class Limits:
     #: ... and all the seated sockets of one table together.
     table_rate: float = 30.0
     table_burst: float = 60.0
+    #: Tool messages (dice, clocks, the round timer: tools.py) a table's sockets may send
+    #: together a second, and in one burst; those of one address, over all its tables; and
+    #: how many may wait at one table for their write. Each is a write of its own to the
+    #: store (a sync to disk: the game's changes are written in batches, the tools' one at a
+    #: time), so a phone, or a flood across many tables, never makes the store write more
+    #: than these, and the tables' own changes keep their turn.
+    tools_rate: float = 4.0
+    tools_burst: float = 20.0
+    tools_address_rate: float = 20.0
+    tools_address_burst: float = 60.0
+    tools_waiting: int = 16
     #: History pages a socket may ask for a second, on average, and in one burst.
     pages_rate: float = 2.0
     pages_burst: float = 5.0

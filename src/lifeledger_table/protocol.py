@@ -111,7 +111,9 @@ async def _socket(request: web.Request, table: Table, spectator: bool) -> web.St
         await ws.close(code=WSCloseCode.TRY_AGAIN_LATER, message=b"too many sockets")
         return ws
     takeovers = takeovers_of(hub)
-    conn = Conn(ws=ws, table=table, spectator=spectator, limits=limits, device=kind == "table")
+    conn = Conn(
+        ws=ws, table=table, spectator=spectator, limits=limits, device=kind == "table", address=who
+    )
     counted = list(placed)  # the seats the socket limits count it for, while it holds them
 
     def uncount(seat: str) -> None:

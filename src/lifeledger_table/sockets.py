@@ -41,6 +41,8 @@ class Conn:
     #: the players without their own): a personal phone asking for a seat only a device
     #: holds gets it at once.
     device: bool = False
+    #: The client's address (the budgets shared by an address's sockets).
+    address: str = "?"
     #: Called with a seat it stops holding (the socket limits count it out of that seat).
     uncount: Callable[[str], None] | None = None
     #: Called with the seats a hello's tokens hold: counts the socket in for each it was not
