@@ -12,6 +12,7 @@ import logging
 import re
 import secrets
 import time
+import weakref
 from collections.abc import Awaitable, Callable, Mapping
 from importlib import resources
 from pathlib import Path
@@ -326,7 +327,7 @@ async def grant_seats(
             else:
                 table.seats[seat] = previous
 
-    def write() -> list[bool | Exception]:
+    def write() -> tuple[list[bool | Exception], dict[str, str] | None]:
         out: list[bool | Exception] = []
         for seat, _token, digest, previous in claims:
             try:
@@ -334,16 +335,37 @@ async def grant_seats(
             except Exception as exc:  # the seats after it are not written
                 out.append(exc)
                 break
-        return out
+        if False not in out:
+            return out, None
+        try:  # another server gave a seat meanwhile: the store says to whom
+            return out, hub.store.seats(table.id)
+        except Exception:
+            log.exception("could not read the seats again")
+            return out, None
 
-    try:
-        written = await asyncio.to_thread(write) if claims else []
-    except BaseException:
-        for seat, _token, digest, previous in claims:
-            unclaim(seat, digest, previous)
-        raise
+    if not claims:
+        written: list[bool | Exception] = []
+        stored: dict[str, str] | None = None
+    else:
+        # A table's seat writes are made in the order their seats were claimed (each waits
+        # for the one before): one made in another worker thread could overtake an earlier
+        # one, fail its compare-and-set, and read the seats back without the earlier seat.
+        before = _SEAT_WRITES.get(table)
+        mine: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        _SEAT_WRITES[table] = mine
+        try:
+            if before is not None:
+                await asyncio.shield(before)
+            written, stored = await asyncio.to_thread(write)
+        except BaseException:
+            for seat, _token, digest, previous in claims:
+                unclaim(seat, digest, previous)
+            raise
+        finally:
+            mine.set_result(None)
+            if _SEAT_WRITES.get(table) is mine:
+                del _SEAT_WRITES[table]
     tokens: dict[str, str] = {}
-    lost = False
     for n, (seat, token, digest, previous) in enumerate(claims):
         result = written[n] if n < len(written) else None
         if result is True:
@@ -352,19 +374,24 @@ async def grant_seats(
         unclaim(seat, digest, previous)
         if isinstance(result, Exception):
             log.error("could not store a seat", exc_info=result)
-        if result is False:
-            failed[seat] = "taken"
-            lost = True
-        else:
+        if result is not False:
             failed[seat] = "storage"
-    if lost:
-        try:
-            table.seats = await asyncio.to_thread(hub.store.seats, table.id)
-        except Exception:
-            log.exception("could not read the seats again")
+            continue
+        failed[seat] = "taken"
+        # Given by another server: the seat is as the store has it (unless it changed hands
+        # here since, by a claim whose own write will say).
+        if stored is not None and table.seats.get(seat) == previous:
+            if seat in stored:
+                table.seats[seat] = stored[seat]
+            else:
+                table.seats.pop(seat, None)
     if tokens:
         seats_given(hub, table, set(tokens))
     return tokens, failed
+
+
+#: Each table's last seat write under way (see :func:`grant_seats`).
+_SEAT_WRITES: weakref.WeakKeyDictionary[Table, asyncio.Future[None]] = weakref.WeakKeyDictionary()
 
 
 def seats_given(hub: Hub, table: Table, seats: set[str]) -> None:

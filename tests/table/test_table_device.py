@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from typing import Any
 
 import pytest
@@ -15,7 +16,8 @@ from table_helpers import JSON, Phone, open_table, phone, seat
 
 from lifeledger_table.hub import HUB_KEY
 from lifeledger_table.protocol import GATE_KEY
-from lifeledger_table.server import Limits
+from lifeledger_table.server import Limits, create_app
+from lifeledger_table.store import SQLiteStore
 from lifeledger_table.takeover import takeovers_of
 
 pytestmark = pytest.mark.asyncio
@@ -417,3 +419,48 @@ async def test_a_seats_body_of_a_megabyte_is_refused_naming_the_place_not_echoin
         assert answer["member"] == member and where in answer["message"]
         assert len(await res.read()) < 400
     assert client.app[HUB_KEY].tables[tid].seats == {}
+
+
+class SlowFirstSeat(SQLiteStore):
+    """A store whose first seat write is slow (a disk busy for a moment): a later grant's
+    write, run in another worker thread, could overtake it."""
+
+    slow = True
+
+    def set_seat(
+        self, table_id: str, seat: str, token_hash: str, previous: str | None = None
+    ) -> bool:
+        if SlowFirstSeat.slow:
+            SlowFirstSeat.slow = False
+            time.sleep(0.3)
+        return super().set_seat(table_id, seat, token_hash, previous)
+
+
+async def test_a_device_and_a_phone_racing_for_a_seat_both_get_what_they_were_told(
+    aiohttp_client: Any, db: str
+) -> None:
+    """A device is given Ana's free seat and, while that is being written, a personal phone
+    takes it over (at once: only a device has it). The phone's write overtook the device's
+    (another worker thread): its compare-and-set failed, the seats were read back before the
+    device's write, and the device was answered a token its table no longer knew. Seat
+    writes of a table are now made in the order they were decided: the device's token holds
+    the seat until the phone's takes it, every answer is true, and the seats in memory are
+    the store's."""
+    SlowFirstSeat.slow = True
+    client = await aiohttp_client(create_app(SlowFirstSeat(db)))
+    table = await open_table(client, FOUR)
+    tid = table["id"]
+    dev = asyncio.ensure_future(client.post(f"/api/tables/{tid}/seats", json={"seats": ["ana"]}))
+    await asyncio.sleep(0.05)  # the device's seat is claimed, its write under way
+    res = await client.post(f"/api/tables/{tid}/seats/ana", json={"takeover": True})
+    dev_answer = await (await dev).json()
+    assert set(dev_answer["tokens"]) == {"ana"}
+    loaded = client.app[HUB_KEY].tables[tid]
+    assert loaded.seats == client.app[HUB_KEY].store.seats(tid)
+    if res.status == 200:  # the phone took it after the device got it
+        holder = (await res.json())["token"]
+    else:
+        assert res.status == 409
+        holder = dev_answer["tokens"]["ana"]
+    ana = await phone(client, tid, holder)
+    assert (await ana.act({"do": "lose_life", "player": "bo", "amount": 1}))["type"] == "ack"
