@@ -20,7 +20,15 @@ from .errors import TableError
 from .hub import HUB_KEY, Hub
 from .jsontext import strict_json
 from .limits import SocketGate
-from .routes import SeatTaken, StorageFailure, grant_seat, same_origin, table_or_404, watched_or_404
+from .routes import (
+    SeatTaken,
+    StorageFailure,
+    grant_seat,
+    quoted,
+    same_origin,
+    table_or_404,
+    watched_or_404,
+)
 from .setup import MAX_PLAYERS
 from .sockets import Conn, error_message
 from .store import hash_token
@@ -330,7 +338,7 @@ def _acting(conn: Conn, msg: dict[str, Any], cid: str) -> str | None:
         )
         return None
     if not conn.holds(acting):
-        name = conn.table.label(acting) if acting in conn.table.player_ids() else repr(acting)
+        name = conn.table.label(acting) if acting in conn.table.player_ids() else quoted(acting)
         conn.send_json(
             error_message(
                 cid, "not-your-seat", f"This connection doesn't hold {name}'s seat.", member="as"

@@ -41,6 +41,7 @@ __all__ = [
     "build_id",
     "grant_seat",
     "grant_seats",
+    "quoted",
     "read_body",
     "same_origin",
     "seats_given",
@@ -524,7 +525,7 @@ async def take_seats(request: web.Request) -> web.Response:
     )
 
 
-def _shown(value: Any) -> str:
+def quoted(value: Any) -> str:
     """A value a client sent, as an error message quotes it: at most :data:`_SHOWN`
     characters (a body may be a megabyte: an error never sends it back)."""
     try:
@@ -544,7 +545,7 @@ def _seats_body_problem(table: Table, body: Any) -> tuple[str, str, str] | None:
         return "seats", "malformed", 'The body is {"seats": [SEAT, ...], "device": "table"}.'
     extra = sorted(set(body) - {"seats", "device", "takeover", "host"})
     if extra:
-        return extra[0][:_SHOWN], "malformed", f"Unknown member {_shown(extra[0])}."
+        return extra[0][:_SHOWN], "malformed", f"Unknown member {quoted(extra[0])}."
     seats = body.get("seats")
     if not isinstance(seats, list) or not seats:
         return "seats", "malformed", '"seats" is a list of the seats wanted (at least one).'
@@ -553,11 +554,11 @@ def _seats_body_problem(table: Table, body: Any) -> tuple[str, str, str] | None:
     for n, seat in enumerate(seats):
         where = f'"seats"[{n}]'
         if not isinstance(seat, str):
-            return "seats", "malformed", f"{where} is not a seat id (text): {_shown(seat)}."
+            return "seats", "malformed", f"{where} is not a seat id (text): {quoted(seat)}."
         if seat not in players:
-            return "seats", "unknown-seat", f"{where}: this table has no seat {_shown(seat)}."
+            return "seats", "unknown-seat", f"{where}: this table has no seat {quoted(seat)}."
         if seat in seen:
-            return "seats", "malformed", f"{where}: the seat {_shown(seat)} is listed twice."
+            return "seats", "malformed", f"{where}: the seat {quoted(seat)} is listed twice."
         seen.add(seat)
     if body.get("device", "table") not in ("table", "phone"):
         return "device", "malformed", '"device" is "table" (one device for the table) or "phone".'

@@ -464,3 +464,28 @@ async def test_a_device_and_a_phone_racing_for_a_seat_both_get_what_they_were_to
         holder = dev_answer["tokens"]["ana"]
     ana = await phone(client, tid, holder)
     assert (await ana.act({"do": "lose_life", "player": "bo", "amount": 1}))["type"] == "ack"
+
+
+async def test_an_as_of_any_kind_is_refused_naming_it_briefly_and_changes_nothing(
+    client: Client,
+) -> None:
+    """``"as"`` of 15,000 characters, a number, a list, an object, ``true``, ``""`` or a seat
+    the device doesn't hold: refused with ``member: "as"`` (``not-your-seat`` for text,
+    ``malformed`` otherwise), the message quoting at most a few dozen characters of it (a
+    15 kB seat name was sent back whole), and no total changes."""
+    table, d, _tokens = await device_of_three(client)
+    gain = {"do": "gain_life", "player": "ana", "amount": 1}
+    for value, code in [
+        ("x" * 15_000, "not-your-seat"),
+        (10**300, "malformed"),
+        (["ana"], "malformed"),
+        ({"seat": "ana"}, "malformed"),
+        (True, "malformed"),
+        ("", "not-your-seat"),
+        ("di", "not-your-seat"),
+    ]:
+        refused = await d.as_(value, "action", action=gain)  # type: ignore[arg-type]
+        assert refused["error"] == code and refused["member"] == "as", value
+        assert len(refused["message"]) < 120, value
+    data = await (await client.get(f"/api/tables/{table['id']}")).json()
+    assert life(data, "ana") == 20 and data["seq"] == 0
