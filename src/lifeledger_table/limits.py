@@ -332,6 +332,10 @@ class SocketGate:
             else:
                 counts.pop(key, None)
 
+    def has_room(self, table: str, seat: str) -> bool:
+        """Whether one more socket may hold ``seat`` (the cap on sockets per seat)."""
+        return self.by_table.get(f"{table}\n{seat}", 0) < self.limits.sockets_per_seat
+
     def join_seat(self, table: str, seat: str) -> bool:
         """Count an open socket in for one more seat (a hello's tokens hold seats its URL did
         not name), if the seat has room: the cap on sockets per seat holds however a socket

@@ -109,7 +109,11 @@ async def _socket(request: web.Request, table: Table, spectator: bool) -> web.St
     # several) is a player's: it never counts among the spectators and visitors, so that they
     # can't fill a table (item 8), and counts once for each seat it holds.
     tokens = request.query.getall("token", [])[:MAX_PLAYERS]
-    placed = [] if spectator else _seats_of(table, tokens)
+    named = [] if spectator else _seats_of(table, tokens)
+    # A table device's socket opens for the seats that have room: one seat at its cap (its
+    # own sockets not yet seen closed, after a flaky network) doesn't keep out the others.
+    placed = [s for s in named if gate.has_room(table.id, s)] or named
+    full = [s for s in named if s not in placed]
     refusal = gate.admit(who, table.id, placed)
     if refusal is not None:
         # Said on the socket, with "try again later" (1013): a browser shows a page neither
@@ -151,6 +155,8 @@ async def _socket(request: web.Request, table: Table, spectator: bool) -> web.St
         raise
     hub.conns.setdefault(table.id, set()).add(conn)
     writer = asyncio.create_task(conn.writer())
+    if full:
+        conn.send_json(_seats_full(hub, table, full, "token"))
     # A socket that never says hello is closed (it holds a descriptor and a place).
     no_hello = asyncio.get_running_loop().call_later(
         limits.hello_seconds, lambda: None if conn.hello else conn.close()
@@ -311,6 +317,19 @@ def _handle(hub: Hub, conn: Conn, data: str) -> None:
         hub.writer.submit(decision, conn)
 
 
+def _seats_full(hub: Hub, table: Table, full: list[str], member: str) -> dict[str, Any]:
+    """The error for seats a socket does not hold: each has as many sockets as it may."""
+    names = ", ".join(table.label(s) for s in full)
+    return error_message(
+        None,
+        "too-many-sockets",
+        f"At most {hub.limits.sockets_per_seat} connections for one seat: this one does not "
+        f"hold {names}'s.",
+        member=member,
+        seats=full,
+    )
+
+
 def _seats_of(table: Table, tokens: list[str]) -> list[str]:
     """The seats ``tokens`` hold, in seating order (a token that is not one, or holds no
     seat, holds nothing)."""
@@ -405,17 +424,7 @@ def _hello(hub: Hub, conn: Conn, msg: dict[str, Any]) -> None:
             full = [] if conn.recount is None else conn.recount(found)
             conn.seats = [s for s in found if s not in full]
             if full:
-                names = ", ".join(table.label(s) for s in full)
-                conn.send_json(
-                    error_message(
-                        None,
-                        "too-many-sockets",
-                        f"At most {hub.limits.sockets_per_seat} connections for one seat: "
-                        f"this one does not hold {names}'s.",
-                        member="tokens" if tokens else "token",
-                        seats=full,
-                    )
-                )
+                conn.send_json(_seats_full(hub, table, full, "tokens" if tokens else "token"))
             if conn.seats:  # the other servers hear of it (and of who else holds them here)
                 mine = set(conn.seats)
                 takeovers_of(hub).holding_conns(

@@ -489,3 +489,31 @@ async def test_an_as_of_any_kind_is_refused_naming_it_briefly_and_changes_nothin
         assert len(refused["message"]) < 120, value
     data = await (await client.get(f"/api/tables/{table['id']}")).json()
     assert life(data, "ana") == 20 and data["seq"] == 0
+
+
+@pytest.mark.parametrize("limits", [Limits(sockets_per_seat=2)])
+async def test_one_seat_at_its_cap_does_not_keep_a_device_out_of_its_other_seats(
+    client: Client,
+) -> None:
+    """A device reconnecting after a flaky network, while its old sockets still count for
+    Ana's seat: its socket was refused whole (``too-many-sockets``), leaving Bo and Cy with
+    no way to play. It now opens for the seats with room, says at once which it does not
+    hold (Ana's, by name), and plays for the others."""
+    table = await open_table(client, FOUR)
+    tid = table["id"]
+    tokens = (await take_seats(client, tid, {"seats": ["ana", "bo", "cy"]}))["tokens"]
+    for _ in range(2):
+        await device(client, tid, {"ana": tokens["ana"]})
+    query = "&".join(f"token={t}" for t in tokens.values())
+    d = Device(await client.ws_connect(f"/ws/t/{tid}?{query}&device=table"))
+    d.tokens = list(tokens.values())
+    first = await d.recv()
+    assert first["error"] == "too-many-sockets" and first["seats"] == ["ana"]
+    assert "Ana" in first["message"] and first["member"] == "token"
+    welcome = await d.hello_again()
+    assert welcome["seats"] == ["bo", "cy"]
+    gain = {"do": "gain_life", "player": "bo", "amount": 1}
+    assert (await d.as_("bo", "action", action=gain))["type"] == "ack"
+    assert (await d.as_("ana", "action", action=gain))["error"] == "not-your-seat"
+    gate = client.app[GATE_KEY]
+    assert [gate.by_table[f"{tid}\n{s}"] for s in ("ana", "bo", "cy")] == [2, 1, 1]
