@@ -517,3 +517,50 @@ async def test_one_seat_at_its_cap_does_not_keep_a_device_out_of_its_other_seats
     assert (await d.as_("ana", "action", action=gain))["error"] == "not-your-seat"
     gate = client.app[GATE_KEY]
     assert [gate.by_table[f"{tid}\n{s}"] for s in ("ana", "bo", "cy")] == [2, 1, 1]
+
+
+class SlowAppend(SQLiteStore):
+    """A store whose event writes take a moment (``delay`` seconds) once asked to."""
+
+    delay = 0.0
+
+    def append(self, events: Any, checkpoints: Any = ()) -> set[str]:
+        time.sleep(SlowAppend.delay)
+        return super().append(events, checkpoints)
+
+
+async def test_a_change_in_flight_when_its_seat_is_lost_is_acknowledged_and_kept(
+    aiohttp_client: Any, db: str
+) -> None:
+    """The device sends Bo's change; while it is being written, Bo's own phone takes the
+    seat (the device gets ``seat_lost``). The change was decided while the device held the
+    seat: it is written, acknowledged to the device and kept; the device's next change as Bo
+    is refused (``not-your-seat``) and changes nothing; the others still go through."""
+    client = await aiohttp_client(create_app(SlowAppend(db)))
+    table = await open_table(client, FOUR)
+    tid = table["id"]
+    tokens = (await take_seats(client, tid, {"seats": ["ana", "bo", "cy"]}))["tokens"]
+    d, _ = await device(client, tid, tokens)
+    SlowAppend.delay = 0.3
+    try:
+        d.n += 1
+        cid = f"inflight-{d.n}"
+        gain = {"do": "gain_life", "player": "bo", "amount": 5}
+        await d.ws.send_str(json.dumps({"type": "action", "id": cid, "as": "bo", "action": gain}))
+        await asyncio.sleep(0.05)  # decided, being written
+        res = await client.post(f"/api/tables/{tid}/seats/bo", json={})
+        assert res.status == 200
+        seen = []
+        while len(seen) < 2:
+            msg = await d.recv()
+            if msg["type"] == "seat_lost" or msg.get("id") == cid:
+                seen.append(msg)
+    finally:
+        SlowAppend.delay = 0.0
+    acked = next(m for m in seen if m.get("id") == cid)
+    assert acked["type"] == "event", acked
+    assert any(m["type"] == "seat_lost" and m["seat"] == "bo" for m in seen)
+    assert (await d.as_("bo", "action", action=gain))["error"] == "not-your-seat"
+    assert (await d.as_("cy", "action", action=gain))["type"] == "ack"
+    data = await (await client.get(f"/api/tables/{tid}")).json()
+    assert life(data, "bo") == 30 and data["seq"] == 2
