@@ -253,6 +253,11 @@ def _handle(hub: Hub, conn: Conn, data: str) -> None:
     kind = msg["type"]
     table = conn.table
     if kind == "hello":
+        # A welcome is up to a page of the timeline: after the first, hellos spend the
+        # socket's history-page budget (a hello a message would be a page a message).
+        if conn.hello and not conn.pages.take():
+            conn.send_json(error_message(None, "throttled", "Too many hellos; slow down."))
+            return
         held, device = list(conn.seats), conn.device
         _hello(hub, conn, msg)
         for seat in held:

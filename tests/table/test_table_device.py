@@ -564,3 +564,28 @@ async def test_a_change_in_flight_when_its_seat_is_lost_is_acknowledged_and_kept
     assert (await d.as_("cy", "action", action=gain))["type"] == "ack"
     data = await (await client.get(f"/api/tables/{tid}")).json()
     assert life(data, "bo") == 30 and data["seq"] == 2
+
+
+async def test_a_flood_of_hellos_gets_a_few_welcomes_then_throttled_and_changes_nothing(
+    client: Client,
+) -> None:
+    """Each hello is answered with a welcome of up to a page of the timeline (64 kB): twenty
+    hellos a second made a megabyte a second from one small message each. After the first,
+    hellos spend the socket's history-page budget (2 a second, 5 at once): the rest are
+    answered ``throttled``, and the socket keeps its seats and plays on."""
+    _table, d, tokens = await device_of_three(client)
+    hello = {"type": "hello", "tokens": list(tokens.values()), "since": 0, "device": "table"}
+    for _ in range(20):
+        await d.ws.send_json(hello)
+    kinds: list[str] = []
+    while len(kinds) < 20:
+        msg = await d.recv()
+        if msg["type"] == "welcome":
+            kinds.append("welcome")
+        elif msg["type"] == "error":
+            assert msg["error"] == "throttled" and "hello" in msg["message"]
+            kinds.append("throttled")
+    assert 5 <= kinds.count("welcome") <= 7 and kinds.count("throttled") >= 13
+    gain = {"do": "gain_life", "player": "cy", "amount": 1}
+    assert (await d.as_("cy", "action", action=gain))["type"] == "ack"
+    assert (await d.as_("bo", "action", action=gain))["type"] == "ack"
