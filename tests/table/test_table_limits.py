@@ -75,3 +75,31 @@ async def test_opening_tables_and_replaying_records_are_limited_per_address(
     assert (await client.post("/api/replay", json=record)).status == 200
     res = await client.post("/api/replay", json=record)
     assert res.status == 429 and (await res.json())["error"] == "throttled"
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("limits", [Limits()])
+async def test_a_table_plays_at_most_max_games_and_the_next_is_refused_changing_nothing(
+    client: TestClient[Any, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A phone conceding (104.3a) and starting the next game, again and again, made
+    thousands of games: each decisive change then scored them all on the event loop (85 ms
+    at 3,000 games, every table on the server waiting). A table plays at most MAX_GAMES: the
+    next game past them is refused (``too-many-games``, saying to open a new table) and
+    changes nothing; the last game is still played, and its statistics are there."""
+    from lifeledger_table import table as table_module
+
+    monkeypatch.setattr(table_module, "MAX_GAMES", 3)
+    table = await open_table(client)
+    ana = await phone(client, table["id"], await seat(client, table["id"], "ana"))
+    for _ in range(2):
+        assert (await ana.act({"do": "concede", "player": "ana"}))["type"] == "ack"
+        assert (await ana.reply(await ana.send("next_game")))["type"] == "ack"
+    assert (await ana.act({"do": "concede", "player": "ana"}))["type"] == "ack"
+    refused = await ana.reply(await ana.send("next_game"))
+    assert refused["type"] == "error" and refused["error"] == "too-many-games"
+    assert "3 games" in refused["message"] and "new table" in refused["message"]
+    data = await (await client.get(f"/api/tables/{table['id']}")).json()
+    assert data["score"]["game"] == 3 and data["state"]["over"] is True
+    stats = await (await client.get(f"/api/tables/{table['id']}/stats")).json()
+    assert stats["table"]["games"] == 3
