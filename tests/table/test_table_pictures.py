@@ -449,8 +449,9 @@ async def test_107_1_a_series_of_thousand_digit_totals_is_written_in_pieces_off_
 async def test_stats_of_thousands_of_games_are_made_off_the_loop_once_per_event(
     client: Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A table can play game after game (a concession and next_game, again and again): its
-    statistics, a step per game, are made off the event loop, once until the next event."""
+    """A table plays game after game (up to 300; a table from before that cap may hold
+    thousands): its statistics, a step per game, are made off the event loop, once until the
+    next event."""
     table = await open_table(client)
     ana = await phone(client, table["id"], await seat(client, table["id"], "ana"))
     assert (await ana.act({"do": "lose_life", "player": "bo", "amount": 20}))["type"] == "ack"
