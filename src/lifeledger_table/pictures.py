@@ -72,6 +72,10 @@ FOLDS = 8
 #: Series made from a game's whole log per client address in ten minutes (a series already
 #: made costs nothing, nor does following the current game event by event).
 MADE_PER_ADDRESS = 600
+#: Series of the current game followed event by event, per client address in ten minutes
+#: (each costs its new events, and the points of the whole game: a long game's is tens of
+#: milliseconds of work; a page follows a game at the pace players act, far below this).
+FOLLOWED_PER_ADDRESS = 3000
 
 #: How a side's result came about, by the result's reason (lifeledger.outcome.Reason): the
 #: cause of a loss or a draw. ``None``: the result follows from another side's (a teammate
@@ -430,6 +434,7 @@ class _Made:
         self.series: OrderedDict[tuple[str, int, int], bytes] = OrderedDict()
         self.folds: OrderedDict[tuple[str, int], Fold] = OrderedDict()
         self.throttle = Throttle(MADE_PER_ADDRESS, 600.0)
+        self.following = Throttle(FOLLOWED_PER_ADDRESS, 600.0)
         self.size = 0
         self.builds = asyncio.Semaphore(BUILDS)
 
@@ -531,7 +536,8 @@ async def _series(request: web.Request, table: Table) -> web.Response:
         # game's whole log is budgeted.
         fold = made.folds.get((table.id, number))
         following = number == table.number and fold is not None
-        if not following and not made.throttle.allow(request.remote or "?"):
+        budget = made.following if following else made.throttle
+        if not budget.allow(request.remote or "?"):
             return _fail(429, "throttled", "Too many graphs asked for from here; wait a minute.")
         # Made and written out as JSON off the event loop (a long game's totals may have a
         # thousand digits each: :func:`encode`), BUILDS at a time; one asked for again while

@@ -520,3 +520,27 @@ async def test_at_most_BUILDS_series_are_made_at_once(
     )
     assert [r.status for r in answers] == [200] * 5
     assert peak == pictures.BUILDS
+
+
+@pytest.mark.asyncio
+async def test_following_the_current_game_has_a_budget_of_its_own(
+    client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Following the current game event by event cost no budget at all: a phone acting and
+    asking for the graph after every action (30 a second at a table) had the whole game's
+    points made each time, without end. It has a budget of its own (FOLLOWED_PER_ADDRESS,
+    far above a page's pace), apart from the one for series made from a whole log; past it,
+    429 ``throttled``, and nothing changes."""
+    monkeypatch.setattr(pictures, "FOLLOWED_PER_ADDRESS", 2)
+    monkeypatch.setattr(pictures, "MADE_PER_ADDRESS", 100)
+    table = await open_table(client)
+    ana = await phone(client, table["id"], await seat(client, table["id"], "ana"))
+    assert (await series(client, table))["count"] == 0  # made from the log: the other budget
+    for n in range(1, 3):
+        assert (await ana.act({"do": "gain_life", "player": "bo", "amount": 1}))["type"] == "ack"
+        assert (await series(client, table))["count"] == n
+    assert (await ana.act({"do": "gain_life", "player": "bo", "amount": 1}))["type"] == "ack"
+    res = await client.get(f"/api/tables/{table['id']}/games/1/series")
+    assert res.status == 429 and (await res.json())["error"] == "throttled"
+    data = await (await client.get(f"/api/tables/{table['id']}")).json()
+    assert data["seq"] == 3
