@@ -75,8 +75,11 @@ MAX_ROUND_MINUTES = 600
 MAX_EXTRA_TURNS = 10
 MIN_CLOCK_SECONDS = 10
 MAX_CLOCK_SECONDS = 24 * 3600
-#: How often a change is tried again when another server changed the tools meanwhile.
-ATTEMPTS = 3
+#: How often a change is tried when other servers keep changing the tools meanwhile, and the
+#: most seconds of the pause before each retry (random: two servers each with changes queued
+#: for one table would otherwise keep meeting, one of them losing every time).
+ATTEMPTS = 8
+RETRY_PAUSE = 0.02
 
 _SIDE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
@@ -635,7 +638,9 @@ async def _decide_and_write(
     hub: Hub, conn: Conn, table: Table, op: ToolOp, cid: str, seat: str
 ) -> None:
     store = hub.store
-    for _ in range(ATTEMPTS):
+    for attempt in range(ATTEMPTS):
+        if attempt:
+            await asyncio.sleep(RETRY_PAUSE * attempt * (0.5 + secrets.randbelow(1000) / 1000))
         if cid in table.tools.ids:
             answer_retry(conn, table, cid)
             return

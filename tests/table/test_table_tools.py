@@ -6,6 +6,7 @@ players record at the table (104.4i)."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import sqlite3
@@ -653,3 +654,44 @@ async def test_tool_changes_waiting_for_a_slow_store_are_bounded(
     assert [got[f"w{i}"]["type"] for i in range(4)] == ["tools", "tools", "error", "error"]
     assert {got[f"w{i}"]["error"] for i in (2, 3)} == {"busy"}
     assert CountingStore.writes == 2 and len(got["w1"]["tools"]["recent"]) == 2
+
+
+class Contended(SQLiteStore):
+    """Another server writes the table's tools first, ``losses`` times in a row: each of this
+    server's writes then fails its version check."""
+
+    losses = 0
+
+    def put_tools(self, table_id: str, version: int, data: str) -> bool:
+        if Contended.losses > 0:
+            Contended.losses -= 1
+            found = self.tools(table_id)  # what the other server read: nothing of ours
+            rival = json.loads(found[1] if found else data) | (
+                {} if found else {"recent": [], "ids": []}
+            )
+            rival["ids"] = [*rival["ids"], f"rival-{Contended.losses}"]
+            super().put_tools(table_id, version, json.dumps(rival))
+            return False
+        return super().put_tools(table_id, version, data)
+
+
+async def test_a_tool_change_losing_to_other_servers_again_and_again_is_still_written(
+    aiohttp_client: Callable[..., Any], db: str
+) -> None:
+    """Two processes on one PostgreSQL database, each with tool messages queued for one table
+    (test_tools_on_several_processes_sharing_postgresql): one lost its version check three
+    times in a row, under load, and its phone got ``busy``. A change is now tried up to
+    ATTEMPTS times, each after a short random pause: five losses in a row, and it is written
+    on the sixth try; only past ATTEMPTS is it refused (``busy``), changing nothing."""
+    client = await aiohttp_client(create_app(Contended(db)))
+    table, (ana,) = await seated(client, TWO, "ana")
+    Contended.losses = 5
+    got = await use(ana, "coin")
+    assert got["type"] == "tools" and got["tools"]["recent"][-1]["tool"] == "coin"
+    Contended.losses = tools_module.ATTEMPTS
+    refused = await use(ana, "coin")
+    assert refused["type"] == "error" and refused["error"] == "busy"
+    Contended.losses = 0
+    kept = client.app[HUB_KEY].tables[table].tools
+    assert [r["tool"] for r in kept.recent] == ["coin"]  # the busy one changed nothing
+    assert got["id"] in kept.ids and refused["id"] not in kept.ids
