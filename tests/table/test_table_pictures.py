@@ -544,3 +544,22 @@ async def test_following_the_current_game_has_a_budget_of_its_own(
     assert res.status == 429 and (await res.json())["error"] == "throttled"
     data = await (await client.get(f"/api/tables/{table['id']}")).json()
     assert data["seq"] == 3
+
+
+@pytest.mark.asyncio
+async def test_a_series_of_an_odd_game_number_is_404_naming_it_and_costs_no_budget(
+    client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Negative, signed, spaced, hexadecimal, fractional, non-ASCII digits, a thousand
+    digits, on the table's and the spectator's route: 404 ``unknown-game`` with a message,
+    none of them spending the budget for making series (one is made after them all)."""
+    monkeypatch.setattr(pictures, "MADE_PER_ADDRESS", 1)
+    table = await open_table(client)
+    odd = ["-1", "+1", " 1", "1 ", "1.0", "0x1", "١", "01e0", "9" * 1000, "%2D1", "1%00"]
+    for base in (f"/api/tables/{table['id']}", f"/api/watch/{table['watch']}"):
+        for bad in odd:
+            res = await client.get(f"{base}/games/{bad}/series")
+            assert res.status == 404, bad
+            answer = await res.json()
+            assert answer["error"] == "unknown-game" and answer["message"], bad
+    assert (await series(client, table))["count"] == 0
