@@ -493,10 +493,11 @@ def encode(data: dict[str, Any]) -> bytes:
     return _pieces(data, "games").encode()
 
 
-def _pieces(data: dict[str, Any], member: str, item: Callable[[Any], str] = json.dumps) -> str:
-    """``data`` as JSON, its list ``member`` written an item at a time (by ``item``)."""
+def _pieces(data: dict[str, Any], member: str, item: Callable[[Any], str] | None = None) -> str:
+    """``data`` as JSON, its list ``member`` written an item at a time (by ``item``; by
+    default, each as JSON)."""
     head = json.dumps({k: v for k, v in data.items() if k != member})
-    items = ",".join([item(x) for x in data[member]])
+    items = ",".join([(item or json.dumps)(x) for x in data[member]])
     return f'{head[:-1]}{", " if len(head) > 2 else ""}"{member}": [{items}]}}'
 
 
