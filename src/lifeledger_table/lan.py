@@ -11,6 +11,7 @@ opener used is kept). A request through a trusted reverse proxy is left as it is
 from __future__ import annotations
 
 import ipaddress
+import re
 import socket
 from typing import TYPE_CHECKING
 
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "LAN_KEY",
+    "host_parts",
     "is_loopback_host",
     "lan_address",
     "link_origin",
@@ -122,16 +124,62 @@ def _through_proxy(request: web.Request, proxies: TrustedProxies) -> bool:
         return False
 
 
+#: A ``Host`` header a link may be made of: a host name (labels of letters, digits, ``-`` and
+#: ``_``), an IPv4 address or a bracketed IPv6 address, and an optional port. Anything else
+#: (``localhost:8000@evil.example``, a path, a space...) would make a link to somewhere else.
+_LABEL = r"[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?"
+_HOST = re.compile(rf"(?:(?P<name>{_LABEL}(?:\.{_LABEL})*\.?)|\[(?P<ip6>[0-9A-Fa-f:.]+)\])")
+_PORT = re.compile(r"[0-9]{1,5}")
+
+
+def host_parts(host: str) -> tuple[str, str] | None:
+    """A ``Host`` header as (host name or address, ``":port"`` or ``""``), or ``None`` if it
+    is not one a link can be made of (see :data:`_HOST`)."""
+    name, port = _split_host(host)
+    if len(name) > 253 or (port and not (_PORT.fullmatch(port[1:]) and 0 < int(port[1:]) < 65536)):
+        return None
+    found = _HOST.fullmatch(f"[{name}]" if host.startswith("[") else name)
+    if found is None:
+        return None
+    if found["ip6"] is not None:
+        try:
+            ipaddress.IPv6Address(found["ip6"])
+        except ValueError:
+            return None
+    return name, port
+
+
+def _local_parts(request: web.Request) -> tuple[str, str]:
+    """The address and port the request's connection was made to (for a request whose
+    ``Host`` can't make a link: the machine's own address, never one a client wrote)."""
+    sock = request.transport.get_extra_info("sockname") if request.transport else None
+    if isinstance(sock, tuple) and len(sock) >= 2:
+        return str(sock[0]), f":{sock[1]}"
+    return "127.0.0.1", ""
+
+
 def link_origin(request: web.Request) -> str:
     """``scheme://host[:port]`` for a table's links and QR code: the address the request
     was made to, or, when the server listens on every interface and the request named the
     loopback (the opener is on the serving machine), the machine's LAN address with the
-    same port. A request through a trusted proxy keeps its ``Host``."""
-    host = request.host
+    same port. A request through a trusted proxy keeps its ``Host``. A ``Host`` that is not
+    a host name or address with an optional port (:func:`host_parts`) is never written into
+    a link: the address the connection was made to is used instead."""
     lan = request.app.get(LAN_KEY)
     proxies = request.app.get(PROXIES_KEY) or TrustedProxies()
-    if lan is not None and not _through_proxy(request, proxies):
-        name, port = _split_host(host)
-        if is_loopback_host(name):
-            host = (f"[{lan}]" if ":" in lan else lan) + port
-    return f"{request.scheme}://{host}"
+    name, port = host_parts(request.host) or _local_parts(request)
+    if (
+        lan is not None
+        and (is_loopback_host(name) or _unspecified(name))
+        and not _through_proxy(request, proxies)
+    ):
+        name = lan
+    host = f"[{name}]" if ":" in name else name
+    return f"{request.scheme}://{host}{port}"
+
+
+def _unspecified(name: str) -> bool:
+    try:
+        return ipaddress.ip_address(name).is_unspecified
+    except ValueError:
+        return False

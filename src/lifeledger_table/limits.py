@@ -81,6 +81,17 @@ class Limits:
     #: ... and all the seated sockets of one table together.
     table_rate: float = 30.0
     table_burst: float = 60.0
+    #: Tool messages (dice, clocks, the round timer: tools.py) a table's sockets may send
+    #: together a second, and in one burst; those of one address, over all its tables; and
+    #: how many may wait at one table for their write. Each is a write of its own to the
+    #: store (a sync to disk: the game's changes are written in batches, the tools' one at a
+    #: time), so a phone, or a flood across many tables, never makes the store write more
+    #: than these, and the tables' own changes keep their turn.
+    tools_rate: float = 4.0
+    tools_burst: float = 20.0
+    tools_address_rate: float = 20.0
+    tools_address_burst: float = 60.0
+    tools_waiting: int = 16
     #: History pages a socket may ask for a second, on average, and in one burst.
     pages_rate: float = 2.0
     pages_burst: float = 5.0
@@ -320,6 +331,21 @@ class SocketGate:
                 counts[key] = n
             else:
                 counts.pop(key, None)
+
+    def has_room(self, table: str, seat: str) -> bool:
+        """Whether one more socket may hold ``seat`` (the cap on sockets per seat)."""
+        return self.by_table.get(f"{table}\n{seat}", 0) < self.limits.sockets_per_seat
+
+    def join_seat(self, table: str, seat: str) -> bool:
+        """Count an open socket in for one more seat (a hello's tokens hold seats its URL did
+        not name), if the seat has room: the cap on sockets per seat holds however a socket
+        came to hold it."""
+        place = f"{table}\n{seat}"
+        n = self.by_table.get(place, 0)
+        if n >= self.limits.sockets_per_seat:
+            return False
+        self.by_table[place] = n + 1
+        return True
 
     def leave_seat(self, table: str, seat: str) -> None:
         """Count an open socket out of one seat it no longer holds (it was given to another

@@ -23,6 +23,7 @@ import json
 import threading
 import weakref
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,13 +39,16 @@ from .table import Table
 
 __all__ = [
     "BUCKETS",
+    "BUILDS",
     "CACHED",
+    "CACHED_BYTES",
     "ENDINGS",
     "FOLDS",
     "POINTS",
     "Fold",
     "add_routes",
     "category",
+    "encode",
     "game_series",
     "life_at",
     "stats",
@@ -57,11 +61,21 @@ BUCKETS = POINTS // 3
 #: How many series a server keeps made (a finished game's never changes; the current game's
 #: until its next event).
 CACHED = 64
+#: ... and at most this many bytes of them (twelve lines of thousand-digit totals make a
+#: series of two megabytes).
+CACHED_BYTES = 16 * 1024 * 1024
+#: Series made at once (each in a worker thread of the pool the store's writes use too: a
+#: burst of graphs asked for never takes every thread, nor stalls a table's writes).
+BUILDS = 2
 #: How many current games' folds a server keeps (each holds a step per action in effect).
 FOLDS = 8
 #: Series made from a game's whole log per client address in ten minutes (a series already
 #: made costs nothing, nor does following the current game event by event).
 MADE_PER_ADDRESS = 600
+#: Series of the current game followed event by event, per client address in ten minutes
+#: (each costs its new events, and the points of the whole game: a long game's is tens of
+#: milliseconds of work; a page follows a game at the pace players act, far below this).
+FOLLOWED_PER_ADDRESS = 3000
 
 #: How a side's result came about, by the result's reason (lifeledger.outcome.Reason): the
 #: cause of a loss or a draw. ``None``: the result follows from another side's (a teammate
@@ -293,11 +307,11 @@ def category(reason: str | None) -> str | None:
     return _CAUSES.get(reason, "other")
 
 
-def _game(table: Table, number: int, outcome: engine.Outcome) -> dict[str, Any]:
+def _game(sides: list[tuple[str, str]], number: int, outcome: engine.Outcome) -> dict[str, Any]:
     """One game over: each side's result (with its reason, rule and cause), the winners, and
     how the game ended."""
     results = []
-    for side, kind in table.sides():
+    for side, kind in sides:
         found = engine.Match.result_of(outcome, side)
         if found is None:
             continue
@@ -345,31 +359,56 @@ def _tally(games: list[dict[str, Any]], sides: list[str]) -> dict[str, Any]:
     }
 
 
-def stats(table: Table) -> dict[str, Any]:
-    """The table's statistics: every game over (the current one too, once over), each in its
-    match (a match ends with the game its winner needed, 100.6a), and the games won per side
-    and how the games ended, for the current match and for the whole table."""
+@dataclass(frozen=True, slots=True)
+class _Games:
+    """What the statistics are made of, taken from a table at one moment (on the event loop:
+    the table changes there), so that they can be made off it."""
+
+    sides: list[tuple[str, str]]
+    labels: dict[str, str]
+    over: list[engine.Outcome]
+    number: int
+    match: engine.Match
+    score: dict[str, Any]
+
+
+def _games(table: Table) -> _Games:
     table.check()
-    sides = [side for side, _ in table.sides()]
+    sides = table.sides()
     over = list(table.outcomes)
     current = table.game.outcome()
     if current.over:
         over.append(current)
+    labels = {side: table.label(side) for side, _ in sides}
+    return _Games(sides, labels, over, table.number, table.match, table.score())
+
+
+def stats(table: Table) -> dict[str, Any]:
+    """The table's statistics: every game over (the current one too, once over), each in its
+    match (a match ends with the game its winner needed, 100.6a), and the games won per side
+    and how the games ended, for the current match and for the whole table."""
+    return _tabulate(_games(table))
+
+
+def _tabulate(found: _Games) -> dict[str, Any]:
+    """The statistics of :func:`stats` (a step per game over: a long table's are made off the
+    event loop)."""
+    sides = [side for side, _ in found.sides]
     games: list[dict[str, Any]] = []
     match, in_match = 1, list[engine.Outcome]()
-    for number, outcome in enumerate(over, 1):
-        game = _game(table, number, outcome)
+    for number, outcome in enumerate(found.over, 1):
+        game = _game(found.sides, number, outcome)
         game["match"] = match
         games.append(game)
         in_match.append(outcome)
-        if table.match.winner(in_match, sides) is not None and number < table.number:
+        if found.match.winner(in_match, sides) is not None and number < found.number:
             match, in_match = match + 1, []
-    score = table.score()
+    score = found.score
     return {
-        "best_of": table.match.best_of,
-        "game": table.number,
+        "best_of": found.match.best_of,
+        "game": found.number,
         "sides": [
-            {"id": side, "kind": kind, "label": table.label(side)} for side, kind in table.sides()
+            {"id": side, "kind": kind, "label": found.labels[side]} for side, kind in found.sides
         ],
         "games": games,
         "match": {
@@ -395,11 +434,19 @@ class _Made:
         self.series: OrderedDict[tuple[str, int, int], bytes] = OrderedDict()
         self.folds: OrderedDict[tuple[str, int], Fold] = OrderedDict()
         self.throttle = Throttle(MADE_PER_ADDRESS, 600.0)
+        self.following = Throttle(FOLLOWED_PER_ADDRESS, 600.0)
+        self.size = 0
+        self.builds = asyncio.Semaphore(BUILDS)
 
     def keep(self, key: tuple[str, int, int], body: bytes) -> None:
+        old = self.series.pop(key, None)
+        self.size -= 0 if old is None else len(old)
+        if len(body) > CACHED_BYTES:
+            return
         self.series[key] = body
-        while len(self.series) > CACHED:
-            self.series.popitem(last=False)
+        self.size += len(body)
+        while len(self.series) > CACHED or self.size > CACHED_BYTES:
+            self.size -= len(self.series.popitem(last=False)[1])
 
     def fold(self, table: Table) -> Fold:
         """The current game's fold (a new one for a table whose setup is not the fold's)."""
@@ -425,6 +472,33 @@ def _current_series(fold: Fold, store: Store, table_id: str, committed: int) -> 
             events = store.events(table_id, fold.seq)
         fold.take(events, committed)
         return fold.series()
+
+
+def _encoded(make: Callable[..., dict[str, Any]], *args: Any) -> bytes:
+    """``make(*args)`` (a series or the statistics) as JSON bytes, by :func:`encode`: run
+    off the event loop."""
+    return encode(make(*args))
+
+
+def encode(data: dict[str, Any]) -> bytes:
+    """A series (or the statistics) as JSON bytes, written a point (a game) at a time.
+
+    One ``json.dumps`` of a whole series is one call into C that holds the interpreter lock
+    to its end, in a worker thread too: with twelve lines of totals of a thousand digits
+    (107.1 allows them) that is a tenth of a second, in which the event loop, and every table
+    with it, waits. Written a point at a time, the lock is given up between points, and the
+    event loop waits a few milliseconds at most."""
+    if "units" in data:
+        return _pieces(data, "units", lambda unit: _pieces(unit, "points")).encode()
+    return _pieces(data, "games").encode()
+
+
+def _pieces(data: dict[str, Any], member: str, item: Callable[[Any], str] | None = None) -> str:
+    """``data`` as JSON, its list ``member`` written an item at a time (by ``item``; by
+    default, each as JSON)."""
+    head = json.dumps({k: v for k, v in data.items() if k != member})
+    items = ",".join([(item or json.dumps)(x) for x in data[member]])
+    return f'{head[:-1]}{", " if len(head) > 2 else ""}"{member}": [{items}]}}'
 
 
 _REGISTRY: weakref.WeakKeyDictionary[Hub, _Made] = weakref.WeakKeyDictionary()
@@ -463,31 +537,62 @@ async def _series(request: web.Request, table: Table) -> web.Response:
         # game's whole log is budgeted.
         fold = made.folds.get((table.id, number))
         following = number == table.number and fold is not None
-        if not following and not made.throttle.allow(request.remote or "?"):
+        budget = made.following if following else made.throttle
+        if not budget.allow(request.remote or "?"):
             return _fail(429, "throttled", "Too many graphs asked for from here; wait a minute.")
-        try:
-            if number == table.number:
-                found = await asyncio.to_thread(
-                    _current_series, made.fold(table), table.store, table.id, committed
-                )
-            else:
-                found = await asyncio.to_thread(
-                    game_series, table.store, table.header, table.id, number, committed
-                )
-        except TableError as exc:
-            return web.json_response(exc.to_json(), status=503)
-        body = json.dumps(found).encode()
+        # Made and written out as JSON off the event loop (a long game's totals may have a
+        # thousand digits each: :func:`encode`), BUILDS at a time; one asked for again while
+        # it waited its turn is made once.
+        async with made.builds:
+            found_meanwhile = made.series.get(key)
+            try:
+                if found_meanwhile is not None:
+                    body = found_meanwhile
+                elif number == table.number:
+                    body = await asyncio.to_thread(
+                        _encoded,
+                        _current_series,
+                        made.fold(table),
+                        table.store,
+                        table.id,
+                        committed,
+                    )
+                else:
+                    body = await asyncio.to_thread(
+                        _encoded,
+                        game_series,
+                        table.store,
+                        table.header,
+                        table.id,
+                        number,
+                        committed,
+                    )
+            except TableError as exc:
+                return web.json_response(exc.to_json(), status=503)
         made.keep(key, body)
     else:
         made.series.move_to_end(key)
     return web.Response(body=body, content_type="application/json")
 
 
-def _stats(table: Table) -> web.Response:
+async def _stats(request: web.Request, table: Table) -> web.Response:
+    """The statistics, made off the event loop (a step per game: a table may have played
+    thousands) and kept until the table's next event."""
     try:
-        return web.json_response(stats(table))
+        found = _games(table)
     except TableUnavailable as exc:
         return web.json_response(exc.to_json(), status=503)
+    made = _made(request.app[HUB_KEY])
+    key = (table.id, -table.number, table.committed)  # apart from the series' keys
+    kept = made.series.get(key)
+    if kept is not None:
+        made.series.move_to_end(key)
+        return web.Response(body=kept, content_type="application/json")
+    async with made.builds:
+        kept = made.series.get(key)
+        body = kept if kept is not None else await asyncio.to_thread(_encoded, _tabulate, found)
+    made.keep(key, body)
+    return web.Response(body=body, content_type="application/json")
 
 
 async def table_series(request: web.Request) -> web.Response:
@@ -502,12 +607,12 @@ async def watch_series(request: web.Request) -> web.Response:
 
 async def table_stats(request: web.Request) -> web.Response:
     """GET /api/tables/{table}/stats: games won and how games ended, match and table."""
-    return _stats(await table_or_404(request))
+    return await _stats(request, await table_or_404(request))
 
 
 async def watch_stats(request: web.Request) -> web.Response:
     """GET /api/watch/{watch}/stats: the same, for a spectator."""
-    return _stats(await watched_or_404(request))
+    return await _stats(request, await watched_or_404(request))
 
 
 def add_routes(router: web.UrlDispatcher) -> None:

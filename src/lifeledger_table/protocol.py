@@ -20,7 +20,15 @@ from .errors import TableError
 from .hub import HUB_KEY, Hub
 from .jsontext import strict_json
 from .limits import SocketGate
-from .routes import SeatTaken, StorageFailure, grant_seat, same_origin, table_or_404, watched_or_404
+from .routes import (
+    SeatTaken,
+    StorageFailure,
+    grant_seat,
+    quoted,
+    same_origin,
+    table_or_404,
+    watched_or_404,
+)
 from .setup import MAX_PLAYERS
 from .sockets import Conn, error_message
 from .store import hash_token
@@ -101,7 +109,11 @@ async def _socket(request: web.Request, table: Table, spectator: bool) -> web.St
     # several) is a player's: it never counts among the spectators and visitors, so that they
     # can't fill a table (item 8), and counts once for each seat it holds.
     tokens = request.query.getall("token", [])[:MAX_PLAYERS]
-    placed = [] if spectator else _seats_of(table, tokens)
+    named = [] if spectator else _seats_of(table, tokens)
+    # A table device's socket opens for the seats that have room: one seat at its cap (its
+    # own sockets not yet seen closed, after a flaky network) doesn't keep out the others.
+    placed = [s for s in named if gate.has_room(table.id, s)] or named
+    full = [s for s in named if s not in placed]
     refusal = gate.admit(who, table.id, placed)
     if refusal is not None:
         # Said on the socket, with "try again later" (1013): a browser shows a page neither
@@ -111,7 +123,9 @@ async def _socket(request: web.Request, table: Table, spectator: bool) -> web.St
         await ws.close(code=WSCloseCode.TRY_AGAIN_LATER, message=b"too many sockets")
         return ws
     takeovers = takeovers_of(hub)
-    conn = Conn(ws=ws, table=table, spectator=spectator, limits=limits, device=kind == "table")
+    conn = Conn(
+        ws=ws, table=table, spectator=spectator, limits=limits, device=kind == "table", address=who
+    )
     counted = list(placed)  # the seats the socket limits count it for, while it holds them
 
     def uncount(seat: str) -> None:
@@ -119,7 +133,21 @@ async def _socket(request: web.Request, table: Table, spectator: bool) -> web.St
             counted.remove(seat)
             gate.leave_seat(table.id, seat)
 
+    def recount(seats: list[str]) -> list[str]:
+        for seat in [s for s in counted if s not in seats]:
+            uncount(seat)
+        full = []
+        for seat in seats:
+            if seat in counted:
+                continue
+            if gate.join_seat(table.id, seat):
+                counted.append(seat)
+            else:
+                full.append(seat)
+        return full
+
     conn.uncount = uncount
+    conn.recount = recount
     try:
         await ws.prepare(request)
     except BaseException:
@@ -127,6 +155,8 @@ async def _socket(request: web.Request, table: Table, spectator: bool) -> web.St
         raise
     hub.conns.setdefault(table.id, set()).add(conn)
     writer = asyncio.create_task(conn.writer())
+    if full:
+        conn.send_json(_seats_full(hub, table, full, "token"))
     # A socket that never says hello is closed (it holds a descriptor and a place).
     no_hello = asyncio.get_running_loop().call_later(
         limits.hello_seconds, lambda: None if conn.hello else conn.close()
@@ -223,6 +253,11 @@ def _handle(hub: Hub, conn: Conn, data: str) -> None:
     kind = msg["type"]
     table = conn.table
     if kind == "hello":
+        # A welcome is up to a page of the timeline: after the first, hellos spend the
+        # socket's history-page budget (a hello a message would be a page a message).
+        if conn.hello and not conn.pages.take():
+            conn.send_json(error_message(None, "throttled", "Too many hellos; slow down."))
+            return
         held, device = list(conn.seats), conn.device
         _hello(hub, conn, msg)
         for seat in held:
@@ -287,6 +322,19 @@ def _handle(hub: Hub, conn: Conn, data: str) -> None:
         hub.writer.submit(decision, conn)
 
 
+def _seats_full(hub: Hub, table: Table, full: list[str], member: str) -> dict[str, Any]:
+    """The error for seats a socket does not hold: each has as many sockets as it may."""
+    names = ", ".join(table.label(s) for s in full)
+    return error_message(
+        None,
+        "too-many-sockets",
+        f"At most {hub.limits.sockets_per_seat} connections for one seat: this one does not "
+        f"hold {names}'s.",
+        member=member,
+        seats=full,
+    )
+
+
 def _seats_of(table: Table, tokens: list[str]) -> list[str]:
     """The seats ``tokens`` hold, in seating order (a token that is not one, or holds no
     seat, holds nothing)."""
@@ -314,7 +362,7 @@ def _acting(conn: Conn, msg: dict[str, Any], cid: str) -> str | None:
         )
         return None
     if not conn.holds(acting):
-        name = conn.table.label(acting) if acting in conn.table.player_ids() else repr(acting)
+        name = conn.table.label(acting) if acting in conn.table.player_ids() else quoted(acting)
         conn.send_json(
             error_message(
                 cid, "not-your-seat", f"This connection doesn't hold {name}'s seat.", member="as"
@@ -369,17 +417,25 @@ def _hello(hub: Hub, conn: Conn, msg: dict[str, Any]) -> None:
     given = ([] if token is None else [token]) + (tokens if isinstance(tokens, list) else [])
     conn.seats = []
     conn.device = device == "table"
+    if not given and conn.recount is not None:
+        conn.recount([])  # the seats its URL named, if any, are not held: counted out
     if given:
         if conn.spectator:
             conn.send_json(error_message(None, "spectator", "Spectators can watch but not act."))
         else:
-            conn.seats = _seats_of(table, given)
+            found = _seats_of(table, given)
+            # Counted for each seat it holds (the cap on sockets per seat), as when it opens
+            # with the tokens in its URL: a seat at its cap is not held by this socket.
+            full = [] if conn.recount is None else conn.recount(found)
+            conn.seats = [s for s in found if s not in full]
+            if full:
+                conn.send_json(_seats_full(hub, table, full, "tokens" if tokens else "token"))
             if conn.seats:  # the other servers hear of it (and of who else holds them here)
                 mine = set(conn.seats)
                 takeovers_of(hub).holding_conns(
                     table.id, [c for c in hub.conns.get(table.id, ()) if mine & set(c.seats)]
                 )
-            lost = len(set(given)) - len(conn.seats)
+            lost = len(set(given)) - len(found)
             if lost:
                 conn.send_json(
                     error_message(

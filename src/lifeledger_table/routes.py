@@ -12,6 +12,7 @@ import logging
 import re
 import secrets
 import time
+import weakref
 from collections.abc import Awaitable, Callable, Mapping
 from importlib import resources
 from pathlib import Path
@@ -40,6 +41,7 @@ __all__ = [
     "build_id",
     "grant_seat",
     "grant_seats",
+    "quoted",
     "read_body",
     "same_origin",
     "seats_given",
@@ -326,7 +328,7 @@ async def grant_seats(
             else:
                 table.seats[seat] = previous
 
-    def write() -> list[bool | Exception]:
+    def write() -> tuple[list[bool | Exception], dict[str, str] | None]:
         out: list[bool | Exception] = []
         for seat, _token, digest, previous in claims:
             try:
@@ -334,16 +336,37 @@ async def grant_seats(
             except Exception as exc:  # the seats after it are not written
                 out.append(exc)
                 break
-        return out
+        if False not in out:
+            return out, None
+        try:  # another server gave a seat meanwhile: the store says to whom
+            return out, hub.store.seats(table.id)
+        except Exception:
+            log.exception("could not read the seats again")
+            return out, None
 
-    try:
-        written = await asyncio.to_thread(write) if claims else []
-    except BaseException:
-        for seat, _token, digest, previous in claims:
-            unclaim(seat, digest, previous)
-        raise
+    if not claims:
+        written: list[bool | Exception] = []
+        stored: dict[str, str] | None = None
+    else:
+        # A table's seat writes are made in the order their seats were claimed (each waits
+        # for the one before): one made in another worker thread could overtake an earlier
+        # one, fail its compare-and-set, and read the seats back without the earlier seat.
+        before = _SEAT_WRITES.get(table)
+        mine: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        _SEAT_WRITES[table] = mine
+        try:
+            if before is not None:
+                await asyncio.shield(before)
+            written, stored = await asyncio.to_thread(write)
+        except BaseException:
+            for seat, _token, digest, previous in claims:
+                unclaim(seat, digest, previous)
+            raise
+        finally:
+            mine.set_result(None)
+            if _SEAT_WRITES.get(table) is mine:
+                del _SEAT_WRITES[table]
     tokens: dict[str, str] = {}
-    lost = False
     for n, (seat, token, digest, previous) in enumerate(claims):
         result = written[n] if n < len(written) else None
         if result is True:
@@ -352,19 +375,24 @@ async def grant_seats(
         unclaim(seat, digest, previous)
         if isinstance(result, Exception):
             log.error("could not store a seat", exc_info=result)
-        if result is False:
-            failed[seat] = "taken"
-            lost = True
-        else:
+        if result is not False:
             failed[seat] = "storage"
-    if lost:
-        try:
-            table.seats = await asyncio.to_thread(hub.store.seats, table.id)
-        except Exception:
-            log.exception("could not read the seats again")
+            continue
+        failed[seat] = "taken"
+        # Given by another server: the seat is as the store has it (unless it changed hands
+        # here since, by a claim whose own write will say).
+        if stored is not None and table.seats.get(seat) == previous:
+            if seat in stored:
+                table.seats[seat] = stored[seat]
+            else:
+                table.seats.pop(seat, None)
     if tokens:
         seats_given(hub, table, set(tokens))
     return tokens, failed
+
+
+#: Each table's last seat write under way (see :func:`grant_seats`).
+_SEAT_WRITES: weakref.WeakKeyDictionary[Table, asyncio.Future[None]] = weakref.WeakKeyDictionary()
 
 
 def seats_given(hub: Hub, table: Table, seats: set[str]) -> None:
@@ -497,25 +525,40 @@ async def take_seats(request: web.Request) -> web.Response:
     )
 
 
+def quoted(value: Any) -> str:
+    """A value a client sent, as an error message quotes it: at most :data:`_SHOWN`
+    characters (a body may be a megabyte: an error never sends it back)."""
+    try:
+        text = repr(value[: 2 * _SHOWN] if isinstance(value, str) else value)
+    except ValueError:  # an integer of more digits than Python writes out
+        text = f"an {type(value).__name__} too long to show"
+    return text if len(text) <= _SHOWN else text[: _SHOWN - 1] + "…"
+
+
+#: The most characters of a client's value an error message quotes.
+_SHOWN = 60
+
+
 def _seats_body_problem(table: Table, body: Any) -> tuple[str, str, str] | None:
     """What is wrong with a ``POST .../seats`` body: (member, error code, message)."""
     if not isinstance(body, dict):
         return "seats", "malformed", 'The body is {"seats": [SEAT, ...], "device": "table"}.'
     extra = sorted(set(body) - {"seats", "device", "takeover", "host"})
     if extra:
-        return extra[0], "malformed", f"Unknown member {extra[0]!r}."
+        return extra[0][:_SHOWN], "malformed", f"Unknown member {quoted(extra[0])}."
     seats = body.get("seats")
     if not isinstance(seats, list) or not seats:
         return "seats", "malformed", '"seats" is a list of the seats wanted (at least one).'
     players = table.player_ids()
     seen: set[str] = set()
-    for seat in seats:
+    for n, seat in enumerate(seats):
+        where = f'"seats"[{n}]'
         if not isinstance(seat, str):
-            return "seats", "malformed", f'"seats" holds seat ids (text), not {seat!r}.'
+            return "seats", "malformed", f"{where} is not a seat id (text): {quoted(seat)}."
         if seat not in players:
-            return "seats", "unknown-seat", f"This table has no seat {seat!r}."
+            return "seats", "unknown-seat", f"{where}: this table has no seat {quoted(seat)}."
         if seat in seen:
-            return "seats", "malformed", f"The seat {seat!r} is listed twice."
+            return "seats", "malformed", f"{where}: the seat {quoted(seat)} is listed twice."
         seen.add(seat)
     if body.get("device", "table") not in ("table", "phone"):
         return "device", "malformed", '"device" is "table" (one device for the table) or "phone".'

@@ -41,8 +41,14 @@ class Conn:
     #: the players without their own): a personal phone asking for a seat only a device
     #: holds gets it at once.
     device: bool = False
+    #: The client's address (the budgets shared by an address's sockets).
+    address: str = "?"
     #: Called with a seat it stops holding (the socket limits count it out of that seat).
     uncount: Callable[[str], None] | None = None
+    #: Called with the seats a hello's tokens hold: counts the socket in for each it was not
+    #: counted for (out of those it no longer holds), and returns the seats that already have
+    #: as many sockets as a seat may (the socket does not hold them).
+    recount: Callable[[list[str]], list[str]] | None = None
     hello: bool = False
     #: Whether its last hello carried the table's host token.
     host: bool = False

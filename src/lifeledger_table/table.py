@@ -38,7 +38,16 @@ from .store import (
 from .text import check_action_text
 from .tools import Tools, load_tools
 
-__all__ = ["ENTRY_BYTES", "PAGE", "PAGE_BYTES", "VIEW_BYTES", "Decision", "Entry", "Table"]
+__all__ = [
+    "ENTRY_BYTES",
+    "MAX_GAMES",
+    "PAGE",
+    "PAGE_BYTES",
+    "VIEW_BYTES",
+    "Decision",
+    "Entry",
+    "Table",
+]
 
 log = logging.getLogger("lifeledger_table")
 
@@ -60,6 +69,12 @@ VIEW_BYTES = 256 * 1024
 ENTRY_BYTES = 128 * 1024
 #: How many different proposals of an intentional draw a table keeps at once.
 PROPOSALS_KEPT = 20
+#: The most games one table plays (a long night is a few dozen). Each decisive change scores
+#: the table's every game over, and each new game's checkpoint keeps their outcomes: a phone
+#: conceding and starting the next game again and again made thousands, and then every
+#: decisive change held the event loop (every table on the server) for a tenth of a second
+#: and more. 300 keeps it to a few milliseconds; more games are played on a new table.
+MAX_GAMES = 300
 
 
 @dataclass(slots=True)
@@ -649,6 +664,12 @@ class Table:
             if not self.state.get("over"):
                 raise TableError(
                     "not-over", "This game isn't over yet: it ends with a win, a loss or a draw."
+                )
+            if number >= MAX_GAMES:
+                raise TableError(
+                    "too-many-games",
+                    f"A table plays at most {MAX_GAMES} games: open a new table to play on "
+                    "(this one keeps its games, records and statistics).",
                 )
             outcome = self.game.outcome()
             game = engine.new_game(self.header)

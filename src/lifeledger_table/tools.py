@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .errors import TableError
+from .limits import Limits, Throttle
 
 if TYPE_CHECKING:
     from .hub import Hub
@@ -74,8 +75,11 @@ MAX_ROUND_MINUTES = 600
 MAX_EXTRA_TURNS = 10
 MIN_CLOCK_SECONDS = 10
 MAX_CLOCK_SECONDS = 24 * 3600
-#: How often a change is tried again when another server changed the tools meanwhile.
-ATTEMPTS = 3
+#: How often a change is tried when other servers keep changing the tools meanwhile, and the
+#: most seconds of the pause before each retry (random: two servers each with changes queued
+#: for one table would otherwise keep meeting, one of them losing every time).
+ATTEMPTS = 8
+RETRY_PAUSE = 0.02
 
 _SIDE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
@@ -492,10 +496,21 @@ def _round(
             raise TableError(
                 "round-over", "Time has been called: a time extension comes before that."
             )
+        # Bounded like a round's start: extension after extension never makes a round of
+        # more than MAX_ROUND_MINUTES left (nor a time no phone can show).
+        left = timer["left_ms"] if timer["ends_at"] is None else timer["ends_at"] - now
+        added = op.args["minutes"] * 60_000
+        if left + added > MAX_ROUND_MINUTES * 60_000:
+            raise TableError(
+                "too-long",
+                f"A round has at most {MAX_ROUND_MINUTES} minutes left: this one has "
+                f"{left // 60_000} and {op.args['minutes']} more would pass that.",
+                member="minutes",
+            )
         if timer["ends_at"] is None:
-            timer["left_ms"] += op.args["minutes"] * 60_000
+            timer["left_ms"] += added
         else:
-            timer["ends_at"] += op.args["minutes"] * 60_000
+            timer["ends_at"] += added
         return timer
     # turn: a turn ended after time was called (the turn in progress counts as turn 0).
     if phase in ("running", "paused"):
@@ -520,6 +535,50 @@ def _round(
 _TASKS: set[asyncio.Task[None]] = set()
 #: One lock a table with tool changes under way (gone once no change holds or awaits it).
 _LOCKS: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+
+
+class _Budgets:
+    """The tool messages a table's sockets, and an address's, may send (each is a write of
+    its own to the store: ``Limits.tools_*``), and the tool changes waiting per table."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self.tables = Throttle(limits.tools_burst, limits.tools_burst / limits.tools_rate)
+        self.addresses = Throttle(
+            limits.tools_address_burst, limits.tools_address_burst / limits.tools_address_rate
+        )
+        self.waiting: dict[str, int] = {}
+
+    def refusal(self, table: str, address: str) -> TableError | None:
+        """Why a tool message may not be decided now (``None``: it may; it is counted)."""
+        if self.waiting.get(table, 0) >= self.limits.tools_waiting:
+            return TableError(
+                "busy", "The table's tools are still saving earlier changes; try again."
+            )
+        if self.tables.blocked(table) or self.addresses.blocked(address):
+            return TableError(
+                "throttled", "Too many tool uses at this table or from here; slow down."
+            )
+        self.tables.count(table)
+        self.addresses.count(address)
+        return None
+
+    def wait(self, table: str, step: int) -> None:
+        n = self.waiting.get(table, 0) + step
+        if n > 0:
+            self.waiting[table] = n
+        else:
+            self.waiting.pop(table, None)
+
+
+_BUDGETS: weakref.WeakKeyDictionary[Hub, _Budgets] = weakref.WeakKeyDictionary()
+
+
+def _budgets(hub: Hub) -> _Budgets:
+    found = _BUDGETS.get(hub)
+    if found is None:
+        found = _BUDGETS[hub] = _Budgets(hub.limits)
+    return found
 
 
 def tools_view(table: Table, now: int | None = None) -> dict[str, Any]:
@@ -549,9 +608,16 @@ def tool_message(hub: Hub, conn: Conn, cid: str, msg: dict[str, Any]) -> None:
     if cid in table.tools.ids:
         answer_retry(conn, table, cid)
         return
+    budgets = _budgets(hub)
+    refused = budgets.refusal(table.id, conn.address)
+    if refused is not None:
+        conn.send_json({"type": "error", "id": cid, **refused.to_json()})
+        return
+    budgets.wait(table.id, 1)
     task = asyncio.get_running_loop().create_task(_change(hub, conn, table, op, cid, conn.seat))
     _TASKS.add(task)
     task.add_done_callback(_TASKS.discard)
+    task.add_done_callback(lambda _: budgets.wait(table.id, -1))
 
 
 def answer_retry(conn: Conn, table: Table, cid: str) -> None:
@@ -572,7 +638,9 @@ async def _decide_and_write(
     hub: Hub, conn: Conn, table: Table, op: ToolOp, cid: str, seat: str
 ) -> None:
     store = hub.store
-    for _ in range(ATTEMPTS):
+    for attempt in range(ATTEMPTS):
+        if attempt:
+            await asyncio.sleep(RETRY_PAUSE * attempt * (0.5 + secrets.randbelow(1000) / 1000))
         if cid in table.tools.ids:
             answer_retry(conn, table, cid)
             return

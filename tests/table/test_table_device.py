@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from typing import Any
 
 import pytest
@@ -15,7 +16,8 @@ from table_helpers import JSON, Phone, open_table, phone, seat
 
 from lifeledger_table.hub import HUB_KEY
 from lifeledger_table.protocol import GATE_KEY
-from lifeledger_table.server import Limits
+from lifeledger_table.server import Limits, create_app
+from lifeledger_table.store import SQLiteStore
 from lifeledger_table.takeover import takeovers_of
 
 pytestmark = pytest.mark.asyncio
@@ -347,3 +349,243 @@ async def test_other_servers_hear_which_seats_only_a_device_holds(client: Client
     takeovers.heard_holding("old", ["p1"])
     assert ("other", "p2") in takeovers.elsewhere_devices
     assert ("other", "p1") in takeovers.elsewhere and ("old", "p1") in takeovers.elsewhere
+
+
+@pytest.mark.parametrize("limits", [Limits(sockets_per_seat=2)])
+async def test_a_hello_holds_no_seat_past_its_cap_on_sockets(client: Client) -> None:
+    """The cap on sockets per seat held only for the tokens in a socket's URL: a socket
+    opened with Bo's token (or none) then said hello with Ana's and Bo's and held Ana's seat
+    on a third socket, and so on without end. A hello now counts the socket in for each seat
+    it holds: a seat at its cap is refused by name (``too-many-sockets``, member ``tokens``)
+    and not held; a hello without tokens counts the socket out of its URL's seats."""
+    table = await open_table(client, FOUR)
+    tid = table["id"]
+    tokens = (await take_seats(client, tid, {"seats": ["ana", "bo", "cy"]}))["tokens"]
+    await device(client, tid, {"ana": tokens["ana"]})
+    second, _ = await device(client, tid, {"ana": tokens["ana"]})
+    both = {"ana": tokens["ana"], "bo": tokens["bo"]}
+    third = Device(await client.ws_connect(f"/ws/t/{tid}?token={tokens['bo']}&device=table"))
+    third.tokens = list(both.values())
+    await third.ws.send_json({"type": "hello", "tokens": third.tokens, "device": "table"})
+    refused = await third.until("error")
+    assert refused["error"] == "too-many-sockets" and refused["member"] == "tokens"
+    assert refused["seats"] == ["ana"] and "Ana" in refused["message"]
+    welcome = await third.until("welcome")
+    assert welcome["seats"] == ["bo"]
+    assert (
+        await third.as_("ana", "action", action={"do": "gain_life", "player": "ana", "amount": 1})
+    )["error"] == "not-your-seat"
+    gate = client.app[GATE_KEY]
+    assert gate.by_table[f"{tid}\nana"] == 2 and gate.by_table[f"{tid}\nbo"] == 1
+    # A visitor's socket (no token in its URL) is held to the same cap.
+    visitor = Device(await client.ws_connect(f"/ws/t/{tid}"))
+    await visitor.ws.send_json({"type": "hello", "tokens": [tokens["ana"]], "since": 0})
+    assert (await visitor.until("error"))["error"] == "too-many-sockets"
+    assert (await visitor.until("welcome"))["seats"] == []
+    # The second socket says hello with no token: it counts out of Ana's seat, which has
+    # room for the third, now.
+    await second.ws.send_json({"type": "hello", "since": 0})
+    assert (await second.until("welcome"))["seats"] == []
+    assert gate.by_table[f"{tid}\nana"] == 1
+    assert (await third.hello_again())["seats"] == ["ana", "bo"]
+    assert gate.by_table[f"{tid}\nana"] == 2
+    await third.ws.close()
+    for _ in range(100):
+        if gate.by_table.get(f"{tid}\nbo") is None:
+            break
+        await asyncio.sleep(0.01)
+    assert f"{tid}\nbo" not in gate.by_table and gate.by_table[f"{tid}\nana"] == 1
+
+
+async def test_a_seats_body_of_a_megabyte_is_refused_naming_the_place_not_echoing_it(
+    client: Client,
+) -> None:
+    """``POST .../seats`` with a seat id of half a megabyte, a huge number, a nested list or
+    an unknown member of that size: refused (400) naming ``"seats"[n]`` (or the member), its
+    message quoting at most a few dozen characters; nothing changes."""
+    table = await open_table(client, FOUR)
+    tid = table["id"]
+    huge = "x" * 500_000
+    for body, member, where in [
+        ({"seats": ["ana", huge]}, "seats", '"seats"[1]'),
+        ({"seats": ["ana", 10**900]}, "seats", '"seats"[1]'),
+        ({"seats": [[[["ana"] * 1000]]]}, "seats", '"seats"[0]'),
+        ({"seats": ["ana", "bo", "ana"]}, "seats", '"seats"[2]'),
+        ({"seats": ["ana"], huge: 1}, "x" * 60, "Unknown member"),
+    ]:
+        res = await client.post(f"/api/tables/{tid}/seats", json=body)
+        assert res.status == 400, body
+        answer = await res.json()
+        assert answer["member"] == member and where in answer["message"]
+        assert len(await res.read()) < 400
+    assert client.app[HUB_KEY].tables[tid].seats == {}
+
+
+class SlowFirstSeat(SQLiteStore):
+    """A store whose first seat write is slow (a disk busy for a moment): a later grant's
+    write, run in another worker thread, could overtake it."""
+
+    slow = True
+
+    def set_seat(
+        self, table_id: str, seat: str, token_hash: str, previous: str | None = None
+    ) -> bool:
+        if SlowFirstSeat.slow:
+            SlowFirstSeat.slow = False
+            time.sleep(0.3)
+        return super().set_seat(table_id, seat, token_hash, previous)
+
+
+async def test_a_device_and_a_phone_racing_for_a_seat_both_get_what_they_were_told(
+    aiohttp_client: Any, db: str
+) -> None:
+    """A device is given Ana's free seat and, while that is being written, a personal phone
+    takes it over (at once: only a device has it). The phone's write overtook the device's
+    (another worker thread): its compare-and-set failed, the seats were read back before the
+    device's write, and the device was answered a token its table no longer knew. Seat
+    writes of a table are now made in the order they were decided: the device's token holds
+    the seat until the phone's takes it, every answer is true, and the seats in memory are
+    the store's."""
+    SlowFirstSeat.slow = True
+    client = await aiohttp_client(create_app(SlowFirstSeat(db)))
+    table = await open_table(client, FOUR)
+    tid = table["id"]
+    dev = asyncio.ensure_future(client.post(f"/api/tables/{tid}/seats", json={"seats": ["ana"]}))
+    await asyncio.sleep(0.05)  # the device's seat is claimed, its write under way
+    res = await client.post(f"/api/tables/{tid}/seats/ana", json={"takeover": True})
+    dev_answer = await (await dev).json()
+    assert set(dev_answer["tokens"]) == {"ana"}
+    loaded = client.app[HUB_KEY].tables[tid]
+    assert loaded.seats == client.app[HUB_KEY].store.seats(tid)
+    if res.status == 200:  # the phone took it after the device got it
+        holder = (await res.json())["token"]
+    else:
+        assert res.status == 409
+        holder = dev_answer["tokens"]["ana"]
+    ana = await phone(client, tid, holder)
+    assert (await ana.act({"do": "lose_life", "player": "bo", "amount": 1}))["type"] == "ack"
+
+
+async def test_an_as_of_any_kind_is_refused_naming_it_briefly_and_changes_nothing(
+    client: Client,
+) -> None:
+    """``"as"`` of 15,000 characters, a number, a list, an object, ``true``, ``""`` or a seat
+    the device doesn't hold: refused with ``member: "as"`` (``not-your-seat`` for text,
+    ``malformed`` otherwise), the message quoting at most a few dozen characters of it (a
+    15 kB seat name was sent back whole), and no total changes."""
+    table, d, _tokens = await device_of_three(client)
+    gain = {"do": "gain_life", "player": "ana", "amount": 1}
+    for value, code in [
+        ("x" * 15_000, "not-your-seat"),
+        (10**300, "malformed"),
+        (["ana"], "malformed"),
+        ({"seat": "ana"}, "malformed"),
+        (True, "malformed"),
+        ("", "not-your-seat"),
+        ("di", "not-your-seat"),
+    ]:
+        refused = await d.as_(value, "action", action=gain)  # type: ignore[arg-type]
+        assert refused["error"] == code and refused["member"] == "as", value
+        assert len(refused["message"]) < 120, value
+    data = await (await client.get(f"/api/tables/{table['id']}")).json()
+    assert life(data, "ana") == 20 and data["seq"] == 0
+
+
+@pytest.mark.parametrize("limits", [Limits(sockets_per_seat=2)])
+async def test_one_seat_at_its_cap_does_not_keep_a_device_out_of_its_other_seats(
+    client: Client,
+) -> None:
+    """A device reconnecting after a flaky network, while its old sockets still count for
+    Ana's seat: its socket was refused whole (``too-many-sockets``), leaving Bo and Cy with
+    no way to play. It now opens for the seats with room, says at once which it does not
+    hold (Ana's, by name), and plays for the others."""
+    table = await open_table(client, FOUR)
+    tid = table["id"]
+    tokens = (await take_seats(client, tid, {"seats": ["ana", "bo", "cy"]}))["tokens"]
+    for _ in range(2):
+        await device(client, tid, {"ana": tokens["ana"]})
+    query = "&".join(f"token={t}" for t in tokens.values())
+    d = Device(await client.ws_connect(f"/ws/t/{tid}?{query}&device=table"))
+    d.tokens = list(tokens.values())
+    first = await d.recv()
+    assert first["error"] == "too-many-sockets" and first["seats"] == ["ana"]
+    assert "Ana" in first["message"] and first["member"] == "token"
+    welcome = await d.hello_again()
+    assert welcome["seats"] == ["bo", "cy"]
+    gain = {"do": "gain_life", "player": "bo", "amount": 1}
+    assert (await d.as_("bo", "action", action=gain))["type"] == "ack"
+    assert (await d.as_("ana", "action", action=gain))["error"] == "not-your-seat"
+    gate = client.app[GATE_KEY]
+    assert [gate.by_table[f"{tid}\n{s}"] for s in ("ana", "bo", "cy")] == [2, 1, 1]
+
+
+class SlowAppend(SQLiteStore):
+    """A store whose event writes take a moment (``delay`` seconds) once asked to."""
+
+    delay = 0.0
+
+    def append(self, events: Any, checkpoints: Any = ()) -> set[str]:
+        time.sleep(SlowAppend.delay)
+        return super().append(events, checkpoints)
+
+
+async def test_a_change_in_flight_when_its_seat_is_lost_is_acknowledged_and_kept(
+    aiohttp_client: Any, db: str
+) -> None:
+    """The device sends Bo's change; while it is being written, Bo's own phone takes the
+    seat (the device gets ``seat_lost``). The change was decided while the device held the
+    seat: it is written, acknowledged to the device and kept; the device's next change as Bo
+    is refused (``not-your-seat``) and changes nothing; the others still go through."""
+    client = await aiohttp_client(create_app(SlowAppend(db)))
+    table = await open_table(client, FOUR)
+    tid = table["id"]
+    tokens = (await take_seats(client, tid, {"seats": ["ana", "bo", "cy"]}))["tokens"]
+    d, _ = await device(client, tid, tokens)
+    SlowAppend.delay = 0.3
+    try:
+        d.n += 1
+        cid = f"inflight-{d.n}"
+        gain = {"do": "gain_life", "player": "bo", "amount": 5}
+        await d.ws.send_str(json.dumps({"type": "action", "id": cid, "as": "bo", "action": gain}))
+        await asyncio.sleep(0.05)  # decided, being written
+        res = await client.post(f"/api/tables/{tid}/seats/bo", json={})
+        assert res.status == 200
+        seen = []
+        while len(seen) < 2:
+            msg = await d.recv()
+            if msg["type"] == "seat_lost" or msg.get("id") == cid:
+                seen.append(msg)
+    finally:
+        SlowAppend.delay = 0.0
+    acked = next(m for m in seen if m.get("id") == cid)
+    assert acked["type"] == "event", acked
+    assert any(m["type"] == "seat_lost" and m["seat"] == "bo" for m in seen)
+    assert (await d.as_("bo", "action", action=gain))["error"] == "not-your-seat"
+    assert (await d.as_("cy", "action", action=gain))["type"] == "ack"
+    data = await (await client.get(f"/api/tables/{tid}")).json()
+    assert life(data, "bo") == 30 and data["seq"] == 2
+
+
+async def test_a_flood_of_hellos_gets_a_few_welcomes_then_throttled_and_changes_nothing(
+    client: Client,
+) -> None:
+    """Each hello is answered with a welcome of up to a page of the timeline (64 kB): twenty
+    hellos a second made a megabyte a second from one small message each. After the first,
+    hellos spend the socket's history-page budget (2 a second, 5 at once): the rest are
+    answered ``throttled``, and the socket keeps its seats and plays on."""
+    _table, d, tokens = await device_of_three(client)
+    hello = {"type": "hello", "tokens": list(tokens.values()), "since": 0, "device": "table"}
+    for _ in range(20):
+        await d.ws.send_json(hello)
+    kinds: list[str] = []
+    while len(kinds) < 20:
+        msg = await d.recv()
+        if msg["type"] == "welcome":
+            kinds.append("welcome")
+        elif msg["type"] == "error":
+            assert msg["error"] == "throttled" and "hello" in msg["message"]
+            kinds.append("throttled")
+    assert 5 <= kinds.count("welcome") <= 7 and kinds.count("throttled") >= 13
+    gain = {"do": "gain_life", "player": "cy", "amount": 1}
+    assert (await d.as_("cy", "action", action=gain))["type"] == "ack"
+    assert (await d.as_("bo", "action", action=gain))["type"] == "ack"

@@ -197,3 +197,52 @@ def test_serve_on_every_interface_prints_the_lan_address_its_links_use(tmp_path:
     finally:
         os.kill(proc.pid, signal.SIGTERM)
         proc.wait(timeout=10)
+
+
+#: Host headers that are not a host name or address and a port: made into a link as they are,
+#: each pointed somewhere else (evil.example, a path on another host, a query...).
+BAD_HOSTS = [
+    "127.0.0.1:8000@evil.example",
+    "[::1]:8000@evil.example",
+    "localhost@evil.example",
+    "localhost:8000/evil",
+    "localhost:8000?x=evil.example",
+    "evil.example#localhost",
+    "[::1]evil.example",
+    "localhost:8000 evil.example",
+    "localhost:8000\\@evil.example",
+    "localhost:99999",
+    "localhost:",
+    "a" * 300,
+]
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("lan", [LAN, None])
+async def test_a_host_header_that_is_not_a_host_never_makes_a_link_elsewhere(
+    aiohttp_client: Callable[..., Any], tmp_path: Path, lan: str | None
+) -> None:
+    """``Host: 127.0.0.1:8000@evil.example`` once made ``http://192.168.1.23:8000@evil.
+    example/t/...`` (a link to evil.example, shown as the LAN's): a Host that is not a host
+    name or address with a port makes the links of the address the connection was made to
+    (the LAN address for the loopback, on a server listening everywhere); a name is kept."""
+    client = await lan_client(aiohttp_client, tmp_path, lan_address=lan)
+    own = f"http://{lan or client.host}:{client.port}"
+    for host in BAD_HOSTS:
+        res = await client.post("/api/tables", json=TWO, headers={"Host": host})
+        assert res.status == 201, host
+        table = await res.json()
+        assert table["links"] == {
+            "play": f"{own}/t/{table['id']}",
+            "watch": f"{own}/w/{table['watch']}",
+        }, host
+        info = await client.get(f"/api/tables/{table['id']}", headers={"Host": host})
+        assert (await info.json())["links"]["play"] == f"{own}/t/{table['id']}", host
+        qr = await client.get(f"/api/tables/{table['id']}/qr.svg", headers={"Host": host})
+        if len(host) > 261:
+            assert qr.status == 400
+        else:
+            assert await qr.read() == qr_of(f"{own}/t/{table['id']}"), host
+    for host in ("table.example:8000", "[fd00::5]:8000", "my_box.lan."):
+        res = await client.post("/api/tables", json=TWO, headers={"Host": host})
+        assert (await res.json())["links"]["play"].startswith(f"http://{host}/t/"), host

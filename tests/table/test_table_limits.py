@@ -10,6 +10,7 @@ from aiohttp import WSMsgType
 from aiohttp.test_utils import TestClient
 from table_helpers import TWO, open_table, phone, seat
 
+from lifeledger_table.routes import build_id
 from lifeledger_table.server import Limits
 
 pytestmark = pytest.mark.asyncio
@@ -75,3 +76,57 @@ async def test_opening_tables_and_replaying_records_are_limited_per_address(
     assert (await client.post("/api/replay", json=record)).status == 200
     res = await client.post("/api/replay", json=record)
     assert res.status == 429 and (await res.json())["error"] == "throttled"
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("limits", [Limits()])
+async def test_a_table_plays_at_most_max_games_and_the_next_is_refused_changing_nothing(
+    client: TestClient[Any, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A phone conceding (104.3a) and starting the next game, again and again, made
+    thousands of games: each decisive change then scored them all on the event loop (85 ms
+    at 3,000 games, every table on the server waiting). A table plays at most MAX_GAMES: the
+    next game past them is refused (``too-many-games``, saying to open a new table) and
+    changes nothing; the last game is still played, and its statistics are there."""
+    from lifeledger_table import table as table_module
+
+    monkeypatch.setattr(table_module, "MAX_GAMES", 3)
+    table = await open_table(client)
+    ana = await phone(client, table["id"], await seat(client, table["id"], "ana"))
+    for _ in range(2):
+        assert (await ana.act({"do": "concede", "player": "ana"}))["type"] == "ack"
+        assert (await ana.reply(await ana.send("next_game")))["type"] == "ack"
+    assert (await ana.act({"do": "concede", "player": "ana"}))["type"] == "ack"
+    refused = await ana.reply(await ana.send("next_game"))
+    assert refused["type"] == "error" and refused["error"] == "too-many-games"
+    assert "3 games" in refused["message"] and "new table" in refused["message"]
+    data = await (await client.get(f"/api/tables/{table['id']}")).json()
+    assert data["score"]["game"] == 3 and data["state"]["over"] is True
+    stats = await (await client.get(f"/api/tables/{table['id']}/stats")).json()
+    assert stats["table"]["games"] == 3
+
+
+@pytest.mark.asyncio
+async def test_the_build_is_hashed_once_and_the_api_and_sockets_are_never_cached(
+    client: Any,
+) -> None:
+    """/sw.js is asked for on every page load (and by a hostile loop): the digest of every
+    static file is made once per process, not per request. The service worker and manifest
+    are revalidated (``no-cache``), every /api answer is ``no-store``, and the worker leaves
+    /api/ and /ws/ to the network."""
+    build_id()  # made once for the process (as the first /sw.js does)
+    made = build_id.cache_info().misses
+    texts = set()
+    for _ in range(5):
+        res = await client.get("/sw.js")
+        assert res.status == 200 and res.headers["Cache-Control"] == "no-cache"
+        texts.add(await res.text())
+    assert build_id.cache_info().misses == made and len(texts) == 1
+    worker = texts.pop()
+    assert 'path.startsWith("/api/") || path.startsWith("/ws/")' in worker
+    assert not any(u.startswith(("/api", "/ws")) for u in build_id()[1])
+    res = await client.get("/manifest.webmanifest")
+    assert res.headers["Cache-Control"] == "no-cache"
+    for path in ("/api/catalogue", "/api/tables/nope", "/api/code/XXXXXXXX"):
+        res = await client.get(path)
+        assert res.headers["Cache-Control"] == "no-store", path

@@ -3,7 +3,9 @@ engine replaying the game's record, and the table's statistics (games won, how g
 
 from __future__ import annotations
 
+import asyncio
 import json
+import threading
 import time
 from typing import Any
 
@@ -380,3 +382,185 @@ def test_every_reason_of_the_engine_has_its_cause() -> None:
     assert category("commander-damage") == "commander-damage"
     assert category("conceded") == "concession"
     assert category("teammate") is None and category("last-standing") is None
+
+
+TWELVE = {"players": [{"name": f"P{i}"} for i in range(12)]}
+
+
+def thousand_digit_game(db: str, table_id: str, players: list[str], n: int) -> None:
+    """``n`` actions written straight to the store, each setting a player's total to a
+    number of a thousand digits (107.1: any integer; the record allows up to 10^1000)."""
+    store = SQLiteStore(db)
+    huge, now = 10**999, time.time()
+    events = [
+        Event(
+            table_id,
+            seq,
+            "action",
+            {"action": {"do": "set_life", "player": players[seq % len(players)], "to": huge + seq}},
+            f"c{seq}",
+            players[0],
+            now,
+        )
+        for seq in range(1, n + 1)
+    ]
+    store.append(events)
+    store.close()
+
+
+class JsonSpy:
+    """Stands for :mod:`json` in :mod:`.pictures`: records each ``dumps`` call's thread and
+    the length of what it wrote."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[bool, int]] = []
+
+    def dumps(self, obj: Any, **kw: Any) -> str:
+        text = json.dumps(obj, **kw)
+        self.calls.append((threading.current_thread() is threading.main_thread(), len(text)))
+        return text
+
+    loads = staticmethod(json.loads)
+
+
+@pytest.mark.asyncio
+async def test_107_1_a_series_of_thousand_digit_totals_is_written_in_pieces_off_the_loop(
+    client: Client, db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Twelve lines of thousand-digit totals make a series of megabytes; written by one
+    ``json.dumps`` (one call into C, holding the interpreter lock to its end) it held the
+    event loop, and every table, for a tenth of a second. It is written off the loop, a point
+    at a time (no piece more than a few kB), and reads back as the series made."""
+    table = await open_table(client, TWELVE)
+    players = [p["id"] for p in table["header"]["players"]]
+    thousand_digit_game(db, table["id"], players, 600)
+    spy = JsonSpy()
+    monkeypatch.setattr(pictures, "json", spy)
+    res = await client.get(f"/api/tables/{table['id']}/games/1/series")
+    assert res.status == 200
+    body = await res.read()
+    assert len(body) > 500_000
+    assert spy.calls and not any(on_loop for on_loop, _ in spy.calls)
+    assert max(size for _, size in spy.calls) < 16_000
+    assert len(spy.calls) > 500  # a call a point
+    assert json.loads(body) == json.loads(json.dumps(await fresh(client, table)))
+
+
+@pytest.mark.asyncio
+async def test_stats_of_thousands_of_games_are_made_off_the_loop_once_per_event(
+    client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A table plays game after game (up to 300; a table from before that cap may hold
+    thousands): its statistics, a step per game, are made off the event loop, once until the
+    next event."""
+    table = await open_table(client)
+    ana = await phone(client, table["id"], await seat(client, table["id"], "ana"))
+    assert (await ana.act({"do": "lose_life", "player": "bo", "amount": 20}))["type"] == "ack"
+    assert (await ana.reply(await ana.send("next_game")))["type"] == "ack"
+    loaded = client.app[HUB_KEY].tables[table["id"]]
+    loaded.outcomes = loaded.outcomes * 3000  # as if played
+    made: list[bool] = []
+    tabulate = pictures._tabulate
+
+    def spying(found: Any) -> dict[str, Any]:
+        made.append(threading.current_thread() is threading.main_thread())
+        return tabulate(found)
+
+    monkeypatch.setattr(pictures, "_tabulate", spying)
+    for _ in range(3):
+        res = await client.get(f"/api/tables/{table['id']}/stats")
+        assert res.status == 200
+        assert (await res.json())["table"]["games"] == 3000
+    assert made == [False]
+    assert (await ana.act({"do": "gain_life", "player": "bo", "amount": 1}))["type"] == "ack"
+    res = await client.get(f"/api/watch/{table['watch']}/stats")
+    assert res.status == 200 and made == [False, False]
+
+
+def test_the_series_kept_are_bounded_in_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Series of megabytes (thousand-digit totals) are kept within CACHED_BYTES: the oldest
+    go first, and one bigger than the whole budget is not kept at all."""
+    monkeypatch.setattr(pictures, "CACHED_BYTES", 1000)
+    made = pictures._Made()
+    for n in range(5):
+        made.keep(("t", n, -1), b"x" * 400)
+    assert list(made.series) == [("t", 3, -1), ("t", 4, -1)] and made.size == 800
+    made.keep(("t", 4, -1), b"y" * 100)  # made again: counted once
+    assert made.size == 500
+    made.keep(("t", 9, -1), b"z" * 1001)
+    assert ("t", 9, -1) not in made.series and made.size == 500
+
+
+@pytest.mark.asyncio
+async def test_at_most_BUILDS_series_are_made_at_once(
+    client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Series asked for together are made BUILDS at a time: a burst of graphs never takes
+    every worker thread (the store's writes use the same pool)."""
+    table = await open_table(client)
+    ana = await phone(client, table["id"], await seat(client, table["id"], "ana"))
+    for _ in range(4):
+        assert (await ana.act({"do": "lose_life", "player": "bo", "amount": 20}))["type"] == "ack"
+        assert (await ana.reply(await ana.send("next_game")))["type"] == "ack"
+    busy, peak, lock = 0, 0, threading.Lock()
+    real = pictures.game_series
+
+    def slow(*args: Any) -> dict[str, Any]:
+        nonlocal busy, peak
+        with lock:
+            busy += 1
+            peak = max(peak, busy)
+        time.sleep(0.1)
+        with lock:
+            busy -= 1
+        return real(*args)
+
+    monkeypatch.setattr(pictures, "game_series", slow)
+    answers = await asyncio.gather(
+        *(client.get(f"/api/tables/{table['id']}/games/{n}/series") for n in (1, 2, 3, 4, 1))
+    )
+    assert [r.status for r in answers] == [200] * 5
+    assert peak == pictures.BUILDS
+
+
+@pytest.mark.asyncio
+async def test_following_the_current_game_has_a_budget_of_its_own(
+    client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Following the current game event by event cost no budget at all: a phone acting and
+    asking for the graph after every action (30 a second at a table) had the whole game's
+    points made each time, without end. It has a budget of its own (FOLLOWED_PER_ADDRESS,
+    far above a page's pace), apart from the one for series made from a whole log; past it,
+    429 ``throttled``, and nothing changes."""
+    monkeypatch.setattr(pictures, "FOLLOWED_PER_ADDRESS", 2)
+    monkeypatch.setattr(pictures, "MADE_PER_ADDRESS", 100)
+    table = await open_table(client)
+    ana = await phone(client, table["id"], await seat(client, table["id"], "ana"))
+    assert (await series(client, table))["count"] == 0  # made from the log: the other budget
+    for n in range(1, 3):
+        assert (await ana.act({"do": "gain_life", "player": "bo", "amount": 1}))["type"] == "ack"
+        assert (await series(client, table))["count"] == n
+    assert (await ana.act({"do": "gain_life", "player": "bo", "amount": 1}))["type"] == "ack"
+    res = await client.get(f"/api/tables/{table['id']}/games/1/series")
+    assert res.status == 429 and (await res.json())["error"] == "throttled"
+    data = await (await client.get(f"/api/tables/{table['id']}")).json()
+    assert data["seq"] == 3
+
+
+@pytest.mark.asyncio
+async def test_a_series_of_an_odd_game_number_is_404_naming_it_and_costs_no_budget(
+    client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Negative, signed, spaced, hexadecimal, fractional, non-ASCII digits, a thousand
+    digits, on the table's and the spectator's route: 404 ``unknown-game`` with a message,
+    none of them spending the budget for making series (one is made after them all)."""
+    monkeypatch.setattr(pictures, "MADE_PER_ADDRESS", 1)
+    table = await open_table(client)
+    odd = ["-1", "+1", " 1", "1 ", "1.0", "0x1", "١", "01e0", "9" * 1000, "%2D1", "1%00"]
+    for base in (f"/api/tables/{table['id']}", f"/api/watch/{table['watch']}"):
+        for bad in odd:
+            res = await client.get(f"{base}/games/{bad}/series")
+            assert res.status == 404, bad
+            answer = await res.json()
+            assert answer["error"] == "unknown-game" and answer["message"], bad
+    assert (await series(client, table))["count"] == 0

@@ -6,9 +6,11 @@ players record at the table (104.4i)."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import sqlite3
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +24,7 @@ from store_contract import row
 from table_helpers import THG, TWO, Phone, open_table, phone, seat
 
 from lifeledger_table import tools as tools_module
+from lifeledger_table.hub import HUB_KEY
 from lifeledger_table.limits import Limits
 from lifeledger_table.pgstore import SCHEMA_VERSION, PostgresStore
 from lifeledger_table.server import create_app
@@ -36,7 +39,16 @@ FOUR = {"players": [{"name": n} for n in ("Ana", "Bo", "Cy", "Di")]}
 @pytest.fixture
 def limits() -> Limits:
     """Budgets that many quick rolls in a row stay under."""
-    return Limits(rate=1000, burst=1000, table_rate=1000, table_burst=1000)
+    return Limits(
+        rate=1000,
+        burst=1000,
+        table_rate=1000,
+        table_burst=1000,
+        tools_rate=1000,
+        tools_burst=1000,
+        tools_address_rate=1000,
+        tools_address_burst=1000,
+    )
 
 
 class Clock:
@@ -552,3 +564,134 @@ async def test_a_postgresql_store_from_before_the_tools_is_migrated(pg_url: str)
     with psycopg.connect(pg_url, autocommit=True) as conn:
         found = conn.execute("SELECT version FROM lifeledger_schema").fetchone()
     assert found == (SCHEMA_VERSION,) == (2,)
+
+
+async def test_a_round_is_never_extended_past_600_minutes_left(
+    client: Client, clock: Clock
+) -> None:
+    """Extensions were unbounded (60 minutes at a time, again and again: a round ending in
+    years, a time no phone shows). A round never has more than 600 minutes left (as at its
+    start): an extension past that is refused (``too-long``, member ``minutes``) and
+    changes nothing, running or paused."""
+    _table, (ana,) = await seated(client, TWO, "ana")
+    start = (await use(ana, "round", op="start"))["tools"]["round"]
+    for _ in range(9):
+        r = (await use(ana, "round", op="extend", minutes=60))["tools"]["round"]
+    assert r["ends_at"] == start["ends_at"] + 540 * 60_000  # 590 minutes left
+    refused = await use(ana, "round", op="extend", minutes=11)
+    assert refused["type"] == "error" and refused["error"] == "too-long"
+    assert refused["member"] == "minutes" and "600" in refused["message"]
+    r = (await use(ana, "round", op="extend", minutes=10))["tools"]["round"]
+    assert r["ends_at"] == clock.now + 600 * 60_000
+    clock.now += 60_000
+    r = (await use(ana, "round", op="pause"))["tools"]["round"]
+    assert r["left_ms"] == 599 * 60_000
+    assert (await use(ana, "round", op="extend", minutes=2))["error"] == "too-long"
+    r = (await use(ana, "round", op="extend", minutes=1))["tools"]["round"]
+    assert r["left_ms"] == 600 * 60_000
+
+
+class CountingStore(SQLiteStore):
+    """Counts the tools' writes (each a sync to disk), each taking ``delay`` seconds."""
+
+    writes = 0
+    delay = 0.0
+
+    def put_tools(self, table_id: str, version: int, data: str) -> bool:
+        CountingStore.writes += 1
+        time.sleep(self.delay)
+        return super().put_tools(table_id, version, data)
+
+
+async def test_tool_writes_are_budgeted_per_table_and_per_address_across_tables(
+    aiohttp_client: Callable[..., Any], db: str
+) -> None:
+    """Every tool message is a write of its own to the store (a sync to disk; the game's
+    changes are written in batches). The socket's budget allowed 20 a second, and a phone at
+    many tables 200 a second together: the store's writes for every table waited behind
+    them. A table's tool messages and an address's (over all its tables) have budgets of
+    their own, sized as writes: past them a tool message is refused (``throttled``), is not
+    written, and changes nothing."""
+    limits = Limits(tools_burst=3, tools_rate=0.01, tools_address_burst=5, tools_address_rate=0.01)
+    CountingStore.writes = 0
+    client = await aiohttp_client(create_app(CountingStore(db), limits))
+    first, (ana,) = await seated(client, TWO, "ana")
+    second, (cy,) = await seated(client, TWO, "ana")
+    kinds = [(await use(ana, "coin"))["type"] for _ in range(4)]
+    assert kinds == ["tools"] * 3 + ["error"]
+    assert CountingStore.writes == 3
+    answers = [await use(cy, "coin") for _ in range(3)]  # another table: the address's budget
+    assert [a["type"] for a in answers] == ["tools", "tools", "error"]
+    assert answers[-1]["error"] == "throttled" and CountingStore.writes == 5
+    for table in (first, second):
+        data = await (await client.get(f"/api/tables/{table}")).json()
+        assert data["table"]["id"] == table
+    assert len(client.app[HUB_KEY].tables[first].tools.recent) == 3
+    assert len(client.app[HUB_KEY].tables[second].tools.recent) == 2
+
+
+@pytest.mark.parametrize("limits", [Limits(rate=1000, burst=1000, tools_waiting=2)])
+async def test_tool_changes_waiting_for_a_slow_store_are_bounded(
+    aiohttp_client: Callable[..., Any], db: str, limits: Limits
+) -> None:
+    """A store slow to write (a busy SD card) and a phone sending tool messages as fast as it
+    may: the changes waiting for their write were unbounded (a task each, every one a write
+    to come). At most ``tools_waiting`` wait per table; more are refused (``busy``) and change
+    nothing; the others are all written and acknowledged."""
+    CountingStore.writes, CountingStore.delay = 0, 0.2
+    try:
+        client = await aiohttp_client(create_app(CountingStore(db), limits))
+        _table, (ana,) = await seated(client, TWO, "ana")
+        for i in range(4):
+            await ana.ws.send_json({"type": "tool", "id": f"w{i}", "tool": "coin"})
+        got: dict[str, dict[str, Any]] = {}
+        while len(got) < 4:  # the refusals come first, at once
+            msg = await ana.recv()
+            if msg.get("id") and msg["type"] in ("tools", "error"):
+                got[msg["id"]] = msg
+    finally:
+        CountingStore.delay = 0.0
+    assert [got[f"w{i}"]["type"] for i in range(4)] == ["tools", "tools", "error", "error"]
+    assert {got[f"w{i}"]["error"] for i in (2, 3)} == {"busy"}
+    assert CountingStore.writes == 2 and len(got["w1"]["tools"]["recent"]) == 2
+
+
+class Contended(SQLiteStore):
+    """Another server writes the table's tools first, ``losses`` times in a row: each of this
+    server's writes then fails its version check."""
+
+    losses = 0
+
+    def put_tools(self, table_id: str, version: int, data: str) -> bool:
+        if Contended.losses > 0:
+            Contended.losses -= 1
+            found = self.tools(table_id)  # what the other server read: nothing of ours
+            rival = json.loads(found[1] if found else data) | (
+                {} if found else {"recent": [], "ids": []}
+            )
+            rival["ids"] = [*rival["ids"], f"rival-{Contended.losses}"]
+            super().put_tools(table_id, version, json.dumps(rival))
+            return False
+        return super().put_tools(table_id, version, data)
+
+
+async def test_a_tool_change_losing_to_other_servers_again_and_again_is_still_written(
+    aiohttp_client: Callable[..., Any], db: str
+) -> None:
+    """Two processes on one PostgreSQL database, each with tool messages queued for one table
+    (test_tools_on_several_processes_sharing_postgresql): one lost its version check three
+    times in a row, under load, and its phone got ``busy``. A change is now tried up to
+    ATTEMPTS times, each after a short random pause: five losses in a row, and it is written
+    on the sixth try; only past ATTEMPTS is it refused (``busy``), changing nothing."""
+    client = await aiohttp_client(create_app(Contended(db)))
+    table, (ana,) = await seated(client, TWO, "ana")
+    Contended.losses = 5
+    got = await use(ana, "coin")
+    assert got["type"] == "tools" and got["tools"]["recent"][-1]["tool"] == "coin"
+    Contended.losses = tools_module.ATTEMPTS
+    refused = await use(ana, "coin")
+    assert refused["type"] == "error" and refused["error"] == "busy"
+    Contended.losses = 0
+    kept = client.app[HUB_KEY].tables[table].tools
+    assert [r["tool"] for r in kept.recent] == ["coin"]  # the busy one changed nothing
+    assert got["id"] in kept.ids and refused["id"] not in kept.ids
