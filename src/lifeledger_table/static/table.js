@@ -13,6 +13,9 @@ const S = {
   pending: new Map(), ws: null, connected: false, everConnected: false, backoff: 500,
   pongTimer: null, connectTimer: null, retryTimer: null, claiming: false, asks: new Map(),
   selectedHead: {}, sheetFor: null, frames: null, frame: 0, playTimer: null,
+  // Table mode (layout.js): "table" when this device is the one in the middle of the table,
+  // holding every free seat (``tokens``: {seat: token}; ``seats``: the seats its socket holds).
+  device: "phone", tokens: {}, seats: [],
 };
 
 // Heartbeats: a ping every 10 s; the connection is lost when no answer comes within 5 s (a
@@ -68,12 +71,14 @@ function wsUrl() {
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
   // A seated phone names its token as it connects: a table full of spectators never keeps
   // its players out.
-  const seat = MODE === "play" && S.token ? `?token=${encodeURIComponent(S.token)}` : "";
+  const held = S.device === "table" ? Object.values(S.tokens) : S.token ? [S.token] : [];
+  const seat = MODE === "play" && held.length ? "?" + held.map((t) => `token=${encodeURIComponent(t)}`).join("&") : "";
   return `${scheme}//${location.host}/ws/${MODE === "play" ? "t" : "w"}/${KEY}${seat}`;
 }
 
 function hello() {
   const msg = { type: "hello", token: S.token, since: S.lastSeq };
+  if (S.device === "table") { msg.tokens = Object.values(S.tokens); if (!msg.token) msg.token = msg.tokens[0] || null; }
   if (S.host) msg.host = S.host;
   return msg;
 }
@@ -129,9 +134,10 @@ function send(msg) {
 // Every change carries its own id: a retry after a reconnect never applies twice.
 function request(type, action, extra) {
   if (MODE !== "play") return;
-  if (!S.seat) { showPicker(); return; }
+  if (!S.seat && !S.seats.length) { showPicker(); return; }
   const msg = Object.assign({ type, id: newId() }, extra || {});
   if (action) msg.action = action;
+  if (!msg.as && (S.device === "table" || S.seats.length > 1)) msg.as = actingSeat(action);
   if (new TextEncoder().encode(toJSON(msg)).length > MAX_MESSAGE) { toast("That is too long to send.", "bad"); return; }
   msg.sent = Date.now();
   S.pending.set(msg.id, msg);
@@ -145,6 +151,82 @@ function request(type, action, extra) {
 function wire(msg) { const out = Object.assign({}, msg); delete out.sent; return out; }
 
 function act(action) { request("action", action); }
+
+// ---------------------------------------------------------------- the table device
+
+// Which held seat acts for an action: the panel's player when held, else a teammate, else
+// any seat this device holds (a player on their own phone still takes damage from here).
+function actingSeat(action) {
+  const subjects = [];
+  const walk = (a) => {
+    if (!a || typeof a !== "object") return;
+    for (const key of ["player", "to", "controller"]) if (typeof a[key] === "string") subjects.push(a[key]);
+    if (Array.isArray(a.players)) subjects.push(...a.players);
+    for (const key of ["each", "payments"]) if (a[key] && typeof a[key] === "object") subjects.push(...Object.keys(a[key]));
+    if (Array.isArray(a.actions)) a.actions.forEach(walk);
+  };
+  walk(action);
+  const held = S.seats.length ? S.seats : Object.keys(S.tokens);
+  const mine = subjects.find((id) => held.includes(id));
+  if (mine) return mine;
+  const team = subjects.map(teamOf).find((t) => t);
+  const mate = team && held.find((id) => teamOf(id) === team);
+  return mate || held[0] || S.seat;
+}
+
+// The seats the server says the device holds: tokens of the others are forgotten.
+function keepHeld(seats) {
+  let changed = false;
+  for (const seat of Object.keys(S.tokens)) if (!seats.includes(seat)) { delete S.tokens[seat]; changed = true; }
+  if (changed) saveSeats(KEY, S.tokens);
+}
+
+// The table device takes every seat no phone holds (POST /api/tables/{t}/seats), then says
+// hello again with all its tokens. ``always``: asked from the menu (else once per load).
+async function takeFreeSeats(always) {
+  if (S.takingSeats || (S.tookSeats && !always)) return;
+  const taken = new Set(S.info.taken || []);
+  const free = header().players.map((p) => p.id).filter((id) => !taken.has(id) && !(id in S.tokens));
+  S.tookSeats = true;
+  if (!free.length) { if (always) toast("Every seat is held already."); return; }
+  S.takingSeats = true;
+  try {
+    const body = { seats: free, device: "table" };
+    const host = loadHost(KEY);
+    if (host) body.host = host;
+    const res = await api("POST", `/api/tables/${KEY}/seats`, body);
+    Object.assign(S.tokens, res.tokens || {});
+    saveSeats(KEY, S.tokens);
+    const skipped = Object.keys(res.skipped || {});
+    if (skipped.length) toast(`On their own phones: ${skipped.map((id) => S.names.of(id)).join(", ")}`);
+    send(hello());
+  } catch (ex) {
+    toast(`The table device could not take the seats: ${ex.message}`, "bad");
+  } finally {
+    S.takingSeats = false;
+  }
+}
+
+// Make this device the table's: one device for everyone.
+function becomeTableDevice() {
+  S.device = "table";
+  saveDevice(KEY, "table");
+  if (S.seat && S.token) S.tokens[S.seat] = S.token;
+  saveSeats(KEY, S.tokens);
+  close("picker");
+  takeFreeSeats(true);
+  render();
+}
+
+// A seat the table device held is now on its player's own phone.
+function seatLeft(seat) {
+  S.seats = S.seats.filter((x) => x !== seat);
+  delete S.tokens[seat];
+  saveSeats(KEY, S.tokens);
+  if (S.seat === seat) { S.seat = S.seats[0] || null; S.token = S.seat ? S.tokens[S.seat] || null : null; }
+  toast(`${S.names.of(seat)} is on their own phone now.`);
+  render();
+}
 
 // Card names for the timeline, as card actions arrive.
 function learnCards(msg) {
@@ -168,9 +250,12 @@ function receive(msg) {
       else S.entries.push(...entries.filter((e) => e.seq > S.lastSeq));
       takeSnapshot(msg);
       S.seat = msg.seat;
+      S.seats = Array.isArray(msg.seats) ? msg.seats.slice() : msg.seat ? [msg.seat] : [];
+      if (S.device === "table" && Array.isArray(msg.seats)) keepHeld(S.seats);
       if (MODE === "play" && S.token && !S.seat) { clearSeat(KEY); S.token = null; }
       S.info.taken = msg.taken;
-      if (MODE === "play" && !S.seat && !S.pickerDismissed && !S.claiming) showPicker();
+      if (MODE === "play" && S.device === "table") takeFreeSeats(false);
+      else if (MODE === "play" && !S.seat && !S.pickerDismissed && !S.claiming) showPicker();
       for (const m of S.pending.values()) send(wire(m));
       render();
       break;
@@ -212,9 +297,12 @@ function receive(msg) {
     case "seats":
       S.info.taken = msg.taken;
       if (!$("picker").classList.contains("hidden") && !S.claiming) showPicker();
+      if (S.device === "table") render();
       break;
     case "seat_lost":
-      S.seat = null; S.token = null; clearSeat(KEY);
+      // The table device gives a seat to the player's own phone, and keeps the others.
+      if (S.device === "table" && (S.seats.length > 1 || !S.seats.includes(msg.seat))) { seatLeft(msg.seat); break; }
+      S.seat = null; S.token = null; clearSeat(KEY); S.seats = []; S.tokens = {}; saveSeats(KEY, {});
       for (const [rid, ask] of S.asks) if (ask.seat === msg.seat) S.asks.delete(rid);
       showAsk();
       toast("Your seat was taken over on another device.", "bad");
@@ -390,7 +478,7 @@ function renderConn() {
 function render() {
   if (!S.state) return;
   renderConn();
-  const canAct = MODE === "play" && !!S.seat;
+  const canAct = MODE === "play" && (!!S.seat || S.seats.length > 0);
   // The table's code, to tell the others; who you are shows on your panel ("you").
   const title = MODE === "replay" ? "Replay" : (S.info.code ? formatCode(S.info.code) : "Watching");
   $("title").textContent = title;
@@ -403,9 +491,17 @@ function render() {
   const cards = activeCards();
   const list = units();
   const box = $("panels");
-  box.className = `panels n${Math.min(list.length, 8)}${list.length > 8 ? " many" : ""}`;
+  // A personal phone shows its own panel first and biggest; the table device, every panel
+  // around the edges facing its player (layout.js).
+  const table = MODE === "play" && S.device === "table";
+  const own = table || !S.seat ? -1 : list.findIndex((u) => (u.kind === "team" ? u.heads.includes(S.seat) : u.id === S.seat));
+  if (own > 0) list.unshift(...list.splice(own, 1));
+  box.className = `panels n${Math.min(list.length, 8)}${list.length > 8 ? " many" : ""}${table ? " table-mode" : ""}`;
+  S.colours = seatColours(header().players, S.info.colours);
   const turned = rotated();
   box.replaceChildren(...list.map((u, i) => renderUnit(u, i, canAct, cards, turned)));
+  S.layout = { table, own: own >= 0 ? 0 : null };
+  placePanels(box, table, S.layout.own);
   renderConn();
   if (!$("history").classList.contains("hidden")) renderHistory();
   if (S.sheetFor) renderSheet(S.sheetFor);
@@ -434,20 +530,32 @@ function renderUnit(u, index, canAct, cards, turned) {
   const st = isTeam ? u.team : u.player;
   const target = isTeam ? (S.selectedHead[u.id] && u.heads.includes(S.selectedHead[u.id]) ? S.selectedHead[u.id] : u.heads[0]) : u.id;
   const out = st.status !== "playing";
-  const mine = S.seat && (isTeam ? u.heads.includes(S.seat) : S.seat === u.id);
-  const name = isTeam ? S.names.of(u.id) : S.names.of(u.id);
+  const table = MODE === "play" && S.device === "table";
+  const mine = !table && S.seat && (isTeam ? u.heads.includes(S.seat) : S.seat === u.id);
+  // On the table device, a player who took their seat on their own phone: the panel still
+  // takes effects (damage, life gain...), sent as a seat the device holds.
+  const seats = isTeam ? u.heads : [u.id];
+  const ownPhone = table && seats.every((id) => (S.info.taken || []).includes(id) && !S.seats.includes(id));
+  const name = S.names.of(u.id);
   const tap = (action) => (canAct ? () => act(action) : MODE === "play" ? showPicker : null);
+  // The life buttons' handlers belong to taps.js when it is loaded (data-tap).
+  const tapsOwn = typeof shownLife === "function";
+  const colour = PALETTE[S.colours[isTeam ? u.heads[0] : u.id] || 0];
   const panel = h("section", {
-    class: `panel c${index % 8}${out ? " out " + st.status : ""}${turned.has(u.id) ? " turned" : ""}${mine ? " mine" : ""}`,
+    class: `panel${out ? " out " + st.status : ""}${!table && turned.has(u.id) ? " turned" : ""}${mine ? " mine" : ""}${ownPhone ? " own-phone" : ""}`,
     "data-unit": u.id, "data-player": isTeam ? null : u.id, "data-team": isTeam ? u.id : null,
     "data-heads": isTeam ? [u.id, ...u.heads].join(" ") : null,
+    "data-colour": colour.name, "aria-label": name,
   });
+  panel.style.backgroundColor = colour.bg;
   const top = h("div", { class: "panel-top" },
     h("span", { class: "pname" }, name),
     !isTeam && u.player.team ? h("span", { class: "tag" }, S.names.of(u.player.team)) : null,
     mine ? h("span", { class: "tag you" }, "you") : null,
+    ownPhone ? h("span", { class: "tag phone" }, "on own phone") : null,
     h("span", { class: "spacer" }),
-    h("button", { class: "icon", "aria-label": `Turn ${name}'s panel`, title: "Turn to face its player", onclick: () => toggleRotated(u.id) }, "⟲"),
+    table ? null : h("button", { class: "icon", "aria-label": `Turn ${name}'s panel`, title: "Turn to face its player", onclick: () => toggleRotated(u.id) }, "⟲"),
+    MODE === "play" ? h("button", { "data-act": "more", class: "icon more", "aria-label": `More for ${name}`, onclick: () => (canAct ? openSheet(target) : showPicker()) }, "⋯") : null,
   );
   panel.append(top);
   if (isTeam) {
@@ -455,35 +563,43 @@ function renderUnit(u, index, canAct, cards, turned) {
       const hp = playerState(hid);
       return h("button", {
         class: "head" + (hid === target ? " selected" : "") + (hp.status !== "playing" ? " out" : ""),
-        "data-head": hid,
+        "data-head": hid, "aria-pressed": hid === target ? "true" : "false",
         onclick: () => { S.selectedHead[u.id] = hid; render(); },
       }, S.names.of(hid), hp.status !== "playing" ? ` (${hp.status})` : "");
     })));
   }
+  const lifeButton = (sign, word) => h("button", {
+    class: `tap ${sign > 0 ? "plus" : "minus"}`, "data-act": sign > 0 ? "plus" : "minus",
+    "data-tap": "life", "data-player": target, "data-delta": String(sign),
+    "aria-label": `${name} ${word} 1 life`, disabled: MODE !== "play",
+    onclick: tapsOwn ? null : tap({ do: sign > 0 ? "gain_life" : "lose_life", player: target, amount: 1 }),
+  }, h("span", { "aria-hidden": "true" }, sign > 0 ? "+" : "−"));
+  const shown = typeof shownLife === "function" ? shownLife(u.id) : st.life;
   const life = h("div", { class: "life-row" },
-    h("button", { class: "tap minus", "data-act": "minus", "aria-label": `${name} loses 1 life`, disabled: MODE !== "play", onclick: tap({ do: "lose_life", player: target, amount: 1 }) }, "−"),
-    h("div", { class: "life", "data-life": st.life }, String(st.life)),
-    h("button", { class: "tap plus", "data-act": "plus", "aria-label": `${name} gains 1 life`, disabled: MODE !== "play", onclick: tap({ do: "gain_life", player: target, amount: 1 }) }, "+"),
+    lifeButton(-1, "loses"),
+    lifeButton(1, "gains"),
+    h("div", { class: "life", "data-life": st.life }, String(shown)),
+    typeof pendingMark === "function" ? pendingMark(u.id) : null,
   );
   panel.append(life);
   panel.append(statusLine(st) || h("div", { class: "status none" }));
   if (MODE === "play") {
     panel.append(h("div", { class: "steps" },
-      h("button", { "data-act": "minus5", onclick: tap({ do: "lose_life", player: target, amount: 5 }) }, "−5"),
-      h("button", { "data-act": "plus5", onclick: tap({ do: "gain_life", player: target, amount: 5 }) }, "+5"),
-      h("button", { "data-act": "poison", "aria-label": "poison +1", onclick: tap({ do: "add_counters", player: target, kind: "poison", amount: 1 }) }, "☠+"),
-      h("button", { "data-act": "more", class: "more", onclick: () => (canAct ? openSheet(target) : showPicker()) }, "⋯"),
+      h("button", { "data-act": "minus5", "aria-label": `${name} loses 5 life`, onclick: tap({ do: "lose_life", player: target, amount: 5 }) }, "−5"),
+      h("button", { "data-act": "plus5", "aria-label": `${name} gains 5 life`, onclick: tap({ do: "gain_life", player: target, amount: 5 }) }, "+5"),
+      h("button", { "data-act": "poison", "aria-label": `${name} gets a poison counter`, onclick: tap({ do: "add_counters", player: target, kind: "poison", amount: 1 }) }, "☠+"),
     ));
   }
-  const shown = isTeam ? u.heads.map(playerState) : [u.player];
+  const shownPlayers = isTeam ? u.heads.map(playerState) : [u.player];
   const b = [];
   if (isTeam && u.team.poison) b.push(h("span", { class: "badge poison" }, `☠ ${u.team.poison}`));
-  for (const p of shown) {
+  for (const p of shownPlayers) {
     const own = badges(isTeam ? Object.assign({}, p, { poison: 0 }) : p, cards);
     if (isTeam && own.length) b.push(h("span", { class: "badge who" }, S.names.of(p.id) + ":"));
     b.push(...own);
   }
   panel.append(h("div", { class: "badges" }, ...b));
+  if (typeof panelParts === "function") panel.append(...[].concat(panelParts(u, target, canAct) || []));
   return panel;
 }
 
@@ -713,7 +829,7 @@ function renderSheet(pid) {
         h("button", { "data-sheet": "draw", onclick: () => act({ do: "draw", player: pid, count: 1 }) }, "Draws from an empty library"), upkeep),
       h("p", { class: "muted" }, "The table doesn't count this library: record here an attempt to draw from an empty library (704.5b)."))
   );
-  if (pid === S.seat) {
+  if (pid === S.seat || (S.device === "table" && S.seats.includes(pid))) {
     const concede = h("button", {
       class: "danger", "data-sheet": "concede",
       onclick: () => {
@@ -759,6 +875,7 @@ async function showPicker() {
               waiting: () => { note.textContent = `Waiting for ${name}'s phone to allow it…`; btn.disabled = true; },
             });
             S.token = res.token; S.seat = res.seat;
+            S.tokens = { [res.seat]: res.token }; saveSeats(KEY, S.tokens);
             S.claiming = false;
             close("picker");
             send(hello());
@@ -778,6 +895,7 @@ async function showPicker() {
       }, name, isTaken ? " (taken)" : "");
       return btn;
     }),
+    h("button", { class: "seat device", "data-seat": "table", onclick: becomeTableDevice }, "Use as the table device (one device for everyone)"),
     h("button", { class: "seat watch", "data-seat": "", onclick: () => { S.pickerDismissed = true; close("picker"); } }, "Just watch"),
   );
   open("picker");
@@ -811,7 +929,13 @@ function renderMenu() {
     items.push(h("img", { class: "qr", src: `/api/tables/${KEY}/qr.svg`, alt: "QR code of this table's link" }));
     items.push(h("p", { class: "link-row" }, "Players: ", h("a", { href: `/t/${KEY}` }, `${location.origin}/t/${KEY}`)));
     items.push(h("p", { class: "link-row" }, "Spectators: ", h("a", { href: `/w/${S.info.watch}` }, `${location.origin}/w/${S.info.watch}`)));
-    items.push(h("button", { onclick: () => { close("menu"); S.pickerDismissed = false; showPicker(); } }, S.seat ? "Change seat" : "Take a seat"));
+    if (S.device === "table") {
+      items.push(h("p", { class: "muted" }, "This is the table device: every panel is controlled here."));
+      items.push(h("button", { "data-menu": "take-seats", onclick: () => { close("menu"); takeFreeSeats(true); } }, "Take the free seats"));
+    } else {
+      items.push(h("button", { onclick: () => { close("menu"); S.pickerDismissed = false; showPicker(); } }, S.seat ? "Change seat" : "Take a seat"));
+      items.push(h("button", { "data-menu": "table-device", onclick: () => { close("menu"); becomeTableDevice(); } }, "Use as the table device"));
+    }
   }
   const games = S.score ? S.score.game : 1;
   items.push(h("h3", {}, "Game records"));
@@ -905,6 +1029,15 @@ async function main() {
   S.names = new Names(S.info.header, S.info.labels);
   const saved = MODE === "play" ? loadSeat(KEY) : null;
   if (saved) { S.token = saved.token; S.seat = saved.seat; }
+  if (MODE === "play") {
+    S.device = loadDevice(KEY);
+    S.tokens = loadSeats(KEY);
+    if (S.device === "table") { S.seat = null; S.token = null; }
+  }
+  // The panels are laid out again when their space changes (turning the phone, a banner).
+  if ("ResizeObserver" in window) {
+    new ResizeObserver(() => { if (S.layout) placePanels($("panels"), S.layout.table, S.layout.own); }).observe($("panels"));
+  }
   if (MODE === "play") S.host = loadHost(KEY);
   keepAwake();
   connect();
