@@ -91,14 +91,14 @@ def test_a_stalled_connection_is_said_plainly_and_taps_wait(
                 page.locator('[data-player="bo"] [data-act="minus"]').click()
             expect(netstate).to_contain_text("Connection lost — reconnecting…", timeout=9000)
             expect(netstate).to_contain_text("3 changes waiting to be sent")
-            expect(page.locator('[data-player="bo"]')).to_have_class(re.compile(r"\bpending\b"))
+            expect(page.locator('.panel[data-player="bo"]')).to_have_class(re.compile(r"\bpending\b"))
             expect(page.locator('[data-player="bo"] .tag.waiting')).to_be_visible()
             expect(life(page, "bo")).to_have_text("20")
         finally:
             os.kill(proc.pid, signal.SIGCONT)
         expect(life(page, "bo")).to_have_text("17", timeout=20000)
         expect(netstate).to_be_hidden(timeout=10000)
-        expect(page.locator('[data-player="bo"]')).not_to_have_class(re.compile(r"\bpending\b"))
+        expect(page.locator('.panel[data-player="bo"]')).not_to_have_class(re.compile(r"\bpending\b"))
         page.wait_for_timeout(500)
         state = get(f"{url}/api/tables/{table['id']}")["state"]
         assert [p["life"] for p in state["players"]] == [20, 17]  # each tap applied once

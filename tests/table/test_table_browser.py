@@ -198,7 +198,7 @@ def test_ten_players_fit_a_phone_and_only_you_can_concede(base: str, browser: Br
     table = post(base + "/api/tables", {"players": [{"name": n} for n in names]})
     page = new_phone(browser)
     sit(page, base, table["id"], "ana")
-    last = page.locator('[data-player="jo"]')
+    last = page.locator('.panel[data-player="jo"]')
     last.scroll_into_view_if_needed()
     for act in ("minus", "plus", "plus5", "more"):
         expect(last.locator(f'[data-act="{act}"]')).to_be_in_viewport()

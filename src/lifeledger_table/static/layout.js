@@ -74,9 +74,9 @@ function savePlaygroup(group) { localStorage.setItem(PLAYGROUP_KEY, JSON.stringi
 // ---------------------------------------------------------------- where the panels sit
 
 // A panel needs this much room (CSS px, before turning) for all its controls; a compact
-// panel (name, −, total, +, ⋯) this much.
+// panel (name and ⋯ beside −, total, +) this much.
 const FULL = { w: 160, h: 166 };
-const COMPACT = { w: 150, h: 100 };
+const COMPACT = { w: 150, h: 80 };
 const TEAM_EXTRA = 48; // a team's panel adds a row of its heads
 
 // Around a tall table (the device upright), in seating order, clockwise: each slot is
@@ -130,7 +130,8 @@ function gridSlots(n, W, H, gap, turnTop, need, minH) {
     if (w < need.w) break;
     if (h < need.h) continue;
     // Panels on one screen: the largest; a grid that scrolls: the fewest rows.
-    const score = H / rows - gap >= need.h ? Math.min(w, h * 1.5) : -rows * 10000 + w;
+    // (A compact panel's total is as wide as its row allows: width counts more.)
+    const score = H / rows - gap >= need.h ? Math.min(w, h * (need.h < FULL.h ? 2.5 : 1.5)) : -rows * 10000 + w;
     if (!best || score > best.score) best = { cols, rows, w, h, score };
   }
   if (!best) return null;
@@ -161,17 +162,20 @@ function phoneSlots(n, W, H, gap, extra, own) {
   }
   const wide = W > H * 1.2;
   const own0 = (x, y, w, h) => ({ x: x + gap / 2, y: y + gap / 2, w: w - gap, h: h - gap, rot: 0 });
-  // The own panel takes the largest share that leaves the others whole panels.
-  for (const share of [0.5, 0.45, 0.4, 0.35, 0.3]) {
-    if (n > 2 && share === 0.5) continue;
-    if (wide) {
-      const ow = Math.round(W * share);
-      const rest = ow - gap >= need.w && H - gap >= need.h && gridSlots(n - 1, W - ow, H, gap, false, need, 0);
-      if (rest) return [own0(0, 0, ow, H), ...rest.map((s) => Object.assign(s, { x: s.x + ow }))];
-    } else {
-      const oh = Math.round(H * share);
-      const rest = oh - gap >= need.h && W - gap >= need.w && gridSlots(n - 1, W, H - oh, gap, false, need, 0);
-      if (rest) return [own0(0, 0, W, oh), ...rest.map((s) => Object.assign(s, { y: s.y + oh }))];
+  // The own panel takes the largest share that leaves the others whole panels, else (up to
+  // eight players) compact ones.
+  const small = { w: COMPACT.w, h: COMPACT.h + extra };
+  for (const others of n <= 8 ? [need, small] : [need]) {
+    for (const share of n === 2 ? [0.5] : n <= 4 ? [0.45, 0.4, 0.35, 0.3] : n <= 6 ? [0.4, 0.35, 0.3] : [0.3]) {
+      if (wide) {
+        const ow = Math.round(W * share);
+        const rest = ow - gap >= need.w && H - gap >= need.h && gridSlots(n - 1, W - ow, H, gap, false, others, 0);
+        if (rest) return [own0(0, 0, ow, H), ...rest.map((s) => Object.assign(s, { x: s.x + ow }))];
+      } else {
+        const oh = Math.round(H * share);
+        const rest = oh - gap >= need.h && W - gap >= need.w && gridSlots(n - 1, W, H - oh, gap, false, others, 0);
+        if (rest) return [own0(0, 0, W, oh), ...rest.map((s) => Object.assign(s, { y: s.y + oh }))];
+      }
     }
   }
   if (!wide && W - gap >= need.w) {
@@ -230,8 +234,11 @@ function fitTotals(box) {
     if (!w || !hgt) continue;
     const text = life.textContent.trim();
     const chars = Math.max(2, Math.min(text.length, 12));
-    const room = Math.max(w - 2 * 48, w * 0.45); // the − and + keep their edges
-    const size = Math.max(16, Math.floor(Math.min(hgt * 0.9, room / (0.72 * chars))));
+    // The − and + keep their edges: the total fills the room between their signs.
+    const sign = row.querySelector(".tap span");
+    const edge = sign ? sign.offsetWidth + 10 : 36;
+    const room = Math.max(w - 2 * edge, w * 0.4);
+    const size = Math.max(16, Math.floor(Math.min(hgt * 0.9, room / (0.7 * chars))));
     life.style.fontSize = `${size}px`;
   }
 }
