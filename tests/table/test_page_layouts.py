@@ -30,6 +30,11 @@ SIZES = {
     "laptop": (1366, 768),
 }
 COUNTS: list[int | str] = [2, 3, 4, 5, 6, 8, 12, "thg"]
+# The checks run in the page (page_audit.js): "layout" lists, in words, every shown control
+# outside the viewport, under another element, under 44x44 px or cut off by its panel, and
+# panels that overlap; "totals" gives the smallest life total's size (px), whether the panels
+# scroll and which way each faces.
+AUDIT = (Path(__file__).with_name("page_audit.js")).read_text()
 # The screenshots docs/table.md shows: (device, players, size).
 SHOTS = {
     ("table", 2, "phone-landscape"),
@@ -41,71 +46,10 @@ SHOTS = {
     ("phone", 4, "phone-portrait"),
 }
 
-# Every visible control, checked where it is: a list of problems, in words.
-CHECK = """
-(scrolls) => {
-  const W = innerWidth, H = innerHeight;
-  const what = (el) => {
-    if (!el) return "nothing";
-    const panel = el.closest && el.closest(".panel");
-    const label = el.getAttribute("aria-label") || el.getAttribute("data-act")
-      || el.textContent.trim().slice(0, 20);
-    const where = panel ? " of " + panel.getAttribute("data-unit") : "";
-    return `${el.tagName.toLowerCase()} "${label}"${where}`;
-  };
-  const shown = (el) => el.getClientRects().length > 0
-    && getComputedStyle(el).visibility !== "hidden";
-  const out = [];
-  const controls = [...document.querySelectorAll("button, a.button, .bar a, select, input")]
-    .filter(shown);
-  for (const el of controls) {
-    if (scrolls && el.closest(".panels")) el.scrollIntoView({ block: "nearest" });
-    const r = el.getBoundingClientRect();
-    if (r.left < -0.5 || r.top < -0.5 || r.right > W + 0.5 || r.bottom > H + 0.5) {
-      const box = [r.left, r.top, r.right, r.bottom].map(Math.round).join(",");
-      out.push(`${what(el)} lies outside the viewport (${box})`);
-      continue;
-    }
-    const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
-    if (!hit || !(hit === el || el.contains(hit))) out.push(`${what(el)} is under ${what(hit)}`);
-    if (el.offsetWidth < 44 || el.offsetHeight < 44) {
-      out.push(`${what(el)} is ${el.offsetWidth}x${el.offsetHeight} px`);
-    }
-  }
-  const panels = [...document.querySelectorAll("#panels .panel")]
-    .map((p) => [p.getAttribute("data-unit"), p.getBoundingClientRect()]);
-  for (let i = 0; i < panels.length; i++) {
-    for (let j = i + 1; j < panels.length; j++) {
-      const [a, r] = panels[i], [b, s] = panels[j];
-      const x = Math.min(r.right, s.right) - Math.max(r.left, s.left);
-      const y = Math.min(r.bottom, s.bottom) - Math.max(r.top, s.top);
-      if (x > 1 && y > 1) out.push(`panels ${a} and ${b} overlap`);
-    }
-  }
-  for (const p of document.querySelectorAll("#panels .panel")) {
-    if (p.scrollHeight > p.clientHeight + 1 && p.querySelector(".steps button, .heads button")) {
-      for (const b of [...p.querySelectorAll("button")].filter(shown)) {
-        const r = b.getBoundingClientRect(), q = p.getBoundingClientRect();
-        const out1 = r.left < q.left - 1 || r.top < q.top - 1;
-        if (out1 || r.right > q.right + 1 || r.bottom > q.bottom + 1) {
-          out.push(`${what(b)} is cut off by its panel`);
-        }
-      }
-    }
-  }
-  return out;
-}
-"""
 
-# The smallest life total's size (px), and whether the panels scroll.
-TOTALS = """
-() => ({
-  smallest: Math.min(...[...document.querySelectorAll("#panels .life")]
-    .map((l) => parseFloat(getComputedStyle(l).fontSize))),
-  scrolls: document.getElementById("panels").classList.contains("scrolls"),
-  facing: [...document.querySelectorAll("#panels .panel")].map((p) => p.dataset.facing),
-})
-"""
+def run(page: Page, check: str, arg: Any = None) -> Any:
+    """The result of one of page_audit.js's checks."""
+    return page.evaluate(f"([name, arg]) => ({AUDIT})[name](arg)", [check, arg])
 
 
 def form(count: int | str) -> dict[str, Any]:
@@ -156,7 +100,7 @@ def test_every_layout_keeps_every_control_whole_and_uncovered(
     problems: list[str] = []
     for size, (width, height) in SIZES.items():
         settle(page, width, height)
-        found = page.evaluate(TOTALS)
+        found = run(page, "totals")
         if device == "table":
             # The device in the middle of the table never scrolls: every panel is in view.
             assert not found["scrolls"], f"{size}: the table device's panels scroll"
@@ -166,7 +110,7 @@ def test_every_layout_keeps_every_control_whole_and_uncovered(
         # Totals stay large: readable from across the table.
         least = 44 if count in (2, 3, 4, 5, 6, "thg") else 32
         assert found["smallest"] >= least, f"{size}: a total of {found['smallest']} px"
-        problems += [f"{size}: {p}" for p in page.evaluate(CHECK, found["scrolls"])]
+        problems += [f"{size}: {p}" for p in run(page, "layout", found["scrolls"])]
         if (device, count, size) in SHOTS:
             SCREENS.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(SCREENS / f"layout-{device}-{count}-{size}.png"))
@@ -177,15 +121,15 @@ def test_every_layout_keeps_every_control_whole_and_uncovered(
 def test_two_players_face_each_other_and_four_sit_at_the_sides(base: str, browser: Browser) -> None:
     page = open_page(browser, base, "table", 2)
     settle(page, 390, 844)
-    assert page.evaluate(TOTALS)["facing"] == ["0", "180"]  # seating order: Ana at the bottom
+    assert run(page, "totals")["facing"] == ["0", "180"]  # seating order: Ana at the bottom
     settle(page, 844, 390)
-    assert page.evaluate(TOTALS)["facing"] == ["90", "270"]
+    assert run(page, "totals")["facing"] == ["90", "270"]
     page.context.close()
     page = open_page(browser, base, "table", 4)
     settle(page, 390, 844)
-    assert page.evaluate(TOTALS)["facing"] == ["90", "90", "270", "270"]
+    assert run(page, "totals")["facing"] == ["90", "90", "270", "270"]
     settle(page, 844, 390)
-    assert page.evaluate(TOTALS)["facing"] == ["180", "180", "0", "0"]
+    assert run(page, "totals")["facing"] == ["180", "180", "0", "0"]
     page.context.close()
 
 
