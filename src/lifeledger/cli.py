@@ -117,7 +117,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     play.add_argument("--json", action="store_true", help="print the state as JSON")
     play.set_defaults(run=_replay)
     serve = commands.add_parser("serve", help="serve the table app")
-    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="the address to listen on (default: %(default)s, this machine only); 0.0.0.0 "
+        "lets phones on the same Wi-Fi join: the LAN address they open is printed",
+    )
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument(
         "--db",

@@ -22,7 +22,9 @@ import ipaddress
 import re
 from collections.abc import Iterable, Sequence
 
-__all__ = ["TrustedProxies", "parse_address"]
+from aiohttp import web
+
+__all__ = ["PROXIES_KEY", "TrustedProxies", "parse_address"]
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -95,3 +97,7 @@ class TrustedProxies:
             if not self.trusts(address):
                 return str(address)
         return str(parse_address(hops[0]))
+
+
+#: The reverse proxies whose ``X-Forwarded-For`` is believed (none unless configured).
+PROXIES_KEY = web.AppKey("proxies", TrustedProxies)

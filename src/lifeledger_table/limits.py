@@ -10,7 +10,7 @@ from __future__ import annotations
 import ipaddress
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 __all__ = [
@@ -287,32 +287,49 @@ class SocketGate:
         )
         self.table_messages = Throttle(limits.table_burst, limits.table_burst / limits.table_rate)
 
-    def admit(self, who: str, table: str, seat: str | None = None) -> str | None:
-        """Count a new socket from ``who`` on ``table`` in (``seat``: the seat its token holds,
-        ``None`` for a spectator or visitor); or the reason it may not open."""
-        place = table if seat is None else f"{table}\n{seat}"
-        cap = self.limits.watchers_per_table if seat is None else self.limits.sockets_per_seat
+    def admit(self, who: str, table: str, seats: Collection[str] = ()) -> str | None:
+        """Count a new socket from ``who`` on ``table`` in (``seats``: the seats its tokens
+        hold, counted once for each: a table device's socket holds several; none for a
+        spectator or visitor); or the reason it may not open."""
+        places = [f"{table}\n{seat}" for seat in seats] or [table]
         if self.by_address.get(who, 0) >= self.limits.sockets_per_address:
             return f"At most {self.limits.sockets_per_address} connections from one address."
-        if self.by_table.get(place, 0) >= cap:
-            if seat is None:
-                return f"At most {cap} spectators and visitors at one table; players get in."
-            return f"At most {cap} connections for one seat."
+        if not seats and self.by_table.get(table, 0) >= self.limits.watchers_per_table:
+            cap = self.limits.watchers_per_table
+            return f"At most {cap} spectators and visitors at one table; players get in."
+        if seats and any(self.by_table.get(p, 0) >= self.limits.sockets_per_seat for p in places):
+            return f"At most {self.limits.sockets_per_seat} connections for one seat."
         if not self.opened.allow(who):
             return "Too many connections opened from here; wait a minute."
         self.by_address[who] = self.by_address.get(who, 0) + 1
-        self.by_table[place] = self.by_table.get(place, 0) + 1
+        for place in places:
+            self.by_table[place] = self.by_table.get(place, 0) + 1
         return None
 
-    def leave(self, who: str, table: str, seat: str | None = None) -> None:
-        """Count a closed socket out."""
-        place = table if seat is None else f"{table}\n{seat}"
-        for counts, key in ((self.by_address, who), (self.by_table, place)):
+    def leave(
+        self, who: str, table: str, seats: Collection[str] = (), *, watcher: bool | None = None
+    ) -> None:
+        """Count a closed socket out: ``seats``, those it is still counted for (see
+        :meth:`leave_seat`); ``watcher``, whether it was counted in as a spectator or visitor
+        (by default, when ``seats`` is empty)."""
+        watcher = not seats if watcher is None else watcher
+        places = [f"{table}\n{seat}" for seat in seats] + ([table] if watcher else [])
+        for counts, key in [(self.by_address, who), *((self.by_table, p) for p in places)]:
             n = counts.get(key, 0) - 1
             if n > 0:
                 counts[key] = n
             else:
                 counts.pop(key, None)
+
+    def leave_seat(self, table: str, seat: str) -> None:
+        """Count an open socket out of one seat it no longer holds (it was given to another
+        phone, which must get in: a table device's socket stays open for its other seats)."""
+        place = f"{table}\n{seat}"
+        n = self.by_table.get(place, 0) - 1
+        if n > 0:
+            self.by_table[place] = n
+        else:
+            self.by_table.pop(place, None)
 
     def take(self, who: str, table: str | None) -> bool:
         """Spend one message of the address's budget and the table's (``None``: a socket that

@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 
-from .addresses import TrustedProxies
+from .addresses import PROXIES_KEY
 from .limits import Limits, Throttle
 from .routes import same_origin
 
@@ -44,10 +44,6 @@ SECURITY_HEADERS = {
 }
 #: The ``Server`` header: a plain name, not the versions of Python and aiohttp.
 SERVER_NAME = "lifeledger"
-
-
-#: The reverse proxies whose ``X-Forwarded-For`` is believed (none unless configured).
-PROXIES_KEY = web.AppKey("proxies", TrustedProxies)
 
 
 @web.middleware

@@ -21,6 +21,7 @@ from .hub import HUB_KEY, Hub
 from .jsontext import strict_json
 from .limits import SocketGate
 from .routes import SeatTaken, StorageFailure, grant_seat, same_origin, table_or_404, watched_or_404
+from .setup import MAX_PLAYERS
 from .sockets import Conn, error_message
 from .store import hash_token
 from .table import PAGE, Table
@@ -32,6 +33,10 @@ __all__ = ["GATE_KEY", "add_routes", "table_socket", "watch_socket"]
 GATE_KEY = web.AppKey("sockets", SocketGate)
 
 log = logging.getLogger("lifeledger_table")
+
+#: What a socket is: a table device's (one phone or tablet for the players without their
+#: own) or a personal phone's (the default).
+DEVICES = ("table", "phone")
 
 _CLIENT_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]{20,100}$")
@@ -70,6 +75,18 @@ async def _unavailable(request: web.Request, exc: web.HTTPServiceUnavailable) ->
 async def _socket(request: web.Request, table: Table, spectator: bool) -> web.StreamResponse:
     hub = request.app[HUB_KEY]
     limits = hub.limits
+    kind = request.query.get("device", "phone")
+    if kind not in DEVICES:  # a page's mistake, not a player's: refused as a bad request
+        raise web.HTTPBadRequest(
+            text=json.dumps(
+                {
+                    "error": "malformed",
+                    "message": '"device" is "table" (one device for the table) or "phone".',
+                    "member": "device",
+                }
+            ),
+            content_type="application/json",
+        )
     if not same_origin(request):
         # Another site's page may not open a socket with this browser's seat (item 12).
         raise web.HTTPForbidden(
@@ -79,13 +96,11 @@ async def _socket(request: web.Request, table: Table, spectator: bool) -> web.St
     gate = request.app[GATE_KEY]
     who = request.remote or "?"
     ws = web.WebSocketResponse(max_msg_size=limits.message_bytes, heartbeat=30)
-    # A socket that opens with its seat's token (``?token=``) is a player's: it never counts
-    # among the spectators and visitors, so that they can't fill a table (item 8).
-    token = request.query.get("token")
-    placed = None
-    if token is not None and _TOKEN.match(token):
-        digest = hash_token(token)
-        placed = next((s for s, d in table.seats.items() if d == digest), None)
+    # A socket that opens with its seats' tokens (``?token=A&token=B``: a table device holds
+    # several) is a player's: it never counts among the spectators and visitors, so that they
+    # can't fill a table (item 8), and counts once for each seat it holds.
+    tokens = request.query.getall("token", [])[:MAX_PLAYERS]
+    placed = [] if spectator else _seats_of(table, tokens)
     refusal = gate.admit(who, table.id, placed)
     if refusal is not None:
         # Said on the socket, with "try again later" (1013): a browser shows a page neither
@@ -95,7 +110,15 @@ async def _socket(request: web.Request, table: Table, spectator: bool) -> web.St
         await ws.close(code=WSCloseCode.TRY_AGAIN_LATER, message=b"too many sockets")
         return ws
     takeovers = takeovers_of(hub)
-    conn = Conn(ws=ws, table=table, spectator=spectator, limits=limits)
+    conn = Conn(ws=ws, table=table, spectator=spectator, limits=limits, device=kind == "table")
+    counted = list(placed)  # the seats the socket limits count it for, while it holds them
+
+    def uncount(seat: str) -> None:
+        if seat in counted:
+            counted.remove(seat)
+            gate.leave_seat(table.id, seat)
+
+    conn.uncount = uncount
     try:
         await ws.prepare(request)
     except BaseException:
@@ -127,7 +150,7 @@ async def _socket(request: web.Request, table: Table, spectator: bool) -> web.St
                 continue
             # The budgets the address's sockets share, and the table's seated sockets (item 8):
             # a visitor with the link can't spend the players' budget.
-            if not gate.take(who, table.id if conn.seat is not None else None):
+            if not gate.take(who, table.id if conn.seats else None):
                 conn.dropped += 1
                 if conn.dropped >= limits.flood_close:
                     conn.close()
@@ -152,14 +175,14 @@ async def _socket(request: web.Request, table: Table, spectator: bool) -> web.St
                 )
     finally:
         no_hello.cancel()
-        gate.leave(who, table.id, placed)
+        gate.leave(who, table.id, counted, watcher=not placed)
         conns = hub.conns.get(table.id)
         if conns is not None:
             conns.discard(conn)
             if not conns:  # no empty set kept for every table ever connected to
                 del hub.conns[table.id]
-        if conn.seat is not None:
-            takeovers.release(table.id, conn.seat)
+        for held in conn.seats:
+            takeovers.release(table.id, held, conn.device)
         takeovers.hosts.discard(conn)
         conn.close()
         with contextlib.suppress(Exception):
@@ -199,10 +222,13 @@ def _handle(hub: Hub, conn: Conn, data: str) -> None:
     kind = msg["type"]
     table = conn.table
     if kind == "hello":
-        held = conn.seat
+        held, device = list(conn.seats), conn.device
         _hello(hub, conn, msg)
-        if held is not None and held != conn.seat:
-            takeovers_of(hub).release(table.id, held)
+        for seat in held:
+            if not conn.holds(seat):
+                takeovers_of(hub).release(table.id, seat, device)
+                if conn.uncount is not None:
+                    conn.uncount(seat)
         _host_hello(hub, conn, msg)
         return
     if kind == "takeover_answer":
@@ -231,20 +257,23 @@ def _handle(hub: Hub, conn: Conn, data: str) -> None:
     if conn.spectator:
         conn.send_json(error_message(cid, "spectator", "Spectators can watch but not act."))
         return
-    if conn.seat is None:
+    if not conn.seats:
         conn.send_json(error_message(cid, "no-seat", "Take a seat to act."))
         return
-    allowed = {"type", "id"} | {"action": {"action"}, "undo": {"target"}}.get(kind, set())
+    allowed = {"type", "id", "as"} | {"action": {"action"}, "undo": {"target"}}.get(kind, set())
     extra = sorted(set(msg) - allowed)
     if extra:
         conn.send_json(
             error_message(cid, "malformed", f"Unknown message member {extra[0]!r} for {kind!r}.")
         )
         return
+    acting = _acting(conn, msg, cid)
+    if acting is None:
+        return
     # An undo names the action it takes back (issue 7 item 2): the table checks "target".
-    body: dict[str, Any] = {k: msg.get(k) for k in allowed - {"type", "id"}}
+    body: dict[str, Any] = {k: msg.get(k) for k in allowed - {"type", "id", "as"}}
     try:
-        decision = table.decide(kind, body, cid, conn.seat)
+        decision = table.decide(kind, body, cid, acting)
     except TableError as exc:
         conn.send_json({"type": "error", "id": cid, **exc.to_json()})
         return
@@ -254,32 +283,108 @@ def _handle(hub: Hub, conn: Conn, data: str) -> None:
         hub.writer.submit(decision, conn)
 
 
+def _seats_of(table: Table, tokens: list[str]) -> list[str]:
+    """The seats ``tokens`` hold, in seating order (a token that is not one, or holds no
+    seat, holds nothing)."""
+    digests = {hash_token(t) for t in tokens if _TOKEN.match(t)}
+    return [s for s in table.player_ids() if table.seats.get(s) in digests]
+
+
+def _acting(conn: Conn, msg: dict[str, Any], cid: str) -> str | None:
+    """The seat a change is sent as: its ``"as"``, which the socket must hold (optional when
+    it holds one seat). ``None``: the error was sent."""
+    acting = msg.get("as")
+    if acting is None and "as" not in msg and len(conn.seats) == 1:
+        return conn.seats[0]
+    if not isinstance(acting, str):
+        what = "names" if "as" in msg else "must name"
+        conn.send_json(
+            error_message(
+                cid,
+                "malformed",
+                f'"as" {what} the seat that acts: this connection holds '
+                + ", ".join(conn.seats)
+                + ".",
+                member="as",
+            )
+        )
+        return None
+    if not conn.holds(acting):
+        name = conn.table.label(acting) if acting in conn.table.player_ids() else repr(acting)
+        conn.send_json(
+            error_message(
+                cid, "not-your-seat", f"This connection doesn't hold {name}'s seat.", member="as"
+            )
+        )
+        return None
+    return acting
+
+
 def _hello(hub: Hub, conn: Conn, msg: dict[str, Any]) -> None:
+    """``{"type": "hello", "token": T, "tokens": [T, ...], "since": N, "device": D}``: the
+    seats the tokens hold (``token`` and ``tokens`` together), whether the socket is a table
+    device's (``"table"``; ``"phone"``: a personal phone; absent: as its URL said), and the
+    welcome."""
     table = conn.table
     since = msg.get("since", 0)
     token = msg.get("token")
+    tokens = msg.get("tokens", [])
+    device = msg.get("device", "table" if conn.device else "phone")
     if isinstance(since, bool) or not isinstance(since, int) or since < 0:
         conn.send_json(
             error_message(None, "malformed", '"since" is the last sequence number seen.')
         )
         return
+    if device not in DEVICES:
+        conn.send_json(
+            error_message(
+                None,
+                "malformed",
+                '"device" is "table" (one device for the table) or "phone".',
+                member="device",
+            )
+        )
+        return
     if since > table.last_seq:
         since = 0
-    conn.seat = None
-    if token is not None:
+    if tokens is None:
+        tokens = []
+    if not conn.spectator:
+        problem = None
+        if token is not None and not (isinstance(token, str) and _TOKEN.match(token)):
+            problem = ("token", '"token" is a seat token.')
+        elif not isinstance(tokens, list) or not all(
+            isinstance(t, str) and _TOKEN.match(t) for t in tokens
+        ):
+            problem = ("tokens", '"tokens" is a list of seat tokens.')
+        elif len(tokens) > MAX_PLAYERS:
+            problem = ("tokens", f'"tokens" holds at most {MAX_PLAYERS} (a table\'s seats).')
+        if problem is not None:
+            conn.send_json(error_message(None, "malformed", problem[1], member=problem[0]))
+            return
+    given = ([] if token is None else [token]) + (tokens if isinstance(tokens, list) else [])
+    conn.seats = []
+    conn.device = device == "table"
+    if given:
         if conn.spectator:
             conn.send_json(error_message(None, "spectator", "Spectators can watch but not act."))
-        elif not isinstance(token, str) or not _TOKEN.match(token):
-            conn.send_json(error_message(None, "malformed", '"token" is a seat token.'))
-            return
         else:
-            digest = hash_token(token)
-            conn.seat = next((s for s, d in table.seats.items() if d == digest), None)
-            if conn.seat is not None:
-                takeovers_of(hub).holding(table.id, {conn.seat})
-            if conn.seat is None:
+            conn.seats = _seats_of(table, given)
+            if conn.seats:  # the other servers hear of it (and of who else holds them here)
+                mine = set(conn.seats)
+                takeovers_of(hub).holding_conns(
+                    table.id, [c for c in hub.conns.get(table.id, ()) if mine & set(c.seats)]
+                )
+            lost = len(set(given)) - len(conn.seats)
+            if lost:
                 conn.send_json(
-                    error_message(None, "bad-token", "This seat token no longer holds a seat.")
+                    error_message(
+                        None,
+                        "bad-token",
+                        "This seat token no longer holds a seat."
+                        if lost == 1 and len(given) == 1
+                        else f"{lost} of these seat tokens no longer hold a seat.",
+                    )
                 )
     welcome(conn, since, host=not conn.spectator and is_host(table, msg.get("host")))
 
@@ -297,6 +402,8 @@ def welcome(conn: Conn, since: int, host: bool | None = None) -> None:
             since,
             type="welcome",
             seat=conn.seat,
+            seats=conn.seats,
+            device="table" if conn.device else "phone",
             spectator=conn.spectator,
             taken=sorted(table.seats),
             host=host,
@@ -396,7 +503,12 @@ def relayed(hub: Hub, kind: str, table_id: str, detail: str) -> None:
     if not isinstance(info, dict) or info.get("from") == takeovers.me:
         return
     if kind == "holding" and isinstance(info.get("seats"), list):
-        takeovers.heard_holding(table_id, [s for s in info["seats"] if isinstance(s, str)])
+        devices = info.get("devices")
+        takeovers.heard_holding(
+            table_id,
+            [s for s in info["seats"] if isinstance(s, str)],
+            [s for s in devices if isinstance(s, str)] if isinstance(devices, list) else [],
+        )
         return
     rid = info.get("request")
     task = asyncio.get_running_loop().create_task(_relayed(hub, kind, table_id, rid, info))

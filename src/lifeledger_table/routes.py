@@ -10,7 +10,7 @@ import logging
 import re
 import secrets
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,7 @@ from . import engine
 from .errors import TableError, TableUnavailable
 from .hub import HUB_KEY, Hub
 from .jsontext import strict_json
+from .lan import link_origin
 from .limits import CodeGuard
 from .setup import build_setup
 from .store import DuplicateError, TableRow, hash_token
@@ -35,6 +36,7 @@ __all__ = [
     "StorageFailure",
     "add_routes",
     "grant_seat",
+    "grant_seats",
     "read_body",
     "same_origin",
     "seats_given",
@@ -168,9 +170,16 @@ async def create_table(request: web.Request) -> web.Response:
             "code": row.code,
             "host": host,
             "header": setup["header"],
+            "links": _links(request, row.id, row.watch),
         },
         status=201,
     )
+
+
+def _links(request: web.Request, table_id: str, watch: str) -> dict[str, str]:
+    """A table's links, as a phone on the network opens them (:func:`.lan.link_origin`)."""
+    origin = link_origin(request)
+    return {"play": f"{origin}/t/{table_id}", "watch": f"{origin}/w/{watch}"}
 
 
 async def lookup_code(request: web.Request) -> web.Response:
@@ -235,7 +244,13 @@ async def watched_or_404(request: web.Request) -> Table:
 async def table_info(request: web.Request) -> web.Response:
     """GET /api/tables/{table}: setup, state, timeline and score."""
     table = await table_or_404(request)
-    return web.json_response({"table": table.info(spectator=False), **table.snapshot()})
+    return web.json_response(
+        {
+            "table": table.info(spectator=False),
+            "links": _links(request, table.id, table.row.watch),
+            **table.snapshot(),
+        }
+    )
 
 
 async def watch_info(request: web.Request) -> web.Response:
@@ -268,45 +283,98 @@ async def watch_history(request: web.Request) -> web.Response:
 async def grant_seat(hub: Hub, table: Table, seat: str) -> str:
     """Give ``seat`` to a new token (returned): the previous holder's token stops working and
     its sockets get ``seat_lost``. Raises :class:`StorageFailure` if the store fails (then
-    nothing changed)."""
-    token = secrets.token_urlsafe(32)
-    digest = hash_token(token)
-    # Claimed in memory first, so that two phones asking at once can't both get the seat;
-    # written to the store (off the loop) before anyone is told.
-    # The store gives the seat only if it is still held as this server saw it: another
-    # server on the same database may have given it meanwhile (issue 10).
-    previous = table.seats.get(seat)
-    table.seats[seat] = digest
-    try:
-        given = await asyncio.to_thread(hub.store.set_seat, table.id, seat, digest, previous)
-    except BaseException as exc:
+    nothing changed), :class:`SeatTaken` if another server gave it first."""
+    tokens, failed = await grant_seats(hub, table, {seat: table.seats.get(seat)})
+    if seat in tokens:
+        return tokens[seat]
+    if failed.get(seat) == "storage":
+        raise StorageFailure(seat)
+    raise SeatTaken(seat)
+
+
+async def grant_seats(
+    hub: Hub, table: Table, wanted: Mapping[str, str | None]
+) -> tuple[dict[str, str], dict[str, str]]:
+    """Give each seat of ``wanted`` to a new token, if it is still held by the digest given
+    for it (``None``: if it is free). Returns the tokens given and the seats not given, each
+    with why: ``taken`` (it changed hands meanwhile, here or on another server) or
+    ``storage`` (the store failed: nothing changed for it, nor for the seats after it).
+
+    Every seat is claimed in memory at once, before anything is written, so that two phones
+    (or table devices) asking at once never both get a seat; each is then written to the
+    store (off the loop) by compare-and-set before anyone is told: another server on the same
+    database may have given it meanwhile (issue 10). The previous holders' sockets get
+    ``seat_lost``, and every phone of the table one ``seats`` message."""
+    failed: dict[str, str] = {}
+    claims: list[tuple[str, str, str, str | None]] = []  # seat, token, digest, previous
+    for seat, previous in wanted.items():
+        if table.seats.get(seat) != previous:
+            failed[seat] = "taken"
+            continue
+        token = secrets.token_urlsafe(32)
+        digest = hash_token(token)
+        table.seats[seat] = digest
+        claims.append((seat, token, digest, previous))
+
+    def unclaim(seat: str, digest: str, previous: str | None) -> None:
         if table.seats.get(seat) == digest:
             if previous is None:
                 del table.seats[seat]
             else:
                 table.seats[seat] = previous
-        if isinstance(exc, Exception):
-            log.exception("could not store a seat")
-            raise StorageFailure(str(exc)) from exc
+
+    def write() -> list[bool | Exception]:
+        out: list[bool | Exception] = []
+        for seat, _token, digest, previous in claims:
+            try:
+                out.append(hub.store.set_seat(table.id, seat, digest, previous))
+            except Exception as exc:  # the seats after it are not written
+                out.append(exc)
+                break
+        return out
+
+    try:
+        written = await asyncio.to_thread(write) if claims else []
+    except BaseException:
+        for seat, _token, digest, previous in claims:
+            unclaim(seat, digest, previous)
         raise
-    if not given:
-        table.seats = await asyncio.to_thread(hub.store.seats, table.id)
-        raise SeatTaken(seat)
-    seats_given(hub, table, {seat})
-    return token
+    tokens: dict[str, str] = {}
+    lost = False
+    for n, (seat, token, digest, previous) in enumerate(claims):
+        result = written[n] if n < len(written) else None
+        if result is True:
+            tokens[seat] = token
+            continue
+        unclaim(seat, digest, previous)
+        if isinstance(result, Exception):
+            log.error("could not store a seat", exc_info=result)
+        if result is False:
+            failed[seat] = "taken"
+            lost = True
+        else:
+            failed[seat] = "storage"
+    if lost:
+        try:
+            table.seats = await asyncio.to_thread(hub.store.seats, table.id)
+        except Exception:
+            log.exception("could not read the seats again")
+    if tokens:
+        seats_given(hub, table, set(tokens))
+    return tokens, failed
 
 
 def seats_given(hub: Hub, table: Table, seats: set[str]) -> None:
     """Seats changed hands (here, or on another server on the same database): the sockets
-    that held them get ``seat_lost``, requests to take them over are moot, and every phone
-    of the table hears which seats are taken."""
+    that held them get ``seat_lost`` (one for each seat: a table device's keeps the others it
+    holds), requests to take them over are moot, and every phone of the table hears which
+    seats are taken."""
     takeovers = takeovers_of(hub)
-    for seat in seats:
-        for conn in hub.conns.get(table.id, ()):
-            if conn.seat == seat:
-                conn.seat = None
-                conn.send_json({"type": "seat_lost", "seat": seat})
-                takeovers.release(table.id, seat)
+    for conn in hub.conns.get(table.id, ()):
+        for seat in [s for s in conn.seats if s in seats]:
+            conn.lose(seat)
+            takeovers.release(table.id, seat, conn.device)
+    for seat in sorted(seats):
         takeovers.seat_changed(hub, table, seat)
     hub.broadcast(table, {"type": "seats", "taken": sorted(table.seats)})
 
@@ -317,7 +385,9 @@ async def take_seat(request: web.Request) -> web.Response:
 
     A takeover is granted at once for the host, or when no phone has held the seat on a socket
     for ``seat_idle_seconds``; otherwise it is a request (202) put to the seat's phone and the
-    host's, polled at ``GET /api/tables/{table}/takeovers/{request}``."""
+    host's, polled at ``GET /api/tables/{table}/takeovers/{request}``. A seat only table
+    devices hold is given at once to a personal phone (``"device"`` absent or ``"phone"``),
+    with or without ``takeover``: its player has come with a phone of their own."""
     hub = request.app[HUB_KEY]
     takeovers = takeovers_of(hub)
     table = await table_or_404(request)
@@ -327,13 +397,22 @@ async def take_seat(request: web.Request) -> web.Response:
     body = await read_body(request)
     if (
         not isinstance(body, dict)
-        or set(body) - {"takeover", "host"}
+        or set(body) - {"takeover", "host", "device"}
         or not isinstance(body.get("takeover", False), bool)
         or not isinstance(body.get("host", ""), str)
+        or body.get("device", "phone") not in ("table", "phone")
     ):
-        return _error(400, "malformed", 'The body is {}, or {"takeover": true} (and "host").')
-    if seat in table.seats:
-        connected = takeovers.held_lately(hub, table, seat)
+        return _error(
+            400,
+            "malformed",
+            'The body is {}, or {"takeover": true} (and "host"); "device": "table" from a '
+            "table device.",
+        )
+    device = body.get("device", "phone") == "table"
+    devices_only = seat in table.seats and takeovers.device_only(hub, table, seat)
+    if seat in table.seats and (device or not devices_only):
+        # A device asking for another device's seat asks it, as a phone asks a phone.
+        connected = devices_only or takeovers.held_lately(hub, table, seat)
         if not body.get("takeover", False):
             return _error(
                 409, "seat-taken", "This seat is taken. Take it over?", connected=connected
@@ -346,6 +425,9 @@ async def take_seat(request: web.Request) -> web.Response:
                 return _error(429, "busy", "Too many takeovers are waiting at this table.")
             expires = round(asked.expires - asked.created)
             return web.json_response({"request": asked.id, "expires": expires}, status=202)
+    elif devices_only and not takeovers.throttle.allow(request.remote or "?"):
+        # Taking a device's seat is a takeover too, granted at once: budgeted as one.
+        return _error(429, "throttled", "Too many takeovers from here; wait a few minutes.")
     try:
         token = await grant_seat(hub, table, seat)
     except StorageFailure:
@@ -353,6 +435,92 @@ async def take_seat(request: web.Request) -> web.Response:
     except SeatTaken:
         return _error(409, "seat-taken", "This seat was just taken. Take it over?")
     return web.json_response({"seat": seat, "token": token})
+
+
+async def take_seats(request: web.Request) -> web.Response:
+    """POST /api/tables/{table}/seats: several seats for one device, in one request:
+    ``{"seats": [S, ...], "device": "table" | "phone", "takeover": bool, "host": HOST}``
+    (only ``seats`` is needed; ``device`` is ``"table"`` unless said). Every listed seat that
+    is free is given; a taken one is skipped, unless it is given at once as
+    ``POST .../seats/{seat}`` would give it: with ``"takeover": true``, from the host (any
+    seat) or for a seat no phone has held lately; from a personal phone (``"phone"``), a seat
+    only table devices hold. Nobody is asked. Answers ``{"tokens": {S: TOKEN}, "skipped":
+    {S: "taken" | "storage"}}``; a body that is not right is answered 400 naming the member,
+    and changes nothing."""
+    hub = request.app[HUB_KEY]
+    takeovers = takeovers_of(hub)
+    table = await table_or_404(request)
+    body = await read_body(request)
+    problem = _seats_body_problem(table, body)
+    if problem is not None:
+        member, code, message = problem
+        return _error(400, code, message, member=member)
+    seats: list[str] = body["seats"]
+    phone = body.get("device", "table") == "phone"
+    host = is_host(table, body.get("host"))
+    takeover = bool(body.get("takeover", False))
+    wanted: dict[str, str | None] = {}
+    skipped: dict[str, str] = {}
+    for seat in seats:  # decided and claimed with no await between: no other request in between
+        held = table.seats.get(seat)
+        if (
+            held is None
+            or (phone and takeovers.device_only(hub, table, seat))
+            or (
+                takeover
+                and (
+                    host
+                    or not (
+                        takeovers.held_lately(hub, table, seat)
+                        or takeovers.device_only(hub, table, seat)
+                    )
+                )
+            )
+        ):
+            wanted[seat] = held
+        else:
+            skipped[seat] = "taken"
+    # Taking taken seats is a takeover (one for the request), budgeted as one.
+    if any(held is not None for held in wanted.values()) and not takeovers.throttle.allow(
+        request.remote or "?"
+    ):
+        return _error(429, "throttled", "Too many takeovers from here; wait a few minutes.")
+    tokens, failed = await grant_seats(hub, table, wanted)
+    if failed and not tokens and all(why == "storage" for why in failed.values()):
+        return _storage_error()
+    skipped.update(failed)
+    return web.json_response(
+        {"tokens": tokens, "skipped": {s: skipped[s] for s in seats if s in skipped}}
+    )
+
+
+def _seats_body_problem(table: Table, body: Any) -> tuple[str, str, str] | None:
+    """What is wrong with a ``POST .../seats`` body: (member, error code, message)."""
+    if not isinstance(body, dict):
+        return "seats", "malformed", 'The body is {"seats": [SEAT, ...], "device": "table"}.'
+    extra = sorted(set(body) - {"seats", "device", "takeover", "host"})
+    if extra:
+        return extra[0], "malformed", f"Unknown member {extra[0]!r}."
+    seats = body.get("seats")
+    if not isinstance(seats, list) or not seats:
+        return "seats", "malformed", '"seats" is a list of the seats wanted (at least one).'
+    players = table.player_ids()
+    seen: set[str] = set()
+    for seat in seats:
+        if not isinstance(seat, str):
+            return "seats", "malformed", f'"seats" holds seat ids (text), not {seat!r}.'
+        if seat not in players:
+            return "seats", "unknown-seat", f"This table has no seat {seat!r}."
+        if seat in seen:
+            return "seats", "malformed", f"The seat {seat!r} is listed twice."
+        seen.add(seat)
+    if body.get("device", "table") not in ("table", "phone"):
+        return "device", "malformed", '"device" is "table" (one device for the table) or "phone".'
+    if not isinstance(body.get("takeover", False), bool):
+        return "takeover", "malformed", '"takeover" is true or false.'
+    if not isinstance(body.get("host", ""), str):
+        return "host", "malformed", '"host" is the table\'s host token.'
+    return None
 
 
 async def takeover_status(request: web.Request) -> web.Response:
@@ -372,15 +540,15 @@ async def takeover_status(request: web.Request) -> web.Response:
 
 
 async def qr_code(request: web.Request) -> web.Response:
-    """GET /api/tables/{table}/qr.svg?for=play|watch: a QR code of the table's link."""
+    """GET /api/tables/{table}/qr.svg?for=play|watch: a QR code of the table's link (with the
+    machine's LAN address when the opener used the loopback: :func:`.lan.link_origin`)."""
     table = await table_or_404(request)
     which = request.query.get("for", "play")
     if which not in ("play", "watch"):
         return _error(400, "malformed", "for is play or watch.")
     if len(request.host) > 261:  # a host name (253) and a port: a longer Host is made up
         return _error(400, "malformed", "The Host header is too long for a link.")
-    path = f"/t/{table.id}" if which == "play" else f"/w/{table.row.watch}"
-    url = f"{request.scheme}://{request.host}{path}"
+    url = _links(request, table.id, table.row.watch)[which]
     out = io.BytesIO()
     segno.make(url, error="m").save(out, kind="svg", scale=6, border=2, dark="#111", light="#fff")
     return web.Response(body=out.getvalue(), content_type="image/svg+xml")
@@ -472,6 +640,7 @@ def add_routes(router: web.UrlDispatcher) -> None:
     router.add_get("/api/code/{code}", lookup_code)
     router.add_get("/api/tables/{table}", table_info)
     router.add_get("/api/tables/{table}/history", table_history)
+    router.add_post("/api/tables/{table}/seats", take_seats)
     router.add_post("/api/tables/{table}/seats/{seat}", take_seat)
     router.add_get("/api/tables/{table}/takeovers/{request}", takeover_status)
     router.add_get("/api/tables/{table}/qr.svg", qr_code)

@@ -5,7 +5,8 @@ Where things are decided: :mod:`.routes` (HTTP), :mod:`.protocol` (the WebSocket
 (what a change does, by the rules engine), :mod:`.hub` (ordering, writing and fan-out),
 :mod:`.store` (the log), :mod:`.limits` (what one client may send), :mod:`.middleware` (what
 every HTTP answer goes through), :mod:`.addresses` (who the client is, behind a reverse proxy),
-:mod:`.connections` (connection caps and :func:`serve`).
+:mod:`.lan` (the LAN address phones open), :mod:`.connections` (connection caps and
+:func:`serve`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from . import protocol, routes
 from .addresses import TrustedProxies
 from .connections import raise_descriptor_limit, serve
 from .hub import HUB_KEY, Hub
+from .lan import LAN_KEY, lan_address, listens_everywhere, phone_url
 from .limits import CodeGuard, Limits, SocketGate
 from .middleware import (
     ERRORS_KEY,
@@ -75,13 +77,21 @@ async def _share_seats(hub: Hub, feed: Feed) -> None:
 
 
 def create_app(
-    store: Store, limits: Limits | None = None, *, trusted_proxies: Iterable[str] = ()
+    store: Store,
+    limits: Limits | None = None,
+    *,
+    trusted_proxies: Iterable[str] = (),
+    lan_address: str | None = None,
 ) -> web.Application:
     """The aiohttp application serving tables kept in ``store``.
 
     ``trusted_proxies`` (addresses or CIDR networks; none by default): the reverse proxies
     whose ``X-Forwarded-For`` names the client (:mod:`.addresses`); connections from them are
     not capped per address either. Raises :class:`ValueError` for one that is not an address.
+
+    ``lan_address``: the machine's LAN address, for a server listening on every interface:
+    the links and QR code of a table opened from the machine itself (``localhost``) use it,
+    so that phones on the same network can open them (:mod:`.lan`).
 
     Slow clients: aiohttp has no timeout of its own for a request's headers, but its keep-alive
     timer runs from the moment a connection opens (and again after each answer) and closes the
@@ -100,6 +110,8 @@ def create_app(
         },
     )
     app[PROXIES_KEY] = proxies
+    if lan_address is not None:
+        app[LAN_KEY] = lan_address
     hub = app[HUB_KEY] = Hub(store, limits)
     hub.follower.welcome = protocol.welcome
     hub.follower.seats_changed = functools.partial(routes.seats_given, hub)
@@ -141,6 +153,16 @@ def create_app(
     return app
 
 
+def phones_line(scheme: str, port: int, lan: str | None) -> str:
+    """What ``lifeledger serve --host 0.0.0.0`` says phones on the same Wi-Fi open."""
+    if lan is None:
+        return (
+            "Phones on the same Wi-Fi: no LAN address found; open this machine's address "
+            f"on the network, port {port}."
+        )
+    return f"Phones on the same Wi-Fi open {phone_url(scheme, lan, port)}"
+
+
 def run(
     host: str,
     port: int,
@@ -155,7 +177,9 @@ def run(
     PostgreSQL URL); blocks until interrupted. With ``cert`` and ``key`` (PEM files) it serves
     HTTPS, which phones need to keep their screens awake (the Wake Lock API wants a secure
     page). ``trusted_proxies``: see :func:`create_app`; ``pool_size``: a PostgreSQL store's
-    connections (each process also holds one more, to hear the others)."""
+    connections (each process also holds one more, to hear the others). On every interface
+    (``--host 0.0.0.0``) it prints the address phones on the same Wi-Fi open, and tables
+    opened from this machine link to it (:mod:`.lan`)."""
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     trusted_proxies = list(trusted_proxies)
     try:
@@ -172,14 +196,19 @@ def run(
     except StoreError as exc:
         raise SystemExit(f"lifeledger serve: {exc}") from None
 
+    everywhere = listens_everywhere(host)
+    lan = lan_address() if everywhere else None
+
     async def main() -> None:
-        app = create_app(store, trusted_proxies=trusted_proxies)
+        app = create_app(store, trusted_proxies=trusted_proxies, lan_address=lan)
         runner, _guard = await serve(app, host, port, ssl_context=context)
         scheme = "https" if context else "http"
         print(
             f"lifeledger table: {scheme}://{host}:{port}/  (tables in {where(db)}; Ctrl-C stops)",
             flush=True,
         )
+        if everywhere:
+            print(phones_line(scheme, port, lan), flush=True)
         task = asyncio.current_task()
         assert task is not None
         asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -33,7 +34,15 @@ class Conn:
     table: Table
     spectator: bool
     limits: Limits
-    seat: str | None = None
+    #: The seats it holds, in seating order (a personal phone's: one; a table device's: the
+    #: seats of everyone playing on it).
+    seats: list[str] = field(default_factory=list)
+    #: Whether it is a table device's (one phone or tablet in the middle of the table, for
+    #: the players without their own): a personal phone asking for a seat only a device
+    #: holds gets it at once.
+    device: bool = False
+    #: Called with a seat it stops holding (the socket limits count it out of that seat).
+    uncount: Callable[[str], None] | None = None
     hello: bool = False
     #: Whether its last hello carried the table's host token.
     host: bool = False
@@ -51,6 +60,22 @@ class Conn:
         self.bucket = Bucket(self.limits.rate, self.limits.burst)
         self.pages = Bucket(self.limits.pages_rate, self.limits.pages_burst)
         self.queue = asyncio.Queue()
+
+    @property
+    def seat(self) -> str | None:
+        """The first seat it holds (what a single-seat page reads), or ``None``."""
+        return self.seats[0] if self.seats else None
+
+    def holds(self, seat: str) -> bool:
+        """Whether it holds ``seat``."""
+        return seat in self.seats
+
+    def lose(self, seat: str) -> None:
+        """The seat was given to another phone: ``seat_lost`` (it keeps its other seats)."""
+        self.seats.remove(seat)
+        self.send_json({"type": "seat_lost", "seat": seat})
+        if self.uncount is not None:
+            self.uncount(seat)
 
     def send(self, text: str) -> None:
         """Queue a message; a client too slow to keep up (more than ``limits.queue_bytes``

@@ -231,3 +231,55 @@ async def test_a_server_far_behind_loads_the_table_instead_of_replaying_every_ev
     welcome = await bo.until("welcome")
     assert welcome["seq"] == 5 and replays == 0
     assert bo.view["state"] == a.app[HUB_KEY].tables[tid].state
+
+
+@pytest.mark.asyncio
+async def test_a_table_device_on_one_server_gives_a_seat_at_once_to_a_phone_on_the_other(
+    servers: list[Client],
+) -> None:
+    """Issue 8: a table device's socket holds several seats on one server; the other server
+    hears that only a device holds them, and gives one at once to a personal phone there;
+    the device loses that seat alone. A seat given on one server is never given again on the
+    other to a device asking for it."""
+    a, b = servers
+    table = await open_table(a, FOUR)
+    tid = table["id"]
+    res = await a.post(f"/api/tables/{tid}/seats", json={"seats": ["ana", "bo", "cy"]})
+    tokens = (await res.json())["tokens"]
+    query = "&".join(f"token={t}" for t in tokens.values())
+    device = Phone(await a.ws_connect(f"/ws/t/{tid}?{query}&device=table"))
+    await device.ws.send_json({"type": "hello", "tokens": list(tokens.values()), "since": 0})
+    assert (await device.until("welcome"))["seats"] == ["ana", "bo", "cy"]
+    for client in servers:
+        takeovers_of(client.app[HUB_KEY]).unsure_until = 0.0  # past the first minute
+    takeovers_of(a.app[HUB_KEY]).announce(a.app[HUB_KEY])
+    heard = takeovers_of(b.app[HUB_KEY]).elsewhere_devices
+    for _ in range(100):  # the notice goes through a thread and the other server's loop
+        if (tid, "bo") in heard:
+            break
+        await asyncio.sleep(0.05)
+    assert (tid, "bo") not in takeovers_of(b.app[HUB_KEY]).elsewhere
+    res = await b.post(f"/api/tables/{tid}/seats/bo", json={})
+    assert res.status == 200, await res.text()
+    bo = await phone(b, tid, (await res.json())["token"])
+    assert (await device.until("seat_lost"))["seat"] == "bo"
+    await device.ws.send_json(
+        {
+            "type": "action",
+            "id": "d1",
+            "as": "cy",
+            "action": {"do": "lose_life", "player": "bo", "amount": 1},
+        }
+    )
+    assert (await device.reply("d1"))["type"] == "ack"
+    assert (await bo.act({"do": "gain_life", "player": "bo", "amount": 2}))["type"] == "ack"
+    # Di's seat, given on b, is skipped for a device asking on a.
+    await seat(b, tid, "di")
+    res = await a.post(f"/api/tables/{tid}/seats", json={"seats": ["di"]})
+    assert (await res.json()) == {"tokens": {}, "skipped": {"di": "taken"}}
+    # The same device seats open a socket on b too, and act there.
+    other = Phone(await b.ws_connect(f"/ws/t/{tid}?token={tokens['ana']}&token={tokens['cy']}"))
+    await other.ws.send_json({"type": "hello", "tokens": [tokens["ana"], tokens["cy"]]})
+    assert (await other.until("welcome"))["seats"] == ["ana", "cy"]
+    await other.ws.send_json({"type": "next_game", "id": "n1", "as": "ana"})
+    assert (await other.reply("n1"))["error"] == "not-over"
