@@ -72,13 +72,19 @@ function wsUrl() {
   // A seated phone names its token as it connects: a table full of spectators never keeps
   // its players out.
   const held = S.device === "table" ? Object.values(S.tokens) : S.token ? [S.token] : [];
-  const seat = MODE === "play" && held.length ? "?" + held.map((t) => `token=${encodeURIComponent(t)}`).join("&") : "";
+  const query = MODE === "play" ? held.map((t) => `token=${encodeURIComponent(t)}`) : [];
+  if (MODE === "play" && S.device === "table") query.push("device=table");
+  const seat = query.length ? "?" + query.join("&") : "";
   return `${scheme}//${location.host}/ws/${MODE === "play" ? "t" : "w"}/${KEY}${seat}`;
 }
 
 function hello() {
   const msg = { type: "hello", token: S.token, since: S.lastSeq };
-  if (S.device === "table") { msg.tokens = Object.values(S.tokens); if (!msg.token) msg.token = msg.tokens[0] || null; }
+  if (S.device === "table") {
+    msg.tokens = Object.values(S.tokens);
+    if (!msg.token) msg.token = msg.tokens[0] || null;
+    msg.device = "table";
+  }
   if (S.host) msg.host = S.host;
   return msg;
 }
@@ -289,6 +295,8 @@ function receive(msg) {
       renderConn();
       // Another phone's undo took the same action back first: nothing happened, nothing to say.
       if (msg.error === "already-undone") break;
+      // A table device's token for a seat it no longer holds: the welcome says what it holds.
+      if (msg.error === "bad-token" && S.device === "table") break;
       // The server can't load this table (a damaged log): say so where it stays.
       if (msg.error === "table-unavailable") { S.unavailable = msg.message; renderConn(); break; }
       if (msg.error === "refused") toast(`Refused: ${S.names.text(msg.message)} — ${msg.rule}`, "refused");
@@ -862,8 +870,10 @@ async function showPicker() {
         class: "seat" + (isTaken ? " taken" : ""), "data-seat": p.id,
         onclick: async () => {
           if (S.claiming) return;
-          const ask = isTaken || !!btn.dataset.ask;
-          // A taken seat is asked for: its phone (or the phone that opened the table) allows it.
+          // A taken seat is asked for: its phone (or the phone that opened the table) allows
+          // it. A seat only a table device holds is given at once: a taken seat is first
+          // asked for plainly, and only a refusal (409) offers to ask its phone.
+          const ask = (isTaken && !!S.host) || !!btn.dataset.ask;
           if (ask && !btn.dataset.armed) {
             btn.dataset.armed = "1";
             btn.textContent = S.host ? `Take ${name}'s seat (this phone opened the table)` : `Ask to take ${name}'s seat`;
