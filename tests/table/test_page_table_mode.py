@@ -5,6 +5,7 @@ their own phone gets it at once, and the device goes on controlling that panel f
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,6 +16,7 @@ from playwright.sync_api import Browser, Page, expect  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
+SCREENS = Path(__file__).resolve().parents[2] / "docs" / "screens"
 FOUR = {"players": [{"name": n} for n in ["Ana", "Bo", "Cy", "Di"]]}
 
 
@@ -94,6 +96,9 @@ def test_a_personal_phone_takes_its_seat_from_the_device_which_still_deals_it_da
     device.locator('.panel[data-player="cy"] [data-act="minus"]').click()
     expect(life(bo, "cy")).to_have_text("39")
     assert sorted(device.evaluate("S.seats")) == ["ana", "cy", "di"]
+    device.evaluate("document.getElementById('toast').classList.add('hidden')")
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    device.screenshot(path=str(SCREENS / "layout-mixed.png"))
     bo.context.close()
     device.context.close()
 
