@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from .sockets import Conn
 from .table import Table
+from .tools import tools_changed
 
 if TYPE_CHECKING:
     from .hub import Hub
@@ -57,6 +58,10 @@ class Follower:
             for held in list(self.hub.tables):
                 self._follow(held, "event")
                 self._follow(held, "seats")
+                self._follow(held, "tools")
+        elif kind == "tools":
+            if table_id in self.hub.tables and detail.isdigit():
+                self._follow(table_id, kind, int(detail))
         elif kind == "event":
             table = self.hub.tables.get(table_id)
             if table is not None and detail.isdigit() and int(detail) > table.last_seq:
@@ -67,8 +72,13 @@ class Follower:
         elif self.relayed is not None:
             self.relayed(kind, table_id, detail)
 
-    def _follow(self, table_id: str, kind: str) -> None:
-        task = asyncio.get_running_loop().create_task(self._catch_up(table_id, kind))
+    def _follow(self, table_id: str, kind: str, version: int | None = None) -> None:
+        catch_up = (
+            tools_changed(self.hub, table_id, version)
+            if kind == "tools"
+            else self._catch_up(table_id, kind)
+        )
+        task = asyncio.get_running_loop().create_task(catch_up)
         self.following.add(task)
         task.add_done_callback(self.following.discard)
 

@@ -112,6 +112,14 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (table_id, game, count)
     )
     """,
+    # 2: the table's tools (dice, clocks, the round timer), one versioned row a table
+    """
+    CREATE TABLE tools (
+        table_id TEXT PRIMARY KEY REFERENCES tables (id),
+        version BIGINT NOT NULL,
+        data TEXT NOT NULL
+    )
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -456,6 +464,32 @@ class PostgresStore(LogReads):
         if not rows:
             return None
         return Checkpoint(table_id, game, count, rows[0][0], bytes(rows[0][1]))
+
+    def tools(self, table_id: str) -> tuple[int, str] | None:
+        """The table's tools as ``(version, JSON text)``, or ``None`` if it never had any."""
+        rows = self._rows("SELECT version, data FROM tools WHERE table_id = %s", (table_id,))
+        return (int(rows[0][0]), str(rows[0][1])) if rows else None
+
+    def put_tools(self, table_id: str, version: int, data: str) -> bool:
+        """Keep the table's tools as ``version`` if the store holds version ``version - 1``
+        (none for version 1); returns whether they were kept. The other servers are told
+        (``tools``, with the version) when the transaction commits."""
+        with self._connection() as conn, conn.transaction(), conn.cursor() as cur:
+            if version == 1:
+                cur.execute(
+                    "INSERT INTO tools (table_id, version, data) VALUES (%s, %s, %s) "
+                    "ON CONFLICT (table_id) DO NOTHING",
+                    (table_id, version, data),
+                )
+            else:
+                cur.execute(
+                    "UPDATE tools SET version = %s, data = %s WHERE table_id = %s AND version = %s",
+                    (version, data, table_id, version - 1),
+                )
+            kept = cur.rowcount == 1
+            if kept:
+                cur.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"tools {table_id} {version}"))
+            return kept
 
     def close(self) -> None:
         """Close the pool's connections."""

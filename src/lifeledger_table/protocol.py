@@ -26,6 +26,7 @@ from .sockets import Conn, error_message
 from .store import hash_token
 from .table import PAGE, Table
 from .takeover import Takeover, Takeovers, is_host, takeovers_of
+from .tools import now_ms, tool_message, tools_view
 
 __all__ = ["GATE_KEY", "add_routes", "table_socket", "watch_socket"]
 
@@ -240,7 +241,7 @@ def _handle(hub: Hub, conn: Conn, data: str) -> None:
     if kind == "history":
         _history(conn, msg)
         return
-    if kind not in ("action", "undo", "next_game"):
+    if kind not in ("action", "undo", "next_game", "tool"):
         conn.send_json(error_message(None, "malformed", f"Unknown message type {kind!r}."))
         return
     cid = msg.get("id")
@@ -259,6 +260,9 @@ def _handle(hub: Hub, conn: Conn, data: str) -> None:
         return
     if not conn.seats:
         conn.send_json(error_message(cid, "no-seat", "Take a seat to act."))
+        return
+    if kind == "tool":  # dice, coin, first player, planar die, clocks (tools.py)
+        tool_message(hub, conn, cid, msg)
         return
     allowed = {"type", "id", "as"} | {"action": {"action"}, "undo": {"target"}}.get(kind, set())
     extra = sorted(set(msg) - allowed)
@@ -407,6 +411,8 @@ def welcome(conn: Conn, since: int, host: bool | None = None) -> None:
             spectator=conn.spectator,
             taken=sorted(table.seats),
             host=host,
+            tools=tools_view(table),
+            now=now_ms(),
         )
     except TableError as exc:
         conn.send_json({"type": "error", "id": None, **exc.to_json()})

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import hashlib
 import io
 import json
 import logging
@@ -35,6 +37,7 @@ __all__ = [
     "SeatTaken",
     "StorageFailure",
     "add_routes",
+    "build_id",
     "grant_seat",
     "grant_seats",
     "read_body",
@@ -627,13 +630,59 @@ def _page(name: str) -> Callable[[web.Request], Awaitable[web.FileResponse]]:
     return handler
 
 
+#: Static files that are not part of the app shell the service worker keeps: itself (a
+#: template, served filled in at /sw.js).
+_NOT_SHELL = frozenset({"sw.js"})
+
+
+@functools.cache
+def build_id(directory: Path = STATIC) -> tuple[str, tuple[str, ...]]:
+    """The build of the static files: a digest of every file's name and bytes (12 hex
+    digits), and the app shell's URLs. A change to any file is a new build: a new service
+    worker, which replaces the cached shell."""
+    digest = hashlib.sha256()
+    names = sorted(p.name for p in directory.iterdir() if p.is_file())
+    for name in names:
+        digest.update(name.encode() + b"\0" + (directory / name).read_bytes() + b"\0")
+    shell = [f"/static/{n}" for n in names if n not in _NOT_SHELL]
+    return digest.hexdigest()[:12], ("/manifest.webmanifest", "/favicon.ico", *shell)
+
+
+async def service_worker(request: web.Request) -> web.Response:
+    """GET /sw.js: the service worker, with this build's id and app shell written in. Served
+    from the root so that its scope covers every page (/, /t/, /w/, /replay); never cached
+    by HTTP (the browser compares it byte for byte to find a new build)."""
+    build, shell = build_id()
+    text = (
+        (STATIC / "sw.js")
+        .read_text()
+        .replace('"__BUILD__"', json.dumps(build))
+        .replace("__SHELL__", json.dumps(list(shell)))
+    )
+    return web.Response(
+        text=text,
+        content_type="text/javascript",
+        headers={"Cache-Control": "no-cache", "Service-Worker-Allowed": "/"},
+    )
+
+
+async def web_manifest(request: web.Request) -> web.FileResponse:
+    """GET /manifest.webmanifest: the web app manifest (name, icons, start URL)."""
+    return web.FileResponse(
+        STATIC / "manifest.webmanifest",
+        headers={"Content-Type": "application/manifest+json", "Cache-Control": "no-cache"},
+    )
+
+
 def add_routes(router: web.UrlDispatcher) -> None:
     """The pages, the static files and the HTTP API."""
     router.add_get("/", _page("index.html"))
     router.add_get("/t/{table}", _page("table.html"))
     router.add_get("/w/{watch}", _page("table.html"))
     router.add_get("/replay", _page("table.html"))
-    router.add_get("/favicon.ico", _page("favicon.svg"))  # browsers ask for it: an SVG icon
+    router.add_get("/favicon.ico", _page("favicon.ico"))  # drawn by icons.py
+    router.add_get("/sw.js", service_worker)
+    router.add_get("/manifest.webmanifest", web_manifest)
     router.add_static("/static/", STATIC)
     router.add_get("/api/catalogue", catalogue)
     router.add_post("/api/tables", create_table)

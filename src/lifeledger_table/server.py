@@ -22,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from aiohttp import web
 
-from . import protocol, routes
+from . import pictures, protocol, routes
 from .addresses import TrustedProxies
 from .connections import raise_descriptor_limit, serve
 from .hub import HUB_KEY, Hub
@@ -120,6 +120,7 @@ def create_app(
     app[protocol.GATE_KEY] = SocketGate(limits)
     routes.add_routes(app.router)
     protocol.add_routes(app.router)
+    pictures.add_routes(app.router)
     app.on_response_prepare.append(add_headers)
 
     async def close_sockets(app: web.Application) -> None:

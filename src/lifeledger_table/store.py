@@ -183,6 +183,15 @@ class Store(Protocol):
         """Keep what a table derived from events of a log written before it was kept
         (``game``, ``position``, ``entry`` of each event), and ``checkpoints``, at once."""
 
+    def tools(self, table_id: str) -> tuple[int, str] | None:
+        """The table's tools (docs/table.md, "Starting and pacing the game") as
+        ``(version, JSON text)``, or ``None`` if it never had any."""
+
+    def put_tools(self, table_id: str, version: int, data: str) -> bool:
+        """Keep the table's tools as ``version`` if the store holds version ``version - 1``
+        (none for version 1); returns whether they were kept (two servers changing a table's
+        tools at once: one wins, the other decides again on what the winner wrote)."""
+
     def close(self) -> None:
         """Release the store's resources."""
 
@@ -246,6 +255,14 @@ _UPGRADES = [
         PRIMARY KEY (table_id, game, count)
     );
     """,
+    # version 3: the table's tools (dice, clocks, the round timer), one versioned row a table
+    """
+    CREATE TABLE IF NOT EXISTS tools (
+        table_id TEXT PRIMARY KEY REFERENCES tables(id),
+        version INTEGER NOT NULL,
+        data TEXT NOT NULL
+    );
+    """,
 ]
 SCHEMA_VERSION = len(_UPGRADES)
 
@@ -265,6 +282,7 @@ COLUMNS = {
         "entry",
     ],
     "checkpoints": ["table_id", "game", "count", "seq", "data"],
+    "tools": ["table_id", "version", "data"],
 }
 #: The columns of ``events`` after ``table_id``, as the reads and writes name them.
 EVENT_COLUMNS = "seq, kind, body, client_id, seat, time, game, position, entry"
@@ -441,7 +459,7 @@ class SQLiteStore(LogReads):
             have = [r[1] for r in self._db.execute(f"PRAGMA table_info({table})")]
             if have == columns:
                 continue
-            if not upgraded and table == "checkpoints" and not have:
+            if not upgraded and table in ("checkpoints", "tools") and not have:
                 continue
             if not upgraded and table == "events" and have == columns[:7]:
                 continue
@@ -599,6 +617,32 @@ class SQLiteStore(LogReads):
                 (table_id, game, count),
             ).fetchone()
         return None if row is None else Checkpoint(table_id, game, count, row[0], bytes(row[1]))
+
+    def tools(self, table_id: str) -> tuple[int, str] | None:
+        """The table's tools as ``(version, JSON text)``, or ``None`` if it never had any."""
+        with self._reading:
+            row = self._reader.execute(
+                "SELECT version, data FROM tools WHERE table_id = ?", (table_id,)
+            ).fetchone()
+        return None if row is None else (int(row[0]), str(row[1]))
+
+    def put_tools(self, table_id: str, version: int, data: str) -> bool:
+        """Keep the table's tools as ``version`` if the store holds version ``version - 1``
+        (none for version 1); returns whether they were kept."""
+        with self._lock:
+            self._check_file()
+            if version == 1:
+                cur = self._db.execute(
+                    "INSERT INTO tools (table_id, version, data) VALUES (?, ?, ?) "
+                    "ON CONFLICT (table_id) DO NOTHING",
+                    (table_id, version, data),
+                )
+            else:
+                cur = self._db.execute(
+                    "UPDATE tools SET version = ?, data = ? WHERE table_id = ? AND version = ?",
+                    (version, data, table_id, version - 1),
+                )
+            return cur.rowcount == 1
 
     def close(self) -> None:
         """Close the database connections."""

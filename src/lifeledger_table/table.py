@@ -36,6 +36,7 @@ from .store import (
     newest_at_each_position,
 )
 from .text import check_action_text
+from .tools import Tools, load_tools
 
 __all__ = ["ENTRY_BYTES", "PAGE", "PAGE_BYTES", "VIEW_BYTES", "Decision", "Entry", "Table"]
 
@@ -212,6 +213,12 @@ class Table:
         has no such table; if the log can't be loaded, :attr:`broken` says why."""
         self.broken: TableUnavailable | None = None
         self._reset(None)
+        #: The table's tools (dice, clocks, the round timer: tools.py), kept beside its log.
+        try:
+            self.tools = load_tools(self.store, self.id)
+        except Exception:
+            log.exception("table %s: could not read its tools", self.id)
+            self.tools = Tools()
         try:
             row = self.store.table(self.id)
         except Exception as exc:

@@ -191,3 +191,25 @@ class StoreContract:
             '{"seq": 1}',
         )
         assert store.checkpoint("table-1", 1, 1) == made
+
+    def test_a_tables_tools_are_kept_version_after_version(self, store: Store) -> None:
+        """The table's tools (dice results, clocks, the round timer): one row a table, written
+        only over the version before it, so that of two servers changing them at once one
+        wins and the other decides again; kept across a reconnect."""
+        store.create_table(row(1))
+        store.create_table(row(2))
+        assert store.tools("table-1") is None
+        assert not store.put_tools("table-1", 2, '{"a": 2}')  # no version 1 yet
+        assert store.put_tools("table-1", 1, '{"a": 1}')
+        assert not store.put_tools("table-1", 1, '{"other": 1}')  # another server was first
+        assert store.tools("table-1") == (1, '{"a": 1}')
+        assert store.put_tools("table-1", 2, '{"a": 2}')
+        assert not store.put_tools("table-1", 2, '{"other": 2}')
+        assert not store.put_tools("table-1", 4, '{"a": 4}')
+        assert store.tools("table-1") == (2, '{"a": 2}')
+        assert store.tools("table-2") is None
+        again = self.reopen(store)
+        try:
+            assert again.tools("table-1") == (2, '{"a": 2}')
+        finally:
+            again.close()

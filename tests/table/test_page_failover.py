@@ -76,15 +76,19 @@ def test_a_page_resumes_on_another_process_when_its_own_dies(
         ana = new_phone(browser)
         sit(ana, base, table["id"], "ana")
         minus = ana.locator('[data-player="bo"] [data-act="minus"]')
+        confirmed = "() => S.pending.size === 0"  # shown at once; confirmed by the server
         minus.click()
         expect(life(ana, "bo")).to_have_text("19")
+        ana.wait_for_function(confirmed)
         os.kill(victim.pid, signal.SIGKILL)
         victim.wait()
         proxy.target = int(second.rsplit(":", 1)[1])
         minus.click()  # while cut off: it waits, and is sent again once the page is back
-        expect(life(ana, "bo")).to_have_text("18", timeout=20_000)
+        expect(life(ana, "bo")).to_have_text("18")
+        ana.wait_for_function(confirmed, timeout=20_000)
         minus.click()
         expect(life(ana, "bo")).to_have_text("17")
+        ana.wait_for_function(confirmed)
         data = get(f"{second}/api/tables/{table['id']}")
         assert data["seq"] == 3  # each change applied once
         assert next(p for p in data["state"]["players"] if p["id"] == "bo")["life"] == 17

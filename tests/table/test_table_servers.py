@@ -185,10 +185,12 @@ async def test_a_seat_nobody_holds_anywhere_is_taken_over_at_once(servers: list[
         takeovers_of(client.app[HUB_KEY]).unsure_until = 0.0  # past the first minute
     takeovers_of(a.app[HUB_KEY]).announce(a.app[HUB_KEY])
     heard = takeovers_of(b.app[HUB_KEY]).elsewhere
-    for _ in range(100):  # the notice goes through a thread and the other server's loop
-        if (tid, "cy") in heard:
-            break
+    # The notice goes through a thread and the other server's loop: on a loaded machine that
+    # takes a while, so wait for it (not a fixed time), and fail plainly if it never comes.
+    deadline = asyncio.get_running_loop().time() + 60
+    while (tid, "cy") not in heard and asyncio.get_running_loop().time() < deadline:
         await asyncio.sleep(0.05)
+    assert (tid, "cy") in heard, "the other server never heard which seats the first holds"
     res = await b.post(f"/api/tables/{tid}/seats/bo", json={"takeover": True})
     assert res.status == 200
     res = await b.post(f"/api/tables/{tid}/seats/cy", json={"takeover": True})

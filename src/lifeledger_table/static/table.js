@@ -10,7 +10,7 @@ const S = {
   info: null, names: null, seat: null, token: null, host: null,
   lastSeq: 0, entries: [], more: false, state: null, score: null, canUndo: false, undoTarget: undefined,
   effects: [], resyncAsked: 0,
-  pending: new Map(), ws: null, connected: false, everConnected: false, backoff: 500,
+  pending: pendingMap(MODE === "play" ? KEY : null), ws: null, connected: false, everConnected: false, backoff: 500,
   pongTimer: null, connectTimer: null, retryTimer: null, claiming: false, asks: new Map(),
   selectedHead: {}, sheetFor: null, frames: null, frame: 0, playTimer: null,
   // Table mode (layout.js): "table" when this device is the one in the middle of the table,
@@ -52,18 +52,6 @@ document.addEventListener("click", (e) => {
   const target = e.target.closest("[data-close]");
   if (target) close(target.getAttribute("data-close"));
 });
-
-// ---------------------------------------------------------------- screen wake lock
-
-let wakeLock = null;
-async function keepAwake() {
-  if (!("wakeLock" in navigator) || document.visibilityState !== "visible" || wakeLock) return;
-  try {
-    wakeLock = await navigator.wakeLock.request("screen");
-    wakeLock.addEventListener("release", () => { wakeLock = null; });
-  } catch (e) { wakeLock = null; }
-}
-document.addEventListener("visibilitychange", keepAwake);
 
 // ---------------------------------------------------------------- the connection
 
@@ -141,9 +129,9 @@ function send(msg) {
 function request(type, action, extra) {
   if (MODE !== "play") return;
   if (!S.seat && !S.seats.length) { showPicker(); return; }
+  closeRun(); // taps still gathering go first (taps.js)
   const msg = Object.assign({ type, id: newId() }, extra || {});
   if (action) msg.action = action;
-  if (!msg.as && (S.device === "table" || S.seats.length > 1)) msg.as = actingSeat(action);
   if (new TextEncoder().encode(toJSON(msg)).length > MAX_MESSAGE) { toast("That is too long to send.", "bad"); return; }
   msg.sent = Date.now();
   S.pending.set(msg.id, msg);
@@ -154,7 +142,15 @@ function request(type, action, extra) {
 }
 
 // A pending change as it is sent (without the page's own bookkeeping).
-function wire(msg) { const out = Object.assign({}, msg); delete out.sent; return out; }
+// A socket holding several seats (the table device) says which acts ("as"), as it sends.
+function wire(msg) {
+  const out = Object.assign({}, msg);
+  delete out.sent; delete out.held;
+  if (!out.as && (S.device === "table" || S.seats.length > 1) && ["action", "undo", "next_game"].includes(out.type)) {
+    out.as = actingSeat(out.action);
+  }
+  return out;
+}
 
 function act(action) { request("action", action); }
 
@@ -262,8 +258,9 @@ function receive(msg) {
       S.info.taken = msg.taken;
       if (MODE === "play" && S.device === "table") takeFreeSeats(false);
       else if (MODE === "play" && !S.seat && !S.pickerDismissed && !S.claiming) showPicker();
-      for (const m of S.pending.values()) send(wire(m));
+      for (const m of S.pending.values()) if (!m.held) send(wire(m)); // a run of taps still open goes when it closes
       render();
+      if (typeof toolsReceive === "function") toolsReceive(msg); // tools.js
       break;
     }
     case "event":
@@ -291,7 +288,7 @@ function receive(msg) {
       renderConn();
       break;
     case "error":
-      if (msg.id) S.pending.delete(msg.id);
+      if (msg.id) { tapRefused(msg); S.pending.delete(msg.id); } // a total shown early returns
       renderConn();
       // Another phone's undo took the same action back first: nothing happened, nothing to say.
       if (msg.error === "already-undone") break;
@@ -327,6 +324,7 @@ function receive(msg) {
       showAsk();
       break;
     default:
+      if (typeof toolsReceive === "function") toolsReceive(msg); // "tools": tools.js
       break;
   }
 }
@@ -467,6 +465,7 @@ function renderConn() {
   const wait = MODE === "play" ? waiting().length : 0;
   const parts = [];
   if (S.unavailable) parts.push(S.unavailable);
+  else if (!live && !navigator.onLine) parts.push("Offline — taps are kept and sent when the connection returns");
   else if (!live) parts.push(S.everConnected ? "Connection lost — reconnecting…" : "Connecting…");
   if (wait) parts.push(`${plural(wait, "change")} waiting to be sent`);
   strip.textContent = parts.join(" · ");
@@ -485,13 +484,14 @@ function renderConn() {
 
 function render() {
   if (!S.state) return;
+  keepForOffline();
   renderConn();
   const canAct = MODE === "play" && (!!S.seat || S.seats.length > 0);
   // The table's code, to tell the others; who you are shows on your panel ("you").
   const title = MODE === "replay" ? "Replay" : (S.info.code ? formatCode(S.info.code) : "Watching");
   $("title").textContent = title;
   $("title").title = S.seat ? `You are ${S.names.of(S.seat)}` : MODE === "watch" ? "spectator" : "";
-  $("undo-btn").disabled = !(canAct && S.canUndo);
+  $("undo-btn").disabled = !(canAct && (S.canUndo || !!TAPS.run));
   $("undo-btn").classList.toggle("hidden", MODE !== "play");
   $("history-btn").classList.toggle("hidden", MODE === "replay");
   renderBanner();
@@ -512,6 +512,7 @@ function render() {
   placePanels(box, table, S.layout.own);
   renderConn();
   if (!$("history").classList.contains("hidden")) renderHistory();
+  graphChanged(); // graph.js: the drawer's life graph follows the game
   if (S.sheetFor) renderSheet(S.sheetFor);
 }
 
@@ -546,8 +547,6 @@ function renderUnit(u, index, canAct, cards, turned) {
   const ownPhone = table && seats.every((id) => (S.info.taken || []).includes(id) && !S.seats.includes(id));
   const name = S.names.of(u.id);
   const tap = (action) => (canAct ? () => act(action) : MODE === "play" ? showPicker : null);
-  // The life buttons' handlers belong to taps.js when it is loaded (data-tap).
-  const tapsOwn = typeof shownLife === "function";
   const colour = PALETTE[S.colours[isTeam ? u.heads[0] : u.id] || 0];
   const panel = h("section", {
     class: `panel${out ? " out " + st.status : ""}${!table && turned.has(u.id) ? " turned" : ""}${mine ? " mine" : ""}${ownPhone ? " own-phone" : ""}`,
@@ -576,32 +575,32 @@ function renderUnit(u, index, canAct, cards, turned) {
       }, S.names.of(hid), hp.status !== "playing" ? ` (${hp.status})` : "");
     })));
   }
+  // Life taps are taps.js's (data-tap): shown at once, pending until the server confirms.
   const lifeButton = (sign, word) => h("button", {
     class: `tap ${sign > 0 ? "plus" : "minus"}`, "data-act": sign > 0 ? "plus" : "minus",
-    "data-tap": "life", "data-player": target, "data-delta": String(sign),
+    "data-tap": "life", "data-player": target, "data-delta": sign,
     "aria-label": `${name} ${word} 1 life`, disabled: MODE !== "play",
-    onclick: tapsOwn ? null : tap({ do: sign > 0 ? "gain_life" : "lose_life", player: target, amount: 1 }),
   }, h("span", { "aria-hidden": "true" }, sign > 0 ? "+" : "−"));
-  const shown = typeof shownLife === "function" ? shownLife(u.id) : st.life;
+  const shown = MODE === "replay" ? st.life : shownLife(u.id);
   const life = h("div", { class: "life-row" },
     lifeButton(-1, "loses"),
     lifeButton(1, "gains"),
-    h("div", { class: "life", "data-life": st.life }, String(shown)),
-    typeof pendingMark === "function" ? pendingMark(u.id) : null,
+    h("div", { class: "life" + (MODE !== "replay" && pendingMark(u.id) ? " pending" : ""), "data-life": st.life }, String(shown === null || shown === undefined ? st.life : shown)),
+    MODE === "replay" ? null : tapBubble(u.id),
   );
   panel.append(life);
   panel.append(statusLine(st) || h("div", { class: "status none" }));
   if (MODE === "play") {
     panel.append(h("div", { class: "steps" },
-      h("button", { "data-act": "minus5", "aria-label": `${name} loses 5 life`, onclick: tap({ do: "lose_life", player: target, amount: 5 }) }, "−5"),
-      h("button", { "data-act": "plus5", "aria-label": `${name} gains 5 life`, onclick: tap({ do: "gain_life", player: target, amount: 5 }) }, "+5"),
+      h("button", { "data-act": "minus5", "data-tap": "life", "data-player": target, "data-delta": -5, "aria-label": `${name} loses 5 life` }, "−5"),
+      h("button", { "data-act": "plus5", "data-tap": "life", "data-player": target, "data-delta": 5, "aria-label": `${name} gains 5 life` }, "+5"),
       h("button", { "data-act": "poison", "aria-label": `${name} gets a poison counter`, onclick: tap({ do: "add_counters", player: target, kind: "poison", amount: 1 }) }, "☠+"),
     ));
   }
-  const shownPlayers = isTeam ? u.heads.map(playerState) : [u.player];
+  const members = isTeam ? u.heads.map(playerState) : [u.player];
   const b = [];
   if (isTeam && u.team.poison) b.push(h("span", { class: "badge poison" }, `☠ ${u.team.poison}`));
-  for (const p of shownPlayers) {
+  for (const p of members) {
     const own = badges(isTeam ? Object.assign({}, p, { poison: 0 }) : p, cards);
     if (isTeam && own.length) b.push(h("span", { class: "badge who" }, S.names.of(p.id) + ":"));
     b.push(...own);
@@ -634,6 +633,7 @@ function renderBanner() {
     items.push(h("button", { class: "primary", "data-act": "next-game", onclick: () => request("next_game") }, matchOver ? "Next match" : "Next game"));
   }
   if (MODE !== "replay") items.push(h("a", { class: "button", href: recordUrl(S.score.game), download: "" }, "Download record"));
+  if (MODE !== "replay") items.push(h("button", { "data-act": "graph", onclick: () => showGraphSheet(S.score.game) }, "Graph"));
   banner.replaceChildren(...items);
   banner.classList.remove("hidden");
 }
@@ -858,6 +858,8 @@ function renderSheet(pid) {
 
 async function showPicker() {
   if (MODE !== "play" || S.claiming) return;
+  // The table device has no seat of its own to pick: it takes the free ones.
+  if (S.device === "table") { if (!S.seats.length) takeFreeSeats(true); return; }
   const box = $("picker-seats");
   const note = $("picker-note");
   note.textContent = "Take your seat. It stays yours on this phone, even after a reload.";
@@ -948,10 +950,12 @@ function renderMenu() {
     }
   }
   const games = S.score ? S.score.game : 1;
+  items.push(h("button", { "data-act": "stats", onclick: () => { close("menu"); showStats(); } }, "Statistics"));
   items.push(h("h3", {}, "Game records"));
   for (let n = 1; n <= games; n++) items.push(h("a", { class: "button", href: recordUrl(n), download: "" }, `Download game ${n}`));
   items.push(h("p", {}, h("a", { href: "/replay" }, "Watch a record replay")));
-  items.push(h("p", { class: "muted" }, "wakeLock" in navigator ? "The screen stays awake while this page is open." : "This browser can't keep the screen awake."));
+  items.push(h("p", { class: "muted", id: "awake-note" }, awakeText()));
+  if (INSTALL.prompt) items.push(h("button", { id: "install-btn", onclick: () => { close("menu"); installApp(); } }, "Install the app"));
   body.replaceChildren(...items);
 }
 
@@ -1024,17 +1028,20 @@ function setupReplay() {
 // ---------------------------------------------------------------- start
 
 async function main() {
-  $("history-btn").addEventListener("click", () => { renderHistory(); open("history"); });
+  $("history-btn").addEventListener("click", () => { renderHistory(); open("history"); showGraph(); });
   $("menu-btn").addEventListener("click", () => { renderMenu(); open("menu"); });
   // Undo names the action it takes back: two phones pressing at once undo it once.
-  $("undo-btn").addEventListener("click", () => request("undo", null, S.undoTarget === undefined ? null : { target: S.undoTarget }));
+  $("undo-btn").addEventListener("click", () => cancelRun() || request("undo", null, S.undoTarget === undefined ? null : { target: S.undoTarget }));
   if (MODE === "replay") { setupReplay(); return; }
   try {
     const data = await api("GET", MODE === "play" ? `/api/tables/${KEY}` : `/api/watch/${KEY}`);
     S.info = data.table;
   } catch (ex) {
-    $("panels").replaceChildren(h("p", { class: "card error" }, ex.message || "There is no such table."));
-    return;
+    // No network (no answer at all): the table as this phone last saw it, if it did (taps.js).
+    if (ex.status || !restoreOffline()) {
+      $("panels").replaceChildren(h("p", { class: "card error" }, ex.message || "There is no such table."));
+      return;
+    }
   }
   S.names = new Names(S.info.header, S.info.labels);
   const saved = MODE === "play" ? loadSeat(KEY) : null;
@@ -1055,6 +1062,7 @@ async function main() {
   setInterval(() => { if (S.pending.size) renderConn(); }, 1000);
   document.addEventListener("visibilitychange", () => { if (document.visibilityState === "visible") ping(); });
   renderConn();
+  render(); // a table kept for offline shows at once (otherwise: nothing until the welcome)
 }
 
 main();

@@ -1,0 +1,353 @@
+// Instant taps: a tap on − or + changes the shown total at once, marked pending until the
+// server's answer (the sender's own `event`, with the change's id). Rapid taps on one panel are
+// one running bubble ("−7") and one change: the taps made within TAP_WINDOW of each other on
+// the same player are coalesced into one lose_life/gain_life of their sum (its own id, given at
+// the first tap), sent when the taps stop, so one Undo takes back what the bubble showed.
+// Pressing and holding repeats, faster and faster. A refused change is taken off the shown
+// total and the refusal shown with its rule (table.js says it). Pending changes are kept in
+// localStorage (lifeledger-pending-<table>) and sent again, with the same ids, on the next
+// welcome: after a reload, or when the connection returns after taps made offline; the server
+// applies each id once. Loaded before table.js; uses its globals (S, MODE, KEY, send, wire, ...)
+// only when called.
+"use strict";
+
+const TAP_WINDOW = 700; // a run of taps is sent this long after its last tap
+const BUBBLE_SHOW = 2500; // the bubble starts fading this long after the last tap...
+const BUBBLE_FADE = 600; // ...and is gone this much later
+const HOLD_DELAY = 450; // a press held this long starts repeating,
+const HOLD_FIRST = 220; // first every 220 ms,
+const HOLD_FASTEST = 60; // then each step 15 % sooner, down to every 60 ms
+const HOLD_SPEEDUP = 0.85;
+const HOLD_CLICK = 600; // the click that ends a repeating press is not one more tap
+// The actions whose effect on a life total is shown before the server's answer.
+const LIFE_ACTIONS = new Set(["lose_life", "gain_life", "pay_life"]);
+const OFFLINE_PREFIX = "lifeledger-offline-";
+
+const TAPS = { run: null, bubbles: new Map(), hold: null, heldUntil: 0, offlineTimer: null };
+
+// ---------------------------------------------------------------- pending changes, kept
+
+// S.pending: the changes sent (or about to be) and not yet answered, by id, in the order they
+// were made. Every change to it is written to localStorage and shown on the panels.
+class PendingMap extends Map {
+  constructor(storageKey) {
+    super();
+    this.storageKey = storageKey;
+    if (!storageKey) return;
+    let kept = [];
+    try { kept = parseJSON(localStorage.getItem(storageKey) || "[]"); } catch (e) { kept = []; }
+    for (const m of Array.isArray(kept) ? kept : []) {
+      if (!m || typeof m !== "object" || typeof m.id !== "string" || typeof m.type !== "string") continue;
+      if (m.held && m.action && isZero(m.action.amount)) continue; // taps that came to nothing
+      delete m.held; // a run the last page left open is closed: sent at the next welcome
+      super.set(m.id, m);
+    }
+  }
+  set(id, msg) { super.set(id, msg); this.changed(); return this; }
+  delete(id) { const had = super.delete(id); if (had) this.changed(); return had; }
+  clear() { super.clear(); this.changed(); }
+  changed() { this.save(); queueMicrotask(showTotals); }
+  save() {
+    if (!this.storageKey) return;
+    try {
+      if (this.size) localStorage.setItem(this.storageKey, toJSON([...this.values()]));
+      else localStorage.removeItem(this.storageKey);
+    } catch (e) { /* storage full or refused: the changes stay in memory */ }
+  }
+}
+
+// The page's pending changes, kept per table (only a player's page sends changes).
+function pendingMap(table) { return new PendingMap(table ? "lifeledger-pending-" + table : null); }
+
+// ---------------------------------------------------------------- what the panels show
+
+// The change to a life total a pending action makes ({player, delta}), or null.
+function lifeDelta(a) {
+  if (!a || !LIFE_ACTIONS.has(a.do) || typeof a.player !== "string") return null;
+  const n = a.amount;
+  if (typeof n !== "number" && typeof n !== "bigint") return null;
+  return { player: a.player, delta: a.do === "gain_life" ? n : -n };
+}
+
+// a + b, exact: a BigInt when either is one (totals may be huge, 107.1) and the sum isn't safe.
+function addExact(a, b) {
+  if (typeof a !== "bigint" && typeof b !== "bigint") return a + b;
+  const sum = BigInt(a) + BigInt(b);
+  return Number.isSafeInteger(Number(sum)) ? Number(sum) : sum;
+}
+
+// The unit (a team sharing its life, 810.9a, or a player) a player's or team's id belongs to:
+// its id, its life total and the ids whose changes move that total.
+function lifeUnit(id) {
+  if (!S.state) return null;
+  const p = S.state.players.find((x) => x.id === id);
+  const teamId = p ? p.team : id;
+  const team = (S.state.teams || []).find((t) => t.id === teamId && t.life !== null && t.life !== undefined);
+  if (team) return { id: team.id, life: team.life, members: new Set([team.id, ...team.players]) };
+  if (p) return { id: p.id, life: p.life, members: new Set([p.id]) };
+  return null;
+}
+
+function pendingFor(members) {
+  let sum = 0;
+  let any = false;
+  for (const m of S.pending.values()) {
+    const d = m.type === "action" ? lifeDelta(m.action) : null;
+    if (d && members.has(d.player)) { sum = addExact(sum, d.delta); any = true; }
+  }
+  return { sum, any };
+}
+
+// The life total a panel shows: the server's, moved by the pending changes (a team: its heads').
+function shownLife(unitId) {
+  const u = lifeUnit(unitId);
+  if (!u || u.life === null || u.life === undefined) return u ? u.life : null;
+  return addExact(u.life, pendingFor(u.members).sum);
+}
+
+// Whether the panel's total includes changes the server hasn't confirmed yet.
+function pendingMark(unitId) {
+  const u = lifeUnit(unitId);
+  return !!u && pendingFor(u.members).any;
+}
+
+// The running bubble of a panel ("−7"), while it shows: the same element across renders.
+function tapBubble(unitId) {
+  const b = TAPS.bubbles.get(unitId);
+  return b ? b.el : null;
+}
+
+function panelOf(unitId) {
+  return document.querySelector(`#panels [data-unit="${CSS.escape(unitId)}"]`);
+}
+
+// The totals, pending marks and bubbles brought up to date without drawing the panels again.
+function showTotals() {
+  if (!S.state || MODE === "replay") return;
+  for (const panel of document.querySelectorAll("#panels [data-unit]")) {
+    const id = panel.getAttribute("data-unit");
+    const el = panel.querySelector(".life");
+    if (!el) continue;
+    const shown = shownLife(id);
+    if (shown !== null && shown !== undefined) el.textContent = String(shown);
+    el.classList.toggle("pending", pendingMark(id));
+    const b = TAPS.bubbles.get(id);
+    const row = panel.querySelector(".life-row");
+    if (b && row && b.el.parentNode !== row) row.append(b.el);
+  }
+  const undo = $("undo-btn");
+  if (undo && MODE === "play") undo.disabled = !(S.seat && (S.canUndo || TAPS.run));
+}
+
+function bump(unitId, delta) {
+  let b = TAPS.bubbles.get(unitId);
+  if (!b) {
+    b = { net: 0, el: h("span", { class: "bubble", "aria-hidden": "true" }), fade: null, gone: null };
+    TAPS.bubbles.set(unitId, b);
+  }
+  b.net += delta;
+  b.el.textContent = b.net > 0 ? `+${b.net}` : b.net < 0 ? `\u2212${-b.net}` : "\u00b10";
+  b.el.classList.remove("fading");
+  b.el.classList.toggle("up", b.net > 0);
+  b.el.classList.toggle("down", b.net < 0);
+  clearTimeout(b.fade);
+  clearTimeout(b.gone);
+  b.fade = setTimeout(() => {
+    b.el.classList.add("fading");
+    b.gone = setTimeout(() => dropBubble(unitId), BUBBLE_FADE);
+  }, BUBBLE_SHOW);
+}
+
+function dropBubble(unitId) {
+  const b = TAPS.bubbles.get(unitId);
+  if (!b) return;
+  clearTimeout(b.fade);
+  clearTimeout(b.gone);
+  b.el.remove();
+  TAPS.bubbles.delete(unitId);
+}
+
+// ---------------------------------------------------------------- taps and runs
+
+// A short buzz where the phone can (navigator.vibrate), unless reduced motion is asked for.
+function buzz(pattern) {
+  if (typeof navigator.vibrate !== "function") return;
+  if (window.matchMedia && matchMedia("(prefers-reduced-motion: reduce)").matches) return;
+  try { navigator.vibrate(pattern || 8); } catch (e) { /* not allowed yet: no buzz */ }
+}
+
+// One tap: ``delta`` (±1, ±5) to ``player``'s life, shown at once; the run it joins is sent
+// TAP_WINDOW after its last tap (a tap on another player sends it first: changes keep their
+// order).
+function tapLife(player, delta, unitId) {
+  let run = TAPS.run;
+  if (run && run.player !== player) { closeRun(); run = null; }
+  if (!run) {
+    const msg = { type: "action", id: newId(), action: { do: "lose_life", player, amount: 0 }, held: true };
+    run = { player, unit: unitId, net: 0, msg, timer: null };
+    TAPS.run = run;
+    S.pending.set(msg.id, msg);
+  }
+  run.net += delta;
+  run.msg.action = { do: run.net < 0 ? "lose_life" : "gain_life", player, amount: Math.abs(run.net) };
+  S.pending.save();
+  clearTimeout(run.timer);
+  run.timer = setTimeout(closeRun, TAP_WINDOW);
+  bump(unitId, delta);
+  showTotals();
+  buzz();
+}
+
+// The open run, sent now (nothing, if its taps came to 0). table.js calls it before any other
+// change, so that the server gets the changes in the order they were made.
+function closeRun() {
+  const run = TAPS.run;
+  if (!run) return;
+  TAPS.run = null;
+  clearTimeout(run.timer);
+  const msg = run.msg;
+  if (!S.pending.has(msg.id)) return;
+  if (run.net === 0) { S.pending.delete(msg.id); return; }
+  delete msg.held;
+  msg.sent = Date.now();
+  S.pending.save();
+  send(wire(msg));
+  expectAnswer(); // no answer in time shows a dead connection
+  renderConn();
+  setTimeout(renderConn, SLOW_ACK + 50);
+}
+
+// Undo while a run is still open takes its taps back before they are sent; true if it did.
+function cancelRun() {
+  const run = TAPS.run;
+  if (!run) return false;
+  TAPS.run = null;
+  clearTimeout(run.timer);
+  S.pending.delete(run.msg.id);
+  dropBubble(run.unit);
+  toast(`Undone: ${S.names.of(run.player)} ${run.net < 0 ? "\u2212" : "+"}${Math.abs(run.net)} (not sent)`);
+  return true;
+}
+
+// The server refused a change (``msg``, an error with the change's id): if it moved a shown
+// total, the panel shakes (its total returns as the change leaves S.pending).
+function tapRefused(msg) {
+  const m = msg.id ? S.pending.get(msg.id) : null;
+  if (!m || msg.error === "already-undone") return;
+  const d = m.type === "action" ? lifeDelta(m.action) : null;
+  const u = d ? lifeUnit(d.player) : null;
+  if (!u) return;
+  dropBubble(u.id);
+  const panel = panelOf(u.id);
+  if (panel) {
+    panel.classList.remove("refused-flash");
+    void panel.offsetWidth; // restart the animation
+    panel.classList.add("refused-flash");
+  }
+  buzz([40, 60, 40]);
+}
+
+// The tap a button (data-tap="life" data-player=P data-delta=±N) makes, if any.
+function tapOf(btn) {
+  if (!btn || btn.disabled || btn.getAttribute("data-tap") !== "life" || MODE !== "play") return null;
+  const player = btn.getAttribute("data-player");
+  const delta = Number(btn.getAttribute("data-delta"));
+  if (!player || !Number.isSafeInteger(delta) || delta === 0) return null;
+  const panel = btn.closest("[data-unit]");
+  return { player, delta, unit: panel ? panel.getAttribute("data-unit") : player };
+}
+
+function tapButton(btn) {
+  const tap = tapOf(btn);
+  if (!tap) return;
+  if (!S.seat) { showPicker(); return; }
+  tapLife(tap.player, tap.delta, tap.unit);
+}
+
+// Press and hold: repeats after HOLD_DELAY, faster and faster, until the press ends.
+function repeat(hold, every) {
+  if (TAPS.hold !== hold) return;
+  hold.repeated += 1;
+  tapLife(hold.tap.player, hold.tap.delta, hold.tap.unit);
+  hold.timer = setTimeout(() => repeat(hold, Math.max(HOLD_FASTEST, every * HOLD_SPEEDUP)), every);
+}
+
+function stopHold() {
+  const hold = TAPS.hold;
+  if (!hold) return;
+  TAPS.hold = null;
+  clearTimeout(hold.timer);
+  if (hold.repeated) TAPS.heldUntil = Date.now() + HOLD_CLICK;
+}
+
+function tapTarget(e) { return e.target && e.target.closest ? e.target.closest("[data-tap]") : null; }
+
+document.addEventListener("pointerdown", (e) => {
+  if (e.button !== 0) return;
+  const btn = tapTarget(e);
+  const tap = tapOf(btn);
+  if (!tap || !S.seat) return;
+  stopHold();
+  const hold = { btn, tap, repeated: 0, timer: null };
+  TAPS.hold = hold;
+  hold.timer = setTimeout(() => repeat(hold, HOLD_FIRST), HOLD_DELAY);
+});
+for (const type of ["pointerup", "pointercancel"]) document.addEventListener(type, stopHold);
+document.addEventListener("pointerout", (e) => {
+  const hold = TAPS.hold;
+  if (hold && e.target === hold.btn && !(e.relatedTarget && hold.btn.contains(e.relatedTarget))) stopHold();
+});
+window.addEventListener("blur", stopHold);
+// A click is one tap (a keyboard's too); the click that ends a repeating press is not.
+document.addEventListener("click", (e) => {
+  const btn = tapTarget(e);
+  if (!btn) return;
+  if (Date.now() < TAPS.heldUntil) { TAPS.heldUntil = 0; return; }
+  tapButton(btn);
+});
+// A long press is a repeat, not the phone's menu.
+document.addEventListener("contextmenu", (e) => { if (tapTarget(e)) e.preventDefault(); });
+// Leaving the page sends the open run (if it can't, the next page sends it: it is kept).
+window.addEventListener("pagehide", closeRun);
+
+// ---------------------------------------------------------------- offline
+
+// The connection follows the browser's: offline, the socket is given up at once (taps wait,
+// kept); back online, the page connects at once rather than at its next retry.
+window.addEventListener("offline", () => { if (typeof S !== "undefined" && S.ws) drop(S.ws); });
+window.addEventListener("online", () => {
+  if (typeof S === "undefined" || MODE === "replay" || !S.info || S.connected || S.unavailable) return;
+  if (S.ws) return; // connecting already
+  clearTimeout(S.retryTimer);
+  S.backoff = 500;
+  connect();
+});
+
+function offlineKey() { return `${OFFLINE_PREFIX}${MODE}-${KEY}`; }
+
+// The table as last seen (setup, state, score), kept for opening it with no network.
+// Called after each render; written at most once a second.
+function keepForOffline() {
+  if (MODE === "replay" || !S.state || !S.info || TAPS.offlineTimer) return;
+  TAPS.offlineTimer = setTimeout(() => {
+    TAPS.offlineTimer = null;
+    try {
+      localStorage.setItem(offlineKey(), toJSON({ info: S.info, state: S.state, score: S.score, effects: S.effects, kept: Date.now() }));
+    } catch (e) { /* storage full or refused: no offline copy */ }
+  }, 1000);
+}
+
+// With no network, the table as it was last seen here (true), to show and tap on until the
+// connection returns; the welcome then replaces it all (since 0: the whole state).
+function restoreOffline() {
+  let kept = null;
+  try { kept = parseJSON(localStorage.getItem(offlineKey()) || "null"); } catch (e) { kept = null; }
+  if (!kept || !kept.info || !kept.info.header || !kept.state || !Array.isArray(kept.state.players)) return false;
+  S.info = kept.info;
+  S.state = kept.state;
+  S.score = kept.score || null;
+  S.effects = kept.effects || [];
+  S.lastSeq = 0;
+  S.canUndo = false;
+  return true;
+}

@@ -1,0 +1,281 @@
+// Starting and pacing the game: dice, a coin, the planar die, who starts, a clock per player
+// (or team) and a tournament round timer. The server decides every result and keeps the
+// clocks (tools.py); this page only asks, and shows what every phone at the table is shown.
+// Loaded before table.js: it uses its globals (S, MODE, $, h, send, act, toast, showPicker)
+// once the page runs, and table.js hands it the "tools" part of a welcome and every "tools"
+// message (toolsReceive).
+"use strict";
+
+const T = {
+  tools: { recent: [], clock: null, round: null },
+  offset: 0, // server time − this phone's time (ms): every phone shows the same countdown
+  seen: 0, // the newest result shown
+  resultTimer: null, shape: "",
+};
+const DICE = [4, 6, 8, 10, 12, 20, 100];
+const TOOL_RESULT_SHOWN = 12000;
+
+function serverNow() { return Date.now() + T.offset; }
+
+function toolsReceive(msg) {
+  if (msg.type !== "welcome" && msg.type !== "tools") return;
+  if (!msg.tools) return;
+  if (typeof msg.now === "number") T.offset = msg.now - Date.now();
+  const first = T.seen === 0 && msg.type === "welcome";
+  T.tools = msg.tools;
+  const newest = T.tools.recent.length ? T.tools.recent[T.tools.recent.length - 1] : null;
+  if (newest && newest.n > T.seen) {
+    T.seen = newest.n;
+    if (!first) showResult(newest);
+  }
+  T.shape = "";
+  renderStrip();
+  if (!$("tools-sheet").classList.contains("hidden")) renderToolsSheet();
+}
+
+function toolSend(tool, members) {
+  if (MODE !== "play") return;
+  if (!S.seat) { showPicker(); return; }
+  if (!S.connected) { toast("Not connected: try again in a moment.", "bad"); return; }
+  send(Object.assign({ type: "tool", id: newId(), tool }, members || {}));
+}
+
+// ------------------------------------------------------------------ what a result says
+
+function sideName(id) { return S.names ? S.names.of(id) : id; }
+
+function resultText(r) {
+  const who = sideName(r.by);
+  if (r.tool === "roll") {
+    const dice = `${r.values.length > 1 ? r.values.length : "a "}d${r.sides}`;
+    const sum = r.values.length > 1 ? ` = ${r.total}` : "";
+    return `${who} rolled ${dice}: ${r.values.join(" + ")}${sum}`;
+  }
+  if (r.tool === "coin") return `${who} flipped a coin: ${r.value}`;
+  if (r.tool === "planar") {
+    const face = { planeswalker: "Planeswalker symbol", chaos: "chaos symbol", blank: "blank" }[r.value] || r.value;
+    return `${who} rolled the planar die: ${face} (901.9)`;
+  }
+  if (r.tool === "first_player") return `${r.note} (${r.rules.join(", ")})`;
+  return "";
+}
+
+function showResult(r) {
+  const box = $("tools-result");
+  box.textContent = resultText(r);
+  box.setAttribute("data-n", String(r.n));
+  box.classList.remove("hidden");
+  clearTimeout(T.resultTimer);
+  T.resultTimer = setTimeout(() => box.classList.add("hidden"), TOOL_RESULT_SHOWN);
+}
+
+function clockText(ms) {
+  const neg = ms < 0;
+  const s = Math.floor(Math.abs(ms) / 1000);
+  const hh = Math.floor(s / 3600), mm = Math.floor((s % 3600) / 60), ss = s % 60;
+  const body = (hh ? `${hh}:${String(mm).padStart(2, "0")}` : String(mm)) + ":" + String(ss).padStart(2, "0");
+  return (neg ? "−" : "") + body;
+}
+
+// What a side of the clock has left now (the active side's time runs).
+function sideLeft(c, side) {
+  const ran = c.active === side.id && c.since !== null ? serverNow() - c.since : 0;
+  return side.left_ms - Math.max(0, ran);
+}
+
+// The round timer's phase now (it turns from "running" to "time" on its own).
+function roundPhase(r) {
+  if (r.ends_at === null) return r.left_ms > 0 ? "paused" : (r.turns_done > r.extra_turns ? "over" : "time");
+  if (serverNow() < r.ends_at) return "running";
+  return r.turns_done > r.extra_turns ? "over" : "time";
+}
+
+function roundLine(r, phase) {
+  if (phase === "running") return `Round ${clockText(r.ends_at - serverNow())}`;
+  if (phase === "paused") return `Round ${clockText(r.left_ms)} (paused)`;
+  if (phase === "time") {
+    const turn = r.turns_done;
+    return turn === 0
+      ? `Time! Turn 0: the turn in progress, then ${r.extra_turns} more`
+      : `Time! Additional turn ${turn} of ${r.extra_turns}`;
+  }
+  return S.state && S.state.over ? "Additional turns are over" : "Additional turns are over: no winner, the game is a draw (MTR 2.4)";
+}
+
+// ------------------------------------------------------------------ the strip on the table
+
+function renderStrip() {
+  const strip = $("tools-strip");
+  const c = T.tools.clock, r = T.tools.round;
+  const canUse = MODE === "play" && !!S.seat;
+  const phase = r ? roundPhase(r) : "";
+  const shape = JSON.stringify([!!c, c && c.active, c && c.since === null, c && c.sides.length, phase, canUse, S.state && S.state.over, r && r.turns_done]);
+  strip.classList.toggle("hidden", !c && !r);
+  if (shape !== T.shape) {
+    T.shape = shape;
+    const parts = [];
+    if (c) {
+      const sides = c.sides.map((s) => h("span", { class: "tl-side" + (s.id === c.active ? " active" : ""), "data-side": s.id },
+        h("span", { class: "tl-name" }, s.label), " ", h("span", { class: "tl-time", "data-side-time": s.id }, "")));
+      const controls = [];
+      if (canUse) {
+        controls.push(h("button", { class: "tl-btn primary", id: "tl-pass", "aria-label": "Pass the clock to the next player", onclick: () => toolSend("clock", { op: "pass" }) }, "Pass ▶"));
+        controls.push(c.since === null
+          ? h("button", { class: "tl-btn", "aria-label": "Resume the clock", onclick: () => toolSend("clock", { op: "resume" }) }, "▶")
+          : h("button", { class: "tl-btn", "aria-label": "Pause the clock", onclick: () => toolSend("clock", { op: "pause" }) }, "❚❚"));
+      }
+      parts.push(h("div", { class: "tl-clock", id: "tl-clock", "aria-label": c.mode === "turn" ? "Turn timer" : "Chess clock" }, ...sides, ...controls));
+    }
+    if (r) {
+      const controls = [];
+      if (canUse && phase === "time") controls.push(h("button", { class: "tl-btn", id: "tl-turn", onclick: () => toolSend("round", { op: "turn" }) }, "Turn ended"));
+      if (canUse && phase === "over" && S.state && !S.state.over) {
+        // 104.4i: every seated player in the game sends the same draw; the table waits for all.
+        controls.push(h("button", { class: "tl-btn primary", id: "tl-draw", onclick: () => act({ do: "intentional_draw" }) }, "Record a draw (104.4i)"));
+      }
+      parts.push(h("div", { class: "tl-round " + phase, id: "tl-round" }, h("span", { class: "tl-round-text", id: "tl-round-text" }, ""), ...controls));
+    }
+    strip.replaceChildren(...parts);
+  }
+  tickStrip();
+}
+
+function tickStrip() {
+  const c = T.tools.clock, r = T.tools.round;
+  if (c) {
+    for (const s of c.sides) {
+      const el = document.querySelector(`[data-side-time="${CSS.escape(s.id)}"]`);
+      if (!el) continue;
+      const left = sideLeft(c, s);
+      el.textContent = clockText(left);
+      el.classList.toggle("over", left < 0);
+    }
+  }
+  if (r) {
+    const phase = roundPhase(r);
+    const el = $("tl-round-text");
+    if (el) el.textContent = roundLine(r, phase);
+    const box = $("tl-round");
+    if (box && !box.classList.contains(phase)) { T.shape = ""; renderStrip(); }
+  }
+}
+
+// ------------------------------------------------------------------ the tools sheet
+
+function toolNumber(id, value, label, min, max) {
+  return h("input", { id, class: "num", type: "number", inputmode: "numeric", min: String(min), max: String(max), value: String(value), "aria-label": label });
+}
+
+function wholeIn(id, min, max) {
+  const el = $(id);
+  const n = Number(el.value);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    toast(`${el.getAttribute("aria-label")}: a whole number from ${min} to ${max}.`, "bad");
+    return null;
+  }
+  return n;
+}
+
+function renderToolsSheet() {
+  const body = $("tools-body");
+  const canUse = MODE === "play" && !!S.seat;
+  const info = S.info && S.info.header ? S.info.header : { players: [] };
+  const teams = info.variant === "two-headed-giant";
+  const secs = [];
+  const dis = canUse ? {} : { disabled: "" };
+
+  secs.push(h("div", { class: "sec" }, h("h3", {}, "Who starts"),
+    h("div", { class: "row" }, h("button", Object.assign({ id: "tool-first", onclick: () => toolSend("first_player") }, dis), teams ? "Pick a team" : "Pick a player")),
+    h("p", { class: "muted small" }, teams
+      ? "The team picked starts (or lets the other team start); the team that plays first skips the draw step of its first turn (103.1a, 810.6)."
+      : "The one picked starts, or chooses another player to (103.1).")));
+
+  const count = toolNumber("tool-count", 1, "Dice", 1, 20);
+  const custom = toolNumber("tool-sides", 6, "Sides", 2, 1000);
+  const roll = (sides) => () => {
+    const n = wholeIn("tool-count", 1, 20);
+    if (n !== null) toolSend("roll", { sides, count: n });
+  };
+  secs.push(h("div", { class: "sec" }, h("h3", {}, "Dice and coin"),
+    h("div", { class: "row tool-dice" }, ...DICE.map((d) => h("button", Object.assign({ "data-die": String(d), onclick: roll(d) }, dis), `d${d}`))),
+    h("div", { class: "row" }, h("label", { class: "tool-field" }, "How many", count), h("label", { class: "tool-field" }, "d", custom),
+      h("button", Object.assign({ id: "tool-roll-custom", onclick: () => { const s = wholeIn("tool-sides", 2, 1000); if (s !== null) roll(s)(); } }, dis), "Roll")),
+    h("div", { class: "row" }, h("button", Object.assign({ id: "tool-coin", onclick: () => toolSend("coin") }, dis), "Flip a coin"),
+      info.format === "planechase" ? h("button", Object.assign({ id: "tool-planar", onclick: () => toolSend("planar") }, dis), "Roll the planar die") : null)));
+
+  const c = T.tools.clock;
+  const clockRow = c
+    ? h("div", { class: "row" },
+      h("button", Object.assign({ onclick: () => toolSend("clock", { op: "pass" }) }, dis), "Pass ▶"),
+      c.since === null
+        ? h("button", Object.assign({ onclick: () => toolSend("clock", { op: "resume" }) }, dis), "Resume")
+        : h("button", Object.assign({ onclick: () => toolSend("clock", { op: "pause" }) }, dis), "Pause"),
+      h("button", Object.assign({ id: "tool-clock-stop", onclick: () => toolSend("clock", { op: "stop" }) }, dis), "Stop"))
+    : h("div", { class: "row" },
+      h("select", { id: "tool-clock-mode", "aria-label": "Kind of clock" },
+        h("option", { value: "chess" }, "Chess clock (time per game)"), h("option", { value: "turn" }, "Turn timer (time per turn)")),
+      h("label", { class: "tool-field" }, "Minutes", toolNumber("tool-clock-min", 20, "Minutes", 1, 1440)),
+      h("button", Object.assign({ id: "tool-clock-start", onclick: () => {
+        const m = wholeIn("tool-clock-min", 1, 1440);
+        if (m !== null) toolSend("clock", { op: "start", mode: $("tool-clock-mode").value, seconds: m * 60 });
+      } }, dis), "Start"));
+  secs.push(h("div", { class: "sec" }, h("h3", {}, teams ? "Clock (per team)" : "Clock (per player)"), clockRow,
+    h("p", { class: "muted small" }, "Pass hands the time to the next player still in the game. The clock decides nothing: running out is for the table to settle.")));
+
+  const r = T.tools.round;
+  const phase = r ? roundPhase(r) : "";
+  const roundRow = r
+    ? h("div", { class: "row" },
+      phase === "running" ? h("button", Object.assign({ onclick: () => toolSend("round", { op: "pause" }) }, dis), "Pause") : null,
+      phase === "paused" ? h("button", Object.assign({ onclick: () => toolSend("round", { op: "resume" }) }, dis), "Resume") : null,
+      phase === "running" || phase === "paused" ? h("button", Object.assign({ onclick: () => toolSend("round", { op: "extend", minutes: 5 }) }, dis), "+5 min") : null,
+      phase === "time" ? h("button", Object.assign({ onclick: () => toolSend("round", { op: "turn" }) }, dis), "Turn ended") : null,
+      h("button", Object.assign({ id: "tool-round-stop", onclick: () => toolSend("round", { op: "stop" }) }, dis), "Stop"))
+    : h("div", { class: "row" },
+      h("label", { class: "tool-field" }, "Minutes", toolNumber("tool-round-min", 50, "Round minutes", 1, 600)),
+      h("label", { class: "tool-field" }, "Extra turns", toolNumber("tool-round-turns", teams ? 3 : 5, "Extra turns", 0, 10)),
+      h("button", Object.assign({ id: "tool-round-start", onclick: () => {
+        const m = wholeIn("tool-round-min", 1, 600), t = wholeIn("tool-round-turns", 0, 10);
+        if (m !== null && t !== null) toolSend("round", { op: "start", minutes: m, extra_turns: t });
+      } }, dis), "Start round"));
+  secs.push(h("div", { class: "sec" }, h("h3", {}, "Round timer"), roundRow,
+    h("p", { class: "muted small" }, `When time is called, the turn in progress ends, then ${teams ? "three" : "five"} additional turns are played (Magic Tournament Rules 2.4). `
+      + "If no one has won then, each player records the draw (104.4i).")));
+
+  const recent = T.tools.recent.slice().reverse();
+  secs.push(h("div", { class: "sec" }, h("h3", {}, "Recent"),
+    recent.length
+      ? h("ol", { class: "tool-recent", id: "tool-recent" }, ...recent.map((x) => h("li", { "data-n": String(x.n) }, resultText(x))))
+      : h("p", { class: "muted" }, "Nothing rolled yet.")));
+  // What was typed stays when another phone's result redraws the sheet.
+  const typed = new Map(Array.from(body.querySelectorAll("input[id], select[id]"), (el) => [el.id, el.value]));
+  body.replaceChildren(...secs);
+  for (const [id, value] of typed) { const el = $(id); if (el) el.value = value; }
+}
+
+function openTools() { renderToolsSheet(); $("tools-sheet").classList.remove("hidden"); }
+
+// ------------------------------------------------------------------ set up
+
+function setupTools() {
+  if (MODE === "replay") return;
+  const strip = h("div", { id: "tools-strip", class: "tools-strip hidden", role: "timer", "aria-label": "Clocks" });
+  // The newest result, for a while (a tap hides it at once).
+  const result = h("div", { id: "tools-result", class: "tools-result hidden", role: "status", "aria-live": "polite",
+    onclick: () => result.classList.add("hidden") });
+  $("panels").before(strip, result);
+  document.body.append(h("div", { id: "tools-sheet", class: "sheet hidden", role: "dialog", "aria-modal": "true", "aria-labelledby": "tools-title" },
+    h("div", { class: "sheet-inner" },
+      h("div", { class: "drawer-head" }, h("h2", { id: "tools-title" }, "Dice, clocks and who starts"), h("button", { class: "close", "data-close": "tools-sheet", "aria-label": "Close" }, "✕")),
+      h("div", { id: "tools-body" }))));
+  const btn = h("button", { id: "tools-btn", class: "barbtn", "aria-label": "Dice, clocks and who starts", title: "Dice, clocks and who starts", onclick: openTools }, "⚄");
+  $("history-btn").before(btn);
+  // The menu offers the same sheet (table.js fills the menu first: this runs after it).
+  $("menu-btn").addEventListener("click", () => {
+    $("menu-body").append(h("button", { id: "menu-tools", onclick: () => { close("menu"); openTools(); } }, "Dice, clocks and who starts"));
+  });
+  // The countdowns tick; the strip is rebuilt only when what it offers changes (a game over).
+  setInterval(() => { if (T.tools.clock || T.tools.round) renderStrip(); }, 250);
+}
+
+document.addEventListener("DOMContentLoaded", setupTools);

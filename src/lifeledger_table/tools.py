@@ -1,0 +1,623 @@
+"""Starting and pacing the game (docs/table.md): the table's shared tools, decided by the
+server so that every phone at the table sees the same result.
+
+- a random pick of who chooses the starting player (103.1; in Two-Headed Giant, a team:
+  103.1a, and that team skips the draw step of its first turn, 810.6);
+- dice of any size (2 to :data:`MAX_SIDES` sides, up to :data:`MAX_DICE` at once), a coin,
+  and the planar die of Planechase (901.9: six faces, the planeswalker symbol on one, the
+  chaos symbol on one, four blank);
+- a turn timer or chess clock, one time per player (per team where teams share their turns);
+- a tournament round timer (50 minutes unless told otherwise) that, once time is called,
+  counts the turn in progress and the additional turns of the Magic Tournament Rules'
+  end-of-match procedure (MTR 2.4: five, three for teams sharing turns), after which the page
+  offers to record the game as a draw (``intentional_draw``, 104.4i, agreed at the table).
+
+Randomness comes from :mod:`secrets`. The tools' state is kept in memory on the table
+(:attr:`.table.Table.tools`) and in the store (one row a table, written with a version so
+that servers sharing a store never overwrite each other's change), and every phone of the
+table is sent it whole (``{"type": "tools", "tools": ..., "now": ms}``) after each change.
+Times are the server's epoch milliseconds: every phone shows the same countdown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+import secrets
+import time
+import weakref
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .errors import TableError
+
+if TYPE_CHECKING:
+    from .hub import Hub
+    from .sockets import Conn
+    from .store import Store
+    from .table import Table
+
+__all__ = [
+    "MAX_DICE",
+    "MAX_SIDES",
+    "PLANAR_FACES",
+    "ToolOp",
+    "Tools",
+    "load_tools",
+    "now_ms",
+    "parse",
+    "tool_message",
+    "tools_changed",
+    "tools_view",
+]
+
+log = logging.getLogger("lifeledger_table")
+
+#: The most sides a die may have, and the most dice rolled at once.
+MAX_SIDES = 1000
+MAX_DICE = 20
+#: How many results the table keeps (newest last), and how many client ids of tool messages
+#: it remembers (a retry after a reconnect is applied once).
+RECENT = 10
+IDS_KEPT = 64
+#: The planar die's six faces (901.9: one planeswalker symbol, one chaos symbol, four blank).
+PLANAR_FACES = ("planeswalker", "chaos", "blank", "blank", "blank", "blank")
+#: The round timer: its default length, and the additional turns once time is called (Magic
+#: Tournament Rules 2.4, End-of-Match Procedure: five, three for teams sharing their turns).
+ROUND_MINUTES = 50
+EXTRA_TURNS = 5
+TEAM_EXTRA_TURNS = 3
+#: Bounds of what a phone may ask for.
+MAX_ROUND_MINUTES = 600
+MAX_EXTRA_TURNS = 10
+MIN_CLOCK_SECONDS = 10
+MAX_CLOCK_SECONDS = 24 * 3600
+#: How often a change is tried again when another server changed the tools meanwhile.
+ATTEMPTS = 3
+
+_SIDE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+TOOLS = ("roll", "coin", "first_player", "planar", "clock", "round")
+_MEMBERS: dict[str, dict[str, set[str]]] = {
+    "roll": {"": {"sides", "count"}},
+    "coin": {"": set()},
+    "first_player": {"": set()},
+    "planar": {"": set()},
+    "clock": {
+        "start": {"mode", "seconds", "first"},
+        "pass": {"to"},
+        "pause": set(),
+        "resume": set(),
+        "stop": set(),
+    },
+    "round": {
+        "start": {"minutes", "extra_turns"},
+        "pause": set(),
+        "resume": set(),
+        "extend": {"minutes"},
+        "turn": set(),
+        "stop": set(),
+    },
+}
+
+
+def now_ms() -> int:
+    """The server's time in epoch milliseconds."""
+    return int(time.time() * 1000)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOp:
+    """A tool message, checked in full: which tool, the operation (``""`` for the random
+    tools) and its arguments."""
+
+    tool: str
+    op: str
+    args: dict[str, Any]
+
+
+def _malformed(message: str, member: str) -> TableError:
+    return TableError("malformed", message, member=member)
+
+
+def _whole(msg: dict[str, Any], member: str, low: int, high: int, default: int | None) -> int:
+    value = msg.get(member, default)
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise _malformed(f'"{member}" is a whole number from {low} to {high}.', member)
+    return value
+
+
+def parse(msg: dict[str, Any]) -> ToolOp:
+    """Check a tool message in full (before anything changes); raises ``malformed`` naming
+    the member at fault."""
+    tool = msg.get("tool")
+    if tool not in TOOLS:
+        raise _malformed('"tool" is one of ' + ", ".join(TOOLS) + ".", "tool")
+    ops = _MEMBERS[tool]
+    op = ""
+    if "" not in ops:
+        found = msg.get("op")
+        if not isinstance(found, str) or found not in ops:
+            raise _malformed(f'"op" of the {tool} is one of ' + ", ".join(ops) + ".", "op")
+        op = found
+    allowed = {"type", "id", "tool"} | ({"op"} if op else set()) | ops[op]
+    extra = sorted(set(msg) - allowed)
+    if extra:
+        what = f"{tool} {op}".strip()
+        raise _malformed(f"Unknown member {extra[0]!r} for the {what}.", extra[0])
+    args: dict[str, Any] = {}
+    if tool == "roll":
+        args["sides"] = _whole(msg, "sides", 2, MAX_SIDES, None)
+        args["count"] = _whole(msg, "count", 1, MAX_DICE, 1)
+    elif tool == "clock" and op == "start":
+        mode = msg.get("mode", "chess")
+        if mode not in ("chess", "turn"):
+            raise _malformed('"mode" is "chess" (a time for the whole game) or "turn".', "mode")
+        args["mode"] = mode
+        args["seconds"] = _whole(msg, "seconds", MIN_CLOCK_SECONDS, MAX_CLOCK_SECONDS, None)
+        args["first"] = _side(msg, "first")
+    elif tool == "clock" and op == "pass":
+        args["to"] = _side(msg, "to")
+    elif tool == "round" and op == "start":
+        args["minutes"] = _whole(msg, "minutes", 1, MAX_ROUND_MINUTES, ROUND_MINUTES)
+        args["extra_turns"] = (
+            _whole(msg, "extra_turns", 0, MAX_EXTRA_TURNS, None) if "extra_turns" in msg else None
+        )
+    elif tool == "round" and op == "extend":
+        args["minutes"] = _whole(msg, "minutes", 1, 60, None)
+    return ToolOp(tool, op, args)
+
+
+def _side(msg: dict[str, Any], member: str) -> str | None:
+    value = msg.get(member)
+    if value is None:
+        return None
+    if not isinstance(value, str) or not _SIDE.match(value):
+        raise _malformed(f'"{member}" is a player (or a team) of the table.', member)
+    return value
+
+
+@dataclass(slots=True)
+class Tools:
+    """A table's tools: the recent results, the clock and the round timer (``None``: not
+    running), ``version`` (how many changes the store holds) and ``serial`` (the last
+    result's number)."""
+
+    version: int = 0
+    serial: int = 0
+    recent: list[dict[str, Any]] = field(default_factory=list)
+    clock: dict[str, Any] | None = None
+    round: dict[str, Any] | None = None
+    ids: list[str] = field(default_factory=list)
+
+    def dump(self) -> str:
+        """The state as the store keeps it (JSON text)."""
+        return json.dumps(
+            {
+                "serial": self.serial,
+                "recent": self.recent,
+                "clock": self.clock,
+                "round": self.round,
+                "ids": self.ids,
+            },
+            separators=(",", ":"),
+        )
+
+    @classmethod
+    def load(cls, version: int, text: str) -> Tools:
+        """The state the store keeps; a row that can't be read gives empty tools (they are
+        not the game's log: nothing the rules decided is lost)."""
+        try:
+            data = json.loads(text)
+            tools = cls(
+                version,
+                int(data["serial"]),
+                [r for r in data["recent"] if isinstance(r, dict)][-RECENT:],
+                data["clock"] if isinstance(data["clock"], dict) else None,
+                data["round"] if isinstance(data["round"], dict) else None,
+                [i for i in data["ids"] if isinstance(i, str)][-IDS_KEPT:],
+            )
+        except (ValueError, TypeError, KeyError, RecursionError) as exc:
+            log.warning("the table's tools could not be read (%s): starting afresh", exc)
+            return cls(version)
+        return tools
+
+    def copy(self) -> Tools:
+        """A deep copy, to work a change out on."""
+        return Tools.load(self.version, self.dump())
+
+    def view(self, table: Table, now: int) -> dict[str, Any]:
+        """The tools as a phone is sent them, with the labels of the sides and what the round
+        timer is at ``now``."""
+        out: dict[str, Any] = {"recent": self.recent, "clock": None, "round": None}
+        if self.clock is not None:
+            clock = dict(self.clock)
+            clock["sides"] = [{**s, "label": _label(table, s["id"])} for s in clock["sides"]]
+            out["clock"] = clock
+        if self.round is not None:
+            out["round"] = {**self.round, "phase": round_phase(self.round, now)}
+        return out
+
+
+def _label(table: Table, side: str) -> str:
+    return table.labels.get(side) or table.label(side)
+
+
+def load_tools(store: Store, table_id: str) -> Tools:
+    """A table's tools as the store keeps them (empty if it has none)."""
+    found = store.tools(table_id)
+    return Tools() if found is None else Tools.load(*found)
+
+
+# -- deciding a change --------------------------------------------------------------------
+
+
+def shared_turns(table: Table) -> bool:
+    """Whether the table's teams share their turns (Two-Headed Giant, 805, 810): its clock
+    and its starting pick are per team (103.1a)."""
+    return table.header.get("variant") == "two-headed-giant"
+
+
+def sides(table: Table) -> list[tuple[str, list[str]]]:
+    """Who takes turns, in seating order: each team where teams share their turns, else each
+    player; with the players of each."""
+    if not shared_turns(table):
+        return [(p["id"], [p["id"]]) for p in table.header["players"]]
+    teams: dict[str, list[str]] = {}
+    for p in table.header["players"]:
+        teams.setdefault(p.get("team") or p["id"], []).append(p["id"])
+    return list(teams.items())
+
+
+def _playing(table: Table, players: list[str]) -> bool:
+    status = {p["id"]: p.get("status") for p in table.state.get("players", [])}
+    return any(status.get(p, "playing") == "playing" for p in players)
+
+
+def round_phase(timer: dict[str, Any], now: int) -> str:
+    """Where a round timer is: ``running``, ``paused``, ``time`` (time was called: the turn in
+    progress and the additional turns are being played) or ``over`` (they are over)."""
+    if timer.get("ends_at") is None:
+        return "paused" if timer.get("left_ms", 0) > 0 else _after_time(timer)
+    if now < timer["ends_at"]:
+        return "running"
+    return _after_time(timer)
+
+
+def _after_time(timer: dict[str, Any]) -> str:
+    return "over" if timer["turns_done"] > timer["extra_turns"] else "time"
+
+
+def decide(tools: Tools, op: ToolOp, seat: str, table: Table, now: int, cid: str) -> Tools:
+    """The tools after ``op`` (a copy; ``tools`` is unchanged); raises :class:`TableError`
+    if the table's state refuses it."""
+    new = tools.copy()
+    new.version += 1
+    new.ids = [*new.ids, cid][-IDS_KEPT:]
+    if op.tool in ("roll", "coin", "first_player", "planar"):
+        result = _random(op, table)
+        new.serial += 1
+        new.recent = [*new.recent, {"n": new.serial, "by": seat, "at": now, **result}][-RECENT:]
+    elif op.tool == "clock":
+        new.clock = _clock(tools.clock, op, table, now, tools.recent)
+    else:
+        new.round = _round(tools.round, op, table, now)
+    return new
+
+
+def _random(op: ToolOp, table: Table) -> dict[str, Any]:
+    if op.tool == "roll":
+        values = [secrets.randbelow(op.args["sides"]) + 1 for _ in range(op.args["count"])]
+        return {"tool": "roll", "sides": op.args["sides"], "values": values, "total": sum(values)}
+    if op.tool == "coin":
+        return {"tool": "coin", "value": secrets.choice(("heads", "tails"))}
+    if op.tool == "planar":
+        if table.header.get("format") != "planechase":
+            raise TableError(
+                "refused",
+                "The planar die is rolled only in a Planechase game (this table's format is "
+                f"{table.header.get('format', 'normal')}).",
+                rule="901.9",
+            )
+        return {"tool": "planar", "value": secrets.choice(PLANAR_FACES), "rule": "901.9"}
+    return _first_player(table)
+
+
+def _first_player(table: Table) -> dict[str, Any]:
+    """103.1: a random pick of the starting player (103.1 lets the one picked choose another
+    instead: the result says so). In Two-Headed Giant a team is picked (103.1a) and skips the
+    draw step of its first turn (810.6); in a two-player game the starting player skips
+    theirs (103.8a); in other multiplayer games nobody does (103.8c)."""
+    archenemy = [p["id"] for p in table.header["players"] if p.get("archenemy")]
+    if archenemy:
+        raise TableError(
+            "refused",
+            f"In Archenemy, the archenemy ({table.label(archenemy[0])}) takes the first turn.",
+            rule="103.1b",
+        )
+    found = sides(table)
+    candidates = [s for s in found if _playing(table, s[1])] or found
+    side, players = secrets.choice(candidates)
+    label = _label(table, side)
+    team = shared_turns(table)
+    two = len(table.header["players"]) == 2
+    if team:
+        note = (
+            f"{label} take the first turn and skip the draw step of their first turn. "
+            f"({label} may choose to let the other team start instead: then that team skips "
+            "its first draw.)"
+        )
+        rules = ["103.1a", "810.6"]
+    elif two:
+        note = (
+            f"{label} takes the first turn and skips the draw step of their first turn. "
+            f"({label} may choose to let the other player start instead.)"
+        )
+        rules = ["103.1", "103.8a"]
+    else:
+        note = (
+            f"{label} takes the first turn; no player skips the draw step of their first "
+            f"turn. ({label} may choose another player to start instead.)"
+        )
+        rules = ["103.1", "103.8c"]
+    if table.number > 1:
+        note += (
+            " In a later game of a match, the loser of the previous game makes this choice (103.1)."
+        )
+    return {
+        "tool": "first_player",
+        "side": side,
+        "kind": "team" if team else "player",
+        "players": players,
+        "label": label,
+        "skips_draw": team or two,
+        "note": note,
+        "rules": rules,
+    }
+
+
+def _next_side(clock: dict[str, Any], table: Table, after: str) -> str:
+    """The side after ``after`` in turn order that is still in the game."""
+    ids: list[str] = [str(s["id"]) for s in clock["sides"]]
+    heads = dict(sides(table))
+    start = ids.index(after) if after in ids else -1
+    for step in range(1, len(ids) + 1):
+        candidate = ids[(start + step) % len(ids)]
+        if _playing(table, heads.get(candidate, [candidate])):
+            return candidate
+    return ids[(start + 1) % len(ids)]
+
+
+def _clock(
+    clock: dict[str, Any] | None,
+    op: ToolOp,
+    table: Table,
+    now: int,
+    recent: list[dict[str, Any]],
+) -> dict[str, Any] | None:
+    if op.op == "start":
+        per = op.args["seconds"] * 1000
+        ids = [s for s, _ in sides(table)]
+        first = op.args["first"]
+        if first is None:
+            picked = [r["side"] for r in recent if r.get("tool") == "first_player"]
+            first = picked[-1] if picked and picked[-1] in ids else ids[0]
+        if first not in ids:
+            raise TableError(
+                "malformed", f"{first!r} takes no turns at this table.", member="first"
+            )
+        return {
+            "mode": op.args["mode"],
+            "per_ms": per,
+            "sides": [{"id": s, "left_ms": per} for s in ids],
+            "active": first,
+            "since": now,
+            "turns": 0,
+        }
+    if clock is None:
+        raise TableError("no-clock", "No clock is running: start one first.")
+    if op.op == "stop":
+        return None
+    clock = {**clock, "sides": [dict(s) for s in clock["sides"]]}
+    running = clock["since"] is not None
+    if op.op == "pause":
+        if running:
+            _spend(clock, now)
+            clock["since"] = None
+        return clock
+    if op.op == "resume":
+        if not running:
+            clock["since"] = now
+        return clock
+    # pass: the active side's time stops, the next side's starts.
+    target = op.args["to"]
+    ids = [s["id"] for s in clock["sides"]]
+    if target is not None and target not in ids:
+        raise TableError("malformed", f"{target!r} takes no turns at this table.", member="to")
+    if running:
+        _spend(clock, now)
+    target = target or _next_side(clock, table, clock["active"])
+    if clock["mode"] == "turn":
+        for s in clock["sides"]:
+            s["left_ms"] = clock["per_ms"]
+    clock["active"] = target
+    clock["turns"] = clock.get("turns", 0) + 1
+    clock["since"] = now if running else None
+    return clock
+
+
+def _spend(clock: dict[str, Any], now: int) -> None:
+    for s in clock["sides"]:
+        if s["id"] == clock["active"]:
+            s["left_ms"] -= max(0, now - clock["since"])
+
+
+def _round(
+    timer: dict[str, Any] | None, op: ToolOp, table: Table, now: int
+) -> dict[str, Any] | None:
+    if op.op == "start":
+        minutes = op.args["minutes"]
+        extra = op.args["extra_turns"]
+        if extra is None:
+            extra = TEAM_EXTRA_TURNS if shared_turns(table) else EXTRA_TURNS
+        return {
+            "minutes": minutes,
+            "extra_turns": extra,
+            "started": now,
+            "ends_at": now + minutes * 60_000,
+            "left_ms": None,
+            "turns_done": 0,
+        }
+    if timer is None:
+        raise TableError("no-round", "No round timer is running: start one first.")
+    if op.op == "stop":
+        return None
+    timer = dict(timer)
+    phase = round_phase(timer, now)
+    if op.op == "pause":
+        if phase == "running":
+            timer["left_ms"] = timer["ends_at"] - now
+            timer["ends_at"] = None
+        return timer
+    if op.op == "resume":
+        if phase == "paused":
+            timer["ends_at"] = now + timer["left_ms"]
+            timer["left_ms"] = None
+        return timer
+    if op.op == "extend":
+        # A judge's time extension (a long ruling, a deck check): the end of the round moves.
+        if phase not in ("running", "paused"):
+            raise TableError(
+                "round-over", "Time has been called: a time extension comes before that."
+            )
+        if timer["ends_at"] is None:
+            timer["left_ms"] += op.args["minutes"] * 60_000
+        else:
+            timer["ends_at"] += op.args["minutes"] * 60_000
+        return timer
+    # turn: a turn ended after time was called (the turn in progress counts as turn 0).
+    if phase in ("running", "paused"):
+        raise TableError(
+            "not-time",
+            "Time has not been called: turns are counted once the round's time is up "
+            "(Magic Tournament Rules 2.4).",
+        )
+    if phase == "over":
+        raise TableError(
+            "turns-over",
+            "The additional turns are over: if no one has won, the game is a draw "
+            "(Magic Tournament Rules 2.4).",
+        )
+    timer["turns_done"] += 1
+    return timer
+
+
+# -- on the socket ------------------------------------------------------------------------
+
+#: Tool changes under way, one table at a time each (kept so that they are not collected).
+_TASKS: set[asyncio.Task[None]] = set()
+#: One lock a table with tool changes under way (gone once no change holds or awaits it).
+_LOCKS: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+
+
+def tools_view(table: Table, now: int | None = None) -> dict[str, Any]:
+    """The tools as a phone is sent them."""
+    return table.tools.view(table, now_ms() if now is None else now)
+
+
+def broadcast(hub: Hub, table: Table, sender: Conn | None = None, cid: str = "") -> None:
+    """Send every phone of the table its tools (``sender`` gets them with ``"id": cid``: the
+    acknowledgement of its tool message)."""
+    now = now_ms()
+    text = json.dumps({"type": "tools", "tools": tools_view(table, now), "now": now})
+    hub.send_all(table, text, sender, cid)
+
+
+def tool_message(hub: Hub, conn: Conn, cid: str, msg: dict[str, Any]) -> None:
+    """A seated phone's tool message (its id checked, the sender seated): checked in full
+    here, then decided, written and sent to every phone of the table, one table's tool
+    changes at a time."""
+    assert conn.seat is not None
+    try:
+        op = parse(msg)
+    except TableError as exc:
+        conn.send_json({"type": "error", "id": cid, **exc.to_json()})
+        return
+    table = conn.table
+    if cid in table.tools.ids:
+        answer_retry(conn, table, cid)
+        return
+    task = asyncio.get_running_loop().create_task(_change(hub, conn, table, op, cid, conn.seat))
+    _TASKS.add(task)
+    task.add_done_callback(_TASKS.discard)
+
+
+def answer_retry(conn: Conn, table: Table, cid: str) -> None:
+    """The tools as they are, to one phone, acknowledging ``cid`` (a retry)."""
+    now = now_ms()
+    conn.send_json({"type": "tools", "tools": tools_view(table, now), "now": now, "id": cid})
+
+
+async def _change(hub: Hub, conn: Conn, table: Table, op: ToolOp, cid: str, seat: str) -> None:
+    lock = _LOCKS.get(table.id)
+    if lock is None:
+        lock = _LOCKS[table.id] = asyncio.Lock()
+    async with lock:
+        await _decide_and_write(hub, conn, table, op, cid, seat)
+
+
+async def _decide_and_write(
+    hub: Hub, conn: Conn, table: Table, op: ToolOp, cid: str, seat: str
+) -> None:
+    store = hub.store
+    for _ in range(ATTEMPTS):
+        if cid in table.tools.ids:
+            answer_retry(conn, table, cid)
+            return
+        try:
+            new = decide(table.tools, op, seat, table, now_ms(), cid)
+        except TableError as exc:
+            conn.send_json({"type": "error", "id": cid, **exc.to_json()})
+            return
+        try:
+            written = await asyncio.to_thread(store.put_tools, table.id, new.version, new.dump())
+            if not written:
+                # Another server sharing the store changed the tools first: decide again.
+                table.tools = await asyncio.to_thread(load_tools, store, table.id)
+                continue
+        except Exception:
+            log.exception("table %s: could not store its tools", table.id)
+            conn.send_json(
+                {
+                    "type": "error",
+                    "id": cid,
+                    "error": "storage",
+                    "message": "The change could not be saved; nothing changed.",
+                }
+            )
+            return
+        table.tools = new
+        broadcast(hub, table, conn, cid)
+        return
+    conn.send_json(
+        {
+            "type": "error",
+            "id": cid,
+            "error": "busy",
+            "message": "The table's tools kept changing on another server; try again.",
+        }
+    )
+
+
+async def tools_changed(hub: Hub, table_id: str, version: int | None) -> None:
+    """Another server changed a table's tools (its notice says to which version; ``None``:
+    notices may have been missed): a table held here reads them and shows its phones."""
+    table = hub.tables.get(table_id)
+    if table is None or (version is not None and version <= table.tools.version):
+        return
+    found = await asyncio.to_thread(load_tools, hub.store, table_id)
+    if found.version > table.tools.version and hub.tables.get(table_id) is table:
+        table.tools = found
+        broadcast(hub, table)
