@@ -954,7 +954,10 @@ class Fleet:
         while self.sending:
             n += 1
             cid = f"{self.tag}-{phone.index}-{n}"
-            text = json.dumps({"type": "action", "id": cid, "action": life_change(n, phone.seat)})
+            # Each change names the seat it acts as ("as", issue 8's table devices): the app
+            # checks it on every change; the floor relays it as it would any text.
+            change = {"type": "action", "id": cid, "as": phone.seat}
+            text = json.dumps({**change, "action": life_change(n, phone.seat)})
             now = time.perf_counter()
             if self.measuring:
                 self.sent[cid] = (now, phone.group)

@@ -209,8 +209,8 @@ def test_a_page_applies_mixed_changes_and_agrees_with_the_server(
 def test_a_page_applies_commander_damage_and_agrees_with_the_server(
     base: str, browser: Browser
 ) -> None:
-    """Commander damage (a count per commander, shown as badges), the 21st point that ends the
-    game (704.6c), its undo, and the next: the watching page agrees with the server."""
+    """Commander damage (a count per commander, shown on the panel's row), the 21st point that
+    ends the game (704.6c), its undo, and the next: the watching page agrees with the server."""
     table = post(
         base + "/api/tables",
         {
@@ -229,21 +229,26 @@ def test_a_page_applies_commander_damage_and_agrees_with_the_server(
     for source, amount in (("ana-thrasios", 10), ("ana-tymna", 7), ("ana-thrasios", 10)):
         do(ana, base, table["id"], {**hit, "source": source, "amount": amount})
         agrees(watcher, base, table["id"])
-    badges = watcher.locator('[data-player="bo"] .badges')
-    expect(badges).to_contain_text("Thrasios (Ana) 20")
-    expect(badges).to_contain_text("Tymna (Ana) 7")
+    thrasios = watcher.locator('[data-player="bo"] [data-from="ana-thrasios"] .cmd-total')
+    expect(thrasios).to_have_text("20")
+    expect(watcher.locator('[data-player="bo"] [data-from="ana-tymna"] .cmd-total')).to_have_text(
+        "7"
+    )
     do(ana, base, table["id"], {**hit, "source": "ana-thrasios", "amount": 1})
     agrees(watcher, base, table["id"])
     expect(watcher.locator('[data-player="bo"] .status')).to_contain_text("704.6c")
-    expect(badges).to_contain_text("Thrasios (Ana) 21")
+    expect(thrasios).to_have_text("21")
     do(ana, base, table["id"], "undo")
     agrees(watcher, base, table["id"])
-    expect(badges).to_contain_text("Thrasios (Ana) 20")
+    expect(thrasios).to_have_text("20")
     do(ana, base, table["id"], {**hit, "source": "bo-atraxa", "to": "ana", "amount": 5})
     agrees(watcher, base, table["id"])
     do(ana, base, table["id"], "undo")
     agrees(watcher, base, table["id"])
-    expect(watcher.locator('[data-player="ana"] .badges')).not_to_contain_text("Atraxa")
+    # Bo's commander's damage to Ana, undone: its chip on Ana's panel is back to 0.
+    expect(watcher.locator('[data-player="ana"] [data-from="bo-atraxa"] .cmd-total')).to_have_text(
+        "0"
+    )
     only_deltas(wire)
     ana.context.close()
     watcher.context.close()

@@ -41,6 +41,7 @@ function toast(text, kind) {
   const t = $("toast");
   t.textContent = text;
   t.className = "toast " + (kind || "");
+  t.toggleAttribute("aria-hidden", kind === "loss"); // a loss is said once, by #announce (panel.js)
   clearTimeout(toastTimer);
   toastTimer = setTimeout(() => t.classList.add("hidden"), 5000);
 }
@@ -379,6 +380,7 @@ function announce(entry) {
   } else if (lost.length) {
     toast(lost.map((c) => `${S.names.of(c.team || c.player)} ${describeResult(c.to, c.reason, c.rule)}`).join(" · "), "loss");
   }
+  speak(spoken(entry, lost)); // screen readers hear a loss and the end of the game (panel.js)
 }
 
 // ---------------------------------------------------------------- derived views (display only)
@@ -523,12 +525,8 @@ function statusLine(st) {
 
 function badges(p, cards) {
   const out = [];
-  if (p.poison) out.push(h("span", { class: "badge poison" }, `☠ ${p.poison}`));
-  for (const [kind, n] of Object.entries(p.counters || {})) out.push(h("span", { class: "badge" }, `${kind} ${n}`));
-  for (const [cid, n] of Object.entries(p.commander_damage || {})) {
-    const owner = commanderOwner(cid);
-    if (n) out.push(h("span", { class: "badge cmd", title: "commander damage" }, `⚔ ${S.names.of(cid)}${owner ? ` (${S.names.of(owner.id)})` : ""} ${n}`));
-  }
+  // Poison, commander damage and pinned counters are the panel's parts (panel.js).
+  for (const [kind, n] of Object.entries(p.counters || {})) if (!pinnedOnPanel(p.id, kind)) out.push(h("span", { class: "badge" }, `${kind} ${n}`));
   if (counted(p.id)) out.push(h("span", { class: "badge" }, `library ${p.library}`));
   for (const c of cards.filter((c) => c.controller === p.id)) out.push(h("span", { class: "badge card" }, c.name));
   return out;
@@ -594,19 +592,17 @@ function renderUnit(u, index, canAct, cards, turned) {
     panel.append(h("div", { class: "steps" },
       h("button", { "data-act": "minus5", "data-tap": "life", "data-player": target, "data-delta": -5, "aria-label": `${name} loses 5 life` }, "−5"),
       h("button", { "data-act": "plus5", "data-tap": "life", "data-player": target, "data-delta": 5, "aria-label": `${name} gains 5 life` }, "+5"),
-      h("button", { "data-act": "poison", "aria-label": `${name} gets a poison counter`, onclick: tap({ do: "add_counters", player: target, kind: "poison", amount: 1 }) }, "☠+"),
     ));
   }
+  panel.append(...panelParts(u, target, canAct));
   const members = isTeam ? u.heads.map(playerState) : [u.player];
   const b = [];
-  if (isTeam && u.team.poison) b.push(h("span", { class: "badge poison" }, `☠ ${u.team.poison}`));
   for (const p of members) {
     const own = badges(isTeam ? Object.assign({}, p, { poison: 0 }) : p, cards);
     if (isTeam && own.length) b.push(h("span", { class: "badge who" }, S.names.of(p.id) + ":"));
     b.push(...own);
   }
   panel.append(h("div", { class: "badges" }, ...b));
-  if (typeof panelParts === "function") panel.append(...[].concat(panelParts(u, target, canAct) || []));
   return panel;
 }
 
@@ -805,6 +801,7 @@ function renderSheet(pid) {
       h("button", { "data-sheet": "remove-counters", onclick: actFrom(() => ({ do: "remove_counters", player: pid, kind: kind.value, amount: num("sh-counters") })) }, "Remove")),
     h("p", { class: "muted", id: "sh-counts" }, [plural(p.poison, "poison counter"), ...Object.entries(p.counters || {}).map(([k, n]) => plural(n, `${k} counter`))].join(" · ")),
   ));
+  if (MODE === "play") sections.push(pinSection(pid));
   const other = h("select", { id: "sh-other", "aria-label": "Exchange with" }, ...others.map((o) => h("option", { value: o.id }, S.names.of(o.id))));
   sections.push(h("div", { class: "sec" },
     h("h3", {}, "Exchange life totals"),

@@ -1,0 +1,395 @@
+// Panel parts: commander damage in one tap, poison and pinned counters with − and +, and what
+// screen readers are told (a loss, the end of the game). Loaded after common.js and before
+// table.js; it uses table.js's globals (S, KEY, MODE, act, header, playerState, units, render,
+// showPicker, toast...) only when its functions are called, after every script has loaded.
+//
+// The page decides no rule here either: a tap sends a record action and the engine's state comes
+// back. The thresholds shown (21 commander damage, 10 or 15 poison counters) only say how near a
+// player is; the engine decides the loss.
+"use strict";
+
+const CMD_LOSES = 21; // 903.10a, 704.6c: 21 combat damage from the same commander
+const CMD_NEAR = 15; // from here a commander's total is highlighted as near the threshold
+const POISON_NEAR = 3; // poison counters this close to the threshold are highlighted
+const LONG_PRESS_MS = 500;
+// A counter kind as the record allows it (lifeledger.game.COUNTER_KIND): a lowercase word.
+const COUNTER_KIND_RE = /^[a-z]+(?:[_-][a-z0-9]+)*$/;
+const COUNTER_KIND_MAX = 64;
+const COUNTER_ICONS = { poison: "☠", energy: "⚡", experience: "XP", rad: "☢" };
+
+// ---------------------------------------------------------------- announcements
+
+// Say ``text`` to screen readers now (the aria-live="assertive" region #announce). Emptied
+// first, so that the same sentence said twice is read twice.
+let speakTimer = null;
+function speak(text) {
+  const region = document.getElementById("announce");
+  if (!region || !text) return;
+  region.textContent = "";
+  clearTimeout(speakTimer);
+  speakTimer = setTimeout(() => { region.textContent = text; }, 60);
+}
+
+// What an event says to screen readers: each loss (or win, or draw) it brings, with its reason
+// and rule, and the end of the game. ``ended`` are its status changes, one per team or player
+// (announce() in table.js merges a team's). Nothing for an undo, or an event that ends nothing.
+function spoken(entry, ended) {
+  if (!entry || entry.kind === "undo") return "";
+  const over = (entry.changes || []).some((c) => c.what === "over" && c.to === true);
+  // A win is said once, in "Game over: ... won."
+  const parts = (ended || []).filter((c) => !(over && c.to === "won"))
+    .map((c) => `${S.names.of(c.team || c.player)} ${describeResult(c.to, c.reason, c.rule)}.`);
+  if (over) {
+    const won = S.state.players.filter((p) => p.status === "won").map((p) => S.names.of(p.id));
+    const drew = S.state.players.some((p) => p.status === "drew");
+    parts.push(won.length ? `Game over: ${won.join(" and ")} won.` : drew ? "Game over: a draw." : "Game over.");
+  }
+  return parts.join(" ");
+}
+
+// ---------------------------------------------------------------- pinned counters
+
+// The kinds pinned to each panel, per table, on this device: localStorage
+// lifeledger-pins-<table> = {unit id: [kind, ...]}. Anything else stored there is ignored.
+function pinsKey() { return "lifeledger-pins-" + KEY; }
+function loadPins() {
+  try {
+    const value = JSON.parse(localStorage.getItem(pinsKey()) || "{}");
+    return value && typeof value === "object" && !Array.isArray(value) ? value : {};
+  } catch (e) { return {}; }
+}
+function validKind(kind) { return typeof kind === "string" && kind.length <= COUNTER_KIND_MAX && COUNTER_KIND_RE.test(kind); }
+function pinnedKinds(unitId) {
+  const list = loadPins()[unitId];
+  if (!Array.isArray(list)) return [];
+  return [...new Set(list.filter((k) => validKind(k) && k !== "poison"))];
+}
+function setPinned(unitId, kind, on) {
+  const pins = loadPins();
+  const list = pinnedKinds(unitId).filter((k) => k !== kind);
+  if (on) list.push(kind);
+  if (list.length) pins[unitId] = list; else delete pins[unitId];
+  try { localStorage.setItem(pinsKey(), JSON.stringify(pins)); } catch (e) { toast("This browser can't keep pins (storage is full or off).", "bad"); }
+}
+
+// A counter kind typed by a player, as the record allows it; throws an Error naming the field.
+function readKind(text) {
+  const kind = String(text).trim().toLowerCase();
+  if (!kind) throw new Error("Counter kind: enter a kind (energy, experience, rad, …).");
+  if (!validKind(kind)) {
+    throw new Error(`Counter kind: “${kind.slice(0, 70)}” is not a counter kind (one lowercase word of at most ${COUNTER_KIND_MAX} letters, digits after the first letter, words joined by - or _).`);
+  }
+  if (kind === "poison") throw new Error("Counter kind: poison has − and + on every panel already.");
+  return kind;
+}
+
+// The panel (unit) that shows a player: their team's when the team shares a life total.
+function unitIdOf(pid) {
+  const u = units().find((x) => (x.kind === "team" ? x.heads.includes(pid) : x.id === pid));
+  return u ? u.id : pid;
+}
+
+// The pinned kinds each player's panel shows as controls (set as the panel is built, so that
+// table.js's badges don't show the same count twice).
+const pinnedShown = new Map();
+function pinnedOnPanel(pid, kind) { const set = pinnedShown.get(pid); return !!set && set.has(kind); }
+
+// ---------------------------------------------------------------- undo as the way back
+
+// The seats this page acts for (one phone: its seat; a table device: every seat it holds).
+function heldSeats() {
+  const out = new Set();
+  if (S.seat) out.add(S.seat);
+  if (Array.isArray(S.seats)) S.seats.forEach((s) => out.add(s));
+  else if (S.seats && typeof S.seats === "object") Object.keys(S.seats).forEach((s) => out.add(s));
+  return out;
+}
+
+// Whether the action undo would take back now is this page's own one-counter tap of ``kind``
+// on one of ``players``: then − takes that tap back (undo), and the record keeps no trace of
+// the mistake. Anything else is a real removal (remove_counters).
+function ownLastTap(players, kind) {
+  if (!S.canUndo || S.undoTarget === undefined || S.undoTarget === null) return false;
+  const e = S.entries.find((x) => x.seq === S.undoTarget);
+  const a = e && e.kind === "action" ? e.action : null;
+  return !!(a && a.do === "add_counters" && a.kind === kind && a.amount === 1 && players.includes(a.player) && heldSeats().has(e.seat));
+}
+function pendingTap(players, kind) {
+  for (const m of S.pending.values()) {
+    const a = m.action;
+    if (a && a.do === "add_counters" && a.kind === kind && players.includes(a.player)) return true;
+  }
+  return false;
+}
+
+// ---------------------------------------------------------------- long press
+
+// ``fn`` after a press held LONG_PRESS_MS (and on a context menu, which some phones open on a
+// long press); the click that ends a long press is swallowed.
+function onLongPress(el, fn) {
+  let timer = null;
+  const stop = () => { clearTimeout(timer); timer = null; };
+  el.addEventListener("pointerdown", (e) => {
+    if (e.button !== undefined && e.button !== 0) return;
+    stop();
+    timer = setTimeout(() => { timer = null; el.dataset.long = "1"; fn(); }, LONG_PRESS_MS);
+  });
+  for (const type of ["pointerup", "pointerleave", "pointercancel"]) el.addEventListener(type, stop);
+  el.addEventListener("contextmenu", (e) => { e.preventDefault(); stop(); el.dataset.long = "1"; fn(); });
+  el.addEventListener("click", (e) => {
+    if (!el.dataset.long) return;
+    delete el.dataset.long;
+    e.stopImmediatePropagation();
+    e.preventDefault();
+  }, true);
+}
+
+// ---------------------------------------------------------------- the panel's parts
+
+// The elements renderUnit appends to unit ``u``'s panel: its commander damage (a row of the
+// opposing commanders for each player the panel shows), its poison and its pinned counters.
+// ``target`` is the player the panel's taps are for; ``canAct``: this page may send actions.
+function panelParts(u, target, canAct) {
+  const heads = u.kind === "team" ? u.heads : [u.id];
+  for (const hid of heads) pinnedShown.set(hid, new Set());
+  const parts = h("div", { class: "parts" });
+  if (header().players.some((p) => (p.commanders || []).length)) {
+    for (const hid of heads) {
+      const row = commanderRow(hid, u.kind === "team", canAct);
+      if (row) parts.append(row);
+    }
+  }
+  const play = MODE === "play";
+  const poison = poisonOf(u, target);
+  if (play || !isZero(poison.count)) parts.append(counterGroup(u, target, "poison", canAct));
+  const pinned = play ? pinnedKinds(u.id) : [];
+  pinnedShown.set(target, new Set(pinned));
+  for (const kind of pinned) parts.append(counterGroup(u, target, kind, canAct));
+  if (S.cmdSheet && heads.includes(S.cmdSheet.to)) refreshCmdSheet();
+  return parts.childNodes.length ? [parts] : [];
+}
+
+// The threshold of commander damage that loses (903.10a), or null where there is none
+// (Brawl, 903.12h).
+function commanderLimit() { return header().format === "brawl" ? null : CMD_LOSES; }
+
+// The commanders whose damage ``pid`` may take: every opponent's (a teammate's is no opponent),
+// and any other that has dealt them combat damage (a commander changes control).
+function commandersAgainst(pid) {
+  // Teams as the engine's state has them (Archenemy's heroes have a team the header may not name).
+  const team = teamOf(pid);
+  const taken = (playerState(pid) || {}).commander_damage || {};
+  const out = [];
+  for (const o of header().players) {
+    for (const c of o.commanders || []) {
+      const opposing = o.id !== pid && !(team && teamOf(o.id) === team);
+      if (opposing || !isZero(taken[c] || 0)) out.push({ c, owner: o.id, n: taken[c] || 0 });
+    }
+  }
+  return out;
+}
+
+// A commander's name as a chip shows it: up to its first comma ("Atraxa, Praetors' Voice").
+function shortName(name) { const short = String(name).split(",")[0].trim(); return short || String(name); }
+
+// One player's row: a chip per commander whose damage they may take, with the total taken.
+// A tap records 1 combat damage from that commander (903.10a: it counts toward 21, and costs
+// life, 120.3); a long press (or the context-menu key) opens the sheet for another amount.
+function commanderRow(pid, labelled, canAct) {
+  const list = commandersAgainst(pid);
+  if (!list.length) return null;
+  const limit = commanderLimit();
+  const who = S.names.of(pid);
+  const play = MODE === "play";
+  const chips = h("div", { class: "cmd-chips" });
+  const row = h("div", { class: "cmds", role: "group", "data-cmd-to": pid, "aria-label": `Commander damage to ${who}` },
+    labelled ? h("span", { class: "cmd-who", "aria-hidden": "true" }, who) : null, chips);
+  for (const { c, owner, n } of list) {
+    const name = S.names.of(c);
+    const ownerName = S.names.of(owner);
+    const near = limit !== null && n >= CMD_NEAR;
+    const lethal = limit !== null && n >= limit;
+    const total = `${who} has taken ${n}${limit !== null ? ` of ${limit}` : ""} combat damage from ${name}`;
+    const chip = h(play ? "button" : "div", {
+      class: "cmd" + (lethal ? " lethal" : near ? " near" : ""),
+      "data-from": c, "data-owner": owner, "data-to": pid,
+      "aria-label": play ? `${name} (${ownerName}) deals 1 combat damage to ${who}. ${total}. Hold for another amount.` : null,
+      title: play ? `1 combat damage from ${name} (${ownerName}), 903.10a; hold for another amount` : total,
+    },
+    h("span", { class: "cmd-name" }, shortName(name)),
+    h("span", { class: "cmd-line" },
+      h("span", { class: "cmd-owner" }, ownerName),
+      h("strong", { class: "cmd-total" }, String(n)),
+      limit !== null ? h("span", { class: "cmd-max" }, `/${limit}`) : null));
+    if (play) {
+      chip.addEventListener("click", () => {
+        if (!canAct) { showPicker(); return; }
+        act({ do: "damage", source: c, to: pid, amount: 1, combat: true });
+      });
+      onLongPress(chip, () => { if (canAct) openCmdSheet(pid, c); else showPicker(); });
+    }
+    chips.append(chip);
+  }
+  return row;
+}
+
+// A panel's poison: the count as the rules read it (the team's where it is shared, 810.10a),
+// who shares it, and the count that loses (704.5c: 10; 704.6b: a team's 15, 810.11: +5 per
+// player beyond the second).
+function poisonOf(u, target) {
+  const shared = u.kind === "team" && u.team.poison !== null && u.team.poison !== undefined;
+  const p = playerState(target);
+  return {
+    count: shared ? u.team.poison : p.poison,
+    players: shared ? u.heads : [target],
+    limit: shared ? 15 + 5 * Math.max(0, u.heads.length - 2) : 10,
+    rule: shared ? "704.6b" : "704.5c",
+  };
+}
+
+function counterGroup(u, target, kind, canAct) {
+  const p = playerState(target);
+  const poison = kind === "poison" ? poisonOf(u, target) : null;
+  const count = poison ? poison.count : (p.counters || {})[kind] || 0;
+  const players = poison ? poison.players : [target];
+  const who = poison && players.length > 1 ? S.names.of(u.id) : S.names.of(target);
+  const near = poison && count >= poison.limit - POISON_NEAR;
+  const play = MODE === "play";
+  const icon = COUNTER_ICONS[kind] || kind.slice(0, 4);
+  const undoes = play && ownLastTap(players, kind);
+  const noun = (n) => plural(n, `${kind} counter`);
+  const group = h("div", {
+    class: "ctr" + (near ? " near" : ""), role: "group", "data-counter": kind,
+    "aria-label": `${who}: ${noun(count)}${poison ? `; ${poison.limit} lose the game (${poison.rule})` : ""}`,
+  });
+  const minus = play ? h("button", {
+    class: "ctr-minus" + (undoes ? " undoes" : ""), "data-step": "minus", disabled: isZero(count) || null,
+    "aria-label": undoes ? `Take back ${who}'s last ${kind} counter (undo)` : `${who} loses 1 ${kind} counter`,
+    title: undoes ? "Undo the last + (a mistake leaves no trace)" : "Remove 1 (an effect removes it, 122)",
+    onclick: () => {
+      if (!canAct) { showPicker(); return; }
+      if (ownLastTap(players, kind)) { document.getElementById("undo-btn").click(); return; }
+      if (pendingTap(players, kind)) { toast("The last + is still on its way: tap − again once it shows."); return; }
+      act({ do: "remove_counters", player: target, kind, amount: 1 });
+    },
+  }, "−") : null;
+  const plus = play ? h("button", {
+    class: "ctr-plus", "data-step": "plus",
+    "aria-label": `${who} gets 1 ${kind} counter`,
+    onclick: () => (canAct ? act({ do: "add_counters", player: target, kind, amount: 1 }) : showPicker()),
+  }, "+") : null;
+  group.append(...[
+    minus,
+    h("span", { class: "ctr-count", "aria-hidden": "true", title: `${kind} counters` },
+      h("span", { class: "ctr-icon" }, icon), " ",
+      COUNTER_ICONS[kind] && kind !== "poison" ? h("span", { class: "ctr-kind" }, kind + " ") : null,
+      h("strong", { class: "ctr-n" }, String(count)),
+      poison ? h("span", { class: "ctr-max" }, `/${poison.limit}`) : null),
+    plus,
+  ].filter(Boolean));
+  return group;
+}
+
+// ---------------------------------------------------------------- another amount
+
+// A small sheet for commander damage of any amount: pick the commander, tap an amount (or type
+// one). S.cmdSheet = {to, commander} while it is open.
+function cmdSheetEl() {
+  let el = document.getElementById("cmd-sheet");
+  if (el) return el;
+  el = h("div", { id: "cmd-sheet", class: "sheet hidden", role: "dialog", "aria-modal": "true", "aria-labelledby": "cmd-sheet-title" },
+    h("div", { class: "sheet-inner" },
+      h("div", { class: "drawer-head" },
+        h("h2", { id: "cmd-sheet-title" }),
+        h("button", { class: "close", "data-close": "cmd-sheet", "aria-label": "Close" }, "✕")),
+      h("div", { id: "cmd-sheet-body" })));
+  el.addEventListener("keydown", (e) => { if (e.key === "Escape") closeCmdSheet(); });
+  document.body.append(el);
+  return el;
+}
+
+function openCmdSheet(pid, commander) {
+  S.cmdSheet = { to: pid, commander };
+  const el = cmdSheetEl();
+  buildCmdSheet();
+  el.classList.remove("hidden");
+  const first = el.querySelector(`[data-pick="${CSS.escape(commander)}"]`);
+  if (first) first.focus();
+}
+
+function buildCmdSheet() {
+  const { to, commander } = S.cmdSheet;
+  const who = S.names.of(to);
+  document.getElementById("cmd-sheet-title").textContent = `Commander damage to ${who}`;
+  const limit = commanderLimit();
+  const list = commandersAgainst(to);
+  const record = (amount) => {
+    act({ do: "damage", source: S.cmdSheet.commander, to, amount, combat: true });
+    closeCmdSheet();
+  };
+  const field = h("input", { id: "cmd-amount", type: "text", inputmode: "numeric", autocomplete: "off", "aria-label": "Amount", class: "num", value: "" });
+  document.getElementById("cmd-sheet-body").replaceChildren(
+    h("p", { class: "muted" }, `Combat damage from a commander: ${who} loses that much life (120.3)` +
+      (limit !== null ? `, and ${limit} from the same commander loses the game (903.10a, 704.6c).` : "; in Brawl it never loses the game (903.12h).")),
+    h("div", { class: "picks", role: "group", "aria-label": "Commander" },
+      ...list.map(({ c, owner, n }) => h("button", {
+        class: "pick", "data-pick": c, "aria-pressed": String(c === commander),
+        onclick: () => { S.cmdSheet.commander = c; buildCmdSheet(); },
+      }, h("span", {}, `${S.names.of(c)} (${S.names.of(owner)})`),
+      h("span", {}, h("strong", { class: "pick-total" }, String(n)), limit !== null ? `/${limit}` : "")))),
+    h("div", { class: "amounts", role: "group", "aria-label": "Amount" },
+      ...[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map((n) => h("button", {
+        "data-amount": n, "aria-label": `${n} combat damage from ${S.names.of(commander)} to ${who}`, onclick: () => record(n),
+      }, `+${n}`))),
+    h("div", { class: "row" }, field, h("button", {
+      class: "primary", "data-amount": "typed",
+      onclick: () => {
+        let n;
+        try { n = parseWhole(field.value, "Amount", 1); } catch (ex) { toast(ex.message, "bad"); return; }
+        record(n);
+      },
+    }, "Record")),
+  );
+}
+
+// The sheet's totals, kept current while it is open (the panels are rebuilt on each event).
+function refreshCmdSheet() {
+  const el = document.getElementById("cmd-sheet");
+  if (!el || el.classList.contains("hidden")) { S.cmdSheet = null; return; }
+  const taken = (playerState(S.cmdSheet.to) || {}).commander_damage || {};
+  for (const b of el.querySelectorAll("[data-pick]")) b.querySelector(".pick-total").textContent = String(taken[b.dataset.pick] || 0);
+}
+
+function closeCmdSheet() {
+  S.cmdSheet = null;
+  const el = document.getElementById("cmd-sheet");
+  if (el) el.classList.add("hidden");
+}
+
+// ---------------------------------------------------------------- the ⋯ sheet's pins
+
+// The ⋯ sheet's section that pins counter kinds to ``pid``'s panel (this device only).
+function pinSection(pid) {
+  const unit = unitIdOf(pid);
+  const pinned = pinnedKinds(unit);
+  const p = playerState(pid);
+  const pin = (kind) => { setPinned(unit, kind, true); render(); };
+  const offered = [...new Set([...COUNTER_KINDS, ...Object.keys(p.counters || {})])].filter((k) => k !== "poison" && !pinned.includes(k));
+  const field = h("input", { id: "sh-pin-kind", type: "text", autocomplete: "off", autocapitalize: "none", maxlength: 80, placeholder: "another kind", "aria-label": "Counter kind" });
+  return h("div", { class: "sec pins" },
+    h("h3", {}, "Counters on the panel"),
+    h("p", { class: "muted" }, `Pin a kind to give it − and + on ${S.names.of(unit)}'s panel (this device remembers it). A mistake is taken back with Undo.`),
+    h("div", { class: "row" }, ...offered.map((k) => h("button", { "data-pin": k, "aria-label": `Pin ${k} counters to the panel`, onclick: () => pin(k) }, `📌 ${k}`))),
+    h("div", { class: "row" }, field, h("button", {
+      "data-pin": "typed",
+      onclick: () => {
+        let kind;
+        try { kind = readKind(field.value); } catch (ex) { toast(ex.message, "bad"); return; }
+        pin(kind);
+      },
+    }, "Pin")),
+    ...pinned.map((k) => h("div", { class: "row" },
+      h("span", { class: "grow" }, `${k}: pinned`),
+      h("button", { "data-unpin": k, "aria-label": `Unpin ${k} counters`, onclick: () => { setPinned(unit, k, false); render(); } }, "Unpin"))),
+  );
+}
