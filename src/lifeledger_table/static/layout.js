@@ -102,7 +102,10 @@ const QUARTER = { t: "r", r: "b", b: "l", l: "t" }; // an edge, after turning th
 
 // The panel's box before turning: a panel on a side is as long as the side's slot is tall.
 function upright(s) { return s.rot % 180 ? { w: s.h, h: s.w } : { w: s.w, h: s.h }; }
-function roomFor(s, need) { const u = upright(s); return u.w >= need.w && u.h >= need.h; }
+// A whole panel narrower than ONE_ROW puts −5/+5 and its parts (poison...) on two rows.
+const ONE_ROW = 284;
+function heightFor(need, w) { return need.h + (need.full && w < ONE_ROW ? 48 : 0); }
+function roomFor(s, need) { const u = upright(s); return u.w >= need.w && u.h >= heightFor(need, u.w); }
 
 // Slots around the edges for ``n`` panels in a W×H area (px), or null when n has no edge
 // layout or a slot is too small even for a compact panel.
@@ -120,18 +123,19 @@ function edgeSlots(n, W, H, gap, extra) {
 
 // A grid of ``n`` panels in a W×H area: the number of columns that gives the largest
 // panels (content of a compact panel at least); the upper half turned to face across.
-// ``minH`` > 0 lets the grid grow taller than the area (it scrolls).
-function gridSlots(n, W, H, gap, turnTop, need, minH) {
+// ``scroll`` lets the grid grow taller than the area (it scrolls).
+function gridSlots(n, W, H, gap, turnTop, need, scroll) {
   let best = null;
   for (let cols = 1; cols <= n; cols++) {
     const rows = Math.ceil(n / cols);
     const w = W / cols - gap;
-    const h = Math.max(H / rows - gap, minH || 0);
+    const fits = H / rows - gap >= heightFor(need, w);
+    const h = Math.max(H / rows - gap, scroll ? heightFor(need, w) : 0);
     if (w < need.w) break;
-    if (h < need.h) continue;
+    if (h < heightFor(need, w)) continue;
     // Panels on one screen: the largest; a grid that scrolls: the fewest rows.
     // (A compact panel's total is as wide as its row allows: width counts more.)
-    const score = H / rows - gap >= need.h ? Math.min(w, h * (need.h < FULL.h ? 2.5 : 1.5)) : -rows * 10000 + w;
+    const score = fits ? Math.min(w, h * (need.full ? 1.5 : 2.5)) : -rows * 10000 + w;
     if (!best || score > best.score) best = { cols, rows, w, h, score };
   }
   if (!best) return null;
@@ -150,15 +154,15 @@ function tableSlots(n, W, H, gap, extra) {
   const edges = edgeSlots(n, W, H, gap, extra);
   if (edges) return edges;
   const need = { w: COMPACT.w, h: COMPACT.h + extra };
-  return gridSlots(n, W, H, gap, true, need, 0) || gridSlots(n, W, H, gap, true, need, need.h);
+  return gridSlots(n, W, H, gap, true, need, false) || gridSlots(n, W, H, gap, true, need, true);
 }
 
 // A personal phone: its own panel first and biggest (the top part, or the left part of a
 // wide screen), the others in a grid; a grid too small for a whole panel scrolls.
 function phoneSlots(n, W, H, gap, extra, own) {
-  const need = { w: FULL.w, h: FULL.h + extra };
+  const need = { w: FULL.w, h: FULL.h + extra, full: true };
   if (own === null || n < 2) {
-    return gridSlots(n, W, H, gap, false, need, 0) || gridSlots(n, W, H, gap, false, need, need.h);
+    return gridSlots(n, W, H, gap, false, need, false) || gridSlots(n, W, H, gap, false, need, true);
   }
   const wide = W > H * 1.2;
   const own0 = (x, y, w, h) => ({ x: x + gap / 2, y: y + gap / 2, w: w - gap, h: h - gap, rot: 0 });
@@ -169,22 +173,22 @@ function phoneSlots(n, W, H, gap, extra, own) {
     for (const share of n === 2 ? [0.5] : n <= 4 ? [0.45, 0.4, 0.35, 0.3] : n <= 6 ? [0.4, 0.35, 0.3] : [0.3]) {
       if (wide) {
         const ow = Math.round(W * share);
-        const rest = ow - gap >= need.w && H - gap >= need.h && gridSlots(n - 1, W - ow, H, gap, false, others, 0);
+        const rest = ow - gap >= need.w && H - gap >= heightFor(need, ow - gap) && gridSlots(n - 1, W - ow, H, gap, false, others, false);
         if (rest) return [own0(0, 0, ow, H), ...rest.map((s) => Object.assign(s, { x: s.x + ow }))];
       } else {
         const oh = Math.round(H * share);
-        const rest = oh - gap >= need.h && W - gap >= need.w && gridSlots(n - 1, W, H - oh, gap, false, others, 0);
+        const rest = oh - gap >= heightFor(need, W - gap) && W - gap >= need.w && gridSlots(n - 1, W, H - oh, gap, false, others, false);
         if (rest) return [own0(0, 0, W, oh), ...rest.map((s) => Object.assign(s, { y: s.y + oh }))];
       }
     }
   }
   if (!wide && W - gap >= need.w) {
     // Too many for one screen: the own panel on top, the others below, scrolled to.
-    const oh = Math.max(need.h + gap, Math.round(H * 0.38));
-    const below = gridSlots(n - 1, W, H - oh, gap, false, need, need.h);
+    const oh = Math.max(heightFor(need, W - gap) + gap, Math.round(H * 0.38));
+    const below = gridSlots(n - 1, W, H - oh, gap, false, need, true);
     if (below) return [own0(0, 0, W, oh), ...below.map((s) => Object.assign(s, { y: s.y + oh }))];
   }
-  return gridSlots(n, W, H, gap, false, need, need.h);
+  return gridSlots(n, W, H, gap, false, need, true);
 }
 
 // Put the panels of #panels in their slots: each is sized before turning and centred on its
@@ -212,7 +216,7 @@ function placePanels(box, table, ownIndex) {
     const rot = (s.rot + (el.classList.contains("turned") ? 180 : 0)) % 360;
     el.style.transform = rot ? `rotate(${rot}deg)` : "";
     el.dataset.facing = String(rot);
-    el.classList.toggle("compact", !roomFor(s, { w: FULL.w, h: FULL.h + (el.querySelector(".heads") ? TEAM_EXTRA : 0) }));
+    el.classList.toggle("compact", !roomFor(s, { w: FULL.w, h: FULL.h + (el.querySelector(".heads") ? TEAM_EXTRA : 0), full: true }));
     bottom = Math.max(bottom, s.y + s.h + gap);
   });
   let filler = box.querySelector(".filler");
@@ -222,6 +226,11 @@ function placePanels(box, table, ownIndex) {
   } else if (filler) filler.remove();
   box.classList.toggle("scrolls", bottom > H + gap + 1);
   box.classList.add("placed");
+  // A whole panel whose controls don't fit after all (commander rows, pinned counters:
+  // panel.js) becomes compact: what it leaves out is in ⋯.
+  for (const el of panels) {
+    if (!el.classList.contains("compact") && el.scrollHeight > el.clientHeight + 1) el.classList.add("compact");
+  }
   fitTotals(box);
 }
 

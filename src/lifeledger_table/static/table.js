@@ -588,13 +588,17 @@ function renderUnit(u, index, canAct, cards, turned) {
   );
   panel.append(life);
   panel.append(statusLine(st) || h("div", { class: "status none" }));
+  // −5/+5 and the panel's parts (panel.js: poison, commander damage, pinned counters) share
+  // one row where the panel is wide enough.
+  const controls = h("div", { class: "controls" });
   if (MODE === "play") {
-    panel.append(h("div", { class: "steps" },
+    controls.append(h("div", { class: "steps" },
       h("button", { "data-act": "minus5", "data-tap": "life", "data-player": target, "data-delta": -5, "aria-label": `${name} loses 5 life` }, "−5"),
       h("button", { "data-act": "plus5", "data-tap": "life", "data-player": target, "data-delta": 5, "aria-label": `${name} gains 5 life` }, "+5"),
     ));
   }
-  panel.append(...panelParts(u, target, canAct));
+  controls.append(...panelParts(u, target, canAct));
+  if (controls.childNodes.length) panel.append(controls);
   const members = isTeam ? u.heads.map(playerState) : [u.player];
   const b = [];
   for (const p of members) {
