@@ -159,7 +159,7 @@ function tableSlots(n, W, H, gap, extra) {
 
 // A personal phone: its own panel first and biggest (the top part, or the left part of a
 // wide screen), the others in a grid; a grid too small for a whole panel scrolls.
-function phoneSlots(n, W, H, gap, extra, own) {
+function phoneSlots(n, W, H, gap, extra, own, rows, heads) {
   const need = { w: FULL.w, h: FULL.h + extra, full: true };
   if (own === null || n < 2) {
     return gridSlots(n, W, H, gap, false, need, false) || gridSlots(n, W, H, gap, false, need, true);
@@ -168,8 +168,9 @@ function phoneSlots(n, W, H, gap, extra, own) {
   const own0 = (x, y, w, h) => ({ x: x + gap / 2, y: y + gap / 2, w: w - gap, h: h - gap, rot: 0 });
   // The own panel takes the largest share that leaves the others whole panels, else (up to
   // eight players) compact ones.
-  const small = { w: COMPACT.w, h: COMPACT.h + extra };
-  for (const others of n <= 8 ? [need, small] : [need]) {
+  const small = { w: COMPACT.w, h: COMPACT.h + heads };
+  // Commander rows stay on every panel of a personal phone (it scrolls rather than hide them).
+  for (const others of n <= 8 && !rows ? [need, small] : [need]) {
     for (const share of n === 2 ? [0.5] : n <= 4 ? [0.45, 0.4, 0.35, 0.3] : n <= 6 ? [0.4, 0.35, 0.3] : [0.3]) {
       if (wide) {
         const ow = Math.round(W * share);
@@ -193,7 +194,7 @@ function phoneSlots(n, W, H, gap, extra, own) {
 
 // Put the panels of #panels in their slots: each is sized before turning and centred on its
 // slot, then turned; a panel smaller than a whole one is compact.
-function placePanels(box, table, ownIndex) {
+function placePanels(box, table, ownIndex, bonus) {
   const panels = [...box.children].filter((el) => el.classList.contains("panel"));
   const n = panels.length;
   if (!n) return;
@@ -201,9 +202,14 @@ function placePanels(box, table, ownIndex) {
   const W = box.clientWidth - gap;
   const H = box.clientHeight - gap;
   if (W <= 0 || H <= 0) return;
-  const teams = panels.some((p) => p.querySelector(".heads"));
-  const extra = teams ? TEAM_EXTRA : 0;
-  const slots = table ? tableSlots(n, W, H, gap, extra) : phoneSlots(n, W, H, gap, extra, ownIndex);
+  // The rows a whole panel adds (panel.js): a team's heads, a row of commanders per head, and
+  // pinned counters beside poison.
+  const rowsOf = (p) => p.querySelectorAll(".parts .cmds").length * 48 + Math.max(0, p.querySelectorAll(".parts .ctr").length - 1) * 24;
+  const rows = Math.max(0, ...panels.map(rowsOf));
+  const extraOf = (p) => (p.querySelector(".heads") ? TEAM_EXTRA : 0) + rowsOf(p);
+  const extra = Math.max(0, ...panels.map(extraOf)) + (bonus || 0);
+  const heads = panels.some((p) => p.querySelector(".heads")) ? TEAM_EXTRA : 0;
+  const slots = table ? tableSlots(n, W, H, gap, heads) : phoneSlots(n, W, H, gap, extra, ownIndex, rows, heads);
   if (!slots) return;
   let bottom = 0;
   slots.forEach((s, i) => {
@@ -216,7 +222,7 @@ function placePanels(box, table, ownIndex) {
     const rot = (s.rot + (el.classList.contains("turned") ? 180 : 0)) % 360;
     el.style.transform = rot ? `rotate(${rot}deg)` : "";
     el.dataset.facing = String(rot);
-    el.classList.toggle("compact", !roomFor(s, { w: FULL.w, h: FULL.h + (el.querySelector(".heads") ? TEAM_EXTRA : 0), full: true }));
+    el.classList.toggle("compact", !roomFor(s, { w: FULL.w, h: FULL.h + extraOf(el), full: true }));
     bottom = Math.max(bottom, s.y + s.h + gap);
   });
   let filler = box.querySelector(".filler");
@@ -226,8 +232,11 @@ function placePanels(box, table, ownIndex) {
   } else if (filler) filler.remove();
   box.classList.toggle("scrolls", bottom > H + gap + 1);
   box.classList.add("placed");
-  // A whole panel whose controls don't fit after all (commander rows, pinned counters:
-  // panel.js) becomes compact: what it leaves out is in ⋯.
+  // A whole panel whose controls don't fit after all (commander rows that wrap, pinned
+  // counters: panel.js): a personal phone lays the panels out again that much taller (it
+  // may scroll); the table device makes it compact (what it leaves out is in ⋯).
+  const over = Math.max(0, ...panels.filter((el) => !el.classList.contains("compact")).map((el) => el.scrollHeight - el.clientHeight));
+  if (!table && over > 1 && !bonus) { placePanels(box, table, ownIndex, over + 4); return; }
   for (const el of panels) {
     if (!el.classList.contains("compact") && el.scrollHeight > el.clientHeight + 1) el.classList.add("compact");
   }
