@@ -87,6 +87,10 @@ def settle(page: Page, width: int, height: int) -> None:
         "requestAnimationFrame(() => requestAnimationFrame(() => r(true))))",
         arg=[width, height],
     )
+    page.wait_for_function(
+        "() => { const box = document.getElementById('panels');"
+        " return box.dataset.placed === `${box.clientWidth}x${box.clientHeight}`; }"
+    )
     # No toast in the pictures (it never takes taps: pointer-events none).
     page.evaluate("document.getElementById('toast').classList.add('hidden')")
 

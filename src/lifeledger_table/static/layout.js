@@ -232,6 +232,7 @@ function placePanels(box, table, ownIndex, bonus) {
   } else if (filler) filler.remove();
   box.classList.toggle("scrolls", bottom > H + gap + 1);
   box.classList.add("placed");
+  box.dataset.placed = `${box.clientWidth}x${box.clientHeight}`; // the size laid out for
   // A whole panel whose controls don't fit after all (commander rows that wrap, pinned
   // counters: panel.js): a personal phone lays the panels out again that much taller (it
   // may scroll); the table device makes it compact (what it leaves out is in ⋯).

@@ -492,7 +492,7 @@ function render() {
   // The table's code, to tell the others; who you are shows on your panel ("you").
   const title = MODE === "replay" ? "Replay" : (S.info.code ? formatCode(S.info.code) : "Watching");
   $("title").textContent = title;
-  $("title").title = S.seat ? `You are ${S.names.of(S.seat)}` : MODE === "watch" ? "spectator" : "";
+  $("title").title = S.device === "table" && MODE === "play" ? "The table device" : S.seat ? `You are ${S.names.of(S.seat)}` : MODE === "watch" ? "spectator" : "";
   $("undo-btn").disabled = !(canAct && (S.canUndo || !!TAPS.run));
   $("undo-btn").classList.toggle("hidden", MODE !== "play");
   $("history-btn").classList.toggle("hidden", MODE === "replay");
