@@ -729,7 +729,7 @@ function renderHistory() {
 
 // ---------------------------------------------------------------- the action sheet
 
-function openSheet(pid) { S.sheetFor = pid; renderSheet(pid); open("sheet"); }
+function openSheet(pid) { S.sheetFor = pid; S.sheetShown = null; renderSheet(pid); open("sheet"); }
 
 // Number fields are text fields: their text is read exactly (a total may be huge, 107.1).
 function numberInput(id, value, label, signed) {
@@ -747,6 +747,10 @@ function actFrom(build) {
 }
 
 function renderSheet(pid) {
+  // Drawn again as events arrive: what was typed (and the field being typed in) stays.
+  const old = S.sheetShown === pid ? [...$("sheet-body").querySelectorAll("input[id], select[id]")] : [];
+  const kept = old.map((el) => [el.id, el.type === "checkbox" ? el.checked : el.value]);
+  const focused = old.includes(document.activeElement) ? document.activeElement.id : null;
   const p = playerState(pid);
   if (!p) return;
   const others = header().players.filter((x) => x.id !== pid);
@@ -853,6 +857,13 @@ function renderSheet(pid) {
       h("p", { class: "muted" }, `Only ${S.names.of(pid)} can concede, from their own phone (104.3a).`)));
   }
   body.replaceChildren(...sections);
+  for (const [id, value] of kept) {
+    const el = $(id);
+    if (!el || !body.contains(el)) continue;
+    if (el.type === "checkbox") el.checked = value; else el.value = value;
+  }
+  if (focused && $(focused)) $(focused).focus();
+  S.sheetShown = pid;
 }
 
 // ---------------------------------------------------------------- seats, menu
