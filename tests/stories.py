@@ -80,8 +80,9 @@ class Story:
         variant: str | None = None,
         format: str | None = None,
         options: dict[str, Any] | None = None,
+        record: int = 1,
     ) -> None:
-        self.header: dict[str, Any] = {"record": 1, "players": [_seat(p) for p in players]}
+        self.header: dict[str, Any] = {"record": record, "players": [_seat(p) for p in players]}
         if variant is not None:
             self.header["variant"] = variant
         if format is not None:

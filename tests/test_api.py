@@ -148,3 +148,13 @@ def test_the_timeline_names_positions_changes_and_rules() -> None:
     coloured = io.StringIO()
     Timeline(Game([Seat("a"), Seat("b")]), coloured.write, colour=True).header()
     assert "\x1b[" in coloured.getvalue()
+
+
+def test_a_game_keeps_at_most_30_attributes():
+    """CPython 3.11 shares an instance dictionary's keys (and reads attributes fast) up to 30
+    keys; a game with more replays about 13% slower (docs/design.md)."""
+    for version in (1, 2):
+        game = Game([Seat("ana"), Seat("bo")], version=version, range_of_influence=1)
+        game.damage("bo", 1, source="x")
+        assert len(vars(game)) <= 30
+        assert len(vars(game.copy())) <= 30

@@ -13,7 +13,7 @@ import pytest
 
 from lifeledger import Game, Seat, record
 from lifeledger import state as ll_state
-from lifeledger.actions import GainLife, LifeOf, LoseLife, SetLife
+from lifeledger.actions import GainLife, LifeOf, LoseLife, PayLife, SetLife
 from lifeledger.bounds import MAX_INTEGER
 from lifeledger.errors import MalformedError, RefusedError
 
@@ -288,3 +288,20 @@ def test_122_1_a_counter_kind_is_a_word_not_a_text_of_any_length():
     with pytest.raises(MalformedError) as malformed:
         game.add_counters("ana", "e" * 65, 1)
     assert malformed.value.member == "kind"
+
+
+def test_a_game_copies_after_a_group_whose_part_was_refused():
+    """Found fuzzing version 2: ``Game.copy`` deep-copies the last group's refusals, and a
+    ``RefusedError`` (two arguments) could not be copied."""
+    import copy as copying
+
+    game = Game([Seat("ana"), Seat("bo")])
+    game.together(PayLife((("ana", 30),)), LoseLife("bo", 1))
+    assert [(position, e.rule) for position, e in game.refusals] == [("0", "119.4")]
+    clone = game.copy()
+    assert [(position, e.rule, e.message) for position, e in clone.refusals] == [
+        (position, e.rule, e.message) for position, e in game.refusals
+    ]
+    error = copying.deepcopy(MalformedError("bad", member="amount", position="3"))
+    assert (error.message, error.member, error.position) == ("bad", "amount", "3")
+    assert str(copying.deepcopy(RefusedError("119.4", "no"))) == "no (119.4)"

@@ -16,14 +16,20 @@ from typing import ClassVar
 
 from .bounds import MAX_INTEGER, check_integer
 from .effects import Affects, Kind, Reach
-from .errors import MalformedError
+from .errors import MalformedError, quote
+from .turns import DAY_NIGHT, STEPS, UNTIL
 
 __all__ = [
     "Action",
     "AddCounters",
     "Amount",
+    "BecomeMonarch",
+    "BeginStep",
+    "Cast",
+    "CityBlessing",
     "Concede",
     "Damage",
+    "DayNight",
     "Draw",
     "DrawGame",
     "End",
@@ -44,7 +50,9 @@ __all__ = [
     "SetLifeEach",
     "StartCard",
     "StartEffect",
+    "TakeInitiative",
     "Together",
+    "Turn",
     "Upkeep",
     "Win",
 ]
@@ -360,8 +368,16 @@ class StartEffect(Action):
     affects: Affects = Reach.YOU
     factor: int | None = None
     life_at_least: int | None = None
+    #: Version 2: how long the effect lasts (611.2a): ``"end_of_turn"`` ("until end of turn",
+    #: "this turn": it ends in the cleanup step, 514.2); ``None``: until it is ended.
+    until: str | None = None
 
     def __post_init__(self) -> None:
+        if self.until is not None and self.until not in UNTIL:
+            raise MalformedError(
+                f"until is {' or '.join(map(repr, UNTIL))}, not {quote(self.until)}",
+                member="until",
+            )
         wants_factor = self.kind is Kind.GAIN_LIFE_TIMES
         wants_life = self.kind is Kind.WIN_AT_UPKEEP
         if wants_factor != (self.factor is not None):
@@ -419,3 +435,95 @@ class Together(Action):
 
     do = "together"
     actions: tuple[Action, ...]
+
+
+# -- version 2: turns and designations ---------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Turn(PlayerAction):
+    """``player``'s turn begins (500.1; with shared team turns, their team's: 805.4, 810.2,
+    904.2): the turn before it ends (its remaining steps happen), ranges of influence are
+    determined again (801.2c), the untap step checks day and night (502.2, 731.2), and the
+    upkeep begins (503). Version 2."""
+
+    do = "turn"
+
+
+@dataclass(slots=True)
+class BeginStep(Action):
+    """The active player's (team's) ``step`` begins: ``"draw"`` (504, 103.8), ``"main"`` (the
+    precombat main phase: 505, 728), ``"end"`` (513, 725.2) or ``"cleanup"`` (514). The steps
+    between the current one and it happen first. ``nonland_milled`` states, for each active
+    player with rad counters, how many nonland cards their rad counters milled (728.1).
+    Version 2."""
+
+    do = "step"
+    step: str
+    nonland_milled: tuple[tuple[str, int], ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.step not in STEPS[1:]:
+            raise MalformedError(
+                f"step is one of {', '.join(STEPS[1:])} (the upkeep begins with the turn), "
+                f"not {quote(self.step)}",
+                member="step",
+            )
+        for _, count in self.nonland_milled:
+            if not 0 <= count <= MAX_INTEGER:
+                check_integer(count, "nonland_milled")
+                raise MalformedError("a count of cards is 0 or more", member="nonland_milled")
+
+    def players(self) -> tuple[tuple[str, str], ...]:
+        """The players named in ``nonland_milled``."""
+        return tuple(("nonland_milled", player) for player, _ in self.nonland_milled)
+
+
+@dataclass(slots=True)
+class Cast(PlayerAction):
+    """``player`` casts ``count`` spells this turn (counted for day and night: 502.2, 731.2).
+    Version 2."""
+
+    do = "cast"
+    count: int = 1
+
+
+@dataclass(slots=True)
+class BecomeMonarch(PlayerAction):
+    """An effect makes ``player`` the monarch (725.1, 725.3). Version 2."""
+
+    do = "become_monarch"
+
+
+@dataclass(slots=True)
+class TakeInitiative(PlayerAction):
+    """``player`` takes the initiative (726.1, 726.3, 726.5). Version 2."""
+
+    do = "take_initiative"
+
+
+@dataclass(slots=True)
+class CityBlessing(PlayerAction):
+    """``player`` gets the city's blessing for the rest of the game (702.131a-c). Version 2."""
+
+    do = "city_blessing"
+
+
+@dataclass(slots=True)
+class DayNight(Action):
+    """It becomes day or night (``to``: ``"day"`` or ``"night"``; 731.1, 731.1a). Version 2."""
+
+    do = "day_night"
+    to: str
+
+    def __post_init__(self) -> None:
+        if self.to not in DAY_NIGHT:
+            raise MalformedError(
+                f'to is "day" or "night" (731.1), not {quote(self.to)}', member="to"
+            )
+
+
+#: The actions that version 2 of the record adds.
+VERSION_2 = frozenset(
+    {Turn, BeginStep, Cast, BecomeMonarch, TakeInitiative, CityBlessing, DayNight}
+)

@@ -63,7 +63,8 @@ Affects = Reach | tuple[str, ...]
 class Effect:
     """One continuous effect: its ``id`` (a card's effects share the card's id), ``kind``,
     ``controller``, whom it ``affects``, and its parameters (``factor`` of
-    :attr:`Kind.GAIN_LIFE_TIMES`, ``life_at_least`` of :attr:`Kind.WIN_AT_UPKEEP`)."""
+    :attr:`Kind.GAIN_LIFE_TIMES`, ``life_at_least`` of :attr:`Kind.WIN_AT_UPKEEP`) and how long
+    it lasts (``until``, version 2 of the record)."""
 
     id: str
     kind: Kind
@@ -71,6 +72,8 @@ class Effect:
     affects: Affects = Reach.YOU
     factor: int | None = None
     life_at_least: int | None = None
+    #: ``"end_of_turn"``: the effect ends in the cleanup step (514.2); ``None``: when ended.
+    until: str | None = None
 
     def __post_init__(self) -> None:
         # Every integer of a game lies within 10^1000 (lifeledger.bounds).

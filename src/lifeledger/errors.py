@@ -49,6 +49,9 @@ class MalformedError(LifeledgerError):
         self.member = member
         self.position = position
 
+    def __reduce__(self) -> tuple[type[MalformedError], tuple[str], dict[str, object]]:
+        return (MalformedError, (self.message,), dict(self.__dict__))
+
     def at(self, position: str) -> MalformedError:
         """This error at ``position``; an inner position is kept (``3`` and ``1``: ``3.1``)."""
         where = position if self.position is None else f"{position}.{self.position}"
@@ -70,3 +73,7 @@ class RefusedError(LifeledgerError):
 
     def __str__(self) -> str:
         return f"{self.message} ({self.rule})"
+
+    def __reduce__(self) -> tuple[type[RefusedError], tuple[str, str]]:
+        # Copied (Game.copy keeps the refusals of a group) and pickled with both arguments.
+        return (RefusedError, (self.rule, self.message))

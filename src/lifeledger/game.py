@@ -11,11 +11,17 @@ from types import MappingProxyType
 from typing import Any
 
 from .actions import (
+    VERSION_2,
     Action,
     AddCounters,
     Amount,
+    BecomeMonarch,
+    BeginStep,
+    Cast,
+    CityBlessing,
     Concede,
     Damage,
+    DayNight,
     Draw,
     DrawGame,
     End,
@@ -36,7 +42,9 @@ from .actions import (
     SetLifeEach,
     StartCard,
     StartEffect,
+    TakeInitiative,
     Together,
+    Turn,
     Upkeep,
     Win,
 )
@@ -47,6 +55,7 @@ from .formats import Format, find_format
 from .outcome import PLAYING, Outcome, Reason, Result, Status
 from .roster import POISON_THRESHOLD, Player, PlayerView, Team, TeamView, Total
 from .seats import Seat, check_text
+from .turns import CLEANUP, DRAW, END, MAIN, STEPS, UPKEEP, Clock, Designations
 from .variants import Variant, find_variant, infer_variant, seating_distance
 
 __all__ = ["COUNTER_KIND", "Game", "Note", "PlayerView", "TeamView", "Touched"]
@@ -58,6 +67,8 @@ COUNTER_KIND = re.compile(r"[a-z]+(?:[_-][a-z0-9]+)*")
 COUNTER_KIND_LENGTH = 64
 #: 903.10a: 21 or more combat damage from the same commander.
 COMMANDER_DAMAGE_THRESHOLD = 21
+#: The versions of the game record a game can be written in.
+RECORD_VERSIONS = (1, 2)
 
 _MAY_STILL_WIN = (Status.PLAYING, Status.LOST)
 _NOBODY: set[Player] = set()
@@ -126,6 +137,8 @@ class Game:
     don't define a house variant); ``range_of_influence`` is the limited range of influence
     option (801) for every player without a ``range`` of their own. With ``keep_history``
     false the game keeps no history, so that a long replay runs in constant memory.
+    ``version`` is the version of the game record the game is written in: 2 adds turns
+    (:meth:`turn`, :meth:`step`) and designations (:meth:`become_monarch`, ...).
     """
 
     def __init__(
@@ -137,7 +150,16 @@ class Game:
         starting_life: int | None = None,
         range_of_influence: int | None = None,
         keep_history: bool = True,
+        version: int = 1,
     ) -> None:
+        if version not in RECORD_VERSIONS:
+            raise MalformedError(
+                f"this is record version 1 or 2, not {quote(version)}", member="record"
+            )
+        # Whether the game is written in version 2 of the record (:attr:`version`). The game
+        # keeps at most 30 attributes: more, and CPython (3.11) no longer shares its instance
+        # dictionary's keys, which makes every attribute read slower (issue 9's replay).
+        self._v2 = version >= 2
         self.seats = tuple(seats)
         self.variant = (
             infer_variant(self.seats)
@@ -186,6 +208,10 @@ class Game:
         #: the rest (rarer): the ids of teams in 1-tuples, :data:`_EFFECTS`, :data:`_EVERYTHING`.
         self._touched: set[str] = set()
         self._touched_other: set[object] = set()
+        #: Version 2: whose turn and which step (500), and the designations (725, 726, 731,
+        #: 702.131c) with the triggers combat damage to their holders set off (725.2, 726.2).
+        self._clock = Clock()
+        self._marks = Designations()
         self._begin(list(self._players.values()))
         for index, p in enumerate(self._players.values()):
             # A starting total is an integer of the game too: 20 plus a life modifier of
@@ -234,6 +260,12 @@ class Game:
                 raise MalformedError(
                     "a range of influence is 0 or more", member="range_of_influence"
                 )
+
+    @property
+    def version(self) -> int:
+        """The version of the game record this game is written in: 2 adds turns and
+        designations (``docs/record-format.md``); a version-1 game rejects them as malformed."""
+        return 2 if self._v2 else 1
 
     @property
     def is_house_variant(self) -> bool:
@@ -294,6 +326,12 @@ class Game:
         self._effects.clear()
         self._by_kind.clear()
         self._known_ids.clear()  # 727.1: a new game; its cards and effects are new too
+        # 727.1: a new game has no turn yet and no designations; 103.1b, 904.6: the archenemy
+        # takes its first turn.
+        archenemy = [p.id for p in players if p.seat.archenemy]
+        starting = archenemy[0] if self.variant.name == "archenemy" and archenemy else None
+        self._clock = Clock(starting)
+        self._marks = Designations()
         self._determine_ranges()
         self._dirty = None
         self._over = False
@@ -306,6 +344,7 @@ class Game:
         self._dirty = None
         present = [p for p in self._players.values() if p.result.is_playing]
         n = len(present)
+        self._journal.append((self, "_in_range", self._in_range))  # undoably, as _stop
         self._in_range = {}
         for i, p in enumerate(present):
             reach = self._ranges[p.id]
@@ -346,14 +385,76 @@ class Game:
         """The continuous effects that apply now."""
         return tuple(e for group in self._effects.values() for e in group)
 
+    # -- the turn and the designations (version 2) ------------------------------------------
+
+    @property
+    def turn_number(self) -> int:
+        """500: how many turns this game has begun (0 before the first; a restart, 727,
+        begins a new game at 0)."""
+        return self._clock.number
+
+    @property
+    def active_players(self) -> tuple[str, ...]:
+        """102.1: the players whose turn it is (805.4a: every member of the active team still
+        in the game as the turn began), in seating order; empty before the first turn."""
+        return self._clock.active
+
+    @property
+    def active_team(self) -> str | None:
+        """805.4a: the active team, under shared team turns."""
+        return self._clock.team
+
+    @property
+    def current_step(self) -> str | None:
+        """The step of the current turn (``upkeep``, ``draw``, ``main``, ``end``,
+        ``cleanup``), or ``None`` before the first turn."""
+        return STEPS[self._clock.step] if self._clock.number else None
+
+    @property
+    def monarch(self) -> str | None:
+        """725: the monarch, if there is one."""
+        return self._marks.monarch
+
+    @property
+    def initiative(self) -> str | None:
+        """726: the player who has the initiative, if any."""
+        return self._marks.initiative
+
+    @property
+    def day_or_night(self) -> str | None:
+        """731.1: ``"day"`` or ``"night"``, or ``None`` while the game is neither."""
+        return self._marks.day_night
+
+    @property
+    def city_blessed(self) -> tuple[str, ...]:
+        """702.131c: the players who have the city's blessing, in seating order."""
+        blessed = self._marks.city_blessing
+        return tuple(pid for pid in self._players if pid in blessed)
+
+    def is_active_player(self, player_id: str) -> bool:
+        """102.1, 805.4a: whether it is this player's (or their team's) turn."""
+        return self._get(player_id, "player").id in self._clock.active
+
+    def is_monarch(self, player_id: str) -> bool:
+        """725.3: whether this player is the monarch (one player at a time)."""
+        return self._get(player_id, "player").id == self._marks.monarch
+
+    def has_initiative(self, player_id: str) -> bool:
+        """726.3: whether this player has the initiative (one player at a time)."""
+        return self._get(player_id, "player").id == self._marks.initiative
+
+    def has_city_blessing(self, player_id: str) -> bool:
+        """702.131c: whether this player has the city's blessing (any number may)."""
+        return self._get(player_id, "player").id in self._marks.city_blessing
+
     @property
     def touched(self) -> Touched:
         """What the last action applied may have changed: every player and team whose entry
         in the state (:func:`lifeledger.state.player_state`, ``team_state``) differs from
         before it is named, and the effects are as they were unless ``effects`` is set
         (``everything``: assume all of it changed). A refused or malformed action touches
-        nothing. The game's number, whether it is over and the trigger counts are not
-        covered: compare them.
+        nothing. The game's number, whether it is over, the trigger counts and (version 2)
+        the turn and the designations are not covered: compare them.
 
         >>> from lifeledger import Game, Seat
         >>> game = Game([Seat("ana"), Seat("bo"), Seat("cy")])
@@ -702,6 +803,7 @@ class Game:
         self._dirty = None
         self.notes = []
         self.refusals = []
+        self._marks.pending = []
 
     # -- applying actions -------------------------------------------------------------------
 
@@ -781,7 +883,7 @@ class Game:
             finally:
                 self._event = None
         elif kind is Restart:
-            self._restart()
+            self._restart(action.controller)  # type: ignore[attr-defined]
         else:
             try:
                 _HANDLERS[kind](self, action)
@@ -795,6 +897,8 @@ class Game:
                 raise
         if not self._over and self._dirty != _NOBODY:
             self._check_state_based_actions()
+        if self._v2 and self._marks.pending:
+            self._resolve_designation_triggers()
         if self.history is not None:
             self.history.append(action)
 
@@ -822,6 +926,11 @@ class Game:
                             "a restart ends the game at once and can't be part of a group",
                             member="do",
                         )
+                    if type(inner) is Turn or type(inner) is BeginStep:
+                        raise MalformedError(
+                            "a turn or step begins between events and can't be part of a group",
+                            member="do",
+                        )
                     self._check_members(inner)
                 except MalformedError as exc:
                     raise exc.at(str(i)) from None
@@ -837,6 +946,11 @@ class Game:
             check(self, action)
 
     def _check_effect_id(self, action: StartEffect | StartCard) -> None:
+        if isinstance(action, StartEffect) and action.until is not None and not self._v2:
+            raise MalformedError(
+                f"until is a member of record version 2; this record is version {self.version}",
+                member="until",
+            )
         if not action.id:  # an effect's or card's id is any text but the empty string
             raise MalformedError("an id is an empty string", member="id")
         self._check_new_id(action.id)
@@ -871,7 +985,8 @@ class Game:
     def _snapshot(self) -> Any:
         return copy.deepcopy(
             (self._players, self._teams, self._effects, self._by_kind, self._known_ids,
-             self.triggered, self._in_range, self._over)
+             self.triggered, self._in_range, self._over, self._clock, self._marks,
+             )
         )  # fmt: skip
 
     def _restore(self, snapshot: Any) -> None:
@@ -885,6 +1000,8 @@ class Game:
             self.triggered,
             self._in_range,
             self._over,
+            self._clock,
+            self._marks,
         ) = snapshot
 
     # -- life (119) -------------------------------------------------------------------------
@@ -968,14 +1085,26 @@ class Game:
             self._lose(p, -delta, member=member)
 
     def _do_damage(self, action: Damage) -> None:
-        """120.3: damage to a player; 120.8: 0 damage is no damage at all."""
+        """120.3: damage to a player; 120.8: 0 damage is no damage at all. Version 2: 500.1,
+        combat damage comes in the combat phase, after the precombat main phase and before
+        the end step; 725.2, 726.2: combat damage to the monarch (the player with the
+        initiative) passes it on."""
         p = self._players[action.to]
+        designated = self._v2 and action.combat
+        if designated and self._clock.number and self._clock.step != MAIN:
+            raise RefusedError(
+                "500.1",
+                f"combat damage in the {STEPS[self._clock.step]} step: combat comes after "
+                "the precombat main phase and before the end step",
+            )
         amount = action.amount
         if type(amount) is not int or not 0 <= amount <= MAX_INTEGER:
             amount = self._amount(amount, "amount")
         if amount == 0:
             self._note("120.8", "0 damage is no damage: nothing happens")
             return
+        if designated:
+            self._combat_damage_to_holder(action, p)
         if action.infect:
             self._add_poison(p, amount)  # 120.3b, 702.90b
         elif (
@@ -1257,14 +1386,17 @@ class Game:
         """104.4i: all players agree to an intentional draw."""
         self._stated().draws.append((None, Result(Status.DREW, Reason.INTENTIONAL, "104.4i")))
 
-    def _restart(self) -> None:
+    def _restart(self, controller: str | None = None) -> None:
         """104.6, 727.1: the game ends with no winner, loser or draw; everyone still in it
-        starts a new game (801.17: whatever their ranges of influence)."""
+        starts a new game (801.17: whatever their ranges of influence), with no turn taken
+        and no designations yet; 727.1a: the restart's controller takes its first turn."""
         present = self._present()
         self._touched_other.add(_EVERYTHING)
         self.game_number += 1
         self._note("727.1", f"the game restarts: game {self.game_number} begins")
         self._begin(present)
+        if controller is not None:
+            self._clock.starting = controller
 
     # -- effects (611-616) ------------------------------------------------------------------
 
@@ -1288,6 +1420,7 @@ class Game:
                 action.affects,
                 action.factor,
                 action.life_at_least,
+                action.until,
             )
         )
 
@@ -1296,28 +1429,62 @@ class Game:
         self._check_new_id(action.id)
         self._known_ids.add(action.id)
         for kind, reach, params in CATALOGUE[action.name]:
-            self._start(Effect(action.id, kind, action.controller, reach, **params))
+            factor, life = params.get("factor"), params.get("life_at_least")
+            self._start(Effect(action.id, kind, action.controller, reach, factor, life))
 
     def _do_end(self, action: End) -> None:
         """The effect or card stops applying (its permanent left the battlefield)."""
         self._stop(action.id)
 
     def _stop(self, effect_id: str) -> None:
+        """The effects with this id stop applying, undoably (:meth:`_roll_back`: a turn that
+        ends "this turn" effects may yet fail)."""
         self._dirty = None
-        stopped = self._effects.pop(effect_id, ())
+        stopped = self._effects.get(effect_id)
+        if not stopped:
+            return
+        journal = self._journal
+        journal.append((self._effects, effect_id, stopped))
+        del self._effects[effect_id]
+        by_kind = self._by_kind
         for effect in stopped:
-            self._by_kind[effect.kind].remove(effect)
+            kinds = by_kind[effect.kind]
+            journal.append((by_kind, effect.kind, kinds))
+            by_kind[effect.kind] = [e for e in kinds if e is not effect]
             self._touched_other.add(_EFFECTS)
 
     def _do_upkeep(self, action: Upkeep) -> None:
         """503.1: "at the beginning of your upkeep" abilities trigger for the player whose
         upkeep it is (805.4: with shared team turns, for each member of the team), checking
-        their life total as the rules read it (810.9a); 801.2c: a new turn has begun."""
-        self._determine_ranges()
+        their life total as the rules read it (810.9a).
+
+        In a game that records no turns (version 1, or version 2 without :meth:`turn`), an
+        upkeep stands for a new turn, so ranges of influence are determined again (801.2c).
+        Once the game records turns, the upkeep begins with each turn and this is an
+        additional upkeep step (500.9, 503.2): of the active player's, right after the upkeep
+        (refused otherwise, 102.1, 500.1)."""
         p = self._players[action.player]
-        active = {p.id}
+        clock = self._clock
+        if clock.number:
+            if p.id not in clock.active:
+                raise RefusedError("102.1", f"it is {self._whose_turn()}'s turn, not {p.id}'s")
+            if clock.step != UPKEEP:
+                raise RefusedError(
+                    "500.1",
+                    f"an additional upkeep step comes right after the upkeep; the turn is at "
+                    f"its {STEPS[clock.step]} step",
+                )
+            self._upkeep(clock.active)
+            return
+        self._determine_ranges()
+        active = [p.id]
         if self.variant.shared_turns and p.team is not None:
-            active = {m.id for m in self._teams[p.team].members if m.result.is_playing}
+            active = [m.id for m in self._teams[p.team].members if m.result.is_playing]
+        self._upkeep(active)
+
+    def _upkeep(self, active: Iterable[str]) -> None:
+        """503.1, 603.4: the active players' "at the beginning of your upkeep, if you have N
+        or more life, you win the game" abilities."""
         for pid in active:
             for effect in list(self._effects_reaching(Kind.WIN_AT_UPKEEP, self._players[pid])):
                 assert effect.life_at_least is not None
@@ -1325,6 +1492,383 @@ class Game:
                 if life >= effect.life_at_least:
                     self._note("603.4", f"{effect.id}: {pid} has {life} life at upkeep")
                     self._do_win(Win(pid, source=effect.id))
+
+    # -- turns (500-514, 805) ---------------------------------------------------------------
+
+    def _set_field(self, target: object, name: str, value: object) -> None:
+        """Set a field of the turn or the designations, undoably (:meth:`_roll_back`)."""
+        self._journal.append((target, name, getattr(target, name)))
+        setattr(target, name, value)
+
+    def _whose_turn(self) -> str:
+        clock = self._clock
+        return f"team {clock.team}" if clock.team is not None else str(clock.player)
+
+    def _check_version_2(self, action: Action) -> None:
+        if not self._v2:
+            raise MalformedError(
+                f"{action.do} is an action of record version 2; this record is version "
+                f"{self.version}",
+                member="do",
+            )
+
+    def _do_turn(self, action: Turn) -> None:
+        """500.1: a turn begins. The turn before it ends first: its steps that the record left
+        out happen (their turn-based actions: the draw, rad counters, the monarch's draw), and
+        its "until end of turn" effects end (514.2). 805.4: with shared team turns the team
+        takes the turn. 801.2c: ranges of influence are determined again. 502.2, 731.2: the
+        untap step checks day and night. 503: the upkeep begins.
+
+        If the game ends in the steps of the turn before (704.3: state-based actions are
+        checked in each), no turn begins; a turn of a player who left the game in them is
+        refused (800.4), and then none of it happens."""
+        snapshot = self._snapshot() if self._clock.number else None
+        try:
+            self._begin_turn(action)
+        except BaseException:
+            if snapshot is not None:
+                self._restore(snapshot)
+            raise
+
+    def _begin_turn(self, action: Turn) -> None:
+        p = self._players[action.player]
+        clock = self._clock
+        starting = clock.starting
+        if (
+            not clock.number
+            and starting is not None
+            and p.id != starting
+            and self._players[starting].result.is_playing
+        ):
+            rule = "727.1a" if self.game_number > 1 else "103.1b"
+            raise RefusedError(rule, f"{starting} takes the game's first turn, not {p.id}")
+        if self.variant.name == "grand-melee" and len(self._present()) >= 8:
+            raise MalformedError(
+                "a Grand Melee game of 8 or more players has several turn markers, and "
+                "version 2 records no simultaneous turns (807.4)",
+                member="do",
+            )
+        if clock.number and clock.step < CLEANUP:
+            self._advance(CLEANUP, {}, "turn")
+            if not self._over:
+                self._priority()  # 514.3a: the cleanup step's state-based actions
+            if self._over:
+                return
+            if not p.result.is_playing:
+                raise RefusedError("800.4", f"{p.id} left the game as the turn before ended")
+        previous, spells = clock.active, clock.spells
+        if self.variant.shared_turns and p.team is not None:
+            team: str | None = p.team
+            active = tuple(m.id for m in self._teams[p.team].members if m.result.is_playing)
+        else:
+            team, active = None, (p.id,)
+        number = clock.number + 1
+        self._set_field(clock, "number", number)
+        self._set_field(clock, "player", p.id)
+        self._set_field(clock, "team", team)
+        self._set_field(clock, "active", active)
+        self._set_field(clock, "step", UPKEEP)
+        self._set_field(clock, "spells", {})
+        self._note("500.1", f"turn {number}: {self._whose_turn()}'s turn begins")
+        self._determine_ranges()  # 801.2c
+        self._check_day_night(previous, spells)
+        self._upkeep(active)
+
+    def _check_day_night(self, previous: tuple[str, ...], spells: Mapping[str, int]) -> None:
+        """502.2, 731.2: as the untap step's second part, if it's day and the previous turn's
+        active player (502.2a: no player of the active team) cast no spell, it becomes night;
+        if it's night and they (any one of them) cast two or more, it becomes day; if it's
+        neither, it stays neither."""
+        marks = self._marks
+        if marks.day_night is None or not previous:
+            return
+        cast = [spells.get(pid, 0) for pid in previous]
+        rule = "502.2a" if len(previous) > 1 or self.variant.shared_turns else "502.2"
+        if marks.day_night == "day" and not any(cast):
+            self._set_field(marks, "day_night", "night")
+            self._note(rule, "day becomes night: the previous turn's active player cast no spell")
+        elif marks.day_night == "night" and max(cast) >= 2:
+            self._set_field(marks, "day_night", "day")
+            self._note(
+                rule, "night becomes day: the previous turn's active player cast 2 or more spells"
+            )
+
+    def _do_step(self, action: BeginStep) -> None:
+        """500.1: the steps of a turn come in order; a step the record leaves out happens all
+        the same as the record moves past it (its turn-based actions do). 514.3a: a cleanup
+        step may follow another."""
+        clock = self._clock
+        if not clock.number:
+            raise RefusedError("500.1", f"no turn has begun: the {action.step} step is a turn's")
+        target = STEPS.index(action.step)
+        if target < clock.step or (target == clock.step and target != CLEANUP):
+            raise RefusedError(
+                "500.1",
+                f"the turn is at its {STEPS[clock.step]} step: its {action.step} step "
+                f"{'has begun' if target == clock.step else 'is over'}",
+            )
+        milled = dict(action.nonland_milled)
+        if milled and not clock.step < MAIN <= target:
+            raise MalformedError(
+                "nonland_milled goes with the step that begins the precombat main phase (728.1)",
+                member="nonland_milled",
+            )
+        if target == clock.step:  # 514.3a: another cleanup step
+            self._cleanup()
+            return
+        snapshot = self._snapshot()  # results may change in the steps it goes through
+        try:
+            self._advance(target, milled, "step")
+        except BaseException:
+            self._restore(snapshot)
+            raise
+
+    def _advance(self, target: int, milled: Mapping[str, int], member: str) -> None:
+        """Begin each step after the current one up to ``target``, with its turn-based actions
+        (500.1, 500.11 aside: version 2 records no skipped steps but the first draw)."""
+        clock = self._clock
+        for index in range(clock.step + 1, target + 1):
+            self._set_field(clock, "step", index)
+            if index == DRAW:
+                self._draw_step()
+            elif index == MAIN:
+                self._main_phase(milled, member)
+            elif index == END:
+                self._end_step()
+            else:
+                self._cleanup()
+            if index < target:
+                self._priority()
+                if self._over:
+                    return
+
+    def _priority(self) -> None:
+        """704.3, 117.5: a player would receive priority in the step (504.2, 505.6, 513.1;
+        514.3a in cleanup): the results stated so far happen, then state-based actions are
+        checked. (The step the action ends in is checked as every action ends.)"""
+        if self._event is not None:
+            self._settle_event()
+            self._event = None
+        if not self._over and self._dirty != _NOBODY:
+            self._check_state_based_actions()
+
+    def skips_first_draw(self) -> bool:
+        """103.8: whether the player (103.8a, in a two-player game) or team (103.8b, 810.6, in
+        Two-Headed Giant) who plays first skips the draw step of their first turn; 103.8c: in
+        all other multiplayer games no player does. A two-player game is one that begins with
+        two players (800.1: more is multiplayer), whatever its variant."""
+        return self._first_draw_rule() != "103.8c"
+
+    def _first_draw_rule(self) -> str:
+        """The rule of 103.8 that says who skips the first draw step of this game."""
+        if sum(1 for p in self._players.values() if p.game == self.game_number) == 2:
+            return "103.8a"
+        return "810.6" if self.variant.name == "two-headed-giant" else "103.8c"
+
+    def _draw_step(self) -> None:
+        """504.1: the active player draws a card (805.4b: each player on the active team
+        does, 121.2d); 103.8: unless it's the first turn of the player or team who plays
+        first, and they skip this draw step."""
+        clock = self._clock
+        if clock.number == 1:
+            rule = self._first_draw_rule()
+            if rule != "103.8c":
+                self._note(
+                    rule,
+                    f"{self._whose_turn()} plays first and skips the draw step of the first turn",
+                )
+                return
+            self._note(rule, "in a multiplayer game no player skips their first draw step")
+        for pid in clock.active:
+            if self._players[pid].result.is_playing:
+                self._note("504.1", f"{pid} draws a card in the draw step")
+                self._do_draw(Draw(pid, 1))
+
+    def _main_phase(self, milled: Mapping[str, int], member: str) -> None:
+        """728.1: at the beginning of each active player's precombat main phase, if they have
+        rad counters, they mill that many cards; for each nonland card milled they lose 1 life
+        and remove a rad counter. The record states how many nonland cards were milled; the
+        life is lost as one event (the player loses that much life)."""
+        clock = self._clock
+        for pid in milled:
+            p = self._players[pid]
+            if pid not in clock.active or not p.counters.get("rad"):
+                raise MalformedError(
+                    f"{pid} {'has no rad counters' if pid in clock.active else 'is not active'}"
+                    " to mill for (728.1)",
+                    member="nonland_milled",
+                )
+        for pid in clock.active:
+            p = self._players[pid]
+            rad = p.counters.get("rad", 0)
+            if not rad or not p.result.is_playing:
+                continue
+            if pid not in milled:
+                raise MalformedError(
+                    f"{pid} has {rad} rad counters: state how many nonland cards they milled "
+                    "(728.1) with nonland_milled on the step that begins the main phase",
+                    member="nonland_milled" if member == "step" else "do",
+                )
+            nonland = milled[pid]
+            mill = rad if p.library is None else min(rad, p.library)
+            if nonland > mill:
+                raise MalformedError(
+                    f"{pid} milled {mill} cards: {nonland} of them can't be nonland cards",
+                    member="nonland_milled",
+                )
+            if p.library is not None and mill:
+                self._set_attribute(p, "library", p.library - mill)
+            self._note(
+                "728.1", f"{pid} mills {mill} cards for their rad counters, {nonland} nonland"
+            )
+            if nonland:
+                self._set_count(p.counters, "rad", rad - nonland, "a count", "nonland_milled")
+                self._changed(p)
+                self._lose(p, nonland, member="nonland_milled")
+
+    def _end_step(self) -> None:
+        """725.2: at the beginning of the monarch's end step (805.4: their team's), the
+        monarch draws a card."""
+        monarch = self._marks.monarch
+        if (
+            monarch is not None
+            and monarch in self._clock.active
+            and self._players[monarch].result.is_playing
+        ):
+            self._note("725.2", f"{monarch} is the monarch and draws a card")
+            self._do_draw(Draw(monarch, 1))
+
+    def _cleanup(self) -> None:
+        """514.2: "until end of turn" and "this turn" effects end."""
+        for effect_id, effects in list(self._effects.items()):
+            if any(e.until == "end_of_turn" for e in effects):
+                self._stop(effect_id)
+                self._note("514.2", f"{effect_id} ends with the turn")
+
+    def _do_cast(self, action: Cast) -> None:
+        """502.2, 731.2: the spells each player casts this turn are counted for day and
+        night."""
+        count = self._amount(action.count, "count")
+        if count:
+            spells = self._clock.spells
+            total = spells.get(action.player, 0) + count
+            self._set_count(spells, action.player, total, "a count of spells", "count")
+
+    # -- designations (725, 726, 731, 702.131) ----------------------------------------------
+
+    def _do_become_monarch(self, action: BecomeMonarch) -> None:
+        """725.1, 725.3: the player becomes the monarch, and the monarch before them ceases to
+        be."""
+        self._designate("monarch", action.player, "725.3")
+
+    def _do_take_initiative(self, action: TakeInitiative) -> None:
+        """726.1, 726.3: the player takes the initiative from whoever had it; 726.5: taking it
+        again makes no second initiative."""
+        self._designate("initiative", action.player, "726.3")
+
+    def _designate(self, name: str, pid: str, rule: str) -> None:
+        marks = self._marks
+        old = getattr(marks, name)
+        what = "the monarch" if name == "monarch" else "the initiative"
+        if old == pid:
+            self._note("726.5" if name == "initiative" else rule, f"{pid} already has {what}")
+            return
+        self._set_field(marks, name, pid)
+        if old is not None:
+            self._note(rule, f"{old} ceases to have {what}; {pid} has it")
+
+    def _do_day_night(self, action: DayNight) -> None:
+        """731.1: it becomes day or night; once it has been either, the game is always one of
+        them; 731.1a: day becomes night and night becomes day."""
+        old = self._marks.day_night
+        if old is not None and old != action.to:
+            self._note("731.1a", f"{old} becomes {action.to}")
+        self._set_field(self._marks, "day_night", action.to)
+
+    def _do_city_blessing(self, action: CityBlessing) -> None:
+        """702.131a-c: the player gets the city's blessing for the rest of the game; any
+        number of players may have it."""
+        blessed = self._marks.city_blessing
+        if action.player in blessed:
+            self._note("702.131c", f"{action.player} already has the city's blessing")
+            return
+        self._set_field(self._marks, "city_blessing", blessed | {action.player})
+
+    def _combat_damage_to_holder(self, action: Damage, p: Player) -> None:
+        """725.2: whenever a creature deals combat damage to the monarch, its controller
+        becomes the monarch; 726.2: likewise the initiative. The trigger is controlled by the
+        player hit, and resolves after state-based actions (:meth:`apply`). The record names
+        the creature's ``controller``."""
+        marks = self._marks
+        for name in ("monarch", "initiative"):
+            if getattr(marks, name) != p.id:
+                continue
+            if action.controller is None:
+                raise MalformedError(
+                    f"{p.id} has {'the ' + name}: combat damage to them passes it to the "
+                    f"controller of the creature (725.2, 726.2); name the controller",
+                    member="controller",
+                )
+            marks.pending.append((name, action.controller, p.id))
+
+    def _resolve_designation_triggers(self) -> None:
+        """725.2, 726.2: the designation triggers that combat damage set off resolve, in the
+        order the damage was recorded (the player who controls them orders them, 603.3b); a
+        trigger whose controller has left the game is gone with them (800.4a), and a player
+        who has left can't become the monarch or take the initiative."""
+        marks = self._marks
+        pending, marks.pending = marks.pending, []
+        for name, new, controller in dict.fromkeys(pending):
+            rule = "725.2" if name == "monarch" else "726.2"
+            if self._over:
+                return
+            if not self._players[controller].result.is_playing:
+                self._note("800.4a", f"{controller} has left the game: their {name} trigger too")
+                continue
+            if self._players[new].result.is_playing and getattr(self._marks, name) != new:
+                setattr(self._marks, name, new)
+                what = "becomes the monarch" if name == "monarch" else "takes the initiative"
+                self._note(rule, f"combat damage to {controller}: {new} {what}")
+
+    def _pass_designations(self, gone: set[str]) -> None:
+        """725.4, 726.4: if the monarch (the player with the initiative) leaves the game, the
+        active player becomes the monarch (takes the initiative) at the same time; if the
+        active player is leaving too or no turn is being taken, the next player in turn order
+        still in the game does; if none is left, there is none."""
+        marks = self._marks
+        if not marks.city_blessing.isdisjoint(gone):  # 702.131c: a player's designation
+            self._set_field(marks, "city_blessing", marks.city_blessing - gone)
+        for name, rule in (("monarch", "725.4"), ("initiative", "726.4")):
+            holder = getattr(marks, name)
+            if holder is None or holder not in gone:
+                continue
+            heir = self._heir(holder)
+            self._set_field(marks, name, heir)
+            self._note(
+                rule, f"{holder} leaves the game: {heir if heir else 'no player'} has the {name}"
+            )
+
+    def _heir(self, holder: str) -> str | None:
+        """The player 725.4 and 726.4 name: the active player (with shared team turns, the
+        player whose turn the record began, else the first seated member of the active team
+        still in the game), else the next player in turn order (clockwise from the active
+        player, or from the departed holder when no turn is being taken)."""
+        clock = self._clock
+        players = self._players
+        if clock.number:
+            assert clock.player is not None
+            for pid in (clock.player, *clock.active):
+                if players[pid].result.is_playing:
+                    return pid
+            start = players[clock.player].index
+        else:
+            start = players[holder].index
+        order = list(players.values())
+        for step in range(1, len(order) + 1):
+            q = order[(start + step) % len(order)]
+            if q.result.is_playing:
+                return q.id
+        return None
 
     def _do_together(self, action: Together, prefix: str = "") -> None:
         """704.3: the actions form one event. 609.3: an effect does as much as it can, so an
@@ -1463,6 +2007,8 @@ class Game:
         for effect_id, effects in list(self._effects.items()):
             if any(e.controller in gone for e in effects):
                 self._stop(effect_id)
+        if self._v2:
+            self._pass_designations(gone)
         self._check_last_standing()
         for team in self._teams.values():
             if team.result.is_playing and not any(m.result.is_playing for m in team.members):
@@ -1670,15 +2216,19 @@ class Game:
         *,
         factor: int | None = None,
         life_at_least: int | None = None,
+        until: str | None = None,
     ) -> None:
         """611: a continuous effect of ``kind`` begins; ``affects`` is ``"you"``,
-        ``"opponents"``, ``"players"`` or a list of player ids."""
+        ``"opponents"``, ``"players"`` or a list of player ids; ``until="end_of_turn"``
+        (version 2) ends it in the cleanup step (514.2)."""
         if isinstance(affects, str):
             affects = Reach(affects)
         elif not isinstance(affects, Reach):
             affects = tuple(affects)
         self._apply_typed(
-            StartEffect(effect_id, Kind(kind), controller, affects, factor, life_at_least)
+            StartEffect(
+                effect_id, Kind(kind), controller, affects, factor, life_at_least, until=until
+            )
         )
 
     def card(self, card_id: str, name: str, controller: str) -> None:
@@ -1692,6 +2242,37 @@ class Game:
     def upkeep(self, player: str) -> None:
         """503: ``player``'s (with shared turns, their team's) upkeep begins."""
         self._apply_typed(Upkeep(player))
+
+    def turn(self, player: str) -> None:
+        """500.1: ``player``'s turn begins (805.4: with shared team turns, their team's), with
+        its untap step and upkeep. Version 2."""
+        self._apply_typed(Turn(player))
+
+    def step(self, step: str, nonland_milled: Mapping[str, int] | None = None) -> None:
+        """500.1: the current turn's ``step`` begins (``"draw"``, ``"main"``, ``"end"``,
+        ``"cleanup"``); ``nonland_milled`` states what each active player's rad counters
+        milled (728.1). Version 2."""
+        self._apply_typed(BeginStep(step, tuple((nonland_milled or {}).items())))
+
+    def cast(self, player: str, count: int = 1) -> None:
+        """``player`` casts ``count`` spells (counted for day and night, 731.2). Version 2."""
+        self._apply_typed(Cast(player, count))
+
+    def become_monarch(self, player: str, *, source: str | None = None) -> None:
+        """725.1: ``player`` becomes the monarch. Version 2."""
+        self._apply_typed(BecomeMonarch(player, source=source))
+
+    def take_initiative(self, player: str, *, source: str | None = None) -> None:
+        """726.1: ``player`` takes the initiative. Version 2."""
+        self._apply_typed(TakeInitiative(player, source=source))
+
+    def day_night(self, to: str, *, source: str | None = None) -> None:
+        """731.1: it becomes ``"day"`` or ``"night"``. Version 2."""
+        self._apply_typed(DayNight(to, source=source))
+
+    def city_blessing(self, player: str, *, source: str | None = None) -> None:
+        """702.131: ``player`` gets the city's blessing for the rest of the game. Version 2."""
+        self._apply_typed(CityBlessing(player, source=source))
 
     def together(self, *actions: Action, source: str | None = None) -> None:
         """704.3: ``actions`` form one event; state-based actions are checked once, after."""
@@ -1720,6 +2301,8 @@ class Game:
             options += f", starting_life={self.starting_life}"
         if self.range_of_influence is not None:
             options += f", range_of_influence={self.range_of_influence}"
+        if self._v2:
+            options += ", version=2"
         return (
             f"Game([{', '.join(repr(s) for s in self.seats)}], variant={self.variant.name!r}, "
             f"format={self.format.name!r}{options})"
@@ -1750,6 +2333,13 @@ _HANDLERS: dict[type[Action], Any] = {
     End: Game._do_end,
     Upkeep: Game._do_upkeep,
     Together: Game._do_together,
+    Turn: Game._do_turn,
+    BeginStep: Game._do_step,
+    Cast: Game._do_cast,
+    BecomeMonarch: Game._do_become_monarch,
+    TakeInitiative: Game._do_take_initiative,
+    DayNight: Game._do_day_night,
+    CityBlessing: Game._do_city_blessing,
 }
 
 
@@ -1766,4 +2356,5 @@ _MEMBER_CHECKS: dict[type[Action], Any] = {
     End: Game._check_known_id,
     AddCounters: Game._check_counter_kind,
     RemoveCounters: Game._check_counter_kind,
+    **dict.fromkeys(VERSION_2, Game._check_version_2),
 }

@@ -1,4 +1,5 @@
-"""The game record (``../shared/spec/game-record.md``, version 1): JSON in, actions out, and back.
+"""The game record (``../shared/spec/game-record.md``, version 1, and ``docs/record-format.md``,
+version 2): JSON in, actions out, and back.
 
 A record is a *document* (one JSON object: the header and ``"actions"``) or a *stream* (the
 header on the first line, then one action per line). :func:`replay` plays one; a stream replays
@@ -20,8 +21,13 @@ from .actions import (
     Action,
     AddCounters,
     Amount,
+    BecomeMonarch,
+    BeginStep,
+    Cast,
+    CityBlessing,
     Concede,
     Damage,
+    DayNight,
     Draw,
     DrawGame,
     End,
@@ -41,18 +47,21 @@ from .actions import (
     SetLifeEach,
     StartCard,
     StartEffect,
+    TakeInitiative,
     Together,
+    Turn,
     Upkeep,
     Win,
 )
 from .bounds import MAX_DIGITS, MAX_INTEGER, check_integer
 from .effects import Affects, Kind, Reach
 from .errors import MalformedError, RefusedError, quote
-from .game import Game, Note
+from .game import RECORD_VERSIONS, Game, Note
 from .seats import Seat, check_text
 
 __all__ = [
     "RECORD_VERSION",
+    "RECORD_VERSIONS",
     "Header",
     "Refusal",
     "Replay",
@@ -71,7 +80,8 @@ __all__ = [
     "steps",
 ]
 
-RECORD_VERSION = 1
+#: The latest version of the game record (every version in :data:`RECORD_VERSIONS` is read).
+RECORD_VERSION = 2
 Json = Any
 
 
@@ -320,6 +330,8 @@ class Header:
     starting_life: int | None = None
     range_of_influence: int | None = None
     note: str | None = None
+    #: The record's version (``record``): 1, or 2 for turns and designations.
+    version: int = 1
 
     def new_game(self, *, keep_history: bool = True) -> Game:
         """A game with this header, at its start."""
@@ -330,6 +342,7 @@ class Header:
             starting_life=self.starting_life,
             range_of_influence=self.range_of_influence,
             keep_history=keep_history,
+            version=self.version,
         )
 
 
@@ -379,8 +392,11 @@ def parse_header(value: Json, *, stream: bool = False) -> Header:
     if not stream:
         allowed.append("actions")
     _check_members(obj, ("record", "players"), allowed)
-    if _integer(obj["record"], "record") != RECORD_VERSION:
-        raise MalformedError(f"this is record version {RECORD_VERSION}", member="record")
+    version = _integer(obj["record"], "record")
+    if version not in RECORD_VERSIONS:
+        raise MalformedError(
+            f"this is record version 1 or 2, not {quote(version)}", member="record"
+        )
     players = obj["players"]
     if not isinstance(players, list) or len(players) < 2:
         raise MalformedError("players is a list of 2 or more players", member="players")
@@ -395,6 +411,7 @@ def parse_header(value: Json, *, stream: bool = False) -> Header:
         starting_life=None if starting is None else _integer(starting, "options.starting_life", 1),
         range_of_influence=None if reach is None else _integer(reach, "options.range_of_influence"),
         note=_optional_string(obj, "note"),
+        version=version,
     )
 
 
@@ -409,7 +426,7 @@ def format_header(game: Game) -> dict[str, Json]:
                 entry[name] = list(value) if isinstance(value, tuple) else value
         players.append(entry)
     header: dict[str, Json] = {
-        "record": RECORD_VERSION,
+        "record": game.version,
         "variant": game.variant.name,
         "format": game.format.name,
     }
@@ -627,7 +644,7 @@ def _affects(value: Json) -> Affects:
     return players
 
 
-@_parser("effect", ("id", "kind", "controller"), ("affects", "factor", "life_at_least"))
+@_parser("effect", ("id", "kind", "controller"), ("affects", "factor", "life_at_least", "until"))
 def _effect(o: dict[str, Json], source: str | None, note: str | None) -> Action:
     kind = _string(o["kind"], "kind")
     try:
@@ -643,6 +660,7 @@ def _effect(o: dict[str, Json], source: str | None, note: str | None) -> Action:
         _affects(o.get("affects", "you")),
         None if factor is None else _integer(factor, "factor"),
         None if life is None else _integer(life, "life_at_least"),
+        _optional_string(o, "until"),
         source=source,
         note=note,
     )
@@ -667,6 +685,55 @@ def _end(o: dict[str, Json], source: str | None, note: str | None) -> Action:
 @_parser("upkeep", ("player",))
 def _upkeep(o: dict[str, Json], source: str | None, note: str | None) -> Action:
     return Upkeep(_string(o["player"], "player"), source=source, note=note)
+
+
+# -- version 2: turns and designations ----------------------------------------------------
+
+
+@_parser("turn", ("player",))
+def _turn(o: dict[str, Json], source: str | None, note: str | None) -> Action:
+    return Turn(_string(o["player"], "player"), source=source, note=note)
+
+
+@_parser("step", ("step",), ("nonland_milled",))
+def _step(o: dict[str, Json], source: str | None, note: str | None) -> Action:
+    milled = _mapping(o.get("nonland_milled", {}), "nonland_milled", empty=True)
+    return BeginStep(
+        _string(o["step"], "step"),
+        tuple((p, _integer(n, "nonland_milled")) for p, n in milled.items()),
+        source=source,
+        note=note,
+    )
+
+
+@_parser("cast", ("player",), ("count",))
+def _cast(o: dict[str, Json], source: str | None, note: str | None) -> Action:
+    return Cast(
+        _string(o["player"], "player"),
+        _integer(o.get("count", 1), "count"),
+        source=source,
+        note=note,
+    )
+
+
+@_parser("become_monarch", ("player",))
+def _become_monarch(o: dict[str, Json], source: str | None, note: str | None) -> Action:
+    return BecomeMonarch(_string(o["player"], "player"), source=source, note=note)
+
+
+@_parser("take_initiative", ("player",))
+def _take_initiative(o: dict[str, Json], source: str | None, note: str | None) -> Action:
+    return TakeInitiative(_string(o["player"], "player"), source=source, note=note)
+
+
+@_parser("city_blessing", ("player",))
+def _city_blessing(o: dict[str, Json], source: str | None, note: str | None) -> Action:
+    return CityBlessing(_string(o["player"], "player"), source=source, note=note)
+
+
+@_parser("day_night", ("to",))
+def _day_night(o: dict[str, Json], source: str | None, note: str | None) -> Action:
+    return DayNight(_string(o["to"], "to"), source=source, note=note)
 
 
 #: How deep groups may nest inside groups (no card needs more than a few levels).
@@ -958,8 +1025,25 @@ def format_action(action: Action) -> dict[str, Json]:
             out["amount"] = _amount_json(action.amount)
         case Draw():
             out |= {"player": action.player, "count": action.count}
-        case Concede() | Win() | Penalty() | Upkeep():
+        case (
+            Concede()
+            | Win()
+            | Penalty()
+            | Upkeep()
+            | Turn()
+            | BecomeMonarch()
+            | TakeInitiative()
+            | CityBlessing()
+        ):
             out["player"] = action.player
+        case Cast():
+            out |= {"player": action.player, "count": action.count}
+        case BeginStep():
+            out["step"] = action.step
+            if action.nonland_milled:
+                out["nonland_milled"] = dict(action.nonland_milled)
+        case DayNight():
+            out["to"] = action.to
         case Lose(single=True):
             out["player"] = action.losers[0]
         case Lose():
@@ -978,6 +1062,8 @@ def format_action(action: Action) -> dict[str, Json]:
                 out["factor"] = action.factor
             if action.life_at_least is not None:
                 out["life_at_least"] = action.life_at_least
+            if action.until is not None:
+                out["until"] = action.until
         case StartCard():
             out |= {"id": action.id, "name": action.name, "controller": action.controller}
         case End():

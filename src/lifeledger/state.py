@@ -7,10 +7,10 @@ from typing import Any
 
 from .game import Game
 from .outcome import Result
-from .record import RECORD_VERSION, Refusal
+from .record import Refusal
 from .roster import PlayerView, TeamView
 
-__all__ = ["player_state", "state_dict", "team_state"]
+__all__ = ["designations_state", "player_state", "state_dict", "team_state", "turn_state"]
 
 
 def _standing(result: Result) -> dict[str, Any]:
@@ -56,12 +56,37 @@ def team_state(game: Game, team_id: str) -> dict[str, Any]:
     return _team(game.team(team_id))
 
 
+def turn_state(game: Game) -> dict[str, Any] | None:
+    """Version 2: the state's ``turn``: the turn's number, its active players (805.4a: the
+    active team's, in seating order) and team, and its step; ``None`` before the first turn."""
+    if not game.turn_number:
+        return None
+    return {
+        "number": game.turn_number,
+        "active": list(game.active_players),
+        "team": game.active_team,
+        "step": game.current_step,
+    }
+
+
+def designations_state(game: Game) -> dict[str, Any]:
+    """Version 2: the state's ``designations``: the monarch (725), the initiative (726), day
+    or night (731) and the players with the city's blessing (702.131c)."""
+    return {
+        "monarch": game.monarch,
+        "initiative": game.initiative,
+        "day_night": game.day_or_night,
+        "city_blessing": list(game.city_blessed),
+    }
+
+
 def state_dict(game: Game, refused: Iterable[Refusal] = ()) -> dict[str, Any]:
     """Every player's and team's life, counters and standing, the refusals and the triggers,
-    exactly as ``lifeledger replay --json`` prints them."""
+    exactly as ``lifeledger replay --json`` prints them; in a version-2 record also the turn
+    and the designations (a version-1 record's state has neither member)."""
     outcome = game.outcome()
-    return {
-        "record": RECORD_VERSION,
+    state = {
+        "record": game.version,
         "game": outcome.game,
         "over": outcome.over,
         "players": [_player(p) for p in game.players],
@@ -69,3 +94,7 @@ def state_dict(game: Game, refused: Iterable[Refusal] = ()) -> dict[str, Any]:
         "refused": [{"action": r.position, "rule": r.rule, "message": r.message} for r in refused],
         "triggered": dict(game.triggered),
     }
+    if game.version >= 2:
+        state["turn"] = turn_state(game)
+        state["designations"] = designations_state(game)
+    return state

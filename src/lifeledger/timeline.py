@@ -10,8 +10,13 @@ from .actions import (
     Action,
     AddCounters,
     Amount,
+    BecomeMonarch,
+    BeginStep,
+    Cast,
+    CityBlessing,
     Concede,
     Damage,
+    DayNight,
     Draw,
     DrawGame,
     End,
@@ -31,7 +36,9 @@ from .actions import (
     SetLifeEach,
     StartCard,
     StartEffect,
+    TakeInitiative,
     Together,
+    Turn,
     Upkeep,
     Win,
 )
@@ -179,16 +186,63 @@ def _describe(action: Action) -> str:
         case StartEffect():
             affects = action.affects
             whom = affects.value if isinstance(affects, Reach) else ", ".join(affects)
-            return f"{action.id}: {action.kind.value} ({whom}), controlled by {action.controller}"
+            until = " until end of turn" if action.until == "end_of_turn" else ""
+            return (
+                f"{action.id}: {action.kind.value} ({whom}), controlled by {action.controller}"
+                f"{until}"
+            )
         case StartCard():
             return f"{action.name} ({action.id}) enters under {action.controller}'s control"
         case End():
             return f"{action.id} stops applying"
         case Upkeep():
             return f"{action.player}'s upkeep begins"
+        case Turn():
+            return f"{action.player}'s turn begins"
+        case BeginStep():
+            milled = ", ".join(f"{p} {n} nonland" for p, n in action.nonland_milled)
+            return f"the {_STEP_NAMES[action.step]} begins" + (f" ({milled})" if milled else "")
+        case Cast():
+            spells = "spell" if action.count == 1 else "spells"
+            return f"{action.player} casts {action.count} {spells}"
+        case BecomeMonarch():
+            return f"{by}{action.player} becomes the monarch"
+        case TakeInitiative():
+            return f"{by}{action.player} takes the initiative"
+        case CityBlessing():
+            return f"{by}{action.player} gets the city's blessing"
+        case DayNight():
+            return f"{by}it becomes {action.to}"
         case Together():
             return f"{by}together, as one event:"
     return action.do
+
+
+_STEP_NAMES = {
+    "draw": "draw step",
+    "main": "precombat main phase",
+    "end": "end step",
+    "cleanup": "cleanup step",
+}
+
+
+def _game_lines(game: Game) -> dict[str, Any]:
+    """Version 2: the timeline's lines of the game itself: the turn and the designations."""
+    lines: dict[str, Any] = {}
+    if game.turn_number:
+        whose = game.active_team if game.active_team is not None else game.active_players[0]
+        lines["turn"] = f"{game.turn_number} ({whose})"
+        lines["step"] = game.current_step
+    for name, value in (
+        ("monarch", game.monarch),
+        ("initiative", game.initiative),
+        ("day/night", game.day_or_night),
+    ):
+        if value is not None:
+            lines[name] = value
+    if game.city_blessed:
+        lines["city's blessing"] = ", ".join(game.city_blessed)
+    return lines
 
 
 def _standing(result: Result) -> str:
@@ -397,6 +451,8 @@ class Timeline:
         self._whole = any(p.id == "team" for p in game.players) and bool(game.teams)
         self._before = self._facts.lines() if self._whole else {}
         self._changed = self._whole_changes if self._whole else self._facts.changed
+        #: Version 2: the lines of the turn and the designations, compared after each step.
+        self._game_lines = _game_lines(game) if game.version >= 2 else None
 
     def _paint(self, text: str, code: str) -> str:
         """``text`` (escaped: it holds strings from the record) in colour ``code``."""
@@ -446,7 +502,7 @@ class Timeline:
         if refusal is not None:
             write(paint(f"      refused: {refusal.message} ({refusal.rule})", "33"))
             return
-        for key, old, value in self._changes():
+        for key, old, value in self._changes() + self._game_changes():
             change = f"{old} -> {value}" if old is not None else str(value)
             colour = "31" if "LOST" in str(value) else "32" if "WON" in str(value) else "36"
             write(paint(f"      {key}: {change}", colour))
@@ -483,11 +539,25 @@ class Timeline:
                 self._facts._player_changed(changes, pid)
         else:
             changes = self._changed()
+        if self._game_lines is not None:
+            changes += self._game_changes()
         for key, old, value in changes:
             line = f"      {key}: {value}" if old is None else f"      {key}: {old} -> {value}"
             write(line if line.isprintable() else escaped(line))
         for note in notes:
             write(escaped(f"      {note.text} ({note.rule})"))
+
+    def _game_changes(self) -> list[_Line]:
+        """Version 2: the lines of the turn and the designations that the step changed (a line
+        gone is shown as ``none``)."""
+        before = self._game_lines
+        if before is None:
+            return []
+        after = self._game_lines = _game_lines(self.game)
+        out: list[_Line] = []
+        _compare(out, before, after)
+        out.extend((line, old, "none") for line, old in before.items() if line not in after)
+        return out
 
     def _inner(self, group: Together, position: str) -> None:
         for i, action in enumerate(group.actions):
