@@ -29,7 +29,8 @@ SIZES = {
     "tablet-portrait": (768, 1024),
     "laptop": (1366, 768),
 }
-COUNTS: list[int | str] = [2, 3, 4, 5, 6, 8, 12, "thg"]
+# ... and a Commander table of four: a row of opposing commanders on each panel (panel.js).
+COUNTS: list[int | str] = [2, 3, 4, 5, 6, 8, 12, "thg", "commander"]
 # The checks run in the page (page_audit.js): "layout" lists, in words, every shown control
 # outside the viewport, under another element, under 44x44 px or cut off by its panel, and
 # panels that overlap; "totals" gives the smallest life total's size (px), whether the panels
@@ -55,6 +56,10 @@ def run(page: Page, check: str, arg: Any = None) -> Any:
 def form(count: int | str) -> dict[str, Any]:
     if count == "thg":
         return THG
+    if count == "commander":
+        names = NAMES[:4]
+        players = [{"name": n, "commanders": [f"{n}'s commander"]} for n in names]
+        return {"variant": "free-for-all", "format": "commander", "players": players}
     assert isinstance(count, int)
     return {"players": [{"name": n} for n in NAMES[:count]]}
 
@@ -112,7 +117,7 @@ def test_every_layout_keeps_every_control_whole_and_uncovered(
                 # Around the edges: each panel turns to face its player.
                 assert len(set(found["facing"])) >= 2, f"{size}: {found['facing']}"
         # Totals stay large: readable from across the table.
-        least = 44 if count in (2, 3, 4, 5, 6, "thg") else 32
+        least = 44 if count in (2, 3, 4, 5, 6, "thg", "commander") else 32
         assert found["smallest"] >= least, f"{size}: a total of {found['smallest']} px"
         problems += [f"{size}: {p}" for p in run(page, "layout", found["scrolls"])]
         if (device, count, size) in SHOTS:

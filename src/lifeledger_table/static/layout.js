@@ -104,7 +104,12 @@ const QUARTER = { t: "r", r: "b", b: "l", l: "t" }; // an edge, after turning th
 function upright(s) { return s.rot % 180 ? { w: s.h, h: s.w } : { w: s.w, h: s.h }; }
 // A whole panel narrower than ONE_ROW puts −5/+5 and its parts (poison...) on two rows.
 const ONE_ROW = 284;
-function heightFor(need, w) { return need.h + (need.full && w < ONE_ROW ? 48 : 0); }
+// A row of commanders (panel.js) wraps its chips (52 px and a gap each) onto more rows.
+function heightFor(need, w) {
+  if (!need.full) return need.h;
+  const chipRows = Math.max(1, Math.ceil((need.chips || 0) * 56 / Math.max(56, w - 16)));
+  return need.h + (w < ONE_ROW ? 48 : 0) + (need.cmds || 0) * 48 * chipRows;
+}
 function roomFor(s, need) { const u = upright(s); return u.w >= need.w && u.h >= heightFor(need, u.w); }
 
 // Slots around the edges for ``n`` panels in a W×H area (px), or null when n has no edge
@@ -130,7 +135,8 @@ function gridSlots(n, W, H, gap, turnTop, need, scroll) {
     const rows = Math.ceil(n / cols);
     const w = W / cols - gap;
     const fits = H / rows - gap >= heightFor(need, w);
-    const h = Math.max(H / rows - gap, scroll ? heightFor(need, w) : 0);
+    // (A grid that scrolls anyway gives its totals some more room.)
+    const h = Math.max(H / rows - gap, scroll ? heightFor(need, w) + 40 : 0);
     if (w < need.w) break;
     if (h < heightFor(need, w)) continue;
     // Panels on one screen: the largest; a grid that scrolls: the fewest rows.
@@ -160,7 +166,7 @@ function tableSlots(n, W, H, gap, extra) {
 // A personal phone: its own panel first and biggest (the top part, or the left part of a
 // wide screen), the others in a grid; a grid too small for a whole panel scrolls.
 function phoneSlots(n, W, H, gap, extra, own, rows, heads) {
-  const need = { w: FULL.w, h: FULL.h + extra, full: true };
+  const need = { w: FULL.w, h: FULL.h + extra, full: true, cmds: rows.cmds, chips: rows.chips };
   if (own === null || n < 2) {
     return gridSlots(n, W, H, gap, false, need, false) || gridSlots(n, W, H, gap, false, need, true);
   }
@@ -170,7 +176,7 @@ function phoneSlots(n, W, H, gap, extra, own, rows, heads) {
   // eight players) compact ones.
   const small = { w: COMPACT.w, h: COMPACT.h + heads };
   // Commander rows stay on every panel of a personal phone (it scrolls rather than hide them).
-  for (const others of n <= 8 && !rows ? [need, small] : [need]) {
+  for (const others of n <= 8 && !rows.cmds ? [need, small] : [need]) {
     for (const share of n === 2 ? [0.5] : n <= 4 ? [0.45, 0.4, 0.35, 0.3] : n <= 6 ? [0.4, 0.35, 0.3] : [0.3]) {
       if (wide) {
         const ow = Math.round(W * share);
@@ -204,8 +210,10 @@ function placePanels(box, table, ownIndex, bonus) {
   if (W <= 0 || H <= 0) return;
   // The rows a whole panel adds (panel.js): a team's heads, a row of commanders per head, and
   // pinned counters beside poison.
-  const rowsOf = (p) => p.querySelectorAll(".parts .cmds").length * 48 + Math.max(0, p.querySelectorAll(".parts .ctr").length - 1) * 24;
-  const rows = Math.max(0, ...panels.map(rowsOf));
+  const rowsOf = (p) => Math.max(0, p.querySelectorAll(".parts .ctr").length - 1) * 24;
+  const cmdsOf = (p) => p.querySelectorAll(".parts .cmds").length;
+  const chipsOf = (p) => Math.max(0, ...[...p.querySelectorAll(".parts .cmds")].map((r) => r.querySelectorAll(".cmd").length));
+  const rows = { cmds: Math.max(0, ...panels.map(cmdsOf)), chips: Math.max(0, ...panels.map(chipsOf)) };
   const extraOf = (p) => (p.querySelector(".heads") ? TEAM_EXTRA : 0) + rowsOf(p);
   const extra = Math.max(0, ...panels.map(extraOf)) + (bonus || 0);
   const heads = panels.some((p) => p.querySelector(".heads")) ? TEAM_EXTRA : 0;
@@ -222,7 +230,7 @@ function placePanels(box, table, ownIndex, bonus) {
     const rot = (s.rot + (el.classList.contains("turned") ? 180 : 0)) % 360;
     el.style.transform = rot ? `rotate(${rot}deg)` : "";
     el.dataset.facing = String(rot);
-    el.classList.toggle("compact", !roomFor(s, { w: FULL.w, h: FULL.h + extraOf(el), full: true }));
+    el.classList.toggle("compact", !roomFor(s, { w: FULL.w, h: FULL.h + extraOf(el), full: true, cmds: cmdsOf(el), chips: chipsOf(el) }));
     bottom = Math.max(bottom, s.y + s.h + gap);
   });
   let filler = box.querySelector(".filler");
