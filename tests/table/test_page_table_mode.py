@@ -5,6 +5,7 @@ their own phone gets it at once, and the device goes on controlling that panel f
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -120,3 +121,27 @@ def test_a_device_joins_an_existing_table_as_the_table_device(base: str, browser
     expect(life(ana, "ana")).to_have_text("19")
     ana.context.close()
     device.context.close()
+
+
+def test_the_table_device_becomes_a_personal_phone_again(base: str, browser: Browser) -> None:
+    page, table = table_device(browser, base)
+    page.locator("#menu-btn").click()
+    page.locator('[data-menu="personal"]').click()
+    expect(page.locator("#picker")).to_be_visible()
+    page.wait_for_function("() => S.connected && S.seats.length === 0")  # connected again
+    cy = page.locator('#picker button[data-seat="cy"]')
+    cy.click()  # this device opened the table: it takes any seat, once confirmed
+    expect(cy).to_have_text("Take Cy's seat (this phone opened the table)")
+    cy.click()
+    expect(page.locator("#picker")).to_be_hidden()
+    expect(page.locator('.panel[data-player="cy"] .tag.you')).to_be_visible()
+    expect(page.locator("#panels")).not_to_have_class(re.compile(r"table-mode"))
+    assert page.evaluate("localStorage.getItem(`lifeledger-device-${KEY}`)") == "phone"
+    held(page, 1)
+    # The other seats are free for the players' own phones, at once.
+    di = new_phone(browser)
+    sit(di, base, table, "di")
+    page.locator('.panel[data-player="cy"] [data-act="minus"]').click()
+    expect(life(di, "cy")).to_have_text("39")
+    di.context.close()
+    page.context.close()

@@ -221,6 +221,19 @@ function becomeTableDevice() {
   render();
 }
 
+// Back to a personal phone: the device lets its seats go (a phone that asks gets them at
+// once) and this phone picks its own.
+function becomePersonalPhone() {
+  S.device = "phone";
+  saveDevice(KEY, "phone");
+  S.tokens = {}; saveSeats(KEY, {}); clearSeat(KEY);
+  S.seats = []; S.seat = null; S.token = null; S.tookSeats = false;
+  drop(S.ws); // connects again holding no seat
+  S.pickerDismissed = false;
+  showPicker();
+  render();
+}
+
 // A seat the table device held is now on its player's own phone.
 function seatLeft(seat) {
   S.seats = S.seats.filter((x) => x !== seat);
@@ -956,6 +969,7 @@ function renderMenu() {
     if (S.device === "table") {
       items.push(h("p", { class: "muted" }, "This is the table device: every panel is controlled here."));
       items.push(h("button", { "data-menu": "take-seats", onclick: () => { close("menu"); takeFreeSeats(true); } }, "Take the free seats"));
+      items.push(h("button", { "data-menu": "personal", onclick: () => { close("menu"); becomePersonalPhone(); } }, "Use as my own phone"));
     } else {
       items.push(h("button", { onclick: () => { close("menu"); S.pickerDismissed = false; showPicker(); } }, S.seat ? "Change seat" : "Take a seat"));
       items.push(h("button", { "data-menu": "table-device", onclick: () => { close("menu"); becomeTableDevice(); } }, "Use as the table device"));
