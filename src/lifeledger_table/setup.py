@@ -17,6 +17,7 @@ from .text import check_text
 __all__ = ["MAX_PLAYERS", "build_setup", "check_name"]
 
 MAX_PLAYERS = 16
+COLOURS = 16  # the page's palette of player colours (static/layout.js)
 MAX_NAME = 40
 
 
@@ -66,7 +67,9 @@ def _flag(value: object, what: str) -> bool:
 
 def build_setup(form: object) -> dict[str, Any]:
     """The stored setup for a form, checked by the engine: ``header``, ``best_of``, ``labels``
-    (names of teams and commanders) and ``counted`` (the players whose libraries are counted).
+    (names of teams and commanders), ``counted`` (the players whose libraries are counted) and
+    ``colours`` (each player's panel colour, an index in the page's palette of
+    :data:`COLOURS`, when chosen; no two players share one).
 
     Raises :class:`TableError` with a sentence a person can act on.
     """
@@ -87,10 +90,20 @@ def build_setup(form: object) -> dict[str, Any]:
     team_ids: dict[str, str] = {}
     seats: list[dict[str, Any]] = []
     counted: list[str] = []
+    colours: dict[str, int] = {}
     for index, player in enumerate(players, start=1):
         if not isinstance(player, dict):
             raise TableError("malformed", "Each player is a JSON object.", member="players")
-        allowed = {"name", "team", "commanders", "library", "life_modifier", "archenemy", "emperor"}
+        allowed = {
+            "name",
+            "team",
+            "commanders",
+            "library",
+            "life_modifier",
+            "archenemy",
+            "emperor",
+            "colour",
+        }
         extra = set(player) - allowed
         if extra:
             raise TableError("malformed", f"Unknown player member {sorted(extra)[0]!r}.")
@@ -128,6 +141,15 @@ def build_setup(form: object) -> dict[str, Any]:
             seat["archenemy"] = True
         if _flag(player.get("emperor"), "emperor"):
             seat["emperor"] = True
+        colour = _int(player.get("colour"), "colour", 0, COLOURS - 1)
+        if colour is not None:
+            if colour in colours.values():
+                raise TableError(
+                    "malformed",
+                    f"Two players have colour {colour}; each has its own.",
+                    member="colour",
+                )
+            colours[seat["id"]] = colour
         seats.append(seat)
     header: dict[str, Any] = {"record": 1}
     variant = form.get("variant")
@@ -152,4 +174,7 @@ def build_setup(form: object) -> dict[str, Any]:
         engine.check_header(header)
     except engine.MalformedError as exc:
         raise TableError("malformed", exc.message, member=exc.member) from exc
-    return {"header": header, "best_of": best_of, "labels": labels, "counted": counted}
+    setup = {"header": header, "best_of": best_of, "labels": labels, "counted": counted}
+    if colours:
+        setup["colours"] = colours
+    return setup

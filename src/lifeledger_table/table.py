@@ -869,6 +869,7 @@ class Table:
                 "counted", [p["id"] for p in self.header["players"] if "library" in p]
             ),
             "taken": sorted(self.seats),
+            "colours": self.row.setup.get("colours", {}),
             "watch": self.row.watch,
             "catalogue": engine.catalogue(),
         }

@@ -24,11 +24,30 @@ const PRESETS = {
   },
 };
 
+// A colour for a new player: the first no other row has.
+function freeColour() {
+  const used = new Set([...document.querySelectorAll(".p-colour")].map((s) => Number(s.value)));
+  for (let i = 0; i < PALETTE.length; i++) if (!used.has(i)) return i;
+  return used.size % PALETTE.length;
+}
+
+function colourSelect(value) {
+  const sel = h("select", { class: "p-colour", "aria-label": "Colour" },
+    ...PALETTE.map((c, i) => h("option", { value: i }, c.name)));
+  sel.value = String(value);
+  const paint = () => { sel.style.backgroundColor = PALETTE[Number(sel.value)].bg; };
+  sel.addEventListener("change", paint);
+  paint();
+  return sel;
+}
+
 function playerRow(p) {
   p = p || {};
   const cmd = p.commanders || [];
+  const colour = Number.isInteger(p.colour) && p.colour >= 0 && p.colour < PALETTE.length ? p.colour : freeColour();
   const row = h("div", { class: "player-row" },
     h("input", { class: "p-name", placeholder: "Name", value: p.name || "", "aria-label": "Name", maxlength: 40 }),
+    colourSelect(colour),
     h("input", { class: "p-team opt-team", placeholder: "Team", value: p.team || "", "aria-label": "Team", maxlength: 40 }),
     h("input", { class: "p-cmd opt-cmd", placeholder: "Commander", value: cmd[0] || "", "aria-label": "Commander", maxlength: 40 }),
     h("input", { class: "p-partner opt-cmd", placeholder: "Partner", value: cmd[1] || "", "aria-label": "Partner", maxlength: 40 }),
@@ -57,7 +76,8 @@ function fill(preset) {
   document.getElementById("variant").value = preset.variant || "";
   document.getElementById("format").value = preset.format || "normal";
   const box = document.getElementById("players");
-  box.replaceChildren(...preset.players.map(playerRow));
+  box.replaceChildren();
+  for (const p of preset.players) box.append(playerRow(p));
   applyVisibility();
 }
 
@@ -80,7 +100,7 @@ function readForm() {
   let index = 0;
   for (const row of document.querySelectorAll(".player-row")) {
     index += 1;
-    const p = { name: row.querySelector(".p-name").value };
+    const p = { name: row.querySelector(".p-name").value, colour: Number(row.querySelector(".p-colour").value) };
     const who = p.name.trim() ? `${p.name.trim()}'s` : `Player ${index}'s`;
     if (cls.contains("show-team") && row.querySelector(".p-team").value.trim()) p.team = row.querySelector(".p-team").value;
     if (cls.contains("show-cmd")) {
@@ -137,6 +157,13 @@ function showOpened(res) {
   const watch = document.getElementById("opened-watch");
   watch.textContent = `${origin}/w/${res.watch}`; watch.href = `/w/${res.watch}`;
   document.getElementById("opened-qr").src = `/api/tables/${res.id}/qr.svg`;
+  document.getElementById("one-device").onclick = () => { saveDevice(res.id, "table"); location.href = `/t/${res.id}`; };
+  document.getElementById("own-phones").onclick = () => {
+    saveDevice(res.id, "phone");
+    document.getElementById("opened-seats-title").scrollIntoView({ behavior: "smooth" });
+    const first = document.querySelector("#opened-seats button");
+    if (first) first.focus({ preventScroll: true });
+  };
   const seats = document.getElementById("opened-seats");
   seats.replaceChildren(
     ...res.header.players.map((p) => seatButton(res, p)),
@@ -154,10 +181,16 @@ async function main() {
   variant.addEventListener("change", applyVisibility);
   format.addEventListener("change", applyVisibility);
   const presets = document.getElementById("presets");
+  // Our playgroup: the last table's players, names and colours, offered first.
+  const group = loadPlaygroup();
+  if (group) {
+    presets.append(h("button", { type: "button", class: "chip playgroup", "data-preset": "playgroup", onclick: () => fill(group) },
+      `Our playgroup: ${group.players.map((p) => p.name).join(", ")}`));
+  }
   for (const [label, preset] of Object.entries(PRESETS)) {
     presets.append(h("button", { type: "button", class: "chip", onclick: () => fill(preset) }, label));
   }
-  fill(PRESETS["Two players"]);
+  fill(group || PRESETS["Two players"]);
   document.getElementById("add-player").addEventListener("click", () => {
     document.getElementById("players").append(playerRow({}));
     applyVisibility();
@@ -169,7 +202,11 @@ async function main() {
     let form;
     try { form = readForm(); } catch (ex) { err.textContent = ex.message; return; }
     try {
-      showOpened(await api("POST", "/api/tables", form));
+      const res = await api("POST", "/api/tables", form);
+      savePlaygroup({ variant: form.variant || "", format: form.format, players: form.players.map((p) => ({
+        name: p.name, team: p.team, commanders: p.commanders, colour: p.colour,
+      })) });
+      showOpened(res);
     } catch (ex) {
       err.textContent = ex.message + (ex.data && ex.data.member ? ` (${ex.data.member})` : "");
     }

@@ -13,6 +13,9 @@ const S = {
   pending: pendingMap(MODE === "play" ? KEY : null), ws: null, connected: false, everConnected: false, backoff: 500,
   pongTimer: null, connectTimer: null, retryTimer: null, claiming: false, asks: new Map(),
   selectedHead: {}, sheetFor: null, frames: null, frame: 0, playTimer: null,
+  // Table mode (layout.js): "table" when this device is the one in the middle of the table,
+  // holding every free seat (``tokens``: {seat: token}; ``seats``: the seats its socket holds).
+  device: "phone", tokens: {}, seats: [],
 };
 
 // Heartbeats: a ping every 10 s; the connection is lost when no answer comes within 5 s (a
@@ -57,12 +60,20 @@ function wsUrl() {
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
   // A seated phone names its token as it connects: a table full of spectators never keeps
   // its players out.
-  const seat = MODE === "play" && S.token ? `?token=${encodeURIComponent(S.token)}` : "";
+  const held = S.device === "table" ? Object.values(S.tokens) : S.token ? [S.token] : [];
+  const query = MODE === "play" ? held.map((t) => `token=${encodeURIComponent(t)}`) : [];
+  if (MODE === "play" && S.device === "table") query.push("device=table");
+  const seat = query.length ? "?" + query.join("&") : "";
   return `${scheme}//${location.host}/ws/${MODE === "play" ? "t" : "w"}/${KEY}${seat}`;
 }
 
 function hello() {
   const msg = { type: "hello", token: S.token, since: S.lastSeq };
+  if (S.device === "table") {
+    msg.tokens = Object.values(S.tokens);
+    if (!msg.token) msg.token = msg.tokens[0] || null;
+    msg.device = "table";
+  }
   if (S.host) msg.host = S.host;
   return msg;
 }
@@ -118,7 +129,7 @@ function send(msg) {
 // Every change carries its own id: a retry after a reconnect never applies twice.
 function request(type, action, extra) {
   if (MODE !== "play") return;
-  if (!S.seat) { showPicker(); return; }
+  if (!S.seat && !S.seats.length) { showPicker(); return; }
   closeRun(); // taps still gathering go first (taps.js)
   const msg = Object.assign({ type, id: newId() }, extra || {});
   if (action) msg.action = action;
@@ -132,9 +143,106 @@ function request(type, action, extra) {
 }
 
 // A pending change as it is sent (without the page's own bookkeeping).
-function wire(msg) { const out = Object.assign({}, msg); delete out.sent; delete out.held; return out; }
+// A socket holding several seats (the table device) says which acts ("as"), as it sends.
+function wire(msg) {
+  const out = Object.assign({}, msg);
+  delete out.sent; delete out.held;
+  if (!out.as && (S.device === "table" || S.seats.length > 1) && ["action", "undo", "next_game"].includes(out.type)) {
+    out.as = actingSeat(out.action);
+  }
+  return out;
+}
 
 function act(action) { request("action", action); }
+
+// ---------------------------------------------------------------- the table device
+
+// Which held seat acts for an action: the panel's player when held, else a teammate, else
+// any seat this device holds (a player on their own phone still takes damage from here).
+function actingSeat(action) {
+  const subjects = [];
+  const walk = (a) => {
+    if (!a || typeof a !== "object") return;
+    for (const key of ["player", "to", "controller"]) if (typeof a[key] === "string") subjects.push(a[key]);
+    if (Array.isArray(a.players)) subjects.push(...a.players);
+    for (const key of ["each", "payments"]) if (a[key] && typeof a[key] === "object") subjects.push(...Object.keys(a[key]));
+    if (Array.isArray(a.actions)) a.actions.forEach(walk);
+  };
+  walk(action);
+  const held = S.seats.length ? S.seats : Object.keys(S.tokens);
+  const mine = subjects.find((id) => held.includes(id));
+  if (mine) return mine;
+  const team = subjects.map(teamOf).find((t) => t);
+  const mate = team && held.find((id) => teamOf(id) === team);
+  return mate || held[0] || S.seat;
+}
+
+// The seats the server says the device holds: tokens of the others are forgotten.
+function keepHeld(seats) {
+  let changed = false;
+  for (const seat of Object.keys(S.tokens)) if (!seats.includes(seat)) { delete S.tokens[seat]; changed = true; }
+  if (changed) saveSeats(KEY, S.tokens);
+}
+
+// The table device takes every seat no phone holds (POST /api/tables/{t}/seats), then says
+// hello again with all its tokens. ``always``: asked from the menu (else once per load).
+async function takeFreeSeats(always) {
+  if (S.takingSeats || (S.tookSeats && !always)) return;
+  const taken = new Set(S.info.taken || []);
+  const free = header().players.map((p) => p.id).filter((id) => !taken.has(id) && !(id in S.tokens));
+  S.tookSeats = true;
+  if (!free.length) { if (always) toast("Every seat is held already."); return; }
+  S.takingSeats = true;
+  try {
+    const body = { seats: free, device: "table" };
+    const host = loadHost(KEY);
+    if (host) body.host = host;
+    const res = await api("POST", `/api/tables/${KEY}/seats`, body);
+    Object.assign(S.tokens, res.tokens || {});
+    saveSeats(KEY, S.tokens);
+    const skipped = Object.keys(res.skipped || {});
+    if (skipped.length) toast(`On their own phones: ${skipped.map((id) => S.names.of(id)).join(", ")}`);
+    send(hello());
+  } catch (ex) {
+    toast(`The table device could not take the seats: ${ex.message}`, "bad");
+  } finally {
+    S.takingSeats = false;
+  }
+}
+
+// Make this device the table's: one device for everyone.
+function becomeTableDevice() {
+  S.device = "table";
+  saveDevice(KEY, "table");
+  if (S.seat && S.token) S.tokens[S.seat] = S.token;
+  saveSeats(KEY, S.tokens);
+  close("picker");
+  takeFreeSeats(true);
+  render();
+}
+
+// Back to a personal phone: the device lets its seats go (a phone that asks gets them at
+// once) and this phone picks its own.
+function becomePersonalPhone() {
+  S.device = "phone";
+  saveDevice(KEY, "phone");
+  S.tokens = {}; saveSeats(KEY, {}); clearSeat(KEY);
+  S.seats = []; S.seat = null; S.token = null; S.tookSeats = false;
+  drop(S.ws); // connects again holding no seat
+  S.pickerDismissed = false;
+  showPicker();
+  render();
+}
+
+// A seat the table device held is now on its player's own phone.
+function seatLeft(seat) {
+  S.seats = S.seats.filter((x) => x !== seat);
+  delete S.tokens[seat];
+  saveSeats(KEY, S.tokens);
+  if (S.seat === seat) { S.seat = S.seats[0] || null; S.token = S.seat ? S.tokens[S.seat] || null : null; }
+  toast(`${S.names.of(seat)} is on their own phone now.`);
+  render();
+}
 
 // Card names for the timeline, as card actions arrive.
 function learnCards(msg) {
@@ -158,9 +266,12 @@ function receive(msg) {
       else S.entries.push(...entries.filter((e) => e.seq > S.lastSeq));
       takeSnapshot(msg);
       S.seat = msg.seat;
+      S.seats = Array.isArray(msg.seats) ? msg.seats.slice() : msg.seat ? [msg.seat] : [];
+      if (S.device === "table" && Array.isArray(msg.seats)) keepHeld(S.seats);
       if (MODE === "play" && S.token && !S.seat) { clearSeat(KEY); S.token = null; }
       S.info.taken = msg.taken;
-      if (MODE === "play" && !S.seat && !S.pickerDismissed && !S.claiming) showPicker();
+      if (MODE === "play" && S.device === "table") takeFreeSeats(false);
+      else if (MODE === "play" && !S.seat && !S.pickerDismissed && !S.claiming) showPicker();
       for (const m of S.pending.values()) if (!m.held) send(wire(m)); // a run of taps still open goes when it closes
       render();
       if (typeof toolsReceive === "function") toolsReceive(msg); // tools.js
@@ -195,6 +306,8 @@ function receive(msg) {
       renderConn();
       // Another phone's undo took the same action back first: nothing happened, nothing to say.
       if (msg.error === "already-undone") break;
+      // A table device's token for a seat it no longer holds: the welcome says what it holds.
+      if (msg.error === "bad-token" && S.device === "table") break;
       // The server can't load this table (a damaged log): say so where it stays.
       if (msg.error === "table-unavailable") { S.unavailable = msg.message; renderConn(); break; }
       if (msg.error === "refused") toast(`Refused: ${S.names.text(msg.message)} — ${msg.rule}`, "refused");
@@ -203,9 +316,12 @@ function receive(msg) {
     case "seats":
       S.info.taken = msg.taken;
       if (!$("picker").classList.contains("hidden") && !S.claiming) showPicker();
+      if (S.device === "table") render();
       break;
     case "seat_lost":
-      S.seat = null; S.token = null; clearSeat(KEY);
+      // The table device gives a seat to the player's own phone, and keeps the others.
+      if (S.device === "table" && (S.seats.length > 1 || !S.seats.includes(msg.seat))) { seatLeft(msg.seat); break; }
+      S.seat = null; S.token = null; clearSeat(KEY); S.seats = []; S.tokens = {}; saveSeats(KEY, {});
       for (const [rid, ask] of S.asks) if (ask.seat === msg.seat) S.asks.delete(rid);
       showAsk();
       toast("Your seat was taken over on another device.", "bad");
@@ -385,11 +501,11 @@ function render() {
   if (!S.state) return;
   keepForOffline();
   renderConn();
-  const canAct = MODE === "play" && !!S.seat;
+  const canAct = MODE === "play" && (!!S.seat || S.seats.length > 0);
   // The table's code, to tell the others; who you are shows on your panel ("you").
   const title = MODE === "replay" ? "Replay" : (S.info.code ? formatCode(S.info.code) : "Watching");
   $("title").textContent = title;
-  $("title").title = S.seat ? `You are ${S.names.of(S.seat)}` : MODE === "watch" ? "spectator" : "";
+  $("title").title = S.device === "table" && MODE === "play" ? "The table device" : S.seat ? `You are ${S.names.of(S.seat)}` : MODE === "watch" ? "spectator" : "";
   $("undo-btn").disabled = !(canAct && (S.canUndo || !!TAPS.run));
   $("undo-btn").classList.toggle("hidden", MODE !== "play");
   $("history-btn").classList.toggle("hidden", MODE === "replay");
@@ -398,9 +514,17 @@ function render() {
   const cards = activeCards();
   const list = units();
   const box = $("panels");
-  box.className = `panels n${Math.min(list.length, 8)}${list.length > 8 ? " many" : ""}`;
+  // A personal phone shows its own panel first and biggest; the table device, every panel
+  // around the edges facing its player (layout.js).
+  const table = MODE === "play" && S.device === "table";
+  const own = table || !S.seat ? -1 : list.findIndex((u) => (u.kind === "team" ? u.heads.includes(S.seat) : u.id === S.seat));
+  if (own > 0) list.unshift(...list.splice(own, 1));
+  box.className = `panels n${Math.min(list.length, 8)}${list.length > 8 ? " many" : ""}${table ? " table-mode" : ""}`;
+  S.colours = seatColours(header().players, S.info.colours);
   const turned = rotated();
   box.replaceChildren(...list.map((u, i) => renderUnit(u, i, canAct, cards, turned)));
+  S.layout = { table, own: own >= 0 ? 0 : null };
+  placePanels(box, table, S.layout.own);
   renderConn();
   if (!$("history").classList.contains("hidden")) renderHistory();
   graphChanged(); // graph.js: the drawer's life graph follows the game
@@ -426,20 +550,30 @@ function renderUnit(u, index, canAct, cards, turned) {
   const st = isTeam ? u.team : u.player;
   const target = isTeam ? (S.selectedHead[u.id] && u.heads.includes(S.selectedHead[u.id]) ? S.selectedHead[u.id] : u.heads[0]) : u.id;
   const out = st.status !== "playing";
-  const mine = S.seat && (isTeam ? u.heads.includes(S.seat) : S.seat === u.id);
-  const name = isTeam ? S.names.of(u.id) : S.names.of(u.id);
+  const table = MODE === "play" && S.device === "table";
+  const mine = !table && S.seat && (isTeam ? u.heads.includes(S.seat) : S.seat === u.id);
+  // On the table device, a player who took their seat on their own phone: the panel still
+  // takes effects (damage, life gain...), sent as a seat the device holds.
+  const seats = isTeam ? u.heads : [u.id];
+  const ownPhone = table && seats.every((id) => (S.info.taken || []).includes(id) && !S.seats.includes(id));
+  const name = S.names.of(u.id);
   const tap = (action) => (canAct ? () => act(action) : MODE === "play" ? showPicker : null);
+  const colour = PALETTE[S.colours[isTeam ? u.heads[0] : u.id] || 0];
   const panel = h("section", {
-    class: `panel c${index % 8}${out ? " out " + st.status : ""}${turned.has(u.id) ? " turned" : ""}${mine ? " mine" : ""}`,
+    class: `panel${out ? " out " + st.status : ""}${!table && turned.has(u.id) ? " turned" : ""}${mine ? " mine" : ""}${ownPhone ? " own-phone" : ""}`,
     "data-unit": u.id, "data-player": isTeam ? null : u.id, "data-team": isTeam ? u.id : null,
     "data-heads": isTeam ? [u.id, ...u.heads].join(" ") : null,
+    "data-colour": colour.name, "aria-label": name,
   });
+  panel.style.backgroundColor = colour.bg;
   const top = h("div", { class: "panel-top" },
     h("span", { class: "pname" }, name),
     !isTeam && u.player.team ? h("span", { class: "tag" }, S.names.of(u.player.team)) : null,
     mine ? h("span", { class: "tag you" }, "you") : null,
+    ownPhone ? h("span", { class: "tag phone" }, "on own phone") : null,
     h("span", { class: "spacer" }),
-    h("button", { class: "icon", "aria-label": `Turn ${name}'s panel`, title: "Turn to face its player", onclick: () => toggleRotated(u.id) }, "⟲"),
+    table ? null : h("button", { class: "icon", "aria-label": `Turn ${name}'s panel`, title: "Turn to face its player", onclick: () => toggleRotated(u.id) }, "⟲"),
+    MODE === "play" ? h("button", { "data-act": "more", class: "icon more", "aria-label": `More for ${name}`, onclick: () => (canAct ? openSheet(target) : showPicker()) }, "⋯") : null,
   );
   panel.append(top);
   if (isTeam) {
@@ -447,29 +581,37 @@ function renderUnit(u, index, canAct, cards, turned) {
       const hp = playerState(hid);
       return h("button", {
         class: "head" + (hid === target ? " selected" : "") + (hp.status !== "playing" ? " out" : ""),
-        "data-head": hid,
+        "data-head": hid, "aria-pressed": hid === target ? "true" : "false",
         onclick: () => { S.selectedHead[u.id] = hid; render(); },
       }, S.names.of(hid), hp.status !== "playing" ? ` (${hp.status})` : "");
     })));
   }
   // Life taps are taps.js's (data-tap): shown at once, pending until the server confirms.
+  const lifeButton = (sign, word) => h("button", {
+    class: `tap ${sign > 0 ? "plus" : "minus"}`, "data-act": sign > 0 ? "plus" : "minus",
+    "data-tap": "life", "data-player": target, "data-delta": sign,
+    "aria-label": `${name} ${word} 1 life`, disabled: MODE !== "play",
+  }, h("span", { "aria-hidden": "true" }, sign > 0 ? "+" : "−"));
   const shown = MODE === "replay" ? st.life : shownLife(u.id);
   const life = h("div", { class: "life-row" },
-    h("button", { class: "tap minus", "data-act": "minus", "data-tap": "life", "data-player": target, "data-delta": -1, "aria-label": `${name} loses 1 life`, disabled: MODE !== "play" }, "−"),
+    lifeButton(-1, "loses"),
+    lifeButton(1, "gains"),
     h("div", { class: "life" + (MODE !== "replay" && pendingMark(u.id) ? " pending" : ""), "data-life": st.life }, String(shown === null || shown === undefined ? st.life : shown)),
-    h("button", { class: "tap plus", "data-act": "plus", "data-tap": "life", "data-player": target, "data-delta": 1, "aria-label": `${name} gains 1 life`, disabled: MODE !== "play" }, "+"),
     MODE === "replay" ? null : tapBubble(u.id),
   );
   panel.append(life);
   panel.append(statusLine(st) || h("div", { class: "status none" }));
+  // −5/+5 and the panel's parts (panel.js: poison, commander damage, pinned counters) share
+  // one row where the panel is wide enough.
+  const controls = h("div", { class: "controls" });
   if (MODE === "play") {
-    panel.append(h("div", { class: "steps" },
-      h("button", { "data-act": "minus5", "data-tap": "life", "data-player": target, "data-delta": -5 }, "−5"),
-      h("button", { "data-act": "plus5", "data-tap": "life", "data-player": target, "data-delta": 5 }, "+5"),
-      h("button", { "data-act": "more", class: "more", onclick: () => (canAct ? openSheet(target) : showPicker()) }, "⋯"),
+    controls.append(h("div", { class: "steps" },
+      h("button", { "data-act": "minus5", "data-tap": "life", "data-player": target, "data-delta": -5, "aria-label": `${name} loses 5 life` }, "−5"),
+      h("button", { "data-act": "plus5", "data-tap": "life", "data-player": target, "data-delta": 5, "aria-label": `${name} gains 5 life` }, "+5"),
     ));
   }
-  panel.append(...panelParts(u, target, canAct));
+  controls.append(...panelParts(u, target, canAct));
+  if (controls.childNodes.length) panel.append(controls);
   const members = isTeam ? u.heads.map(playerState) : [u.player];
   const b = [];
   for (const p of members) {
@@ -600,7 +742,7 @@ function renderHistory() {
 
 // ---------------------------------------------------------------- the action sheet
 
-function openSheet(pid) { S.sheetFor = pid; renderSheet(pid); open("sheet"); }
+function openSheet(pid) { S.sheetFor = pid; S.sheetShown = null; renderSheet(pid); open("sheet"); }
 
 // Number fields are text fields: their text is read exactly (a total may be huge, 107.1).
 function numberInput(id, value, label, signed) {
@@ -618,6 +760,10 @@ function actFrom(build) {
 }
 
 function renderSheet(pid) {
+  // Drawn again as events arrive: what was typed (and the field being typed in) stays.
+  const old = S.sheetShown === pid ? [...$("sheet-body").querySelectorAll("input[id], select[id]")] : [];
+  const kept = old.map((el) => [el.id, el.type === "checkbox" ? el.checked : el.value]);
+  const focused = old.includes(document.activeElement) ? document.activeElement.id : null;
   const p = playerState(pid);
   if (!p) return;
   const others = header().players.filter((x) => x.id !== pid);
@@ -709,7 +855,7 @@ function renderSheet(pid) {
         h("button", { "data-sheet": "draw", onclick: () => act({ do: "draw", player: pid, count: 1 }) }, "Draws from an empty library"), upkeep),
       h("p", { class: "muted" }, "The table doesn't count this library: record here an attempt to draw from an empty library (704.5b)."))
   );
-  if (pid === S.seat) {
+  if (pid === S.seat || (S.device === "table" && S.seats.includes(pid))) {
     const concede = h("button", {
       class: "danger", "data-sheet": "concede",
       onclick: () => {
@@ -724,12 +870,21 @@ function renderSheet(pid) {
       h("p", { class: "muted" }, `Only ${S.names.of(pid)} can concede, from their own phone (104.3a).`)));
   }
   body.replaceChildren(...sections);
+  for (const [id, value] of kept) {
+    const el = $(id);
+    if (!el || !body.contains(el)) continue;
+    if (el.type === "checkbox") el.checked = value; else el.value = value;
+  }
+  if (focused && $(focused)) $(focused).focus();
+  S.sheetShown = pid;
 }
 
 // ---------------------------------------------------------------- seats, menu
 
 async function showPicker() {
   if (MODE !== "play" || S.claiming) return;
+  // The table device has no seat of its own to pick: it takes the free ones.
+  if (S.device === "table") { if (!S.seats.length) takeFreeSeats(true); return; }
   const box = $("picker-seats");
   const note = $("picker-note");
   note.textContent = "Take your seat. It stays yours on this phone, even after a reload.";
@@ -742,8 +897,10 @@ async function showPicker() {
         class: "seat" + (isTaken ? " taken" : ""), "data-seat": p.id,
         onclick: async () => {
           if (S.claiming) return;
-          const ask = isTaken || !!btn.dataset.ask;
-          // A taken seat is asked for: its phone (or the phone that opened the table) allows it.
+          // A taken seat is asked for: its phone (or the phone that opened the table) allows
+          // it. A seat only a table device holds is given at once: a taken seat is first
+          // asked for plainly, and only a refusal (409) offers to ask its phone.
+          const ask = (isTaken && !!S.host) || !!btn.dataset.ask;
           if (ask && !btn.dataset.armed) {
             btn.dataset.armed = "1";
             btn.textContent = S.host ? `Take ${name}'s seat (this phone opened the table)` : `Ask to take ${name}'s seat`;
@@ -755,6 +912,7 @@ async function showPicker() {
               waiting: () => { note.textContent = `Waiting for ${name}'s phone to allow it…`; btn.disabled = true; },
             });
             S.token = res.token; S.seat = res.seat;
+            S.tokens = { [res.seat]: res.token }; saveSeats(KEY, S.tokens);
             S.claiming = false;
             close("picker");
             send(hello());
@@ -774,6 +932,7 @@ async function showPicker() {
       }, name, isTaken ? " (taken)" : "");
       return btn;
     }),
+    h("button", { class: "seat device", "data-seat": "table", onclick: becomeTableDevice }, "Use as the table device (one device for everyone)"),
     h("button", { class: "seat watch", "data-seat": "", onclick: () => { S.pickerDismissed = true; close("picker"); } }, "Just watch"),
   );
   open("picker");
@@ -807,7 +966,14 @@ function renderMenu() {
     items.push(h("img", { class: "qr", src: `/api/tables/${KEY}/qr.svg`, alt: "QR code of this table's link" }));
     items.push(h("p", { class: "link-row" }, "Players: ", h("a", { href: `/t/${KEY}` }, `${location.origin}/t/${KEY}`)));
     items.push(h("p", { class: "link-row" }, "Spectators: ", h("a", { href: `/w/${S.info.watch}` }, `${location.origin}/w/${S.info.watch}`)));
-    items.push(h("button", { onclick: () => { close("menu"); S.pickerDismissed = false; showPicker(); } }, S.seat ? "Change seat" : "Take a seat"));
+    if (S.device === "table") {
+      items.push(h("p", { class: "muted" }, "This is the table device: every panel is controlled here."));
+      items.push(h("button", { "data-menu": "take-seats", onclick: () => { close("menu"); takeFreeSeats(true); } }, "Take the free seats"));
+      items.push(h("button", { "data-menu": "personal", onclick: () => { close("menu"); becomePersonalPhone(); } }, "Use as my own phone"));
+    } else {
+      items.push(h("button", { onclick: () => { close("menu"); S.pickerDismissed = false; showPicker(); } }, S.seat ? "Change seat" : "Take a seat"));
+      items.push(h("button", { "data-menu": "table-device", onclick: () => { close("menu"); becomeTableDevice(); } }, "Use as the table device"));
+    }
   }
   const games = S.score ? S.score.game : 1;
   items.push(h("button", { "data-act": "stats", onclick: () => { close("menu"); showStats(); } }, "Statistics"));
@@ -906,6 +1072,15 @@ async function main() {
   S.names = new Names(S.info.header, S.info.labels);
   const saved = MODE === "play" ? loadSeat(KEY) : null;
   if (saved) { S.token = saved.token; S.seat = saved.seat; }
+  if (MODE === "play") {
+    S.device = loadDevice(KEY);
+    S.tokens = loadSeats(KEY);
+    if (S.device === "table") { S.seat = null; S.token = null; }
+  }
+  // The panels are laid out again when their space changes (turning the phone, a banner).
+  if ("ResizeObserver" in window) {
+    new ResizeObserver(() => { if (S.layout) placePanels($("panels"), S.layout.table, S.layout.own); }).observe($("panels"));
+  }
   if (MODE === "play") S.host = loadHost(KEY);
   keepAwake();
   connect();

@@ -1,0 +1,271 @@
+// Layouts of the table page: where each panel sits and which way it faces, the players'
+// colours, the table device's seats, and life totals sized to fill their panels.
+"use strict";
+
+// ---------------------------------------------------------------- colours
+
+// Sixteen distinct panel colours, each at least WCAG AA (4.5:1) against the white text on
+// it: players get different colours until all sixteen are used.
+const PALETTE = [
+  { name: "Blue", bg: "#2d4f94" }, { name: "Crimson", bg: "#8e2446" },
+  { name: "Green", bg: "#1e6a4d" }, { name: "Amber", bg: "#8a4a0c" },
+  { name: "Purple", bg: "#5b3aa0" }, { name: "Teal", bg: "#14646f" },
+  { name: "Olive", bg: "#5f5a12" }, { name: "Slate", bg: "#485262" },
+  { name: "Red", bg: "#a02c2c" }, { name: "Forest", bg: "#2e6a25" },
+  { name: "Magenta", bg: "#862f86" }, { name: "Sky", bg: "#1f5f92" },
+  { name: "Brown", bg: "#74482a" }, { name: "Indigo", bg: "#3b3f9a" },
+  { name: "Rose", bg: "#9a3460" }, { name: "Pine", bg: "#23584f" },
+];
+
+// The colour of each seat: chosen when the table was opened (``colours``), else the seat's
+// place; a chosen colour is never given to a second seat while another is free.
+function seatColours(players, chosen) {
+  const out = {};
+  const used = new Set();
+  for (const p of players) {
+    const c = chosen ? chosen[p.id] : undefined;
+    if (Number.isInteger(c) && c >= 0 && c < PALETTE.length && !used.has(c)) { out[p.id] = c; used.add(c); }
+  }
+  let next = 0;
+  for (const p of players) {
+    if (p.id in out) continue;
+    while (used.has(next % PALETTE.length) && used.size < PALETTE.length) next++;
+    out[p.id] = next % PALETTE.length;
+    used.add(next % PALETTE.length);
+    next++;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- the device and its seats
+
+// "table": one device for everyone (it holds every free seat); "phone": a player's own.
+function deviceKey(tableId) { return "lifeledger-device-" + tableId; }
+function loadDevice(tableId) {
+  try { return localStorage.getItem(deviceKey(tableId)) === "table" ? "table" : "phone"; } catch (e) { return "phone"; }
+}
+function saveDevice(tableId, device) { localStorage.setItem(deviceKey(tableId), device); }
+
+// The seats this browser holds at a table: {seat: token}. The single-seat key of older
+// pages is read too.
+function seatsKey(tableId) { return "lifeledger-seats-" + tableId; }
+function loadSeats(tableId) {
+  let out = {};
+  try { out = JSON.parse(localStorage.getItem(seatsKey(tableId)) || "{}") || {}; } catch (e) { out = {}; }
+  if (typeof out !== "object" || Array.isArray(out)) out = {};
+  const old = loadSeat(tableId);
+  if (old && old.seat && old.token && !(old.seat in out)) out[old.seat] = old.token;
+  return out;
+}
+function saveSeats(tableId, seats) {
+  localStorage.setItem(seatsKey(tableId), JSON.stringify(seats));
+}
+
+// The last players' names and colours ("our playgroup"), offered when opening a table.
+const PLAYGROUP_KEY = "lifeledger-playgroup";
+function loadPlaygroup() {
+  try {
+    const g = JSON.parse(localStorage.getItem(PLAYGROUP_KEY) || "null");
+    return g && Array.isArray(g.players) && g.players.length ? g : null;
+  } catch (e) { return null; }
+}
+function savePlaygroup(group) { localStorage.setItem(PLAYGROUP_KEY, JSON.stringify(group)); }
+
+// ---------------------------------------------------------------- where the panels sit
+
+// A panel needs this much room (CSS px, before turning) for all its controls; a compact
+// panel (name and ⋯ beside −, total, +) this much.
+const FULL = { w: 160, h: 166 };
+const COMPACT = { w: 150, h: 80 };
+const TEAM_EXTRA = 48; // a team's panel adds a row of its heads
+
+// Around a tall table (the device upright), in seating order, clockwise: each slot is
+// [x, y, w, h] as fractions of the area and the edge its player sits at ("b", "l", "t",
+// "r"); the panel turns to face that edge. A wide area uses the same slots turned a
+// quarter (the players at the left and right sides sit at the top and bottom).
+const EDGES = {
+  1: [[0, 0, 1, 1, "b"]],
+  2: [[0, 0.5, 1, 0.5, "b"], [0, 0, 1, 0.5, "t"]],
+  3: [[0, 0.34, 0.5, 0.66, "l"], [0, 0, 1, 0.34, "t"], [0.5, 0.34, 0.5, 0.66, "r"]],
+  4: [[0, 0.5, 0.5, 0.5, "l"], [0, 0, 0.5, 0.5, "l"], [0.5, 0, 0.5, 0.5, "r"], [0.5, 0.5, 0.5, 0.5, "r"]],
+  5: [[0, 0.62, 0.5, 0.38, "l"], [0, 0.24, 0.5, 0.38, "l"], [0, 0, 1, 0.24, "t"],
+    [0.5, 0.24, 0.5, 0.38, "r"], [0.5, 0.62, 0.5, 0.38, "r"]],
+  6: [[0, 2 / 3, 0.5, 1 / 3, "l"], [0, 1 / 3, 0.5, 1 / 3, "l"], [0, 0, 0.5, 1 / 3, "l"],
+    [0.5, 0, 0.5, 1 / 3, "r"], [0.5, 1 / 3, 0.5, 1 / 3, "r"], [0.5, 2 / 3, 0.5, 1 / 3, "r"]],
+  7: [[0, 0.72, 0.5, 0.28, "l"], [0, 0.44, 0.5, 0.28, "l"], [0, 0.16, 0.5, 0.28, "l"], [0, 0, 1, 0.16, "t"],
+    [0.5, 0.16, 0.5, 0.28, "r"], [0.5, 0.44, 0.5, 0.28, "r"], [0.5, 0.72, 0.5, 0.28, "r"]],
+  8: [[0, 0.75, 0.5, 0.25, "l"], [0, 0.5, 0.5, 0.25, "l"], [0, 0.25, 0.5, 0.25, "l"], [0, 0, 0.5, 0.25, "l"],
+    [0.5, 0, 0.5, 0.25, "r"], [0.5, 0.25, 0.5, 0.25, "r"], [0.5, 0.5, 0.5, 0.25, "r"], [0.5, 0.75, 0.5, 0.25, "r"]],
+};
+const TURN = { b: 0, l: 90, t: 180, r: 270 };
+const QUARTER = { t: "r", r: "b", b: "l", l: "t" }; // an edge, after turning the area a quarter
+
+// The panel's box before turning: a panel on a side is as long as the side's slot is tall.
+function upright(s) { return s.rot % 180 ? { w: s.h, h: s.w } : { w: s.w, h: s.h }; }
+// A whole panel narrower than ONE_ROW puts −5/+5 and its parts (poison...) on two rows.
+const ONE_ROW = 284;
+// A row of commanders (panel.js) wraps its chips (52 px and a gap each) onto more rows.
+function heightFor(need, w) {
+  if (!need.full) return need.h;
+  const chipRows = Math.max(1, Math.ceil((need.chips || 0) * 56 / Math.max(56, w - 16)));
+  return need.h + (w < ONE_ROW ? 48 : 0) + (need.cmds || 0) * 48 * chipRows;
+}
+function roomFor(s, need) { const u = upright(s); return u.w >= need.w && u.h >= heightFor(need, u.w); }
+
+// Slots around the edges for ``n`` panels in a W×H area (px), or null when n has no edge
+// layout or a slot is too small even for a compact panel.
+function edgeSlots(n, W, H, gap, extra) {
+  const shapes = EDGES[n];
+  if (!shapes) return null;
+  const wide = W > H;
+  const slots = shapes.map(([x, y, w, h, edge]) => {
+    if (wide) { [x, y, w, h] = [1 - y - h, x, h, w]; edge = QUARTER[edge]; }
+    return { x: x * W + gap / 2, y: y * H + gap / 2, w: w * W - gap, h: h * H - gap, rot: TURN[edge] };
+  });
+  const need = { w: COMPACT.w, h: COMPACT.h + extra };
+  return slots.every((s) => roomFor(s, need)) ? slots : null;
+}
+
+// A grid of ``n`` panels in a W×H area: the number of columns that gives the largest
+// panels (content of a compact panel at least); the upper half turned to face across.
+// ``scroll`` lets the grid grow taller than the area (it scrolls).
+function gridSlots(n, W, H, gap, turnTop, need, scroll) {
+  let best = null;
+  for (let cols = 1; cols <= n; cols++) {
+    const rows = Math.ceil(n / cols);
+    const w = W / cols - gap;
+    const fits = H / rows - gap >= heightFor(need, w);
+    // (A grid that scrolls anyway gives its totals some more room.)
+    const h = Math.max(H / rows - gap, scroll ? heightFor(need, w) + 40 : 0);
+    if (w < need.w) break;
+    if (h < heightFor(need, w)) continue;
+    // Panels on one screen: the largest; a grid that scrolls: the fewest rows.
+    // (A compact panel's total is as wide as its row allows: width counts more.)
+    const score = fits ? Math.min(w, h * (need.full ? 1.5 : 2.5)) : -rows * 10000 + w;
+    if (!best || score > best.score) best = { cols, rows, w, h, score };
+  }
+  if (!best) return null;
+  const out = [];
+  for (let i = 0; i < n; i++) {
+    const row = Math.floor(i / best.cols);
+    const col = i % best.cols;
+    const top = turnTop && row < Math.floor(best.rows / 2);
+    out.push({ x: col * (best.w + gap) + gap / 2, y: row * (best.h + gap) + gap / 2, w: best.w, h: best.h, rot: top ? 180 : 0 });
+  }
+  return out;
+}
+
+// Table mode: panels around the edges facing their players; many players, a dense grid.
+function tableSlots(n, W, H, gap, extra) {
+  const edges = edgeSlots(n, W, H, gap, extra);
+  if (edges) return edges;
+  const need = { w: COMPACT.w, h: COMPACT.h + extra };
+  return gridSlots(n, W, H, gap, true, need, false) || gridSlots(n, W, H, gap, true, need, true);
+}
+
+// A personal phone: its own panel first and biggest (the top part, or the left part of a
+// wide screen), the others in a grid; a grid too small for a whole panel scrolls.
+function phoneSlots(n, W, H, gap, extra, own, rows, heads) {
+  const need = { w: FULL.w, h: FULL.h + extra, full: true, cmds: rows.cmds, chips: rows.chips };
+  if (own === null || n < 2) {
+    return gridSlots(n, W, H, gap, false, need, false) || gridSlots(n, W, H, gap, false, need, true);
+  }
+  const wide = W > H * 1.2;
+  const own0 = (x, y, w, h) => ({ x: x + gap / 2, y: y + gap / 2, w: w - gap, h: h - gap, rot: 0 });
+  // The own panel takes the largest share that leaves the others whole panels, else (up to
+  // eight players) compact ones.
+  const small = { w: COMPACT.w, h: COMPACT.h + heads };
+  // Commander rows stay on every panel of a personal phone (it scrolls rather than hide them).
+  for (const others of n <= 8 && !rows.cmds ? [need, small] : [need]) {
+    for (const share of n === 2 ? [0.5] : n <= 4 ? [0.45, 0.4, 0.35, 0.3] : n <= 6 ? [0.4, 0.35, 0.3] : [0.3]) {
+      if (wide) {
+        const ow = Math.round(W * share);
+        const rest = ow - gap >= need.w && H - gap >= heightFor(need, ow - gap) && gridSlots(n - 1, W - ow, H, gap, false, others, false);
+        if (rest) return [own0(0, 0, ow, H), ...rest.map((s) => Object.assign(s, { x: s.x + ow }))];
+      } else {
+        const oh = Math.round(H * share);
+        const rest = oh - gap >= heightFor(need, W - gap) && W - gap >= need.w && gridSlots(n - 1, W, H - oh, gap, false, others, false);
+        if (rest) return [own0(0, 0, W, oh), ...rest.map((s) => Object.assign(s, { y: s.y + oh }))];
+      }
+    }
+  }
+  if (!wide && W - gap >= need.w) {
+    // Too many for one screen: the own panel on top, the others below, scrolled to.
+    const oh = Math.max(heightFor(need, W - gap) + gap, Math.round(H * 0.38));
+    const below = gridSlots(n - 1, W, H - oh, gap, false, need, true);
+    if (below) return [own0(0, 0, W, oh), ...below.map((s) => Object.assign(s, { y: s.y + oh }))];
+  }
+  return gridSlots(n, W, H, gap, false, need, true);
+}
+
+// Put the panels of #panels in their slots: each is sized before turning and centred on its
+// slot, then turned; a panel smaller than a whole one is compact.
+function placePanels(box, table, ownIndex, bonus) {
+  const panels = [...box.children].filter((el) => el.classList.contains("panel"));
+  const n = panels.length;
+  if (!n) return;
+  const gap = 6;
+  const W = box.clientWidth - gap;
+  const H = box.clientHeight - gap;
+  if (W <= 0 || H <= 0) return;
+  // The rows a whole panel adds (panel.js): a team's heads, a row of commanders per head, and
+  // pinned counters beside poison.
+  const rowsOf = (p) => Math.max(0, p.querySelectorAll(".parts .ctr").length - 1) * 24;
+  const cmdsOf = (p) => p.querySelectorAll(".parts .cmds").length;
+  const chipsOf = (p) => Math.max(0, ...[...p.querySelectorAll(".parts .cmds")].map((r) => r.querySelectorAll(".cmd").length));
+  const rows = { cmds: Math.max(0, ...panels.map(cmdsOf)), chips: Math.max(0, ...panels.map(chipsOf)) };
+  const extraOf = (p) => (p.querySelector(".heads") ? TEAM_EXTRA : 0) + rowsOf(p);
+  const extra = Math.max(0, ...panels.map(extraOf)) + (bonus || 0);
+  const heads = panels.some((p) => p.querySelector(".heads")) ? TEAM_EXTRA : 0;
+  const slots = table ? tableSlots(n, W, H, gap, heads) : phoneSlots(n, W, H, gap, extra, ownIndex, rows, heads);
+  if (!slots) return;
+  let bottom = 0;
+  slots.forEach((s, i) => {
+    const el = panels[i];
+    const u = upright(s);
+    el.style.width = `${u.w}px`;
+    el.style.height = `${u.h}px`;
+    el.style.left = `${gap / 2 + s.x + (s.w - u.w) / 2}px`;
+    el.style.top = `${gap / 2 + s.y + (s.h - u.h) / 2}px`;
+    const rot = (s.rot + (el.classList.contains("turned") ? 180 : 0)) % 360;
+    el.style.transform = rot ? `rotate(${rot}deg)` : "";
+    el.dataset.facing = String(rot);
+    el.classList.toggle("compact", !roomFor(s, { w: FULL.w, h: FULL.h + extraOf(el), full: true, cmds: cmdsOf(el), chips: chipsOf(el) }));
+    bottom = Math.max(bottom, s.y + s.h + gap);
+  });
+  let filler = box.querySelector(".filler");
+  if (bottom > H + gap + 1) {
+    if (!filler) { filler = document.createElement("div"); filler.className = "filler"; box.append(filler); }
+    filler.style.top = `${bottom}px`;
+  } else if (filler) filler.remove();
+  box.classList.toggle("scrolls", bottom > H + gap + 1);
+  box.classList.add("placed");
+  box.dataset.placed = `${box.clientWidth}x${box.clientHeight}`; // the size laid out for
+  // A whole panel whose controls don't fit after all (commander rows that wrap, pinned
+  // counters: panel.js): a personal phone lays the panels out again that much taller (it
+  // may scroll); the table device makes it compact (what it leaves out is in ⋯).
+  const over = Math.max(0, ...panels.filter((el) => !el.classList.contains("compact")).map((el) => el.scrollHeight - el.clientHeight));
+  if (!table && over > 1 && !bonus) { placePanels(box, table, ownIndex, over + 4); return; }
+  for (const el of panels) {
+    if (!el.classList.contains("compact") && el.scrollHeight > el.clientHeight + 1) el.classList.add("compact");
+  }
+  fitTotals(box);
+}
+
+// Each life total as large as its place allows (the digits' width and the row's height).
+function fitTotals(box) {
+  for (const life of box.querySelectorAll(".life")) {
+    const row = life.parentElement;
+    const w = row.clientWidth;
+    const hgt = row.clientHeight;
+    if (!w || !hgt) continue;
+    const text = life.textContent.trim();
+    const chars = Math.max(2, Math.min(text.length, 12));
+    // The − and + keep their edges: the total fills the room between their signs.
+    const sign = row.querySelector(".tap span");
+    const edge = sign ? sign.offsetWidth + 10 : 36;
+    const room = Math.max(w - 2 * edge, w * 0.4);
+    const size = Math.max(16, Math.floor(Math.min(hgt * 0.9, room / (0.7 * chars))));
+    life.style.fontSize = `${size}px`;
+  }
+}
