@@ -519,6 +519,10 @@ def test_the_history_loads_earlier_entries_a_page_at_a_time(
         page.context.close()
 
 
+#: The source of a sentence's part that is a player's (or team's, or card's) id.
+ID = r"(\.id|\bpid|player_id|controller|\bstarting|\bholder|\bheir|\bnew|_whose_turn\(\))$"
+
+
 def _engine_sentences() -> list[tuple[str, str]]:
     """Every sentence shape of the engine's refusals and notes (lifeledger/game.py), written
     out twice: with the player id ``life`` and id lists ``life and bo`` where ids go, and as
@@ -540,9 +544,11 @@ def _engine_sentences() -> list[tuple[str, str]]:
                 continue
             assert isinstance(part, ast.FormattedValue)
             source = ast.unparse(part.value)
+            if isinstance(part.value, ast.IfExp) and re.search(ID, ast.unparse(part.value.body)):
+                source = ast.unparse(part.value.body)  # an id, or a phrase when there is none
             if "join(payers)" in source:
                 raw, shown = raw + "life and bo", shown + "Life and Bo"
-            elif re.search(r"(\.id|\bpid|player_id|controller)$", source):
+            elif re.search(ID, source):
                 raw, shown = raw + "life", shown + "Life"
             elif source == "exc.message":
                 raw, shown = raw + "life can't win the game", shown + "Life can't win the game"

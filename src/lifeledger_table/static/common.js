@@ -222,6 +222,22 @@ const SENTENCES = [
   "{id}: {id} would win the game instead of drawing",
   "{id}: {id} has {n} life at upkeep",
   "{id} triggers: {id} {text}",
+  // Turns and designations (record version 2).
+  "turn {n}: {id}'s turn begins",
+  "it is {id}'s turn, not {id}'s",
+  "{id} takes the game's first turn, not {id}",
+  "{id} left the game as the turn before ended",
+  "{id} plays first and skips the draw step of the first turn",
+  "{id} draws a card in the draw step",
+  "{id} mills {n} cards for their rad counters, {n} nonland",
+  "{id} is the monarch and draws a card",
+  "{id} already has the city's blessing",
+  "{id} already has {text}",
+  "{id} ceases to have {text}; {id} has it",
+  "{id} leaves the game: {id} has the {text}",
+  "{id} ends with the turn",
+  "{id} has left the game: their {text} trigger too",
+  "combat damage to {id}: {id} {text}",
 ].map((shape) => {
   const parts = [];
   const kinds = [];
