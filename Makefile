@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 SHARED ?= ../shared
 
-.PHONY: run test lint typecheck chromium postgresql unit examples fuzz bench clean
+.PHONY: run test lint typecheck chromium postgresql unit examples fuzz bench screens clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -50,6 +50,13 @@ fuzz: $(STAMP)
 	  HYPOTHESIS_PROFILE=fuzz $(BIN)/pytest -x -q tests/test_properties.py tests/table/test_table_model.py \
 	    tests/test_rules_life.py tests/test_rules_two_headed_giant.py || exit 1; \
 	done
+
+# The screenshots docs/table.md shows, taken anew by the browser tests (a plain test run takes
+# none, so it leaves the tree as it found it).
+screens: $(STAMP) chromium
+	LIFELEDGER_SCREENSHOTS=1 $(BIN)/pytest -q tests/table/test_table_browser.py \
+	  tests/table/test_page_layouts.py tests/table/test_page_table_mode.py tests/table/test_page_taps.py \
+	  tests/table/test_table_graph_browser.py tests/table/test_table_panels.py tests/table/test_tools_browser.py
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/replay.py

@@ -38,6 +38,17 @@ PHONE = {
 }
 
 
+#: Where docs/table.md's screenshots are (the browser tests take them: ``make screens``).
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+
+
+def screenshot(page: Page, name: str, **options: Any) -> None:
+    """A screenshot for the docs (``name`` under docs/), taken only when LIFELEDGER_SCREENSHOTS
+    is set (``make screens``): a test run leaves the tree as it found it."""
+    if os.environ.get("LIFELEDGER_SCREENSHOTS"):
+        page.screenshot(path=str(DOCS / name), **options)
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -55,11 +66,12 @@ def need_chromium() -> None:
 
 
 @contextmanager
-def server(db: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """A real server process on loopback serving ``db``: its URL and its process."""
+def server(db: Path, host: str = "127.0.0.1") -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """A real server process serving ``db`` (listening on ``host``): its URL on loopback and
+    its process."""
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "lifeledger_table", "--port", str(port), "--db", str(db)],
+        [sys.executable, "-m", "lifeledger_table", "--host", host, "--port", str(port), "--db", db],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

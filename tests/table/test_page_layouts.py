@@ -14,13 +14,12 @@ from typing import Any
 import pytest
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
-from browser_helpers import post  # noqa: E402
+from browser_helpers import post, screenshot  # noqa: E402
 from playwright.sync_api import Browser, Page  # noqa: E402
 from table_helpers import THG  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
-SCREENS = Path(__file__).resolve().parents[2] / "docs" / "screens"
 NAMES = ["Ana", "Bo", "Cy", "Di", "Ed", "Flo", "Gus", "Hal", "Ida", "Jo", "Kim", "Lu"]
 SIZES = {
     "phone-portrait": (390, 844),
@@ -121,8 +120,7 @@ def test_every_layout_keeps_every_control_whole_and_uncovered(
         assert found["smallest"] >= least, f"{size}: a total of {found['smallest']} px"
         problems += [f"{size}: {p}" for p in run(page, "layout", found["scrolls"])]
         if (device, count, size) in SHOTS:
-            SCREENS.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(SCREENS / f"layout-{device}-{count}-{size}.png"))
+            screenshot(page, f"screens/layout-{device}-{count}-{size}.png")
     assert not problems, "\n".join(problems)
     page.context.close()
 

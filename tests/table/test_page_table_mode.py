@@ -6,18 +6,16 @@ their own phone gets it at once, and the device goes on controlling that panel f
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
-from browser_helpers import PHONE, get, life, new_phone, post, sit  # noqa: E402
+from browser_helpers import PHONE, get, life, new_phone, post, screenshot, sit  # noqa: E402
 from playwright.sync_api import Browser, Page, expect  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
-SCREENS = Path(__file__).resolve().parents[2] / "docs" / "screens"
 FOUR = {"players": [{"name": n} for n in ["Ana", "Bo", "Cy", "Di"]]}
 
 
@@ -98,8 +96,7 @@ def test_a_personal_phone_takes_its_seat_from_the_device_which_still_deals_it_da
     expect(life(bo, "cy")).to_have_text("39")
     assert sorted(device.evaluate("S.seats")) == ["ana", "cy", "di"]
     device.evaluate("document.getElementById('toast').classList.add('hidden')")
-    SCREENS.mkdir(parents=True, exist_ok=True)
-    device.screenshot(path=str(SCREENS / "layout-mixed.png"))
+    screenshot(device, "screens/layout-mixed.png")
     bo.context.close()
     device.context.close()
 

@@ -10,20 +10,18 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
-from browser_helpers import PHONE, get, life, new_phone, post, sit  # noqa: E402
+from browser_helpers import PHONE, get, life, new_phone, post, screenshot, sit  # noqa: E402
 from playwright.sync_api import Browser, Page, WebSocketRoute, expect  # noqa: E402
 from table_helpers import THG, TWO  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
 PENDING = re.compile(r"\bpending\b")
-SCREENS = Path(__file__).resolve().parents[2] / "docs" / "screens"
 CONFIRMED = "() => S.pending.size === 0"
 
 
@@ -74,8 +72,7 @@ class Relay:
 
 def shot(page: Page, name: str) -> None:
     """A screenshot for docs/table.md (the viewport)."""
-    SCREENS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENS / f"taps-{name}.png"))
+    screenshot(page, f"screens/taps-{name}.png")
 
 
 def seated(browser: Browser, base: str, seat: str = "ana", **context: Any) -> tuple[Page, str]:

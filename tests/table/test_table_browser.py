@@ -10,19 +10,17 @@ from pathlib import Path
 import pytest
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
-from browser_helpers import life, new_phone, post, replaying, sit  # noqa: E402
+from browser_helpers import life, new_phone, post, replaying, screenshot, sit  # noqa: E402
 from playwright.sync_api import Browser, Page, expect  # noqa: E402
 from table_helpers import THG  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
-DOCS = Path(__file__).resolve().parents[2] / "docs"
 EXAMPLES = Path(__file__).resolve().parents[3] / "shared" / "examples"
 
 
 def shot(page: Page, name: str) -> None:
-    DOCS.mkdir(exist_ok=True)
-    page.screenshot(path=str(DOCS / f"screen-{name}.png"))
+    screenshot(page, f"screen-{name}.png")
 
 
 def test_open_a_table_and_take_a_seat(base: str, browser: Browser) -> None:

@@ -6,24 +6,20 @@ phone held upright and sideways. Screenshots for docs/table.md go to docs/screen
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
-from browser_helpers import PHONE, life, post, sit  # noqa: E402
+from browser_helpers import PHONE, life, post, screenshot, sit  # noqa: E402
 from playwright.sync_api import Browser, Page, expect  # noqa: E402
 from table_helpers import THG  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
-SCREENS = Path(__file__).resolve().parents[2] / "docs" / "screens"
-
 
 def shot(page: Page, name: str) -> None:
-    SCREENS.mkdir(parents=True, exist_ok=True)
     page.evaluate("document.getElementById('toast').classList.add('hidden')")
-    page.screenshot(path=str(SCREENS / f"graph-{name}.png"))
+    screenshot(page, f"screens/graph-{name}.png")
 
 
 def phone(browser: Browser, landscape: bool = False) -> Page:

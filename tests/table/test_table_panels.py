@@ -8,18 +8,16 @@ to screen readers (an aria-live region). Every new control has a name and is 44x
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
-from browser_helpers import get, life, new_phone, post, sit  # noqa: E402
+from browser_helpers import get, life, new_phone, post, screenshot, sit  # noqa: E402
 from playwright.sync_api import Browser, Locator, Page, expect  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
-SCREENS = Path(__file__).resolve().parents[2] / "docs" / "screens"
 
 COMMANDER_FOUR = {
     "variant": "free-for-all",
@@ -34,9 +32,8 @@ COMMANDER_FOUR = {
 
 
 def shot(page: Page, name: str) -> None:
-    SCREENS.mkdir(parents=True, exist_ok=True)
     page.evaluate("() => document.getElementById('toast').classList.add('hidden')")
-    page.screenshot(path=str(SCREENS / f"panels-{name}.png"), scale="css")
+    screenshot(page, f"screens/panels-{name}.png", scale="css")
 
 
 def history(base: str, table: str) -> list[dict[str, Any]]:

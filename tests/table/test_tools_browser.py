@@ -6,23 +6,19 @@ shows (docs/screens/tools-*.png)."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
-from browser_helpers import new_phone, post, sit  # noqa: E402
+from browser_helpers import new_phone, post, screenshot, sit  # noqa: E402
 from playwright.sync_api import Browser, Page, expect  # noqa: E402
 from table_helpers import THG  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
-SCREENS = Path(__file__).resolve().parents[2] / "docs" / "screens"
-
 
 def shot(page: Page, name: str) -> None:
-    SCREENS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENS / f"tools-{name}.png"))
+    screenshot(page, f"screens/tools-{name}.png")
 
 
 def inside(page: Page, selector: str, tall: bool = True) -> None:

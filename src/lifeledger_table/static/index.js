@@ -148,14 +148,16 @@ function seatButton(res, p) {
 }
 
 function showOpened(res) {
-  const origin = location.origin;
+  // The server's links reach it from the other phones (its LAN address when this page was
+  // opened on the serving machine itself as localhost).
+  const links = res.links || { play: `${location.origin}/t/${res.id}`, watch: `${location.origin}/w/${res.watch}` };
   saveHost(res.id, res.host);
   document.getElementById("opened").classList.remove("hidden");
   document.getElementById("opened-code").textContent = formatCode(res.code);
   const link = document.getElementById("opened-link");
-  link.textContent = `${origin}/t/${res.id}`; link.href = `/t/${res.id}`;
+  link.textContent = links.play; link.href = `/t/${res.id}`;
   const watch = document.getElementById("opened-watch");
-  watch.textContent = `${origin}/w/${res.watch}`; watch.href = `/w/${res.watch}`;
+  watch.textContent = links.watch; watch.href = `/w/${res.watch}`;
   document.getElementById("opened-qr").src = `/api/tables/${res.id}/qr.svg`;
   document.getElementById("one-device").onclick = () => { saveDevice(res.id, "table"); location.href = `/t/${res.id}`; };
   document.getElementById("own-phones").onclick = () => {

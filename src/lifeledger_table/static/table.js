@@ -964,8 +964,10 @@ function renderMenu() {
   if (MODE === "play") {
     items.push(h("p", {}, "Code: ", h("strong", { class: "code" }, formatCode(S.info.code))));
     items.push(h("img", { class: "qr", src: `/api/tables/${KEY}/qr.svg`, alt: "QR code of this table's link" }));
-    items.push(h("p", { class: "link-row" }, "Players: ", h("a", { href: `/t/${KEY}` }, `${location.origin}/t/${KEY}`)));
-    items.push(h("p", { class: "link-row" }, "Spectators: ", h("a", { href: `/w/${S.info.watch}` }, `${location.origin}/w/${S.info.watch}`)));
+    // The server's links: the ones the other phones reach it by (its LAN address, not localhost).
+    const links = S.links || { play: `${location.origin}/t/${KEY}`, watch: `${location.origin}/w/${S.info.watch}` };
+    items.push(h("p", { class: "link-row" }, "Players: ", h("a", { href: `/t/${KEY}` }, links.play)));
+    items.push(h("p", { class: "link-row" }, "Spectators: ", h("a", { href: `/w/${S.info.watch}` }, links.watch)));
     if (S.device === "table") {
       items.push(h("p", { class: "muted" }, "This is the table device: every panel is controlled here."));
       items.push(h("button", { "data-menu": "take-seats", onclick: () => { close("menu"); takeFreeSeats(true); } }, "Take the free seats"));
@@ -1062,6 +1064,7 @@ async function main() {
   try {
     const data = await api("GET", MODE === "play" ? `/api/tables/${KEY}` : `/api/watch/${KEY}`);
     S.info = data.table;
+    S.links = data.links;
   } catch (ex) {
     // No network (no answer at all): the table as this phone last saw it, if it did (taps.js).
     if (ex.status || !restoreOffline()) {
