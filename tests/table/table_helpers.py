@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
+from collections.abc import Callable
 from typing import Any
 
 from aiohttp import ClientWebSocketResponse
@@ -11,7 +13,7 @@ from aiohttp.test_utils import TestClient
 
 from lifeledger_table import engine
 from lifeledger_table.changes import apply_changes
-from lifeledger_table.store import Event
+from lifeledger_table.store import Event, SQLiteStore
 
 #: The header every POST carries (the server refuses other content types: issue 7 item 12).
 JSON = {"Content-Type": "application/json"}
@@ -182,3 +184,44 @@ def log_replayed(events: list[Event], header: dict[str, Any]) -> dict[str, Any]:
         else:
             effective = []
     return engine.state_of(engine.replay(header, [e.body["action"] for e in effective]))
+
+
+class SharedStore(SQLiteStore):
+    """One server's store on a file several servers share: every write is told to the
+    others' ``listen``, as PostgreSQL's NOTIFY tells them."""
+
+    def __init__(self, path: str, peers: list[SharedStore]) -> None:
+        super().__init__(path)
+        self.peers = peers
+        peers.append(self)
+        self.listeners: list[tuple[asyncio.AbstractEventLoop, Callable[..., None]]] = []
+
+    async def listen(self, notified: Callable[[str, str, str], None]) -> None:
+        self.listeners.append((asyncio.get_running_loop(), notified))
+        await asyncio.Event().wait()
+
+    def notify(self, kind: str, table: str, detail: str) -> None:
+        for peer in self.peers:
+            for loop, notified in peer.listeners:
+                loop.call_soon_threadsafe(notified, kind, table, detail)
+
+    def append(self, events: Any, checkpoints: Any = ()) -> set[str]:
+        refused = super().append(events, checkpoints)
+        last = {e.table: e.seq for e in events if e.table not in refused}
+        for table, seq in last.items():
+            self.notify("event", table, str(seq))
+        return refused
+
+    def set_seat(
+        self, table_id: str, seat: str, token_hash: str, previous: str | None = None
+    ) -> bool:
+        given = super().set_seat(table_id, seat, token_hash, previous)
+        if given:
+            self.notify("seats", table_id, "")
+        return given
+
+    def put_tools(self, table_id: str, version: int, data: str) -> bool:
+        kept = super().put_tools(table_id, version, data)
+        if kept:
+            self.notify("tools", table_id, str(version))
+        return kept

@@ -14,53 +14,26 @@ from typing import Any
 import pytest
 import pytest_asyncio
 from aiohttp.test_utils import TestClient
-from table_helpers import Phone, log_replayed, open_table, phone, play_randomly, seat
+from table_helpers import (
+    Phone,
+    SharedStore,
+    log_replayed,
+    open_table,
+    phone,
+    play_randomly,
+    seat,
+)
 
 from lifeledger_table.hub import HUB_KEY
 from lifeledger_table.limits import Limits
 from lifeledger_table.server import create_app
-from lifeledger_table.store import Event, SQLiteStore
+from lifeledger_table.store import Event
 from lifeledger_table.table import Table
 from lifeledger_table.takeover import takeovers_of
 
 Client = TestClient[Any, Any]
 FOUR = {"players": [{"name": n} for n in ("Ana", "Bo", "Cy", "Di")]}
 FAST = Limits(rate=1000, burst=1000, table_rate=1000, table_burst=1000)
-
-
-class SharedStore(SQLiteStore):
-    """One server's store on a file several servers share: every write is told to the
-    others' ``listen``, as PostgreSQL's NOTIFY tells them."""
-
-    def __init__(self, path: str, peers: list[SharedStore]) -> None:
-        super().__init__(path)
-        self.peers = peers
-        peers.append(self)
-        self.listeners: list[tuple[asyncio.AbstractEventLoop, Callable[..., None]]] = []
-
-    async def listen(self, notified: Callable[[str, str, str], None]) -> None:
-        self.listeners.append((asyncio.get_running_loop(), notified))
-        await asyncio.Event().wait()
-
-    def notify(self, kind: str, table: str, detail: str) -> None:
-        for peer in self.peers:
-            for loop, notified in peer.listeners:
-                loop.call_soon_threadsafe(notified, kind, table, detail)
-
-    def append(self, events: Any, checkpoints: Any = ()) -> set[str]:
-        refused = super().append(events, checkpoints)
-        last = {e.table: e.seq for e in events if e.table not in refused}
-        for table, seq in last.items():
-            self.notify("event", table, str(seq))
-        return refused
-
-    def set_seat(
-        self, table_id: str, seat: str, token_hash: str, previous: str | None = None
-    ) -> bool:
-        given = super().set_seat(table_id, seat, token_hash, previous)
-        if given:
-            self.notify("seats", table_id, "")
-        return given
 
 
 @pytest_asyncio.fixture

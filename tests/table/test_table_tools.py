@@ -21,7 +21,7 @@ import pytest
 from aiohttp.test_utils import TestClient
 from browser_helpers import server
 from store_contract import row
-from table_helpers import THG, TWO, Phone, open_table, phone, seat
+from table_helpers import THG, TWO, Phone, SharedStore, open_table, phone, seat
 
 from lifeledger_table import tools as tools_module
 from lifeledger_table.hub import HUB_KEY
@@ -422,9 +422,9 @@ async def test_a_tool_used_on_one_server_reaches_the_phones_on_another(
 ) -> None:
     """Several servers on one store (issue 10): a tool change is written over the version
     before it and noticed by the others (PostgreSQL: NOTIFY ``tools``)."""
-    peers: list[Notifying] = []
+    peers: list[SharedStore] = []
     path = str(tmp_path / "shared.db")
-    a, b = [await aiohttp_client(create_app(Notifying(path, peers), Limits())) for _ in range(2)]
+    a, b = [await aiohttp_client(create_app(SharedStore(path, peers), Limits())) for _ in range(2)]
     table = await open_table(a, TWO)
     ana = await phone(a, table["id"], await seat(a, table["id"], "ana"))
     bo = await phone(b, table["id"], await seat(b, table["id"], "bo"))
@@ -436,32 +436,6 @@ async def test_a_tool_used_on_one_server_reaches_the_phones_on_another(
     assert all(m["type"] == "tools" for m in both)
     final = max((m["tools"]["recent"] for m in both), key=len)
     assert [r["n"] for r in final] == [1, 2, 3]
-
-
-class Notifying(SQLiteStore):
-    """A store several apps share, telling each other of tool changes as PostgreSQL's
-    NOTIFY does."""
-
-    def __init__(self, path: str, peers: list[Notifying]) -> None:
-        super().__init__(path)
-        self.peers = peers
-        peers.append(self)
-        self.listeners: list[tuple[asyncio.AbstractEventLoop, Callable[..., None]]] = []
-
-    async def listen(self, notified: Callable[[str, str, str], None]) -> None:
-        self.listeners.append((asyncio.get_running_loop(), notified))
-        await asyncio.Event().wait()
-
-    def notify(self, kind: str, table: str, detail: str) -> None:
-        for peer in self.peers:
-            for loop, notified in peer.listeners:
-                loop.call_soon_threadsafe(notified, kind, table, detail)
-
-    def put_tools(self, table_id: str, version: int, data: str) -> bool:
-        kept = super().put_tools(table_id, version, data)
-        if kept:
-            self.notify("tools", table_id, str(version))
-        return kept
 
 
 async def ws_phone(
