@@ -15,59 +15,14 @@ from typing import Any
 import pytest
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
-from browser_helpers import PHONE, get, life, new_phone, post, screenshot, sit  # noqa: E402
-from playwright.sync_api import Browser, Page, WebSocketRoute, expect  # noqa: E402
+from browser_helpers import PHONE, Relay, get, life, new_phone, post, screenshot, sit  # noqa: E402
+from playwright.sync_api import Browser, Page, expect  # noqa: E402
 from table_helpers import THG, TWO  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
 PENDING = re.compile(r"\bpending\b")
 CONFIRMED = "() => S.pending.size === 0"
-
-
-class Relay:
-    """A page's WebSocket relayed through Playwright: the messages each way (parsed); while
-    ``hold_down`` the server's answers to the page's changes (an ``event``, ``ack`` or
-    ``error`` with an id) are held back; while ``hold_up`` the page's changes never reach the
-    server (as on a dead network); ``drop_down`` loses the held answers with their socket."""
-
-    def __init__(self, page: Page) -> None:
-        self.up: list[dict[str, Any]] = []
-        self.down: list[dict[str, Any]] = []
-        self.hold_down = False
-        self.hold_up = False
-        self.held: list[tuple[WebSocketRoute, str]] = []
-        page.route_web_socket(re.compile(r"/ws/"), self._relay)
-
-    def _relay(self, ws: WebSocketRoute) -> None:
-        server = ws.connect_to_server()
-
-        def down(message: str | bytes) -> None:
-            msg = json.loads(message)
-            self.down.append(msg)
-            if self.hold_down and msg.get("id") and msg.get("type") in ("event", "ack", "error"):
-                self.held.append((ws, str(message)))
-                return
-            ws.send(message)
-
-        def up(message: str | bytes) -> None:
-            msg = json.loads(message)
-            self.up.append(msg)
-            if self.hold_up and msg.get("type") == "action":
-                return
-            server.send(message)
-
-        server.on_message(down)
-        ws.on_message(up)
-
-    def release(self) -> None:
-        self.hold_down = False
-        for ws, message in self.held:
-            ws.send(message)
-        self.held.clear()
-
-    def actions(self) -> list[dict[str, Any]]:
-        return [m for m in self.up if m.get("type") == "action"]
 
 
 def shot(page: Page, name: str) -> None:

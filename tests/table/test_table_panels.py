@@ -8,12 +8,13 @@ to screen readers (an aria-live region). Every new control has a name and is 44x
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
-from browser_helpers import get, life, new_phone, post, screenshot, sit  # noqa: E402
+from browser_helpers import Relay, get, life, new_phone, post, screenshot, sit  # noqa: E402
 from playwright.sync_api import Browser, Locator, Page, expect  # noqa: E402
 
 pytestmark = pytest.mark.browser
@@ -441,3 +442,26 @@ def test_904_13c_archenemy_commander_heroes_share_life_not_poison(
     heroes.locator('[data-head="cy"]').click()
     expect(heroes.locator('[data-counter="poison"] .ctr-n')).to_have_text("0")
     page.context.close()
+
+
+def test_903_10a_a_commander_tap_shows_at_once_pending_until_the_server_answers(
+    base: str, browser: Browser
+) -> None:
+    """The chip's total and the player's life move at the tap (plain combat damage: as much
+    life lost, 120.3a), marked pending, before the server's answer; the answer confirms them."""
+    table = post(base + "/api/tables", COMMANDER_FOUR)
+    page = new_phone(browser)
+    relay = Relay(page)
+    sit(page, base, table["id"], "bo")
+    thrasios = page.locator('[data-player="bo"] [data-from="ana-thrasios"]')
+    relay.hold_down = True
+    thrasios.click()
+    thrasios.click()
+    expect(thrasios.locator(".cmd-total")).to_have_text("2")
+    expect(life(page, "bo")).to_have_text("38")
+    expect(life(page, "bo")).to_have_class(re.compile(r"\bpending\b"))
+    relay.release()
+    settled(page)
+    expect(life(page, "bo")).not_to_have_class(re.compile(r"\bpending\b"))
+    expect(thrasios.locator(".cmd-total")).to_have_text("2")
+    assert state(base, table["id"])["players"][1]["commander_damage"] == {"ana-thrasios": 2}

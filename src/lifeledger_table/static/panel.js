@@ -183,7 +183,8 @@ function commandersAgainst(pid) {
   for (const o of header().players) {
     for (const c of o.commanders || []) {
       const opposing = o.id !== pid && !(team && teamOf(o.id) === team);
-      if (opposing || !isZero(taken[c] || 0)) out.push({ c, owner: o.id, n: taken[c] || 0 });
+      const n = addExact(taken[c] || 0, pendingCommanderDamage(pid, c)); // shown at once (taps.js)
+      if (opposing || !isZero(n)) out.push({ c, owner: o.id, n });
     }
   }
   return out;
@@ -225,6 +226,7 @@ function commanderRow(pid, labelled, canAct) {
       chip.addEventListener("click", () => {
         if (!canAct) { showPicker(); return; }
         act({ do: "damage", source: c, to: pid, amount: 1, combat: true });
+        render(); // the chip and the total move at once, pending until the server answers
       });
       onLongPress(chip, () => { if (canAct) openCmdSheet(pid, c); else showPicker(); });
     }

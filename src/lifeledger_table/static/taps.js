@@ -61,12 +61,31 @@ function pendingMap(table) { return new PendingMap(table ? "lifeledger-pending-"
 
 // ---------------------------------------------------------------- what the panels show
 
-// The change to a life total a pending action makes ({player, delta}), or null.
+// The change to a life total a pending action makes ({player, delta}), or null. Damage to a
+// player (a commander's chip) is foreseen as that much life lost (120.3a) only when it is plain
+// (no infect, no lifelink) and no card's effect is in play that could change it (prevention,
+// replacement: S.effects); otherwise its total waits for the server.
 function lifeDelta(a) {
-  if (!a || !LIFE_ACTIONS.has(a.do) || typeof a.player !== "string") return null;
+  if (!a) return null;
   const n = a.amount;
   if (typeof n !== "number" && typeof n !== "bigint") return null;
+  if (a.do === "damage") {
+    const plain = typeof a.to === "string" && !a.infect && !a.lifelink && !(S.effects || []).length;
+    return plain ? { player: a.to, delta: -n } : null;
+  }
+  if (!LIFE_ACTIONS.has(a.do) || typeof a.player !== "string") return null;
   return { player: a.player, delta: a.do === "gain_life" ? n : -n };
+}
+
+// The combat damage from commander ``source`` to ``to`` still pending (903.10a): a chip shows
+// it at once, as the total shows life.
+function pendingCommanderDamage(to, source) {
+  let sum = 0;
+  for (const m of S.pending.values()) {
+    const a = m.type === "action" ? m.action : null;
+    if (a && a.do === "damage" && a.combat && a.to === to && a.source === source && lifeDelta(a)) sum = addExact(sum, a.amount);
+  }
+  return sum;
 }
 
 // a + b, exact: a BigInt when either is one (totals may be huge, 107.1) and the sum isn't safe.
