@@ -26,6 +26,7 @@ __all__ = [
     "BecomeMonarch",
     "BeginStep",
     "Cast",
+    "Choose",
     "CityBlessing",
     "Concede",
     "Damage",
@@ -523,7 +524,27 @@ class DayNight(Action):
             )
 
 
+@dataclass(slots=True)
+class Choose(PlayerAction):
+    """The choices ``player`` makes for their triggered abilities from now on (until they
+    state them again): ``order``, the ids of their effects and cards in the order they put
+    their simultaneous triggered abilities on the stack (603.3b: the last one listed
+    resolves first), and ``targets``, for an ability that targets ("target opponent"), the
+    players it targets, by preference: the first legal one (601.2c, 603.3d). Version 2."""
+
+    do = "choose"
+    order: tuple[str, ...] = ()
+    targets: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    def __post_init__(self) -> None:
+        if len(set(self.order)) != len(self.order):
+            raise MalformedError("order lists an id twice", member="order")
+        for _, players in self.targets:
+            if not players:
+                raise MalformedError("a target names at least one player", member="targets")
+
+
 #: The actions that version 2 of the record adds.
 VERSION_2 = frozenset(
-    {Turn, BeginStep, Cast, BecomeMonarch, TakeInitiative, CityBlessing, DayNight}
+    {Turn, BeginStep, Cast, BecomeMonarch, TakeInitiative, CityBlessing, DayNight, Choose}
 )

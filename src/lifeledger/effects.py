@@ -7,7 +7,7 @@ from enum import Enum
 
 from .bounds import check_integer
 
-__all__ = ["CATALOGUE", "TEAM_WIDE", "Effect", "Kind", "Reach"]
+__all__ = ["CATALOGUE", "CATALOGUE_V2", "STACK_KINDS", "TEAM_WIDE", "Effect", "Kind", "Reach"]
 
 
 class Kind(Enum):
@@ -29,6 +29,17 @@ class Kind(Enum):
     )
     WIN_ON_EMPTY_DRAW = "win_on_empty_draw"  #: "if you would draw from an empty library, you win"
     INFECT_AT_OR_BELOW_ZERO = "infect_at_or_below_zero"  #: damage as though from infect
+    #: Version 2, triggered abilities that use the stack (603, 119.9):
+    #: "Whenever you gain life, target opponent loses that much life" (Sanguine Bond, Vito)
+    GAIN_DRAINS_TARGET = "gain_drains_target"
+    #: "Whenever you gain life, each opponent loses 1 life" (Marauding Blight-Priest)
+    GAIN_DRAINS_EACH = "gain_drains_each"
+    #: "Whenever an opponent loses life, you gain that much life" (Exquisite Blood)
+    OPPONENT_LOSS_GAINS = "opponent_loss_gains"
+
+
+#: Version 2: the kinds whose triggered abilities go on the stack and resolve (603.3, 608.2).
+STACK_KINDS = frozenset({Kind.GAIN_DRAINS_TARGET, Kind.GAIN_DRAINS_EACH, Kind.OPPONENT_LOSS_GAINS})
 
 
 #: The kinds that, in Two-Headed Giant, reach a player's whole team (810.8a, 810.9g, 810.9h,
@@ -121,4 +132,17 @@ CATALOGUE: dict[str, tuple[tuple[Kind, Reach, dict[str, int]], ...]] = {
     "Felidar Sovereign": ((Kind.WIN_AT_UPKEEP, Reach.YOU, {"life_at_least": 40}),),
     # "If you would draw a card while your library has no cards in it, you win the game instead."
     "Laboratory Maniac": ((Kind.WIN_ON_EMPTY_DRAW, Reach.YOU, {}),),
+    # Version 2 (the stack): "Whenever you gain life, target opponent loses that much life."
+    "Sanguine Bond": ((Kind.GAIN_DRAINS_TARGET, Reach.YOU, {}),),
+    "Vito, Thorn of the Dusk Rose": ((Kind.GAIN_DRAINS_TARGET, Reach.YOU, {}),),
+    # "Whenever an opponent loses life, you gain that much life."
+    "Exquisite Blood": ((Kind.OPPONENT_LOSS_GAINS, Reach.OPPONENTS, {}),),
+    # "Whenever you gain life, each opponent loses 1 life."
+    "Marauding Blight-Priest": ((Kind.GAIN_DRAINS_EACH, Reach.YOU, {}),),
 }
+
+#: The cards of the catalogue that only a record of version 2 may name (their triggered
+#: abilities use the stack).
+CATALOGUE_V2 = frozenset(
+    {"Sanguine Bond", "Vito, Thorn of the Dusk Rose", "Exquisite Blood", "Marauding Blight-Priest"}
+)

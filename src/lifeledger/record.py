@@ -24,6 +24,7 @@ from .actions import (
     BecomeMonarch,
     BeginStep,
     Cast,
+    Choose,
     CityBlessing,
     Concede,
     Damage,
@@ -736,6 +737,21 @@ def _day_night(o: dict[str, Json], source: str | None, note: str | None) -> Acti
     return DayNight(_string(o["to"], "to"), source=source, note=note)
 
 
+@_parser("choose", ("player",), ("order", "targets"))
+def _choose(o: dict[str, Json], source: str | None, note: str | None) -> Action:
+    targets = _mapping(o.get("targets", {}), "targets", empty=True)
+    return Choose(
+        _string(o["player"], "player"),
+        _string_list(o.get("order", []), "order"),
+        tuple(
+            (i, (_string(t, "targets"),) if isinstance(t, str) else _string_list(t, "targets"))
+            for i, t in targets.items()
+        ),
+        source=source,
+        note=note,
+    )
+
+
 #: How deep groups may nest inside groups (no card needs more than a few levels).
 MAX_GROUP_DEPTH = 32
 
@@ -1044,6 +1060,12 @@ def format_action(action: Action) -> dict[str, Json]:
                 out["nonland_milled"] = dict(action.nonland_milled)
         case DayNight():
             out["to"] = action.to
+        case Choose():
+            out["player"] = action.player
+            if action.order:
+                out["order"] = list(action.order)
+            if action.targets:
+                out["targets"] = {i: list(t) for i, t in action.targets}
         case Lose(single=True):
             out["player"] = action.losers[0]
         case Lose():
