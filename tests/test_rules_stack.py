@@ -1,0 +1,232 @@
+"""Rule stories for version 2 of the record: the card catalogue's triggered abilities on a stack
+(117.5, 119.9, 119.10, 603, 608, 800.4a) and loops decided by the engine (104.4b, 104.4f,
+732.2a, 732.4), each a short game told through the record (``docs/record-format.md``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from lifeledger import Game, Seat, record
+from lifeledger.errors import MalformedError
+from stories import Story, card, damage, gain
+
+
+def v2(players: list[Any], **kw: Any) -> Story:
+    return Story(players, record=2, **kw)
+
+
+def choose(player: str, **members: Any) -> dict[str, Any]:
+    return {"do": "choose", "player": player, **members}
+
+
+def together(*actions: dict[str, Any]) -> dict[str, Any]:
+    return {"do": "together", "actions": list(actions)}
+
+
+def notes_of(story: Story) -> list[str]:
+    game = record.replay(story.document()).game
+    return [f"{n.rule} {n.text}" for n in game.notes]
+
+
+class TestTriggersOnTheStack:
+    def test_603_2_and_608_2_sanguine_bond_makes_the_opponent_lose_that_much(self) -> None:
+        s = v2(["ana", "bo"])
+        s.do(card("bond", "Sanguine Bond", "ana"))
+        st = s.do(gain("ana", 4))
+        assert st.lives() == {"ana": 24, "bo": 16}
+        assert st["triggered"] == {"bond": 1}
+
+    def test_119_9_gaining_0_life_triggers_nothing(self) -> None:
+        s = v2(["ana", "bo"])
+        s.do(card("bond", "Sanguine Bond", "ana"))
+        st = s.do(gain("ana", 0))
+        assert st.lives() == {"ana": 20, "bo": 20}
+        assert st["triggered"] == {"bond": 0}
+
+    def test_119_10_and_120_3_simultaneous_combat_damage_is_one_life_loss_event(self) -> None:
+        s = v2(["ana", "bo"])
+        s.do(card("blood", "Exquisite Blood", "ana"))
+        st = s.do(
+            together(
+                damage("bo", 2, source="bear", combat=True),
+                damage("bo", 3, source="ogre", combat=True),
+            )
+        )
+        assert st["triggered"] == {"blood": 1}  # once per opponent, not per creature
+        assert st.lives() == {"ana": 25, "bo": 15}
+
+    def test_603_2c_each_opponent_losing_life_triggers_exquisite_blood_for_each(self) -> None:
+        s = v2(["ana", "bo", "cy"])
+        s.do(card("blood", "Exquisite Blood", "ana"))
+        st = s.do(together({"do": "lose_life", "player": "bo", "amount": 2},
+                           {"do": "lose_life", "player": "cy", "amount": 2}))  # fmt: skip
+        assert st["triggered"] == {"blood": 2}
+        assert st.life("ana") == 24
+
+    def test_702_15e_each_lifelink_source_is_its_own_life_gain_event(self) -> None:
+        s = v2(["ana", "bo"])
+        s.do(card("bond", "Sanguine Bond", "ana"))
+        st = s.do(
+            together(
+                damage("bo", 2, source="a", combat=True, lifelink=True, controller="ana"),
+                damage("bo", 3, source="b", combat=True, lifelink=True, controller="ana"),
+            )
+        )
+        assert st["triggered"] == {"bond": 2}
+        assert st.lives() == {"ana": 25, "bo": 10}
+
+    def test_101_4_apnap_the_active_players_triggers_go_on_the_stack_first(self) -> None:
+        s = v2(["ana", "bo"])
+        s.do(card("a-bond", "Sanguine Bond", "ana"))
+        s.do(card("b-bond", "Sanguine Bond", "bo"))
+        s.do({"do": "turn", "player": "bo"})
+        s.do(together(gain("ana", 2), gain("bo", 3)))
+        put = [n for n in notes_of(s) if n.startswith("603.3b")]
+        assert put[0].startswith("603.3b b-bond") and put[1].startswith("603.3b a-bond")
+        resolved = [n for n in notes_of(s) if n.startswith("608.2")]
+        assert resolved[0].startswith("608.2 a-bond")  # the nonactive player's resolves first
+
+    def test_603_3b_the_order_of_a_players_simultaneous_triggers_is_stated(self) -> None:
+        s = v2(["ana", "bo"])
+        s.do(card("bond", "Sanguine Bond", "ana"))
+        s.do(card("priest", "Marauding Blight-Priest", "ana"))
+        err = s.malformed(gain("ana", 2))
+        assert "603.3b" in str(err) and err.member == "do"
+        s.do(choose("ana", order=["bond", "priest"]))
+        st = s.do(gain("ana", 2))
+        assert st.life("bo") == 17
+        resolved = [n for n in notes_of(s) if n.startswith("608.2")]
+        assert resolved[0].startswith("608.2 priest")  # put on last, resolves first
+
+    def test_603_3d_a_target_among_several_opponents_is_stated(self) -> None:
+        s = v2(["ana", "bo", "cy"])
+        s.do(card("bond", "Sanguine Bond", "ana"))
+        err = s.malformed(gain("ana", 2))
+        assert "603.3d" in str(err)
+        s.do(choose("ana", targets={"bond": ["cy", "bo"]}))
+        st = s.do(gain("ana", 2))
+        assert st.lives() == {"ana": 22, "bo": 20, "cy": 18}
+        s.do({"do": "concede", "player": "cy"})
+        st = s.do(gain("ana", 2))  # the first legal player of the stated preference
+        assert st.life("bo") == 18
+
+    def test_704_3_and_117_5_state_based_actions_between_resolutions(self) -> None:
+        s = v2(["ana", "bo"])
+        s.do({"do": "set_life", "player": "bo", "to": 3})
+        s.do(card("bond", "Sanguine Bond", "ana"))
+        s.do(card("blood", "Exquisite Blood", "ana"))
+        st = s.do(gain("ana", 5))
+        assert st.why("bo") == ("lost", "life", "704.5a")
+        assert st.life("ana") == 25  # Exquisite Blood's trigger never resolved: the game ended
+        assert st["triggered"] == {"bond": 1, "blood": 1}
+
+    def test_800_4a_a_departed_players_triggers_leave_with_them(self) -> None:
+        s = v2(["ana", "bo", "cy"])
+        s.do(card("blood", "Exquisite Blood", "bo"))
+        s.do({"do": "set_life", "player": "bo", "to": 1})
+        st = s.do(together(damage("bo", 1), damage("cy", 4)))
+        assert st.player("bo")["status"] == "lost"
+        assert st.life("cy") == 16 and "800.4a" in " ".join(notes_of(s))
+
+    def test_version_1_has_no_stack(self) -> None:
+        s = Story(["ana", "bo"])
+        assert s.malformed(card("bond", "Sanguine Bond", "ana")).member == "name"
+        assert s.malformed(choose("ana")).member == "do"
+
+
+class TestLoops:
+    def bond_and_blood(self, *players: Any, **kw: Any) -> Story:
+        s = v2(list(players), **kw)
+        s.do(card("bond", "Sanguine Bond", "ana"))
+        s.do(card("blood", "Exquisite Blood", "ana"))
+        return s
+
+    def test_104_3b_the_loop_ends_when_the_opponent_has_0_or_less_life(self) -> None:
+        s = self.bond_and_blood("ana", "bo")
+        st = s.do(gain("ana", 1))
+        assert st.why("bo") == ("lost", "life", "704.5a")
+        assert st.life("bo") == 0 and st.life("ana") == 40
+        assert st["triggered"] == {"bond": 20, "blood": 20}
+
+    def test_732_2a_huge_totals_are_computed_not_simulated(self) -> None:
+        s = self.bond_and_blood("ana", "bo", options={"starting_life": 10**100})
+        st = s.do(gain("ana", 7))
+        cycles = -(-(10**100) // 7)  # bond resolutions until bo has 0 or less
+        assert st.life("bo") == 10**100 - 7 * cycles
+        assert st.life("ana") == 10**100 + 7 + 7 * (cycles - 1)
+        assert st["triggered"] == {"bond": cycles, "blood": cycles}
+        assert st.why("bo") == ("lost", "life", "704.5a")
+
+    def test_104_4b_and_732_4_against_platinum_angel_the_loop_is_a_draw(self) -> None:
+        s = self.bond_and_blood("ana", "bo")
+        s.do(card("angel", "Platinum Angel", "bo"))
+        st = s.do(gain("ana", 1))
+        assert st.why("ana") == ("drew", "loop", "104.4b")
+        assert st.why("bo") == ("drew", "loop", "104.4b")
+        assert st["over"] is True
+
+    def test_104_4b_a_doubled_loop_against_platinum_angel_is_a_draw_too(self) -> None:
+        s = self.bond_and_blood("ana", "bo")
+        s.do(card("angel", "Platinum Angel", "bo"))
+        s.do(card("rhox", "Rhox Faithmender", "ana"))
+        st = s.do(gain("ana", 1))
+        assert st.statuses() == {"ana": "drew", "bo": "drew"}
+
+    def test_104_4b_you_dont_lose_for_0_or_less_life_is_a_draw(self) -> None:
+        s = self.bond_and_blood("ana", "bo")
+        s.do(card("unlife", "Phyrexian Unlife", "bo"))
+        st = s.do(gain("ana", 1))
+        assert st.why("bo") == ("drew", "loop", "104.4b")
+
+    def test_a_doubled_loop_against_an_opponent_who_can_lose_ends(self) -> None:
+        s = self.bond_and_blood("ana", "bo")
+        s.do(card("rhox", "Rhox Faithmender", "ana"))
+        st = s.do(gain("ana", 1))
+        assert st.why("bo") == ("lost", "life", "704.5a")
+
+    def test_104_4f_with_limited_range_the_draw_is_for_those_in_range(self) -> None:
+        s = v2(
+            ["ana", "bo", "cy", "di", "ed"],
+            variant="free-for-all",
+            options={"range_of_influence": 1},
+        )
+        s.do(card("bond", "Sanguine Bond", "ana"))
+        s.do(card("blood", "Exquisite Blood", "ana"))
+        s.do(card("angel", "Platinum Angel", "bo"))
+        s.do(choose("ana", targets={"bond": "bo"}))
+        st = s.do(gain("ana", 1))
+        assert st.statuses() == {
+            "ana": "drew", "bo": "drew", "cy": "playing", "di": "playing", "ed": "drew"
+        }  # fmt: skip
+        assert st.why("ana")[2] == "801.16"
+
+    def test_104_4b_a_growing_stack_against_players_who_cant_lose_is_a_draw(self) -> None:
+        s = v2(["ana", "bo", "cy"])
+        s.do(card("priest", "Marauding Blight-Priest", "ana"))
+        s.do(card("blood", "Exquisite Blood", "ana"))
+        s.do(card("a1", "Platinum Angel", "bo"))
+        s.do(card("a2", "Platinum Angel", "cy"))
+        st = s.do(gain("ana", 1))
+        assert st.statuses() == {"ana": "drew", "bo": "drew", "cy": "drew"}
+
+    def test_blight_priest_and_blood_drain_the_table(self) -> None:
+        s = v2(["ana", "bo", "cy"])
+        s.do(card("priest", "Marauding Blight-Priest", "ana"))
+        s.do(card("blood", "Exquisite Blood", "ana"))
+        st = s.do(gain("ana", 1))
+        assert st.statuses() == {"ana": "won", "bo": "lost", "cy": "lost"}
+
+
+def test_the_api_and_the_record_agree() -> None:
+    game = Game([Seat("ana"), Seat("bo"), Seat("cy")], version=2)
+    game.card("bond", "Sanguine Bond", "ana")
+    game.choose("ana", targets={"bond": "cy"})
+    game.gain_life("ana", 3)
+    assert game.life_of("cy") == 17
+    again = record.loads(record.dumps(game)).game
+    assert [p.life for p in again.players] == [p.life for p in game.players]
+    with pytest.raises(MalformedError):
+        game.choose("ana", order=["nothing"])
