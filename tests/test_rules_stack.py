@@ -230,3 +230,44 @@ def test_the_api_and_the_record_agree() -> None:
     assert [p.life for p in again.players] == [p.life for p in game.players]
     with pytest.raises(MalformedError):
         game.choose("ana", order=["nothing"])
+
+
+class TestShortcuts:
+    def test_732_2a_an_optional_loop_is_a_shortcut_with_a_stated_count(self) -> None:
+        s = v2(["ana", "bo"])
+        s.do(card("bond", "Sanguine Bond", "ana"))
+        st = s.do({"do": "repeat", "times": 3, "actions": [gain("ana", 2)]})
+        assert st.lives() == {"ana": 26, "bo": 14}
+        assert st["triggered"] == {"bond": 3}
+
+    def test_732_2a_the_shortcut_stops_when_the_game_ends(self) -> None:
+        s = v2(["ana", "bo"])
+        st = s.do({"do": "repeat", "times": 1000, "actions": [damage("bo", 3)]})
+        assert st.why("bo") == ("lost", "life", "704.5a") and st.life("bo") == -1
+
+    def test_732_2a_a_shortcut_with_an_illegal_action_is_refused_whole(self) -> None:
+        s = v2(["ana", "bo"])
+        s.do(
+            {
+                "do": "repeat",
+                "times": 2,
+                "actions": [{"do": "pay_life", "player": "bo", "amount": 15}],
+            }
+        )
+        assert s.refused_last() is not None
+        assert s.state().life("bo") == 20
+
+    def test_a_shortcut_is_version_2_and_bounded(self) -> None:
+        assert (
+            Story(["ana", "bo"])
+            .malformed({"do": "repeat", "times": 2, "actions": [gain("ana", 1)]})
+            .member
+            == "do"
+        )
+        s = v2(["ana", "bo"])
+        assert (
+            s.malformed({"do": "repeat", "times": 0, "actions": [gain("ana", 1)]}).member == "times"
+        )
+        assert s.malformed(
+            {"do": "repeat", "times": 2, "actions": [{"do": "turn", "player": "ana"}]}
+        )

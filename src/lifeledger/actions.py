@@ -46,6 +46,7 @@ __all__ = [
     "PlayerAction",
     "RedistributeLife",
     "RemoveCounters",
+    "Repeat",
     "Restart",
     "SetLife",
     "SetLifeEach",
@@ -544,7 +545,35 @@ class Choose(PlayerAction):
                 raise MalformedError("a target names at least one player", member="targets")
 
 
+#: The most iterations a :class:`Repeat` may state (a record states a greater loop's result).
+MAX_REPEAT = 1_000_000
+
+
+@dataclass(slots=True)
+class Repeat(Action):
+    """A shortcut (732.2a): an optional loop, ``actions`` in order (each an event, with
+    priority after it: 117.5), ``times`` times. Version 2."""
+
+    do = "repeat"
+    times: int
+    actions: tuple[Action, ...]
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.times <= MAX_REPEAT:
+            check_integer(self.times, "times")
+            raise MalformedError(
+                f"a shortcut repeats 1 to {MAX_REPEAT:,} times (732.2a), not {quote(self.times)}",
+                member="times",
+            )
+        if not self.actions:
+            raise MalformedError("a shortcut repeats at least one action", member="actions")
+
+    def players(self) -> tuple[tuple[str, str], ...]:
+        """The players its actions name."""
+        return tuple(pair for a in self.actions for pair in a.players())
+
+
 #: The actions that version 2 of the record adds.
 VERSION_2 = frozenset(
-    {Turn, BeginStep, Cast, BecomeMonarch, TakeInitiative, CityBlessing, DayNight, Choose}
+    {Turn, BeginStep, Cast, BecomeMonarch, TakeInitiative, CityBlessing, DayNight, Choose, Repeat}
 )

@@ -38,6 +38,7 @@ from .actions import (
     PlayerAction,
     RedistributeLife,
     RemoveCounters,
+    Repeat,
     Restart,
     SetLife,
     SetLifeEach,
@@ -2286,6 +2287,51 @@ class Game:
         for effect_id, players in action.targets:
             self._set_count_any(stack.targets, effect_id, players)
 
+    def repeat(self, times: int, *actions: Action, source: str | None = None) -> None:
+        """732.2a: a shortcut: ``actions`` in order, ``times`` times. Version 2."""
+        self._apply_typed(Repeat(times, actions, source=source))
+
+    def _check_repeat(self, action: Repeat) -> None:
+        self._check_version_2(action)
+        for i, inner in enumerate(action.actions):
+            try:
+                if type(inner) in (Restart, Turn, BeginStep, Repeat):
+                    raise MalformedError(
+                        f"a shortcut repeats actions within a turn, not {inner.do}", member="do"
+                    )
+                self._check_members(inner)
+            except MalformedError as exc:
+                raise exc.at(str(i)) from None
+
+    def _do_repeat(self, action: Repeat) -> None:
+        """732.2a: a shortcut the players agreed to: the actions, each an event followed by
+        priority (117.5: state-based actions, then triggered abilities resolve), repeated the
+        stated number of times, or until the game ends. An action of it the rules refuse
+        makes the whole shortcut illegal: refused, and nothing of it happens."""
+        snapshot = self._snapshot()
+        try:
+            done = 0
+            while done < action.times:
+                done += 1
+                for inner in action.actions:
+                    self._check_in_game(inner.players())
+                    if type(inner) is Together:
+                        self._event = _Event({p.id: p.life.value for p in self._players.values()})
+                        self._do_together(inner)
+                    else:
+                        self._dispatch(inner)
+                    self._priority()
+                    if self._marks.pending:
+                        self._resolve_designation_triggers()
+                    if self._over:
+                        break
+                if self._over:
+                    break
+            self._note("732.2a", f"a shortcut: {done:,} of {action.times:,} iterations")
+        except BaseException:
+            self._restore(snapshot)
+            raise
+
     def _set_count_any(self, mapping: dict[str, Any], key: str, value: object) -> None:
         """Set ``mapping[key]``, undoably (:meth:`_roll_back`)."""
         self._journal.append((mapping, key, mapping.get(key)))
@@ -2734,6 +2780,7 @@ _HANDLERS: dict[type[Action], Any] = {
     Cast: Game._do_cast,
     BecomeMonarch: Game._do_become_monarch,
     Choose: Game._do_choose,
+    Repeat: Game._do_repeat,
     TakeInitiative: Game._do_take_initiative,
     DayNight: Game._do_day_night,
     CityBlessing: Game._do_city_blessing,
@@ -2755,4 +2802,5 @@ _MEMBER_CHECKS: dict[type[Action], Any] = {
     RemoveCounters: Game._check_counter_kind,
     **dict.fromkeys(VERSION_2, Game._check_version_2),
     Choose: Game._check_choose,
+    Repeat: Game._check_repeat,
 }

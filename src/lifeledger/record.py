@@ -43,6 +43,7 @@ from .actions import (
     Penalty,
     RedistributeLife,
     RemoveCounters,
+    Repeat,
     Restart,
     SetLife,
     SetLifeEach,
@@ -752,6 +753,22 @@ def _choose(o: dict[str, Json], source: str | None, note: str | None) -> Action:
     )
 
 
+@_parser("repeat", ("times", "actions"))
+def _repeat(o: dict[str, Json], source: str | None, note: str | None) -> Action:
+    inner = o["actions"]
+    if not isinstance(inner, list) or not inner:
+        raise MalformedError("a shortcut is a non-empty list of actions", member="actions")
+    for i, a in enumerate(inner):
+        if isinstance(a, dict) and a.get("do") == "repeat":
+            raise MalformedError("a shortcut can't hold a shortcut", member=f"actions[{i}]")
+    return Repeat(
+        _integer(o["times"], "times"),
+        tuple(parse_action(a, str(i), member="actions") for i, a in enumerate(inner)),
+        source=source,
+        note=note,
+    )
+
+
 #: How deep groups may nest inside groups (no card needs more than a few levels).
 MAX_GROUP_DEPTH = 32
 
@@ -1091,6 +1108,9 @@ def format_action(action: Action) -> dict[str, Json]:
         case End():
             out["id"] = action.id
         case Together():
+            out["actions"] = [format_action(a) for a in action.actions]
+        case Repeat():
+            out["times"] = action.times
             out["actions"] = [format_action(a) for a in action.actions]
     if action.source is not None:
         out["source"] = action.source
