@@ -271,3 +271,25 @@ class TestShortcuts:
         assert s.malformed(
             {"do": "repeat", "times": 2, "actions": [{"do": "turn", "player": "ana"}]}
         )
+
+
+class TestReplacementOrder:
+    def remedy_and_rhox(self) -> Story:
+        s = v2(["ana", "bo"])
+        s.do(card("rhox", "Rhox Faithmender", "ana"))
+        s.do(card("remedy", "Tainted Remedy", "bo"))
+        return s
+
+    def test_616_1_unstated_the_remedy_applies_first_as_in_version_1(self) -> None:
+        st = self.remedy_and_rhox().do(gain("ana", 3))
+        assert st.life("ana") == 17
+
+    def test_616_1_the_affected_player_states_the_doubler_first(self) -> None:
+        s = self.remedy_and_rhox()
+        s.do(choose("ana", replacements=["rhox", "remedy"]))
+        assert s.do(gain("ana", 3)).life("ana") == 14
+
+    def test_616_1_the_affected_player_states_the_remedy_first(self) -> None:
+        s = self.remedy_and_rhox()
+        s.do(choose("ana", replacements=["remedy", "rhox"]))
+        assert s.do(gain("ana", 3)).life("ana") == 17

@@ -531,11 +531,14 @@ class Choose(PlayerAction):
     state them again): ``order``, the ids of their effects and cards in the order they put
     their simultaneous triggered abilities on the stack (603.3b: the last one listed
     resolves first), and ``targets``, for an ability that targets ("target opponent"), the
-    players it targets, by preference: the first legal one (601.2c, 603.3d). Version 2."""
+    players it targets, by preference: the first legal one (601.2c, 603.3d); and
+    ``replacements``, the ids of replacement effects in the order the player applies them to
+    an event that affects them (616.1). Version 2."""
 
     do = "choose"
     order: tuple[str, ...] = ()
     targets: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    replacements: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if len(set(self.order)) != len(self.order):

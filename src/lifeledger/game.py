@@ -1067,6 +1067,17 @@ class Game:
         # the loss is one event in place of the gain.
         if self._effects:
             remedy = next(self._effects_reaching(Kind.GAIN_BECOMES_LOSS, p), None)
+            stated = self._stack.replacements.get(p.id) if self._v2 and remedy else None
+            if stated and remedy is not None and remedy.id in stated:
+                # Version 2: the order the player stated (616.1, 616.1f): the doublers listed
+                # before the Remedy apply first; the rest have no gain left to apply to.
+                for effect in self._effects_reaching(Kind.GAIN_LIFE_TIMES, p):
+                    if effect.id in stated and stated.index(effect.id) < stated.index(remedy.id):
+                        assert effect.factor is not None
+                        amount *= effect.factor
+                        if amount > 2 * MAX_INTEGER:
+                            check_integer(amount, member, f"the life {p.id} would gain")
+                        self._note("616.1", f"{effect.id}: {p.id} would gain {amount} instead")
             if remedy is not None:
                 self._note(
                     "616.1", f"{remedy.id}: {p.id} loses {amount} life instead of gaining it"
@@ -2258,18 +2269,24 @@ class Game:
         player: str,
         order: Sequence[str] = (),
         targets: Mapping[str, str | Sequence[str]] | None = None,
+        replacements: Sequence[str] = (),
     ) -> None:
         """603.3b, 603.3d: the choices ``player`` makes for their triggered abilities from
         now on: the ``order`` (ids) in which they put simultaneous ones on the stack, the
-        last resolving first, and the ``targets`` of each (players by preference). Version 2."""
+        last resolving first, the ``targets`` of each (players by preference), and the order
+        of the ``replacements`` applied to their gains of life (616.1). Version 2."""
         pairs = tuple(
             (i, (t,) if isinstance(t, str) else tuple(t)) for i, t in (targets or {}).items()
         )
-        self._apply_typed(Choose(player, tuple(order), pairs))
+        self._apply_typed(Choose(player, tuple(order), pairs, tuple(replacements)))
 
     def _check_choose(self, action: Choose) -> None:
         self._check_version_2(action)
-        for member, ids in (("order", action.order), ("targets", [i for i, _ in action.targets])):
+        for member, ids in (
+            ("order", action.order),
+            ("targets", [i for i, _ in action.targets]),
+            ("replacements", action.replacements),
+        ):
             for effect_id in ids:
                 if effect_id not in self._known_ids:
                     raise MalformedError(
@@ -2284,6 +2301,8 @@ class Game:
         stack = self._stack
         if action.order:
             self._set_count_any(stack.order, action.player, action.order)
+        if action.replacements:
+            self._set_count_any(stack.replacements, action.player, action.replacements)
         for effect_id, players in action.targets:
             self._set_count_any(stack.targets, effect_id, players)
 

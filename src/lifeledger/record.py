@@ -738,7 +738,7 @@ def _day_night(o: dict[str, Json], source: str | None, note: str | None) -> Acti
     return DayNight(_string(o["to"], "to"), source=source, note=note)
 
 
-@_parser("choose", ("player",), ("order", "targets"))
+@_parser("choose", ("player",), ("order", "targets", "replacements"))
 def _choose(o: dict[str, Json], source: str | None, note: str | None) -> Action:
     targets = _mapping(o.get("targets", {}), "targets", empty=True)
     return Choose(
@@ -748,6 +748,7 @@ def _choose(o: dict[str, Json], source: str | None, note: str | None) -> Action:
             (i, (_string(t, "targets"),) if isinstance(t, str) else _string_list(t, "targets"))
             for i, t in targets.items()
         ),
+        _string_list(o.get("replacements", []), "replacements"),
         source=source,
         note=note,
     )
@@ -1083,6 +1084,8 @@ def format_action(action: Action) -> dict[str, Json]:
                 out["order"] = list(action.order)
             if action.targets:
                 out["targets"] = {i: list(t) for i, t in action.targets}
+            if action.replacements:
+                out["replacements"] = list(action.replacements)
         case Lose(single=True):
             out["player"] = action.losers[0]
         case Lose():

@@ -47,9 +47,9 @@ class Stack:
     top last), the life events triggers of one event add up in (``merge``: 603.2c, 119.10,
     702.15e), and the choices each player stated: ``order[player]`` (603.3b: the order in
     which they put their triggered abilities on the stack, by id) and ``targets[id]`` (the
-    players, by preference, its ability targets)."""
+    players, by preference, its ability targets), and ``replacements[player]`` (616.1)."""
 
-    __slots__ = ("items", "merge", "order", "pending", "targets")
+    __slots__ = ("items", "merge", "order", "pending", "replacements", "targets")
 
     def __init__(self) -> None:
         self.pending: list[Trigger] = []
@@ -57,3 +57,6 @@ class Stack:
         self.merge: dict[tuple[str, ...], list[Trigger]] = {}
         self.order: dict[str, tuple[str, ...]] = {}
         self.targets: dict[str, tuple[str, ...]] = {}
+        #: 616.1: the order in which a player applies the replacement effects to their
+        #: gains of life (ids), where it matters (Tainted Remedy and a life doubler).
+        self.replacements: dict[str, tuple[str, ...]] = {}
