@@ -293,3 +293,38 @@ class TestReplacementOrder:
         s = self.remedy_and_rhox()
         s.do(choose("ana", replacements=["remedy", "rhox"]))
         assert s.do(gain("ana", 3)).life("ana") == 17
+
+
+class TestReplacementsOfVersion2:
+    def test_614_1a_and_120_4d_worship_leaves_1_life(self) -> None:
+        s = v2(["ana", "bo"])
+        s.do(card("worship", "Worship", "bo"))
+        st = s.do(damage("bo", 25, source="dragon"))
+        assert st.life("bo") == 1 and st.player("bo")["status"] == "playing"
+        st = s.do({"do": "lose_life", "player": "bo", "amount": 1})  # not damage: no floor
+        assert st.why("bo") == ("lost", "life", "704.5a")
+
+    def test_worship_doesnt_replace_sanguine_bonds_loss_of_life(self) -> None:
+        # Sanguine Bond's life loss is no damage: Worship doesn't apply, Bo loses.
+        s = v2(["ana", "bo"])
+        s.do(card("worship", "Worship", "bo"))
+        s.do(card("bond", "Sanguine Bond", "ana"))
+        s.do(card("blood", "Exquisite Blood", "ana"))
+        assert s.do(gain("ana", 1)).why("bo") == ("lost", "life", "704.5a")
+
+    def test_503_1_near_death_experience_wins_with_exactly_1_life(self) -> None:
+        s = v2(["ana", "bo"])
+        s.do(card("nde", "Near-Death Experience", "ana"))
+        s.do({"do": "set_life", "player": "ana", "to": 2})
+        s.do({"do": "turn", "player": "ana"})
+        assert s.state()["over"] is False
+        s.do({"do": "lose_life", "player": "ana", "amount": 1})
+        st = s.do({"do": "turn", "player": "bo"})
+        assert st["over"] is False  # bo's upkeep: not ana's
+        st = s.do({"do": "turn", "player": "ana"})
+        assert st.player("ana")["status"] == "won"
+
+    def test_version_1_has_neither(self) -> None:
+        s = Story(["ana", "bo"])
+        assert s.malformed(card("w", "Worship", "ana")).member == "name"
+        assert s.malformed(card("n", "Near-Death Experience", "ana")).member == "name"

@@ -7,7 +7,16 @@ from enum import Enum
 
 from .bounds import check_integer
 
-__all__ = ["CATALOGUE", "CATALOGUE_V2", "STACK_KINDS", "TEAM_WIDE", "Effect", "Kind", "Reach"]
+__all__ = [
+    "CATALOGUE",
+    "CATALOGUE_V2",
+    "STACK_KINDS",
+    "TEAM_WIDE",
+    "VERSION_2_KINDS",
+    "Effect",
+    "Kind",
+    "Reach",
+]
 
 
 class Kind(Enum):
@@ -36,10 +45,18 @@ class Kind(Enum):
     GAIN_DRAINS_EACH = "gain_drains_each"
     #: "Whenever an opponent loses life, you gain that much life" (Exquisite Blood)
     OPPONENT_LOSS_GAINS = "opponent_loss_gains"
+    #: Version 2: "damage that would reduce your life total to less than 1 reduces it to 1
+    #: instead" (Worship: a replacement, 614.1a)
+    DAMAGE_FLOOR_ONE = "damage_floor_one"
+    #: Version 2: "at the beginning of your upkeep, if you have exactly 1 life, you win the
+    #: game" (Near-Death Experience)
+    WIN_AT_UPKEEP_WITH_1 = "win_at_upkeep_with_1"
 
 
 #: Version 2: the kinds whose triggered abilities go on the stack and resolve (603.3, 608.2).
 STACK_KINDS = frozenset({Kind.GAIN_DRAINS_TARGET, Kind.GAIN_DRAINS_EACH, Kind.OPPONENT_LOSS_GAINS})
+#: The kinds only a record of version 2 may name.
+VERSION_2_KINDS = STACK_KINDS | {Kind.DAMAGE_FLOOR_ONE, Kind.WIN_AT_UPKEEP_WITH_1}
 
 
 #: The kinds that, in Two-Headed Giant, reach a player's whole team (810.8a, 810.9g, 810.9h,
@@ -139,10 +156,22 @@ CATALOGUE: dict[str, tuple[tuple[Kind, Reach, dict[str, int]], ...]] = {
     "Exquisite Blood": ((Kind.OPPONENT_LOSS_GAINS, Reach.OPPONENTS, {}),),
     # "Whenever you gain life, each opponent loses 1 life."
     "Marauding Blight-Priest": ((Kind.GAIN_DRAINS_EACH, Reach.YOU, {}),),
+    # "If you control a creature, damage that would reduce your life total to less than 1
+    # reduces it to 1 instead." (The record declares the card while its condition holds.)
+    "Worship": ((Kind.DAMAGE_FLOOR_ONE, Reach.YOU, {}),),
+    # "At the beginning of your upkeep, if you have exactly 1 life, you win the game."
+    "Near-Death Experience": ((Kind.WIN_AT_UPKEEP_WITH_1, Reach.YOU, {}),),
 }
 
 #: The cards of the catalogue that only a record of version 2 may name (their triggered
 #: abilities use the stack).
 CATALOGUE_V2 = frozenset(
-    {"Sanguine Bond", "Vito, Thorn of the Dusk Rose", "Exquisite Blood", "Marauding Blight-Priest"}
+    {
+        "Sanguine Bond",
+        "Vito, Thorn of the Dusk Rose",
+        "Exquisite Blood",
+        "Marauding Blight-Priest",
+        "Worship",
+        "Near-Death Experience",
+    }
 )

@@ -51,7 +51,17 @@ from .actions import (
     Win,
 )
 from .bounds import MAX_INTEGER, check_integer
-from .effects import CATALOGUE, CATALOGUE_V2, STACK_KINDS, TEAM_WIDE, Affects, Effect, Kind, Reach
+from .effects import (
+    CATALOGUE,
+    CATALOGUE_V2,
+    STACK_KINDS,
+    TEAM_WIDE,
+    VERSION_2_KINDS,
+    Affects,
+    Effect,
+    Kind,
+    Reach,
+)
 from .errors import MalformedError, RefusedError, quote
 from .formats import Format, find_format
 from .outcome import PLAYING, Outcome, Reason, Result, Status
@@ -988,7 +998,7 @@ class Game:
         if not self._v2 and (
             action.name in CATALOGUE_V2
             if isinstance(action, StartCard)
-            else action.kind in STACK_KINDS
+            else action.kind in VERSION_2_KINDS
         ):
             raise MalformedError(
                 "triggered abilities on the stack are of record version 2; this record is "
@@ -1180,7 +1190,10 @@ class Game:
             # life-loss event, whatever the number of its sources.
             event = self._event
             merge = ("damage", p.id) if event is not None and event.frozen_life else None
-            self._lose(p, amount, merge=merge)
+            lost = amount
+            if self._v2 and self._effects and self._reaches(Kind.DAMAGE_FLOOR_ONE, p):
+                lost = self._damage_floor(p, amount)
+            self._lose(p, lost, merge=merge)
         if action.combat and action.toxic:
             self._add_poison(p, action.toxic, "toxic")  # 120.3g
         if action.combat and action.source in self._commander_owner:
@@ -1195,6 +1208,18 @@ class Game:
             controller = self._players[action.controller]
             # 120.3f, 702.15b: lifelink; 702.15e: one life-gain event per source.
             self._gain(controller, amount, source=action.source)
+
+    def _damage_floor(self, p: Player, amount: int) -> int:
+        """614.1a, 120.4d: "damage that would reduce your life total to less than 1 reduces
+        it to 1 instead" (Worship): the life the damage makes the player lose. The damage is
+        dealt all the same (lifelink, commander damage, 120.3f)."""
+        life = p.life.value
+        if life - amount >= 1:
+            return amount
+        effect = next(self._effects_reaching(Kind.DAMAGE_FLOOR_ONE, p))
+        lost = max(0, life - 1)
+        self._note("614.1a", f"{effect.id}: the damage reduces {p.id}'s life total to 1 at most")
+        return lost
 
     def _do_lose_life(self, action: LoseLife) -> None:
         """119.3: an effect causes a player to lose life."""
@@ -1556,6 +1581,13 @@ class Game:
                 life = self._players[pid].life.value
                 if life >= effect.life_at_least:
                     self._note("603.4", f"{effect.id}: {pid} has {life} life at upkeep")
+                    self._do_win(Win(pid, source=effect.id))
+            if not self._v2:
+                continue
+            p = self._players[pid]
+            for effect in list(self._effects_reaching(Kind.WIN_AT_UPKEEP_WITH_1, p)):
+                if p.life.value == 1:
+                    self._note("603.4", f"{effect.id}: {pid} has exactly 1 life at upkeep")
                     self._do_win(Win(pid, source=effect.id))
 
     # -- turns (500-514, 805) ---------------------------------------------------------------
