@@ -328,3 +328,14 @@ class TestReplacementsOfVersion2:
         s = Story(["ana", "bo"])
         assert s.malformed(card("w", "Worship", "ana")).member == "name"
         assert s.malformed(card("n", "Near-Death Experience", "ana")).member == "name"
+
+    def test_704_7_lichs_mirror_replaces_losing_the_game_once(self) -> None:
+        s = v2(["ana", {"id": "bo", "library": 1}])
+        s.do({"do": "set_life", "player": "bo", "to": 1})
+        s.do(card("mirror", "Lich's Mirror", "bo"))
+        st = s.do(together({"do": "draw", "player": "bo", "count": 2},
+                           {"do": "lose_life", "player": "bo", "amount": 2}))  # fmt: skip
+        assert st.player("bo")["status"] == "playing"  # 704.5a and 704.5b: one replacement
+        assert st.life("bo") == 20 and st.player("bo")["library"] is None
+        st = s.do({"do": "lose_life", "player": "bo", "amount": 20})
+        assert st.why("bo") == ("lost", "life", "704.5a")  # the Mirror went to the library

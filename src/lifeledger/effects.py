@@ -51,12 +51,19 @@ class Kind(Enum):
     #: Version 2: "at the beginning of your upkeep, if you have exactly 1 life, you win the
     #: game" (Near-Death Experience)
     WIN_AT_UPKEEP_WITH_1 = "win_at_upkeep_with_1"
+    #: Version 2: "if you would lose the game, instead shuffle ... into your library, then
+    #: draw seven cards and your life total becomes 20" (Lich's Mirror: 614.1a, 704.7)
+    LOSING_REPLACED = "losing_replaced"
 
 
 #: Version 2: the kinds whose triggered abilities go on the stack and resolve (603.3, 608.2).
 STACK_KINDS = frozenset({Kind.GAIN_DRAINS_TARGET, Kind.GAIN_DRAINS_EACH, Kind.OPPONENT_LOSS_GAINS})
 #: The kinds only a record of version 2 may name.
-VERSION_2_KINDS = STACK_KINDS | {Kind.DAMAGE_FLOOR_ONE, Kind.WIN_AT_UPKEEP_WITH_1}
+VERSION_2_KINDS = STACK_KINDS | {
+    Kind.DAMAGE_FLOOR_ONE,
+    Kind.WIN_AT_UPKEEP_WITH_1,
+    Kind.LOSING_REPLACED,
+}
 
 
 #: The kinds that, in Two-Headed Giant, reach a player's whole team (810.8a, 810.9g, 810.9h,
@@ -161,6 +168,10 @@ CATALOGUE: dict[str, tuple[tuple[Kind, Reach, dict[str, int]], ...]] = {
     "Worship": ((Kind.DAMAGE_FLOOR_ONE, Reach.YOU, {}),),
     # "At the beginning of your upkeep, if you have exactly 1 life, you win the game."
     "Near-Death Experience": ((Kind.WIN_AT_UPKEEP_WITH_1, Reach.YOU, {}),),
+    # "If you would lose the game, instead shuffle your hand, your graveyard, and all
+    # permanents you own into your library, then draw seven cards and your life total
+    # becomes 20."
+    "Lich's Mirror": ((Kind.LOSING_REPLACED, Reach.YOU, {}),),
 }
 
 #: The cards of the catalogue that only a record of version 2 may name (their triggered
@@ -173,5 +184,6 @@ CATALOGUE_V2 = frozenset(
         "Marauding Blight-Priest",
         "Worship",
         "Near-Death Experience",
+        "Lich's Mirror",
     }
 )

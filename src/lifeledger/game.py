@@ -1221,6 +1221,29 @@ class Game:
         self._note("614.1a", f"{effect.id}: the damage reduces {p.id}'s life total to 1 at most")
         return lost
 
+    def _replace_losing(self, losses: dict[str, Result]) -> None:
+        """614.1a, 704.7: "if you would lose the game, instead ..." (Lich's Mirror): the
+        player's state-based losses of this check (704.5a and 704.5b at once: one loss, one
+        replacement) are replaced: the Mirror's cards are shuffled into the library, the Mirror
+        with them (its effect ends), the player draws seven cards (the library's count is no
+        longer known: ``null``) and their life total becomes 20 (119.5)."""
+        for pid in list(losses):
+            p = self._players[pid]
+            mirror = next(self._effects_reaching(Kind.LOSING_REPLACED, p), None)
+            if mirror is None:
+                continue
+            rule = losses.pop(pid).rule
+            self._note(
+                "704.7",
+                f"{mirror.id}: {pid} would lose the game ({rule}); instead their cards are "
+                "shuffled into their library, they draw seven and their life total becomes 20",
+            )
+            self._stop(mirror.id)
+            if p.library is not None:
+                self._set_attribute(p, "library", None)
+            self._set_attribute(p, "drew_from_empty", False)
+            self._change_life(p, 20 - p.life.value, "amount")
+
     def _do_lose_life(self, action: LoseLife) -> None:
         """119.3: an effect causes a player to lose life."""
         amount = action.amount
@@ -2578,7 +2601,11 @@ class Game:
                     self._note("104.3", f"{p.id} can't lose the game ({result.rule} applies)")
                 else:
                     losses[p.id] = result
+            if losses and self._v2 and self._effects:
+                self._replace_losing(losses)
             if not losses:
+                if self._dirty is None:
+                    continue  # a replacement changed the game: check again (704.3)
                 return
             self._settle(losses)
 
