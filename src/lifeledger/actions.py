@@ -26,6 +26,7 @@ __all__ = [
     "BecomeMonarch",
     "BeginStep",
     "Cast",
+    "Choose",
     "CityBlessing",
     "Concede",
     "Damage",
@@ -45,6 +46,7 @@ __all__ = [
     "PlayerAction",
     "RedistributeLife",
     "RemoveCounters",
+    "Repeat",
     "Restart",
     "SetLife",
     "SetLifeEach",
@@ -523,7 +525,58 @@ class DayNight(Action):
             )
 
 
+@dataclass(slots=True)
+class Choose(PlayerAction):
+    """The choices ``player`` makes for their triggered abilities from now on (until they
+    state them again): ``order``, the ids of their effects and cards in the order they put
+    their simultaneous triggered abilities on the stack (603.3b: the last one listed
+    resolves first), and ``targets``, for an ability that targets ("target opponent"), the
+    players it targets, by preference: the first legal one (601.2c, 603.3d); and
+    ``replacements``, the ids of replacement effects in the order the player applies them to
+    an event that affects them (616.1). Version 2."""
+
+    do = "choose"
+    order: tuple[str, ...] = ()
+    targets: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    replacements: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if len(set(self.order)) != len(self.order):
+            raise MalformedError("order lists an id twice", member="order")
+        for _, players in self.targets:
+            if not players:
+                raise MalformedError("a target names at least one player", member="targets")
+
+
+#: The most iterations a :class:`Repeat` may state (a record states a greater loop's result).
+MAX_REPEAT = 1_000_000
+
+
+@dataclass(slots=True)
+class Repeat(Action):
+    """A shortcut (732.2a): an optional loop, ``actions`` in order (each an event, with
+    priority after it: 117.5), ``times`` times. Version 2."""
+
+    do = "repeat"
+    times: int
+    actions: tuple[Action, ...]
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.times <= MAX_REPEAT:
+            check_integer(self.times, "times")
+            raise MalformedError(
+                f"a shortcut repeats 1 to {MAX_REPEAT:,} times (732.2a), not {quote(self.times)}",
+                member="times",
+            )
+        if not self.actions:
+            raise MalformedError("a shortcut repeats at least one action", member="actions")
+
+    def players(self) -> tuple[tuple[str, str], ...]:
+        """The players its actions name."""
+        return tuple(pair for a in self.actions for pair in a.players())
+
+
 #: The actions that version 2 of the record adds.
 VERSION_2 = frozenset(
-    {Turn, BeginStep, Cast, BecomeMonarch, TakeInitiative, CityBlessing, DayNight}
+    {Turn, BeginStep, Cast, BecomeMonarch, TakeInitiative, CityBlessing, DayNight, Choose, Repeat}
 )

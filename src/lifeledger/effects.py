@@ -7,7 +7,16 @@ from enum import Enum
 
 from .bounds import check_integer
 
-__all__ = ["CATALOGUE", "TEAM_WIDE", "Effect", "Kind", "Reach"]
+__all__ = [
+    "CATALOGUE",
+    "CATALOGUE_V2",
+    "STACK_KINDS",
+    "TEAM_WIDE",
+    "VERSION_2_KINDS",
+    "Effect",
+    "Kind",
+    "Reach",
+]
 
 
 class Kind(Enum):
@@ -29,6 +38,32 @@ class Kind(Enum):
     )
     WIN_ON_EMPTY_DRAW = "win_on_empty_draw"  #: "if you would draw from an empty library, you win"
     INFECT_AT_OR_BELOW_ZERO = "infect_at_or_below_zero"  #: damage as though from infect
+    #: Version 2, triggered abilities that use the stack (603, 119.9):
+    #: "Whenever you gain life, target opponent loses that much life" (Sanguine Bond, Vito)
+    GAIN_DRAINS_TARGET = "gain_drains_target"
+    #: "Whenever you gain life, each opponent loses 1 life" (Marauding Blight-Priest)
+    GAIN_DRAINS_EACH = "gain_drains_each"
+    #: "Whenever an opponent loses life, you gain that much life" (Exquisite Blood)
+    OPPONENT_LOSS_GAINS = "opponent_loss_gains"
+    #: Version 2: "damage that would reduce your life total to less than 1 reduces it to 1
+    #: instead" (Worship: a replacement, 614.1a)
+    DAMAGE_FLOOR_ONE = "damage_floor_one"
+    #: Version 2: "at the beginning of your upkeep, if you have exactly 1 life, you win the
+    #: game" (Near-Death Experience)
+    WIN_AT_UPKEEP_WITH_1 = "win_at_upkeep_with_1"
+    #: Version 2: "if you would lose the game, instead shuffle ... into your library, then
+    #: draw seven cards and your life total becomes 20" (Lich's Mirror: 614.1a, 704.7)
+    LOSING_REPLACED = "losing_replaced"
+
+
+#: Version 2: the kinds whose triggered abilities go on the stack and resolve (603.3, 608.2).
+STACK_KINDS = frozenset({Kind.GAIN_DRAINS_TARGET, Kind.GAIN_DRAINS_EACH, Kind.OPPONENT_LOSS_GAINS})
+#: The kinds only a record of version 2 may name.
+VERSION_2_KINDS = STACK_KINDS | {
+    Kind.DAMAGE_FLOOR_ONE,
+    Kind.WIN_AT_UPKEEP_WITH_1,
+    Kind.LOSING_REPLACED,
+}
 
 
 #: The kinds that, in Two-Headed Giant, reach a player's whole team (810.8a, 810.9g, 810.9h,
@@ -121,4 +156,34 @@ CATALOGUE: dict[str, tuple[tuple[Kind, Reach, dict[str, int]], ...]] = {
     "Felidar Sovereign": ((Kind.WIN_AT_UPKEEP, Reach.YOU, {"life_at_least": 40}),),
     # "If you would draw a card while your library has no cards in it, you win the game instead."
     "Laboratory Maniac": ((Kind.WIN_ON_EMPTY_DRAW, Reach.YOU, {}),),
+    # Version 2 (the stack): "Whenever you gain life, target opponent loses that much life."
+    "Sanguine Bond": ((Kind.GAIN_DRAINS_TARGET, Reach.YOU, {}),),
+    "Vito, Thorn of the Dusk Rose": ((Kind.GAIN_DRAINS_TARGET, Reach.YOU, {}),),
+    # "Whenever an opponent loses life, you gain that much life."
+    "Exquisite Blood": ((Kind.OPPONENT_LOSS_GAINS, Reach.OPPONENTS, {}),),
+    # "Whenever you gain life, each opponent loses 1 life."
+    "Marauding Blight-Priest": ((Kind.GAIN_DRAINS_EACH, Reach.YOU, {}),),
+    # "If you control a creature, damage that would reduce your life total to less than 1
+    # reduces it to 1 instead." (The record declares the card while its condition holds.)
+    "Worship": ((Kind.DAMAGE_FLOOR_ONE, Reach.YOU, {}),),
+    # "At the beginning of your upkeep, if you have exactly 1 life, you win the game."
+    "Near-Death Experience": ((Kind.WIN_AT_UPKEEP_WITH_1, Reach.YOU, {}),),
+    # "If you would lose the game, instead shuffle your hand, your graveyard, and all
+    # permanents you own into your library, then draw seven cards and your life total
+    # becomes 20."
+    "Lich's Mirror": ((Kind.LOSING_REPLACED, Reach.YOU, {}),),
 }
+
+#: The cards of the catalogue that only a record of version 2 may name (their triggered
+#: abilities use the stack).
+CATALOGUE_V2 = frozenset(
+    {
+        "Sanguine Bond",
+        "Vito, Thorn of the Dusk Rose",
+        "Exquisite Blood",
+        "Marauding Blight-Priest",
+        "Worship",
+        "Near-Death Experience",
+        "Lich's Mirror",
+    }
+)

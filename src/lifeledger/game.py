@@ -18,6 +18,7 @@ from .actions import (
     BecomeMonarch,
     BeginStep,
     Cast,
+    Choose,
     CityBlessing,
     Concede,
     Damage,
@@ -37,6 +38,7 @@ from .actions import (
     PlayerAction,
     RedistributeLife,
     RemoveCounters,
+    Repeat,
     Restart,
     SetLife,
     SetLifeEach,
@@ -49,12 +51,23 @@ from .actions import (
     Win,
 )
 from .bounds import MAX_INTEGER, check_integer
-from .effects import CATALOGUE, TEAM_WIDE, Affects, Effect, Kind, Reach
+from .effects import (
+    CATALOGUE,
+    CATALOGUE_V2,
+    STACK_KINDS,
+    TEAM_WIDE,
+    VERSION_2_KINDS,
+    Affects,
+    Effect,
+    Kind,
+    Reach,
+)
 from .errors import MalformedError, RefusedError, quote
 from .formats import Format, find_format
 from .outcome import PLAYING, Outcome, Reason, Result, Status
 from .roster import POISON_THRESHOLD, Player, PlayerView, Team, TeamView, Total
 from .seats import Seat, check_text
+from .stack import MAX_RESOLUTIONS, Stack, Trigger
 from .turns import CLEANUP, DRAW, END, MAIN, STEPS, UPKEEP, Clock, Designations
 from .variants import Variant, find_variant, infer_variant, seating_distance
 
@@ -72,6 +85,9 @@ RECORD_VERSIONS = (1, 2)
 
 _MAY_STILL_WIN = (Status.PLAYING, Status.LOST)
 _NOBODY: set[Player] = set()
+#: Version 2: the kinds that trigger on a gain of life, and on a loss of life (119.9).
+_ON_GAIN = (Kind.GAIN_DRAINS_TARGET, Kind.GAIN_DRAINS_EACH)
+_ON_LOSS = (Kind.OPPONENT_LOSS_GAINS,)
 _LOST_LIFE = Result(Status.LOST, Reason.LIFE, "704.5a")
 _LOST_EMPTY_LIBRARY = Result(Status.LOST, Reason.EMPTY_LIBRARY, "704.5b")
 _LOST_POISON = Result(Status.LOST, Reason.POISON, "704.5c")
@@ -212,6 +228,9 @@ class Game:
         #: 702.131c) with the triggers combat damage to their holders set off (725.2, 726.2).
         self._clock = Clock()
         self._marks = Designations()
+        #: Version 2: the triggered abilities waiting and on the stack, and the choices the
+        #: players stated for them (603.3b, 603.3d).
+        self._stack = Stack()
         self._begin(list(self._players.values()))
         for index, p in enumerate(self._players.values()):
             # A starting total is an integer of the game too: 20 plus a life modifier of
@@ -332,6 +351,7 @@ class Game:
         starting = archenemy[0] if self.variant.name == "archenemy" and archenemy else None
         self._clock = Clock(starting)
         self._marks = Designations()
+        self._stack = Stack()
         self._determine_ranges()
         self._dirty = None
         self._over = False
@@ -804,6 +824,8 @@ class Game:
         self.notes = []
         self.refusals = []
         self._marks.pending = []
+        self._stack.pending = []
+        self._stack.merge = {}
 
     # -- applying actions -------------------------------------------------------------------
 
@@ -866,6 +888,11 @@ class Game:
                     raise RefusedError("800.4", f"{player_id} has left the game ({member})")
         if self._journal:
             self._journal.clear()
+        guard = None
+        if self._v2:
+            self._stack.merge.clear()
+            if kind is Together or self._armed():
+                guard = self._snapshot()  # the stack may yet fail (a choice not stated)
         if kind is Together:
             snapshot = self._snapshot()
             self._event = _Event({p.id: p.life.value for p in self._players.values()})
@@ -899,6 +926,16 @@ class Game:
             self._check_state_based_actions()
         if self._v2 and self._marks.pending:
             self._resolve_designation_triggers()
+        if self._v2 and self._stack.pending:
+            try:
+                self._run_stack()
+            except BaseException:
+                if guard is not None:
+                    self._restore(guard)
+                self.notes = []
+                self.refusals = []
+                self._untouch()
+                raise
         if self.history is not None:
             self.history.append(action)
 
@@ -958,6 +995,16 @@ class Game:
             raise MalformedError(
                 f"{quote(action.name)} is not in the card catalogue", member="name"
             )
+        if not self._v2 and (
+            action.name in CATALOGUE_V2
+            if isinstance(action, StartCard)
+            else action.kind in VERSION_2_KINDS
+        ):
+            raise MalformedError(
+                "triggered abilities on the stack are of record version 2; this record is "
+                "version 1",
+                member="name" if isinstance(action, StartCard) else "kind",
+            )
 
     def _check_known_id(self, action: End) -> None:
         if action.id not in self._known_ids:
@@ -986,7 +1033,7 @@ class Game:
         return copy.deepcopy(
             (self._players, self._teams, self._effects, self._by_kind, self._known_ids,
              self.triggered, self._in_range, self._over, self._clock, self._marks,
-             )
+             self._stack)
         )  # fmt: skip
 
     def _restore(self, snapshot: Any) -> None:
@@ -1002,6 +1049,7 @@ class Game:
             self._over,
             self._clock,
             self._marks,
+            self._stack,
         ) = snapshot
 
     # -- life (119) -------------------------------------------------------------------------
@@ -1029,11 +1077,23 @@ class Game:
         # the loss is one event in place of the gain.
         if self._effects:
             remedy = next(self._effects_reaching(Kind.GAIN_BECOMES_LOSS, p), None)
+            stated = self._stack.replacements.get(p.id) if self._v2 and remedy else None
+            if stated and remedy is not None and remedy.id in stated:
+                # Version 2: the order the player stated (616.1, 616.1f): the doublers listed
+                # before the Remedy apply first; the rest have no gain left to apply to.
+                for effect in self._effects_reaching(Kind.GAIN_LIFE_TIMES, p):
+                    if effect.id in stated and stated.index(effect.id) < stated.index(remedy.id):
+                        assert effect.factor is not None
+                        amount *= effect.factor
+                        if amount > 2 * MAX_INTEGER:
+                            check_integer(amount, member, f"the life {p.id} would gain")
+                        self._note("616.1", f"{effect.id}: {p.id} would gain {amount} instead")
             if remedy is not None:
                 self._note(
                     "616.1", f"{remedy.id}: {p.id} loses {amount} life instead of gaining it"
                 )
-                self._lose(p, amount, new_event=new_event, member=member)
+                merge = ("gain", p.id, source) if source is not None and event else None
+                self._lose(p, amount, new_event=new_event, member=member, merge=merge)
                 return
             for effect in self._effects_reaching(Kind.GAIN_LIFE_TIMES, p):
                 assert effect.factor is not None
@@ -1044,9 +1104,18 @@ class Game:
         self._set_life(p, p.life.value + amount, member)
         if new_event and self._effects:
             self._trigger(Kind.ON_GAIN_LIFE, p, "119.9", "gains life")
+        if self._v2 and self._effects:
+            merge = ("gain", p.id, source) if source is not None and event else None
+            self._queue(_ON_GAIN, p, amount, merge, "gains")
 
     def _lose(
-        self, p: Player, amount: int, *, new_event: bool = True, member: str = "amount"
+        self,
+        p: Player,
+        amount: int,
+        *,
+        new_event: bool = True,
+        member: str = "amount",
+        merge: tuple[str, ...] | None = None,
     ) -> None:
         """119.3: the player loses life; 119.8: not if they can't lose life. ``new_event``
         is false for a part of a loss event that has already triggered."""
@@ -1058,6 +1127,8 @@ class Game:
         self._set_life(p, p.life.value - amount, member)
         if new_event and self._effects:
             self._trigger(Kind.ON_LOSE_LIFE, p, "603.2", "loses life")
+        if self._v2 and self._effects:
+            self._queue(_ON_LOSS, p, amount, merge, "loses")
 
     def _trigger(self, kind: Kind, p: Player, rule: str, what: str) -> None:
         if not self._effects:
@@ -1115,7 +1186,14 @@ class Game:
             self._note("120.3b", f"damage is dealt to {p.id} as though its source had infect")
             self._add_poison(p, amount)
         else:
-            self._lose(p, amount)  # 120.3a, 119.2
+            # 120.3a, 119.2; 119.10, 603.2c: the damage a group deals a player at once is one
+            # life-loss event, whatever the number of its sources.
+            event = self._event
+            merge = ("damage", p.id) if event is not None and event.frozen_life else None
+            lost = amount
+            if self._v2 and self._effects and self._reaches(Kind.DAMAGE_FLOOR_ONE, p):
+                lost = self._damage_floor(p, amount)
+            self._lose(p, lost, merge=merge)
         if action.combat and action.toxic:
             self._add_poison(p, action.toxic, "toxic")  # 120.3g
         if action.combat and action.source in self._commander_owner:
@@ -1130,6 +1208,41 @@ class Game:
             controller = self._players[action.controller]
             # 120.3f, 702.15b: lifelink; 702.15e: one life-gain event per source.
             self._gain(controller, amount, source=action.source)
+
+    def _damage_floor(self, p: Player, amount: int) -> int:
+        """614.1a, 120.4d: "damage that would reduce your life total to less than 1 reduces
+        it to 1 instead" (Worship): the life the damage makes the player lose. The damage is
+        dealt all the same (lifelink, commander damage, 120.3f)."""
+        life = p.life.value
+        if life - amount >= 1:
+            return amount
+        effect = next(self._effects_reaching(Kind.DAMAGE_FLOOR_ONE, p))
+        lost = max(0, life - 1)
+        self._note("614.1a", f"{effect.id}: the damage reduces {p.id}'s life total to 1 at most")
+        return lost
+
+    def _replace_losing(self, losses: dict[str, Result]) -> None:
+        """614.1a, 704.7: "if you would lose the game, instead ..." (Lich's Mirror): the
+        player's state-based losses of this check (704.5a and 704.5b at once: one loss, one
+        replacement) are replaced: the Mirror's cards are shuffled into the library, the Mirror
+        with them (its effect ends), the player draws seven cards (the library's count is no
+        longer known: ``null``) and their life total becomes 20 (119.5)."""
+        for pid in list(losses):
+            p = self._players[pid]
+            mirror = next(self._effects_reaching(Kind.LOSING_REPLACED, p), None)
+            if mirror is None:
+                continue
+            rule = losses.pop(pid).rule
+            self._note(
+                "704.7",
+                f"{mirror.id}: {pid} would lose the game ({rule}); instead their cards are "
+                "shuffled into their library, they draw seven and their life total becomes 20",
+            )
+            self._stop(mirror.id)
+            if p.library is not None:
+                self._set_attribute(p, "library", None)
+            self._set_attribute(p, "drew_from_empty", False)
+            self._change_life(p, 20 - p.life.value, "amount")
 
     def _do_lose_life(self, action: LoseLife) -> None:
         """119.3: an effect causes a player to lose life."""
@@ -1405,7 +1518,7 @@ class Game:
         self._touched_other.add(_EFFECTS)
         self._effects.setdefault(effect.id, []).append(effect)
         self._by_kind.setdefault(effect.kind, []).append(effect)
-        if effect.kind in (Kind.ON_GAIN_LIFE, Kind.ON_LOSE_LIFE):
+        if effect.kind in (Kind.ON_GAIN_LIFE, Kind.ON_LOSE_LIFE) or effect.kind in STACK_KINDS:
             self.triggered.setdefault(effect.id, 0)
 
     def _do_effect(self, action: StartEffect) -> None:
@@ -1491,6 +1604,13 @@ class Game:
                 life = self._players[pid].life.value
                 if life >= effect.life_at_least:
                     self._note("603.4", f"{effect.id}: {pid} has {life} life at upkeep")
+                    self._do_win(Win(pid, source=effect.id))
+            if not self._v2:
+                continue
+            p = self._players[pid]
+            for effect in list(self._effects_reaching(Kind.WIN_AT_UPKEEP_WITH_1, p)):
+                if p.life.value == 1:
+                    self._note("603.4", f"{effect.id}: {pid} has exactly 1 life at upkeep")
                     self._do_win(Win(pid, source=effect.id))
 
     # -- turns (500-514, 805) ---------------------------------------------------------------
@@ -1651,6 +1771,8 @@ class Game:
             self._event = None
         if not self._over and self._dirty != _NOBODY:
             self._check_state_based_actions()
+        if self._v2 and self._stack.pending:
+            self._run_stack()
 
     def skips_first_draw(self) -> bool:
         """103.8: whether the player (103.8a, in a two-player game) or team (103.8b, 810.6, in
@@ -1895,6 +2017,400 @@ class Game:
             except MalformedError as exc:
                 raise exc.at(str(i)) from None
 
+    # -- triggered abilities on the stack (version 2: 117.5, 603, 608, 104.4b, 732) ---------
+
+    def _armed(self) -> bool:
+        """Whether an effect whose triggered abilities use the stack applies."""
+        by_kind = self._by_kind
+        return bool(self._effects) and any(by_kind.get(k) for k in STACK_KINDS)
+
+    def _queue(
+        self,
+        kinds: tuple[Kind, ...],
+        p: Player,
+        amount: int,
+        merge: tuple[str, ...] | None,
+        what: str,
+    ) -> None:
+        """119.9, 603.2: the abilities of ``kinds`` that the life event reaches trigger, and
+        wait to be put on the stack (603.3). 603.2c, 119.10: an ability triggers once per
+        event: a further part of the same event (``merge``: damage dealt at once by a group,
+        a lifelink source's gain, 702.15e) adds its amount to the triggers it set off."""
+        stack = self._stack
+        if merge is not None:
+            merged = stack.merge.get(merge)
+            if merged is not None:
+                for t in merged:
+                    t.amount += amount
+                return
+        new: list[Trigger] = []
+        for kind in kinds:
+            for effect in self._effects_reaching(kind, p):
+                new.append(Trigger(effect.id, effect.controller, kind, amount, p.id))
+                count = self.triggered.get(effect.id, 0) + 1
+                self._set_count(self.triggered, effect.id, count, "a count", "id")
+                self._note("603.2", f"{effect.id} triggers: {p.id} {what} {amount} life")
+        stack.pending.extend(new)
+        if merge is not None:
+            stack.merge[merge] = new
+
+    def _apnap(self) -> list[str]:
+        """101.4: the players in turn order (seating order), from the active player (the
+        player whose turn the record began); before the first turn, from the first seat."""
+        order = list(self._players)
+        start = self._players[self._clock.player].index if self._clock.player else 0
+        return order[start:] + order[:start]
+
+    def _legal_targets(self, controller: str) -> list[str]:
+        """115.1, 801.5: "target opponent": an opponent still in the game, within the
+        controller's range of influence."""
+        return [
+            q.id
+            for q in self._present()
+            if self.are_opponents(controller, q.id) and self.is_in_range(controller, q.id)
+        ]
+
+    def _put_on_stack(self) -> None:
+        """117.5, 603.3b: the triggered abilities waiting are put on the stack, each player in
+        APNAP order (101.4) putting theirs in the order they stated (:meth:`choose`); a player
+        with abilities of two or more effects at once who stated no order for them makes the
+        action malformed: the record states it, the engine never guesses. 603.3d: a target is
+        chosen as the ability goes on the stack (the first legal player the record stated, or
+        the only legal one); with none, the ability is removed."""
+        stack = self._stack
+        pending, stack.pending = stack.pending, []
+        stack.merge.clear()
+        mine: dict[str, list[Trigger]] = {}
+        for t in pending:
+            if t.amount <= 0:  # 119.9, 119.10 (never so: a part of 0 is no event)
+                continue
+            if not self._players[t.controller].result.is_playing:
+                self._note("800.4a", f"{t.id} leaves the game with {t.controller}")
+                continue
+            mine.setdefault(t.controller, []).append(t)
+        for pid in self._apnap():
+            batch = mine.get(pid)
+            if not batch:
+                continue
+            ids = list(dict.fromkeys(t.id for t in batch))
+            if len(ids) > 1:
+                order = stack.order.get(pid, ())
+                missing = [i for i in ids if i not in order]
+                if missing:
+                    raise MalformedError(
+                        f"{pid} puts the triggered abilities of {', '.join(ids)} on the stack at "
+                        f"once: state their order with choose (603.3b); {', '.join(missing)} "
+                        "is not in it",
+                        member="do",
+                    )
+                batch.sort(key=lambda t: order.index(t.id))  # stable: one effect's in order
+            for t in batch:
+                if t.kind is Kind.GAIN_DRAINS_TARGET:
+                    target = self._choose_target(t)
+                    if target is None:
+                        self._note("603.3d", f"{t.id} has no legal target: it is removed")
+                        continue
+                    t.target = target
+                stack.items.append(t)
+                self._note("603.3b", f"{t} is put on the stack")
+
+    def _choose_target(self, t: Trigger) -> str | None:
+        legal = self._legal_targets(t.controller)
+        for pid in self._stack.targets.get(t.id, ()):
+            if pid in legal:
+                return pid
+        if len(legal) > 1:
+            raise MalformedError(
+                f"{t.id} targets an opponent of {t.controller}: state which with choose "
+                f"(603.3d); {', '.join(legal)} are legal targets",
+                member="do",
+            )
+        return legal[0] if legal else None
+
+    def _resolve(self, t: Trigger) -> None:
+        """608.2: the ability on top of the stack resolves; 608.2b: one whose target is no
+        longer legal doesn't (the target has left the game, 800.4)."""
+        controller = self._players[t.controller]
+        if t.kind is Kind.GAIN_DRAINS_TARGET:
+            assert t.target is not None
+            if t.target not in self._legal_targets(t.controller):
+                self._note("608.2b", f"{t} doesn't resolve: its target is illegal")
+                return
+            self._note("608.2", f"{t} resolves: {t.target} loses {t.amount} life")
+            self._lose(self._players[t.target], t.amount)
+        elif t.kind is Kind.GAIN_DRAINS_EACH:
+            opponents = self._legal_targets(t.controller)  # each opponent within range, 801.10
+            self._note("608.2", f"{t} resolves: {', '.join(opponents) or 'no one'} loses 1 life")
+            for pid in opponents:
+                self._lose(self._players[pid], 1)
+        else:
+            self._note("608.2", f"{t} resolves: {t.controller} gains {t.amount} life")
+            self._gain(controller, t.amount)
+
+    def _run_stack(self) -> None:
+        """117.5, 704.3: a player would receive priority: state-based actions have been
+        checked; the triggered abilities waiting are put on the stack; the top one resolves
+        (every player passes, 608.1); state-based actions are checked again; and so on until
+        the stack is empty or the game is over.
+
+        104.4b, 732.4: each time the stack's top repeats (the same ability of the same
+        controller with the same target, the part of the stack beneath untouched since),
+        the engine compares the two moments (:meth:`_loop_between`): a loop of mandatory
+        actions that can't end is a draw (104.4b; 801.16 under the limited range of
+        influence option); one that will end by state-based actions is skipped forward by
+        the whole cycles before it does (computed, not simulated)."""
+        stack = self._stack
+        seen: dict[tuple[Any, ...], list[Any]] = {}
+        lost: dict[str, int] = dict.fromkeys(self._players, 0)
+        resolutions = 0
+        while not self._over:
+            if stack.pending:
+                self._put_on_stack()
+            items = stack.items
+            if not items:
+                return
+            point = self._loop_point(lost)
+            key = items[-1].shape()
+            earlier = seen.get(key)
+            if earlier is not None:
+                decided = self._loop_between(earlier, point, lost)
+                if decided:
+                    return
+                if decided is None:  # skipped forward: start afresh
+                    seen.clear()
+                    continue
+            seen[key] = point
+            top = items.pop()
+            for mark in seen.values():
+                mark[1] = min(mark[1], len(items))
+            before = {pid: p.life.value for pid, p in self._players.items()}
+            self._resolve(top)
+            for pid, p in self._players.items():
+                if p.life.value < before[pid]:
+                    lost[pid] += before[pid] - p.life.value
+            if self._dirty != _NOBODY:
+                self._check_state_based_actions()
+            if self._over:
+                break
+            # 800.4a: the abilities of a player who left the game leave with them.
+            stack.items = [t for t in stack.items if self._players[t.controller].result.is_playing]
+            resolutions += 1
+            if resolutions > MAX_RESOLUTIONS:
+                raise MalformedError(
+                    f"the triggered abilities resolve more than {MAX_RESOLUTIONS:,} times "
+                    "without ending or repeating in a way the engine can decide; record the "
+                    "loop's result (loop, or a shortcut, 732.2a)",
+                    member="do",
+                )
+        stack.items = []
+        stack.pending = []
+
+    def _loop_point(self, lost: Mapping[str, int]) -> list[Any]:
+        """The moment before the top of the stack resolves: ``[stack height, lowest height
+        since, shapes, amounts, life totals, life lost so far, trigger counts, who is in the
+        game, which effects apply]``."""
+        items = self._stack.items
+        return [
+            len(items),
+            len(items),
+            [t.shape() for t in items],
+            [t.amount for t in items],
+            {pid: p.life.value for pid, p in self._players.items()},
+            dict(lost),
+            dict(self.triggered),
+            [pid for pid, p in self._players.items() if p.result.is_playing],
+            list(self._effects),
+        ]
+
+    def _cannot_lose_for_life(self, p: Player) -> bool:
+        """104.3, 810.8a; "you don't lose the game for having 0 or less life": nothing that
+        lowers this player's life total can make them lose the game."""
+        return self._reaches(Kind.CANT_LOSE_GAME, p) or self._reaches(Kind.NO_LOSS_FOR_LIFE, p)
+
+    def _loop_between(
+        self, earlier: list[Any], now: list[Any], lost: Mapping[str, int]
+    ) -> bool | None:
+        """Decide the loop between two moments with the same top of the stack, if it is one:
+        True if the game is a draw (104.4b), None if it was skipped forward, False if the
+        engine goes on resolving one ability at a time.
+
+        It is a loop when the same players are in the game under the same effects, and the
+        part of the stack above the lowest height reached since ``earlier`` was (the part it
+        resolved) is again on top now, ability for ability: what follows repeats what
+        followed, since no ability of the catalogue depends on a life total, and nothing
+        but state-based actions (a player with 0 or less life, 704.5a) can stop it. Every
+        ability of the catalogue is mandatory ("may" is in none of them), so it is a loop of
+        mandatory actions (104.4b, 732.4) that ends only if a player who can lose it has
+        their life lowered by it:
+
+        - if every player whose life it lowers can't lose for it (Platinum Angel, 104.3;
+          Transcendence), it never ends: a draw;
+        - if it repeats exactly (the same amounts, the same height) and every player who
+          could lose has as much life or more after each cycle, each cycle's state-based
+          checks find them at least as high as the last one did: a draw;
+        - if it repeats exactly and lowers such a player's total, the cycles before the
+          first in which any of them could reach 0 are skipped at once (their life changes
+          and trigger counts multiplied), and the rest resolves one ability at a time.
+
+        A cycle whose amounts grow (a life doubler) is resolved one ability at a time: its
+        amounts at least double each cycle, so it ends within a few thousand cycles (or its
+        totals pass 10^1000, and the record is malformed)."""
+        height, low, shapes, amounts = earlier[0], earlier[1], earlier[2], earlier[3]
+        if now[7] != earlier[7] or now[8] != earlier[8]:
+            return False
+        top = shapes[low:]
+        # The copy of the part resolved since is on top, above the part left untouched.
+        if not top or len(now[2]) - len(top) < low or now[2][len(now[2]) - len(top) :] != top:
+            return False
+        players = self._players
+        in_cycle = {pid: lost[pid] - earlier[5][pid] for pid in now[7]}
+        losers = [
+            pid
+            for pid, amount in in_cycle.items()
+            if amount > 0 and not self._cannot_lose_for_life(players[pid])
+        ]
+        exact = len(now[2]) == height and now[3][low:] == amounts[low:]
+        change = {pid: now[4][pid] - earlier[4][pid] for pid in now[7]}
+        controllers = sorted(
+            {s[1] for s in now[2][len(now[2]) - len(top) :]} | {s[1] for s in top},
+            key=lambda c: players[c].index,
+        )
+        if not losers or (exact and all(change[pid] >= 0 for pid in losers)):
+            self._note(
+                "732.4",
+                f"the triggered abilities of {', '.join(s[0] for s in top)} repeat with no way "
+                "to stop and no player able to lose by them: a loop of mandatory actions",
+            )
+            self._do_loop(Loop(tuple(controllers)))
+            self._settle_event()
+            self._event = None
+            self._stack.items = []
+            self._stack.pending = []
+            return True
+        if not exact:
+            return False
+        cycles = (
+            min(
+                max(0, (now[4][pid] - 1 - in_cycle[pid]) // -change[pid])
+                for pid in losers
+                if change[pid] < 0
+            )
+            if any(change[pid] < 0 for pid in losers)
+            else 0
+        )
+        if cycles < 1:
+            return False
+        done: set[int] = set()
+        for pid in now[7]:
+            p = players[pid]
+            if change[pid] and id(p.life) not in done:
+                done.add(id(p.life))
+                self._set_life(p, p.life.value + cycles * change[pid], "amount")
+        for effect_id, count in now[6].items():
+            more = count - earlier[6].get(effect_id, 0)
+            if more:
+                total = count + cycles * more
+                self._set_count(self.triggered, effect_id, total, "a count", "id")
+        self._note(
+            "732.2a",
+            f"the loop of {', '.join(s[0] for s in top)} repeats {cycles:,} more times at once "
+            "(computed): "
+            + ", ".join(f"{pid} {cycles * change[pid]:+,} life" for pid in now[7] if change[pid]),
+        )
+        return None
+
+    def choose(
+        self,
+        player: str,
+        order: Sequence[str] = (),
+        targets: Mapping[str, str | Sequence[str]] | None = None,
+        replacements: Sequence[str] = (),
+    ) -> None:
+        """603.3b, 603.3d: the choices ``player`` makes for their triggered abilities from
+        now on: the ``order`` (ids) in which they put simultaneous ones on the stack, the
+        last resolving first, the ``targets`` of each (players by preference), and the order
+        of the ``replacements`` applied to their gains of life (616.1). Version 2."""
+        pairs = tuple(
+            (i, (t,) if isinstance(t, str) else tuple(t)) for i, t in (targets or {}).items()
+        )
+        self._apply_typed(Choose(player, tuple(order), pairs, tuple(replacements)))
+
+    def _check_choose(self, action: Choose) -> None:
+        self._check_version_2(action)
+        for member, ids in (
+            ("order", action.order),
+            ("targets", [i for i, _ in action.targets]),
+            ("replacements", action.replacements),
+        ):
+            for effect_id in ids:
+                if effect_id not in self._known_ids:
+                    raise MalformedError(
+                        f"no effect or card has the id {quote(effect_id)}", member=member
+                    )
+        for _, players in action.targets:
+            for pid in players:
+                self._get(pid, "targets")
+
+    def _do_choose(self, action: Choose) -> None:
+        """603.3b, 603.3d: the player's choices stand until they state them again."""
+        stack = self._stack
+        if action.order:
+            self._set_count_any(stack.order, action.player, action.order)
+        if action.replacements:
+            self._set_count_any(stack.replacements, action.player, action.replacements)
+        for effect_id, players in action.targets:
+            self._set_count_any(stack.targets, effect_id, players)
+
+    def repeat(self, times: int, *actions: Action, source: str | None = None) -> None:
+        """732.2a: a shortcut: ``actions`` in order, ``times`` times. Version 2."""
+        self._apply_typed(Repeat(times, actions, source=source))
+
+    def _check_repeat(self, action: Repeat) -> None:
+        self._check_version_2(action)
+        for i, inner in enumerate(action.actions):
+            try:
+                if type(inner) in (Restart, Turn, BeginStep, Repeat):
+                    raise MalformedError(
+                        f"a shortcut repeats actions within a turn, not {inner.do}", member="do"
+                    )
+                self._check_members(inner)
+            except MalformedError as exc:
+                raise exc.at(str(i)) from None
+
+    def _do_repeat(self, action: Repeat) -> None:
+        """732.2a: a shortcut the players agreed to: the actions, each an event followed by
+        priority (117.5: state-based actions, then triggered abilities resolve), repeated the
+        stated number of times, or until the game ends. An action of it the rules refuse
+        makes the whole shortcut illegal: refused, and nothing of it happens."""
+        snapshot = self._snapshot()
+        try:
+            done = 0
+            while done < action.times:
+                done += 1
+                for inner in action.actions:
+                    self._check_in_game(inner.players())
+                    if type(inner) is Together:
+                        self._event = _Event({p.id: p.life.value for p in self._players.values()})
+                        self._do_together(inner)
+                    else:
+                        self._dispatch(inner)
+                    self._priority()
+                    if self._marks.pending:
+                        self._resolve_designation_triggers()
+                    if self._over:
+                        break
+                if self._over:
+                    break
+            self._note("732.2a", f"a shortcut: {done:,} of {action.times:,} iterations")
+        except BaseException:
+            self._restore(snapshot)
+            raise
+
+    def _set_count_any(self, mapping: dict[str, Any], key: str, value: object) -> None:
+        """Set ``mapping[key]``, undoably (:meth:`_roll_back`)."""
+        self._journal.append((mapping, key, mapping.get(key)))
+        mapping[key] = value
+
     # -- settling results -------------------------------------------------------------------
 
     def _settle_event(self) -> None:
@@ -2085,7 +2601,11 @@ class Game:
                     self._note("104.3", f"{p.id} can't lose the game ({result.rule} applies)")
                 else:
                     losses[p.id] = result
+            if losses and self._v2 and self._effects:
+                self._replace_losing(losses)
             if not losses:
+                if self._dirty is None:
+                    continue  # a replacement changed the game: check again (704.3)
                 return
             self._settle(losses)
 
@@ -2337,6 +2857,8 @@ _HANDLERS: dict[type[Action], Any] = {
     BeginStep: Game._do_step,
     Cast: Game._do_cast,
     BecomeMonarch: Game._do_become_monarch,
+    Choose: Game._do_choose,
+    Repeat: Game._do_repeat,
     TakeInitiative: Game._do_take_initiative,
     DayNight: Game._do_day_night,
     CityBlessing: Game._do_city_blessing,
@@ -2357,4 +2879,6 @@ _MEMBER_CHECKS: dict[type[Action], Any] = {
     AddCounters: Game._check_counter_kind,
     RemoveCounters: Game._check_counter_kind,
     **dict.fromkeys(VERSION_2, Game._check_version_2),
+    Choose: Game._check_choose,
+    Repeat: Game._check_repeat,
 }

@@ -24,6 +24,7 @@ from .actions import (
     BecomeMonarch,
     BeginStep,
     Cast,
+    Choose,
     CityBlessing,
     Concede,
     Damage,
@@ -42,6 +43,7 @@ from .actions import (
     Penalty,
     RedistributeLife,
     RemoveCounters,
+    Repeat,
     Restart,
     SetLife,
     SetLifeEach,
@@ -736,6 +738,38 @@ def _day_night(o: dict[str, Json], source: str | None, note: str | None) -> Acti
     return DayNight(_string(o["to"], "to"), source=source, note=note)
 
 
+@_parser("choose", ("player",), ("order", "targets", "replacements"))
+def _choose(o: dict[str, Json], source: str | None, note: str | None) -> Action:
+    targets = _mapping(o.get("targets", {}), "targets", empty=True)
+    return Choose(
+        _string(o["player"], "player"),
+        _string_list(o.get("order", []), "order"),
+        tuple(
+            (i, (_string(t, "targets"),) if isinstance(t, str) else _string_list(t, "targets"))
+            for i, t in targets.items()
+        ),
+        _string_list(o.get("replacements", []), "replacements"),
+        source=source,
+        note=note,
+    )
+
+
+@_parser("repeat", ("times", "actions"))
+def _repeat(o: dict[str, Json], source: str | None, note: str | None) -> Action:
+    inner = o["actions"]
+    if not isinstance(inner, list) or not inner:
+        raise MalformedError("a shortcut is a non-empty list of actions", member="actions")
+    for i, a in enumerate(inner):
+        if isinstance(a, dict) and a.get("do") == "repeat":
+            raise MalformedError("a shortcut can't hold a shortcut", member=f"actions[{i}]")
+    return Repeat(
+        _integer(o["times"], "times"),
+        tuple(parse_action(a, str(i), member="actions") for i, a in enumerate(inner)),
+        source=source,
+        note=note,
+    )
+
+
 #: How deep groups may nest inside groups (no card needs more than a few levels).
 MAX_GROUP_DEPTH = 32
 
@@ -1044,6 +1078,14 @@ def format_action(action: Action) -> dict[str, Json]:
                 out["nonland_milled"] = dict(action.nonland_milled)
         case DayNight():
             out["to"] = action.to
+        case Choose():
+            out["player"] = action.player
+            if action.order:
+                out["order"] = list(action.order)
+            if action.targets:
+                out["targets"] = {i: list(t) for i, t in action.targets}
+            if action.replacements:
+                out["replacements"] = list(action.replacements)
         case Lose(single=True):
             out["player"] = action.losers[0]
         case Lose():
@@ -1069,6 +1111,9 @@ def format_action(action: Action) -> dict[str, Json]:
         case End():
             out["id"] = action.id
         case Together():
+            out["actions"] = [format_action(a) for a in action.actions]
+        case Repeat():
+            out["times"] = action.times
             out["actions"] = [format_action(a) for a in action.actions]
     if action.source is not None:
         out["source"] = action.source

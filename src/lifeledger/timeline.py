@@ -13,6 +13,7 @@ from .actions import (
     BecomeMonarch,
     BeginStep,
     Cast,
+    Choose,
     CityBlessing,
     Concede,
     Damage,
@@ -31,6 +32,7 @@ from .actions import (
     Penalty,
     RedistributeLife,
     RemoveCounters,
+    Repeat,
     Restart,
     SetLife,
     SetLifeEach,
@@ -215,6 +217,15 @@ def _describe(action: Action) -> str:
             return f"{by}it becomes {action.to}"
         case Together():
             return f"{by}together, as one event:"
+        case Choose():
+            parts = []
+            if action.order:
+                parts.append(f"puts {', '.join(action.order)} on the stack in that order")
+            parts += [f"targets {' or '.join(t)} with {i}" for i, t in action.targets]
+            return f"{action.player} chooses: {'; '.join(parts) or 'nothing'} (603.3b, 603.3d)"
+        case Repeat():
+            inner = "; ".join(describe(a) for a in action.actions)
+            return f"{by}a shortcut, {action.times:,} times: {inner} (732.2a)"
     return action.do
 
 

@@ -1,0 +1,62 @@
+"""Version 2 of the record: triggered abilities of the card catalogue on a stack (405, 603).
+
+A :class:`Trigger` is one triggered ability that has triggered (603.2) and waits to be put on
+the stack the next time a player would receive priority (117.5, 603.3), then on the stack until
+it resolves (608.2). :class:`Stack` holds those waiting, the stack itself, and the choices the
+record states for each player (:class:`lifeledger.actions.Choose`): the order in which they put
+their simultaneous triggered abilities on the stack (603.3b) and their targets (603.3d).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .effects import Kind
+
+__all__ = ["MAX_RESOLUTIONS", "Stack", "Trigger"]
+
+#: How many resolutions one action may cause before the engine gives up on it (a loop that
+#: neither ends nor repeats in a way the engine can prove: ``docs/record-format.md``).
+MAX_RESOLUTIONS = 100_000
+
+
+@dataclass(slots=True)
+class Trigger:
+    """One triggered ability: the effect (card) ``id`` it comes from, its ``controller`` and
+    ``kind``, the ``amount`` of life of its trigger event ("that much life"), the player whose
+    life changed (``subject``) and, once on the stack, its ``target``."""
+
+    id: str
+    controller: str
+    kind: Kind
+    amount: int
+    subject: str
+    target: str | None = None
+
+    def shape(self) -> tuple[str, str, Kind, str | None]:
+        """What the trigger is, without its amount (for the loop detection)."""
+        return (self.id, self.controller, self.kind, self.target)
+
+    def __str__(self) -> str:
+        target = f" targeting {self.target}" if self.target is not None else ""
+        return f"{self.id} ({self.controller}'s, {self.amount}){target}"
+
+
+class Stack:
+    """The triggers waiting to be put on the stack (``pending``), the stack (``items``, the
+    top last), the life events triggers of one event add up in (``merge``: 603.2c, 119.10,
+    702.15e), and the choices each player stated: ``order[player]`` (603.3b: the order in
+    which they put their triggered abilities on the stack, by id) and ``targets[id]`` (the
+    players, by preference, its ability targets), and ``replacements[player]`` (616.1)."""
+
+    __slots__ = ("items", "merge", "order", "pending", "replacements", "targets")
+
+    def __init__(self) -> None:
+        self.pending: list[Trigger] = []
+        self.items: list[Trigger] = []
+        self.merge: dict[tuple[str, ...], list[Trigger]] = {}
+        self.order: dict[str, tuple[str, ...]] = {}
+        self.targets: dict[str, tuple[str, ...]] = {}
+        #: 616.1: the order in which a player applies the replacement effects to their
+        #: gains of life (ids), where it matters (Tainted Remedy and a life doubler).
+        self.replacements: dict[str, tuple[str, ...]] = {}
