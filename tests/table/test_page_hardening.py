@@ -520,7 +520,7 @@ def test_the_history_loads_earlier_entries_a_page_at_a_time(
 
 
 #: The source of a sentence's part that is a player's (or team's, or card's) id.
-ID = r"(\.id|\bpid|player_id|controller|\bstarting|\bholder|\bheir|\bnew|_whose_turn\(\))$"
+ID = r"(\.id|\.target|\bpid|player_id|controller|\bstarting|\bholder|\bheir|\bnew|_whose_turn\(\))$"
 
 
 def _engine_sentences() -> list[tuple[str, str]]:
@@ -572,4 +572,28 @@ def test_every_engine_sentence_is_named_by_its_parts(base: str, browser: Browser
     sentences = _engine_sentences()
     shown = page.evaluate("(raw) => raw.map((s) => S.names.text(s))", [r for r, _ in sentences])
     assert [(r, s) for (r, _), s in zip(sentences, shown, strict=True)] == sentences
+    page.context.close()
+
+
+def test_603_3b_a_trigger_is_named_by_its_card_controller_and_target(
+    base: str, browser: Browser
+) -> None:
+    """A trigger on the stack is written "card (controller's, amount) targeting player"
+    (lifeledger.stack.Trigger): the page names its card, its controller and its target."""
+    table = post(base + "/api/tables", {"players": [{"name": "Life"}, {"name": "Bo"}]})
+    page = new_phone(browser)
+    page.goto(f"{base}/t/{table['id']}")
+    page.locator("#picker button.watch").click()
+    page.evaluate('() => { S.names.map["bond"] = "Sanguine Bond"; }')
+    raw = [
+        "bond (life's, 3) targeting bo is put on the stack",
+        "bond (life's, 3) targeting bo resolves: bo loses 3 life",
+        "bond (life's, 1) resolves: life gains 1 life",
+    ]
+    shown = page.evaluate("(raw) => raw.map((s) => S.names.text(s))", raw)
+    assert shown == [
+        "Sanguine Bond (Life's, 3) targeting Bo is put on the stack",
+        "Sanguine Bond (Life's, 3) targeting Bo resolves: Bo loses 3 life",
+        "Sanguine Bond (Life's, 1) resolves: Life gains 1 life",
+    ]
     page.context.close()

@@ -238,6 +238,23 @@ const SENTENCES = [
   "{id} ends with the turn",
   "{id} has left the game: their {text} trigger too",
   "combat damage to {id}: {id} {text}",
+  // Triggered abilities on the stack and replacements (record version 2). A trigger is named
+  // "card (controller's, amount)" and, with a target, "... targeting player".
+  "{id} ({id}'s, {n}) targeting {id} {sentence}",
+  "{id} ({id}'s, {n}) {sentence}",
+  "is put on the stack",
+  "doesn't resolve: its target is illegal",
+  "resolves: {id} loses {n} life",
+  "resolves: {id} gains {n} life",
+  "resolves: {text} loses 1 life",
+  "{text} resolves: {id} loses {n} life",
+  "{text} resolves: {id} gains {n} life",
+  "{id}: the damage reduces {id}'s life total to 1 at most",
+  "{id}: {id} would lose the game ({text}); instead their cards are shuffled into their library, they draw seven and their life total becomes 20",
+  "{id} leaves the game with {id}",
+  "{id}: {id} has exactly 1 life at upkeep",
+  "{id}: {id} would gain {n} instead",
+  "{id} has no legal target: it is removed",
 ].map((shape) => {
   const parts = [];
   const kinds = [];
