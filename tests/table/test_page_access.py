@@ -48,6 +48,11 @@ def seated(browser: Browser, base: str, table: dict[str, Any], seat: str, device
         saved = json.dumps(json.dumps({"seat": seat, "token": token}))
         page.add_init_script(f'localStorage.setItem("lifeledger-seat-{tid}", {saved})')
     page.goto(f"{base}/t/{tid}")
+    # Held seats first: the table device is welcomed again once it holds them (all panels
+    # drawn anew), which must not happen in the middle of an audit.
+    page.wait_for_function(
+        "() => S.connected && !S.takingSeats && (S.device === 'table' ? S.seats.length > 0 : !!S.seat)"
+    )
     page.wait_for_selector("#panels.placed .panel")
     return page
 

@@ -79,6 +79,12 @@ def open_page(browser: Browser, base: str, device: str, count: int | str) -> Pag
         saved = json.dumps(json.dumps({"seat": seat, "token": token}))
         page.add_init_script(f'localStorage.setItem("lifeledger-seat-{tid}", {saved})')
     page.goto(f"{base}/t/{tid}")
+    # Held seats first: the table device takes them after its first welcome and is welcomed
+    # again, drawing every panel anew (a loaded machine did it in the middle of an audit).
+    page.wait_for_function(
+        "() => S.connected && !S.takingSeats && (S.device === 'table'"
+        " ? S.seats.length === header().players.length : !!S.seat)"
+    )
     page.wait_for_selector("#panels.placed .panel")
     return page
 
