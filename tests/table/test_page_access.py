@@ -51,7 +51,8 @@ def seated(browser: Browser, base: str, table: dict[str, Any], seat: str, device
     # Held seats first: the table device is welcomed again once it holds them (all panels
     # drawn anew), which must not happen in the middle of an audit.
     page.wait_for_function(
-        "() => S.connected && !S.takingSeats && (S.device === 'table' ? S.seats.length > 0 : !!S.seat)"
+        "() => S.connected && !S.takingSeats"
+        " && (S.device === 'table' ? S.seats.length > 0 : !!S.seat)"
     )
     page.wait_for_selector("#panels.placed .panel")
     return page
