@@ -47,9 +47,10 @@ class Stack:
     top last), the life events triggers of one event add up in (``merge``: 603.2c, 119.10,
     702.15e), and the choices each player stated: ``order[player]`` (603.3b: the order in
     which they put their triggered abilities on the stack, by id) and ``targets[id]`` (the
-    players, by preference, its ability targets), and ``replacements[player]`` (616.1)."""
+    players, by preference, its ability targets), and ``replacements[player]`` (616.1); and
+    the omen counters of Celestial Convergence (``omens[id]``, 122.1)."""
 
-    __slots__ = ("items", "merge", "order", "pending", "replacements", "targets")
+    __slots__ = ("items", "merge", "omens", "order", "pending", "replacements", "targets")
 
     def __init__(self) -> None:
         self.pending: list[Trigger] = []
@@ -60,3 +61,5 @@ class Stack:
         #: 616.1: the order in which a player applies the replacement effects to their
         #: gains of life (ids), where it matters (Tainted Remedy and a life doubler).
         self.replacements: dict[str, tuple[str, ...]] = {}
+        #: 122.1: the omen counters on each Celestial Convergence (by id) in the game.
+        self.omens: dict[str, int] = {}
