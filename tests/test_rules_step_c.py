@@ -212,3 +212,23 @@ class TestCelestialConvergence:
         assert s.malformed(effect("x", "last_omen", "ana")).member == "kind"
         v1 = Story(["ana", "bo"])
         assert v1.malformed(card("cc", "Celestial Convergence", "ana")).member == "name"
+
+
+def test_the_timeline_names_the_state_trigger_and_the_countdown() -> None:
+    from lifeledger import Game, Seat
+
+    game = Game([Seat("ana"), Seat("bo")], version=2)
+    game.set_life("bo", 19)
+    game.card("tr", "Transcendence", "bo")
+    game.card("cc", "Celestial Convergence", "ana")
+    game.turn("ana")
+    assert [f"{n.rule} {n.text}" for n in game.notes][-2:] == [
+        "603.3b cc (ana's) is put on the stack",
+        "608.2 cc (ana's) resolves: an omen counter is removed, 6 left",
+    ]
+    game.gain_life("bo", 1)
+    assert [f"{n.rule} {n.text}" for n in game.notes] == [
+        "603.8 tr triggers: bo's life is 20",
+        "603.3b tr (bo's) is put on the stack",
+        "608.2 tr (bo's) resolves: bo loses the game (104.3e)",
+    ]

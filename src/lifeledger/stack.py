@@ -19,6 +19,10 @@ __all__ = ["MAX_RESOLUTIONS", "Stack", "Trigger"]
 #: neither ends nor repeats in a way the engine can prove: ``docs/record-format.md``).
 MAX_RESOLUTIONS = 100_000
 
+#: The kinds whose triggers are no life event (a state trigger, 603.8; an upkeep's, 503.1;
+#: the last omen counter's): their ``amount`` is always 1 and never read.
+NO_AMOUNT = frozenset({Kind.LOSE_AT_20_LIFE, Kind.OMEN_COUNTDOWN, Kind.LAST_OMEN})
+
 
 @dataclass(slots=True)
 class Trigger:
@@ -38,6 +42,8 @@ class Trigger:
         return (self.id, self.controller, self.kind, self.target)
 
     def __str__(self) -> str:
+        if self.kind in NO_AMOUNT:  # no life event: its amount means nothing
+            return f"{self.id} ({self.controller}'s)"
         target = f" targeting {self.target}" if self.target is not None else ""
         return f"{self.id} ({self.controller}'s, {self.amount}){target}"
 
