@@ -30,6 +30,9 @@ STACK_CARDS = [
     "Vito, Thorn of the Dusk Rose",
     "Exquisite Blood",
     "Marauding Blight-Priest",
+    "Transcendence",
+    "Celestial Convergence",
+    "Angel's Grace",
 ]
 
 
@@ -95,20 +98,30 @@ def test_a_game_with_triggers_round_trips_through_the_record(data: st.DataObject
     st.integers(2, 4),
     st.integers(1, 10**60),
     st.integers(0, 10**6),
+    st.integers(0, 16),
 )
-def test_loop_detection_never_hangs(cards: list[str], players: int, life: int, amount: int) -> None:
+def test_loop_detection_never_hangs(
+    cards: list[str], players: int, life: int, amount: int, turns: int
+) -> None:
+    """Every card of the catalogue (Step C's Angel's Grace, Transcendence and Celestial
+    Convergence included: a state trigger, 603.8, and an upkeep countdown), any totals, and
+    up to 16 turns so that the upkeep triggers and "this turn" effects come into play."""
     ids = [f"p{i}" for i in range(players)]
     game = Game([Seat(i) for i in ids], version=2, starting_life=life)
-    for n, name in enumerate(cards):
-        game.card(f"c{n}", name, ids[n % players])
-    for pid in ids:
-        mine = [f"c{n}" for n in range(len(cards)) if ids[n % players] == pid]
-        if mine:
-            game.choose(pid, order=mine, targets={c: ids for c in mine})
     began = time.monotonic()
     try:
+        for n, name in enumerate(cards):
+            game.card(f"c{n}", name, ids[n % players])
+        for pid in ids:
+            mine = [f"c{n}" for n in range(len(cards)) if ids[n % players] == pid]
+            if mine and game.is_in_game(pid):
+                game.choose(pid, order=mine, targets={c: ids for c in mine})
         game.gain_life(ids[0], amount)
         game.lose_life(ids[-1], amount)
+        for n in range(turns):
+            game.turn(ids[n % players])
+            game.step("main")
+            game.lose_life(ids[(n + 1) % players], amount)
     except (MalformedError, RefusedError):
         pass
     assert time.monotonic() - began < 20

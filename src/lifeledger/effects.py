@@ -8,8 +8,11 @@ from enum import Enum
 from .bounds import check_integer
 
 __all__ = [
+    "CARD_DURATION",
+    "CARD_ONLY_KINDS",
     "CATALOGUE",
     "CATALOGUE_V2",
+    "OMEN_COUNTERS",
     "STACK_KINDS",
     "TEAM_WIDE",
     "VERSION_2_KINDS",
@@ -54,16 +57,45 @@ class Kind(Enum):
     #: Version 2: "if you would lose the game, instead shuffle ... into your library, then
     #: draw seven cards and your life total becomes 20" (Lich's Mirror: 614.1a, 704.7)
     LOSING_REPLACED = "losing_replaced"
+    #: Version 2: "whenever you lose life, gain 2 life for each 1 life you lost"
+    #: (Transcendence: a triggered ability on the stack, 119.10, 603.2c)
+    LOSS_GAINS_TWICE = "loss_gains_twice"
+    #: Version 2: "when you have 20 or more life, you lose the game" (Transcendence: a state
+    #: trigger, 603.8; the loss is an effect's, 104.3e)
+    LOSE_AT_20_LIFE = "lose_at_20_life"
+    #: Version 2: "at the beginning of your upkeep, remove an omen counter" and "when the last
+    #: omen counter is removed, the player with the highest life total wins the game; if two
+    #: or more players are tied for highest life total, the game is a draw" (Celestial
+    #: Convergence, which enters with seven omen counters: only as a card)
+    OMEN_COUNTDOWN = "omen_countdown"
+    #: Version 2: Celestial Convergence's "when the last omen counter is removed" (only the
+    #: card's countdown makes it trigger)
+    LAST_OMEN = "last_omen"
 
 
 #: Version 2: the kinds whose triggered abilities go on the stack and resolve (603.3, 608.2).
-STACK_KINDS = frozenset({Kind.GAIN_DRAINS_TARGET, Kind.GAIN_DRAINS_EACH, Kind.OPPONENT_LOSS_GAINS})
+STACK_KINDS = frozenset(
+    {
+        Kind.GAIN_DRAINS_TARGET,
+        Kind.GAIN_DRAINS_EACH,
+        Kind.OPPONENT_LOSS_GAINS,
+        Kind.LOSS_GAINS_TWICE,
+        Kind.LOSE_AT_20_LIFE,
+        Kind.OMEN_COUNTDOWN,
+    }
+)
 #: The kinds only a record of version 2 may name.
 VERSION_2_KINDS = STACK_KINDS | {
     Kind.DAMAGE_FLOOR_ONE,
     Kind.WIN_AT_UPKEEP_WITH_1,
     Kind.LOSING_REPLACED,
+    Kind.LAST_OMEN,
 }
+#: The kinds only a catalogue card makes (an ``effect`` of them is malformed): Celestial
+#: Convergence's countdown needs the omen counters the card enters with.
+CARD_ONLY_KINDS = frozenset({Kind.OMEN_COUNTDOWN, Kind.LAST_OMEN})
+#: Celestial Convergence enters with seven omen counters.
+OMEN_COUNTERS = 7
 
 
 #: The kinds that, in Two-Headed Giant, reach a player's whole team (810.8a, 810.9g, 810.9h,
@@ -172,7 +204,31 @@ CATALOGUE: dict[str, tuple[tuple[Kind, Reach, dict[str, int]], ...]] = {
     # permanents you own into your library, then draw seven cards and your life total
     # becomes 20."
     "Lich's Mirror": ((Kind.LOSING_REPLACED, Reach.YOU, {}),),
+    # An instant: "You can't lose the game this turn and your opponents can't win the game
+    # this turn. Until end of turn, damage that would reduce your life total to less than 1
+    # reduces it to 1 instead." (Its effects last until end of turn: CARD_DURATION.)
+    "Angel's Grace": (
+        (Kind.CANT_LOSE_GAME, Reach.YOU, {}),
+        (Kind.CANT_WIN_GAME, Reach.OPPONENTS, {}),
+        (Kind.DAMAGE_FLOOR_ONE, Reach.YOU, {}),
+    ),
+    # "You don't lose the game for having 0 or less life. When you have 20 or more life, you
+    # lose the game. Whenever you lose life, gain 2 life for each 1 life you lost."
+    "Transcendence": (
+        (Kind.NO_LOSS_FOR_LIFE, Reach.YOU, {}),
+        (Kind.LOSE_AT_20_LIFE, Reach.YOU, {}),
+        (Kind.LOSS_GAINS_TWICE, Reach.YOU, {}),
+    ),
+    # "Celestial Convergence enters with seven omen counters on it. At the beginning of your
+    # upkeep, remove an omen counter from Celestial Convergence. When the last omen counter is
+    # removed from Celestial Convergence, the player with the highest life total wins the
+    # game. If two or more players are tied for highest life total, the game is a draw."
+    "Celestial Convergence": ((Kind.OMEN_COUNTDOWN, Reach.YOU, {}),),
 }
+
+#: The cards whose effects last for a time (611.2a): Angel's Grace's "this turn" and "until
+#: end of turn" end in the cleanup step (514.2).
+CARD_DURATION: dict[str, str] = {"Angel's Grace": "end_of_turn"}
 
 #: The cards of the catalogue that only a record of version 2 may name (their triggered
 #: abilities use the stack).
@@ -185,5 +241,8 @@ CATALOGUE_V2 = frozenset(
         "Worship",
         "Near-Death Experience",
         "Lich's Mirror",
+        "Angel's Grace",
+        "Transcendence",
+        "Celestial Convergence",
     }
 )

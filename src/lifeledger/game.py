@@ -52,8 +52,11 @@ from .actions import (
 )
 from .bounds import MAX_INTEGER, check_integer
 from .effects import (
+    CARD_DURATION,
+    CARD_ONLY_KINDS,
     CATALOGUE,
     CATALOGUE_V2,
+    OMEN_COUNTERS,
     STACK_KINDS,
     TEAM_WIDE,
     VERSION_2_KINDS,
@@ -87,7 +90,7 @@ _MAY_STILL_WIN = (Status.PLAYING, Status.LOST)
 _NOBODY: set[Player] = set()
 #: Version 2: the kinds that trigger on a gain of life, and on a loss of life (119.9).
 _ON_GAIN = (Kind.GAIN_DRAINS_TARGET, Kind.GAIN_DRAINS_EACH)
-_ON_LOSS = (Kind.OPPONENT_LOSS_GAINS,)
+_ON_LOSS = (Kind.OPPONENT_LOSS_GAINS, Kind.LOSS_GAINS_TWICE)
 _LOST_LIFE = Result(Status.LOST, Reason.LIFE, "704.5a")
 _LOST_EMPTY_LIBRARY = Result(Status.LOST, Reason.EMPTY_LIBRARY, "704.5b")
 _LOST_POISON = Result(Status.LOST, Reason.POISON, "704.5c")
@@ -926,6 +929,8 @@ class Game:
             self._check_state_based_actions()
         if self._v2 and self._marks.pending:
             self._resolve_designation_triggers()
+        if self._v2 and self._effects and self._by_kind.get(Kind.LOSE_AT_20_LIFE):
+            self._state_triggers()
         if self._v2 and self._stack.pending:
             try:
                 self._run_stack()
@@ -987,6 +992,12 @@ class Game:
             raise MalformedError(
                 f"until is a member of record version 2; this record is version {self.version}",
                 member="until",
+            )
+        if isinstance(action, StartEffect) and action.kind in CARD_ONLY_KINDS:
+            raise MalformedError(
+                f"{action.kind.value} is a catalogue card's (Celestial Convergence, with its "
+                "omen counters): name the card",
+                member="kind",
             )
         if not action.id:  # an effect's or card's id is any text but the empty string
             raise MalformedError("an id is an empty string", member="id")
@@ -1541,9 +1552,13 @@ class Game:
         """A catalogue card's permanent enters the battlefield: its effects begin."""
         self._check_new_id(action.id)
         self._known_ids.add(action.id)
+        until = CARD_DURATION.get(action.name)
         for kind, reach, params in CATALOGUE[action.name]:
             factor, life = params.get("factor"), params.get("life_at_least")
-            self._start(Effect(action.id, kind, action.controller, reach, factor, life))
+            self._start(Effect(action.id, kind, action.controller, reach, factor, life, until))
+            if kind is Kind.OMEN_COUNTDOWN:  # 122.1: it enters with seven omen counters
+                self._set_count_any(self._stack.omens, action.id, OMEN_COUNTERS)
+                self._note("122.1", f"{action.id} enters with {OMEN_COUNTERS} omen counters")
 
     def _do_end(self, action: End) -> None:
         """The effect or card stops applying (its permanent left the battlefield)."""
@@ -1612,6 +1627,12 @@ class Game:
                 if p.life.value == 1:
                     self._note("603.4", f"{effect.id}: {pid} has exactly 1 life at upkeep")
                     self._do_win(Win(pid, source=effect.id))
+            for effect in self._by_kind.get(Kind.OMEN_COUNTDOWN, ()) if self._effects else ():
+                # 503.1: "at the beginning of your upkeep, remove an omen counter" triggers
+                # for its controller (805.4d: each player of the active team has "your
+                # upkeep"); it goes on the stack (603.3).
+                if effect.controller == pid:
+                    self._add_trigger(effect, Kind.OMEN_COUNTDOWN, p, "503.1", "upkeep begins")
 
     # -- turns (500-514, 805) ---------------------------------------------------------------
 
@@ -1771,6 +1792,8 @@ class Game:
             self._event = None
         if not self._over and self._dirty != _NOBODY:
             self._check_state_based_actions()
+        if self._v2 and not self._over and self._by_kind.get(Kind.LOSE_AT_20_LIFE):
+            self._state_triggers()
         if self._v2 and self._stack.pending:
             self._run_stack()
 
@@ -2054,6 +2077,30 @@ class Game:
         if merge is not None:
             stack.merge[merge] = new
 
+    def _add_trigger(self, effect: Effect, kind: Kind, p: Player, rule: str, what: str) -> None:
+        """603.2, 603.8: one ability of ``effect`` triggers (not on a life event: the amount
+        is 1, never read) and waits to be put on the stack."""
+        self._stack.pending.append(Trigger(effect.id, effect.controller, kind, 1, p.id))
+        count = self.triggered.get(effect.id, 0) + 1
+        self._set_count(self.triggered, effect.id, count, "a count", "id")
+        self._note(rule, f"{effect.id} triggers: {p.id}'s {what}")
+
+    def _state_triggers(self) -> None:
+        """603.8: "when you have 20 or more life, you lose the game" (Transcendence) is a state
+        trigger: it triggers as soon as its controller has 20 or more life (810.9a: their
+        team's total, if shared), and doesn't trigger again while it waits or is on the stack."""
+        stack = self._stack
+        for effect in self._by_kind.get(Kind.LOSE_AT_20_LIFE, ()):
+            p = self._players[effect.controller]
+            if not p.result.is_playing or p.life.value < 20:
+                continue
+            if any(
+                t.id == effect.id and t.kind is Kind.LOSE_AT_20_LIFE
+                for t in (*stack.pending, *stack.items)
+            ):
+                continue
+            self._add_trigger(effect, Kind.LOSE_AT_20_LIFE, p, "603.8", f"life is {p.life.value}")
+
     def _apnap(self) -> list[str]:
         """101.4: the players in turn order (seating order), from the active player (the
         player whose turn the record began); before the first turn, from the first seat."""
@@ -2143,9 +2190,67 @@ class Game:
             self._note("608.2", f"{t} resolves: {', '.join(opponents) or 'no one'} loses 1 life")
             for pid in opponents:
                 self._lose(self._players[pid], 1)
+        elif t.kind is Kind.LOSS_GAINS_TWICE:
+            gain = 2 * t.amount
+            self._note("608.2", f"{t} resolves: {t.controller} gains {gain} life (2 for each 1)")
+            self._gain(controller, gain)
+        elif t.kind is Kind.LOSE_AT_20_LIFE:
+            # 603.8: the condition is not checked again as it resolves (no "if"): it loses.
+            self._note("608.2", f"{t} resolves: {t.controller} loses the game (104.3e)")
+            self._do_lose(Lose((t.controller,), source=t.id))
+        elif t.kind is Kind.OMEN_COUNTDOWN:
+            self._remove_omen(t)
+        elif t.kind is Kind.LAST_OMEN:
+            self._highest_life_wins(t)
         else:
             self._note("608.2", f"{t} resolves: {t.controller} gains {t.amount} life")
             self._gain(controller, t.amount)
+
+    def _remove_omen(self, t: Trigger) -> None:
+        """608.2, 122.1: an omen counter is removed from Celestial Convergence (if it has one
+        left, and is still in the game); 603.2: removing the last triggers its last ability."""
+        omens = self._stack.omens
+        left = omens.get(t.id, 0)
+        if left <= 0 or t.id not in self._effects:
+            self._note("608.2", f"{t} resolves: no omen counter to remove")
+            return
+        self._set_count_any(omens, t.id, left - 1)
+        self._note("608.2", f"{t} resolves: an omen counter is removed, {left - 1} left")
+        if left == 1:
+            effect = self._effects[t.id][0]
+            p = self._players[t.controller]
+            self._add_trigger(effect, Kind.LAST_OMEN, p, "603.2", "last omen counter is removed")
+
+    def _highest_life_wins(self, t: Trigger) -> None:
+        """104.2b, 104.4c: "the player with the highest life total wins the game. If two or
+        more players are tied for highest life total, the game is a draw." The players still
+        in the game are compared; 801.11: with limited range of influence, only those within
+        the controller's range (801.14: the winner's opponents within their range lose
+        instead; 801.15: the draw is for those within the controller's range); 810.9a: a team
+        that shares its life total is one competitor with that total (its players are not
+        tied with each other: 810.8a, the team wins together)."""
+        totals: dict[object, tuple[int, str]] = {}
+        for p in self._present():
+            if not self.is_in_range(t.controller, p.id):
+                continue
+            key: object = p.team if self._shares_life(p) else p.id
+            totals.setdefault(key, (p.life.value, p.id))
+        if not totals:
+            return
+        highest = max(life for life, _ in totals.values())
+        top = [pid for life, pid in totals.values() if life == highest]
+        if len(top) > 1:
+            self._note(
+                "104.4c",
+                f"{t} resolves: {', '.join(top)} are tied for the highest life total "
+                f"({highest}): the game is a draw",
+            )
+            self._do_draw_game(DrawGame(t.controller, source=t.id))
+        else:
+            self._note(
+                "104.2b", f"{t} resolves: {top[0]} has the highest life total ({highest}) and wins"
+            )
+            self._do_win(Win(top[0], source=t.id))
 
     def _run_stack(self) -> None:
         """117.5, 704.3: a player would receive priority: state-based actions have been
@@ -2162,14 +2267,17 @@ class Game:
         stack = self._stack
         seen: dict[tuple[Any, ...], list[Any]] = {}
         lost: dict[str, int] = dict.fromkeys(self._players, 0)
+        gained: dict[str, int] = dict.fromkeys(self._players, 0)
         resolutions = 0
         while not self._over:
+            if self._effects and self._by_kind.get(Kind.LOSE_AT_20_LIFE):
+                self._state_triggers()
             if stack.pending:
                 self._put_on_stack()
             items = stack.items
             if not items:
                 return
-            point = self._loop_point(lost)
+            point = self._loop_point(lost, gained)
             key = items[-1].shape()
             earlier = seen.get(key)
             if earlier is not None:
@@ -2185,9 +2293,14 @@ class Game:
                 mark[1] = min(mark[1], len(items))
             before = {pid: p.life.value for pid, p in self._players.items()}
             self._resolve(top)
+            if self._event is not None:  # an effect's win, loss or draw (104.2b, 104.3e)
+                self._settle_event()
+                self._event = None
             for pid, p in self._players.items():
                 if p.life.value < before[pid]:
                     lost[pid] += before[pid] - p.life.value
+                elif p.life.value > before[pid]:
+                    gained[pid] += p.life.value - before[pid]
             if self._dirty != _NOBODY:
                 self._check_state_based_actions()
             if self._over:
@@ -2205,10 +2318,10 @@ class Game:
         stack.items = []
         stack.pending = []
 
-    def _loop_point(self, lost: Mapping[str, int]) -> list[Any]:
+    def _loop_point(self, lost: Mapping[str, int], gained: Mapping[str, int]) -> list[Any]:
         """The moment before the top of the stack resolves: ``[stack height, lowest height
         since, shapes, amounts, life totals, life lost so far, trigger counts, who is in the
-        game, which effects apply]``."""
+        game, which effects apply, life gained so far]``."""
         items = self._stack.items
         return [
             len(items),
@@ -2220,6 +2333,7 @@ class Game:
             dict(self.triggered),
             [pid for pid, p in self._players.items() if p.result.is_playing],
             list(self._effects),
+            dict(gained),
         ]
 
     def _cannot_lose_for_life(self, p: Player) -> bool:
@@ -2271,11 +2385,24 @@ class Game:
         ]
         exact = len(now[2]) == height and now[3][low:] == amounts[low:]
         change = {pid: now[4][pid] - earlier[4][pid] for pid in now[7]}
+        # 603.8: "when you have 20 or more life, you lose the game" (Transcendence) reads the
+        # life total: a cycle that raises the total of such a player who can lose the game
+        # ends when it reaches 20 (the state trigger goes on the stack and resolves first).
+        rising = [
+            pid
+            for pid in now[7]
+            if change[pid] > 0
+            and not self._reaches(Kind.CANT_LOSE_GAME, players[pid])
+            and any(
+                e.controller == pid and e.id in self._effects
+                for e in self._by_kind.get(Kind.LOSE_AT_20_LIFE, ())
+            )
+        ]
         controllers = sorted(
             {s[1] for s in now[2][len(now[2]) - len(top) :]} | {s[1] for s in top},
             key=lambda c: players[c].index,
         )
-        if not losers or (exact and all(change[pid] >= 0 for pid in losers)):
+        if not rising and (not losers or (exact and all(change[pid] >= 0 for pid in losers))):
             self._note(
                 "732.4",
                 f"the triggered abilities of {', '.join(s[0] for s in top)} repeat with no way "
@@ -2289,15 +2416,19 @@ class Game:
             return True
         if not exact:
             return False
-        cycles = (
-            min(
-                max(0, (now[4][pid] - 1 - in_cycle[pid]) // -change[pid])
-                for pid in losers
-                if change[pid] < 0
-            )
-            if any(change[pid] < 0 for pid in losers)
-            else 0
-        )
+        # The whole cycles before any loser could reach 0 (their life, less 1, less what
+        # they lose within a cycle, by their net loss per cycle), and before any rising
+        # Transcendence could reach 20 (19, less their life, less what they gain within a
+        # cycle, by their net gain per cycle).
+        bounds = [
+            max(0, (now[4][pid] - 1 - in_cycle[pid]) // -change[pid])
+            for pid in losers
+            if change[pid] < 0
+        ] + [
+            max(0, (19 - now[4][pid] - (now[9][pid] - earlier[9][pid])) // change[pid])
+            for pid in rising
+        ]
+        cycles = min(bounds) if bounds else 0
         if cycles < 1:
             return False
         done: set[int] = set()

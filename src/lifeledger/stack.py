@@ -19,6 +19,10 @@ __all__ = ["MAX_RESOLUTIONS", "Stack", "Trigger"]
 #: neither ends nor repeats in a way the engine can prove: ``docs/record-format.md``).
 MAX_RESOLUTIONS = 100_000
 
+#: The kinds whose triggers are no life event (a state trigger, 603.8; an upkeep's, 503.1;
+#: the last omen counter's): their ``amount`` is always 1 and never read.
+NO_AMOUNT = frozenset({Kind.LOSE_AT_20_LIFE, Kind.OMEN_COUNTDOWN, Kind.LAST_OMEN})
+
 
 @dataclass(slots=True)
 class Trigger:
@@ -38,6 +42,8 @@ class Trigger:
         return (self.id, self.controller, self.kind, self.target)
 
     def __str__(self) -> str:
+        if self.kind in NO_AMOUNT:  # no life event: its amount means nothing
+            return f"{self.id} ({self.controller}'s)"
         target = f" targeting {self.target}" if self.target is not None else ""
         return f"{self.id} ({self.controller}'s, {self.amount}){target}"
 
@@ -47,9 +53,10 @@ class Stack:
     top last), the life events triggers of one event add up in (``merge``: 603.2c, 119.10,
     702.15e), and the choices each player stated: ``order[player]`` (603.3b: the order in
     which they put their triggered abilities on the stack, by id) and ``targets[id]`` (the
-    players, by preference, its ability targets), and ``replacements[player]`` (616.1)."""
+    players, by preference, its ability targets), and ``replacements[player]`` (616.1); and
+    the omen counters of Celestial Convergence (``omens[id]``, 122.1)."""
 
-    __slots__ = ("items", "merge", "order", "pending", "replacements", "targets")
+    __slots__ = ("items", "merge", "omens", "order", "pending", "replacements", "targets")
 
     def __init__(self) -> None:
         self.pending: list[Trigger] = []
@@ -60,3 +67,5 @@ class Stack:
         #: 616.1: the order in which a player applies the replacement effects to their
         #: gains of life (ids), where it matters (Tainted Remedy and a life doubler).
         self.replacements: dict[str, tuple[str, ...]] = {}
+        #: 122.1: the omen counters on each Celestial Convergence (by id) in the game.
+        self.omens: dict[str, int] = {}

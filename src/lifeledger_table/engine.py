@@ -23,7 +23,7 @@ from lifeledger.actions import (
     Together,
     Win,
 )
-from lifeledger.effects import CATALOGUE, Kind
+from lifeledger.effects import CARD_ONLY_KINDS, CATALOGUE, Kind
 from lifeledger.errors import LifeledgerError, MalformedError, RefusedError
 from lifeledger.formats import FORMATS
 from lifeledger.game import Game
@@ -75,7 +75,7 @@ def catalogue() -> dict[str, Any]:
         ],
         "formats": list(FORMATS),
         "cards": list(CATALOGUE),
-        "effect_kinds": [kind.value for kind in Kind],
+        "effect_kinds": [kind.value for kind in Kind if kind not in CARD_ONLY_KINDS],
     }
 
 
