@@ -339,3 +339,35 @@ class TestReplacementsOfVersion2:
         assert st.life("bo") == 20 and st.player("bo")["library"] is None
         st = s.do({"do": "lose_life", "player": "bo", "amount": 20})
         assert st.why("bo") == ("lost", "life", "704.5a")  # the Mirror went to the library
+
+
+def test_732_2a_a_cycle_the_engine_cannot_decide_is_malformed_after_bounded_work() -> None:
+    """Found by a stress run: two Transcendences, Platinum Angel, Sanguine Bond, Felidar
+    Sovereign and Marauding Blight-Priest at 1 life. The abilities resolve on and on without
+    repeating in a way the engine can prove a loop of (104.4b needs one), so the engine gives
+    up after ``MAX_RESOLUTIONS`` resolutions (it took 100,000 and 6 s before): the record must
+    state the loop's result (a shortcut, 732.2a). The action changes nothing."""
+    from lifeledger.stack import MAX_RESOLUTIONS
+    from lifeledger.state import state_dict
+
+    cards = [
+        "Transcendence",
+        "Platinum Angel",
+        "Sanguine Bond",
+        "Transcendence",
+        "Felidar Sovereign",
+        "Marauding Blight-Priest",
+    ]
+    game = Game([Seat("p0"), Seat("p1")], version=2, starting_life=1)
+    for k, name in enumerate(cards):
+        game.card(f"c{k}", name, ("p0", "p1")[k % 2])
+    game.choose(
+        "p0", order=["c0", "c2", "c4"], targets={c: ["p0", "p1"] for c in ("c0", "c2", "c4")}
+    )
+    game.choose(
+        "p1", order=["c1", "c3", "c5"], targets={c: ["p0", "p1"] for c in ("c1", "c3", "c5")}
+    )
+    before = state_dict(game)
+    with pytest.raises(MalformedError, match=f"resolve more than {MAX_RESOLUTIONS:,} times"):
+        game.gain_life("p0", 153363)
+    assert state_dict(game) == before

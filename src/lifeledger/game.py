@@ -70,7 +70,7 @@ from .formats import Format, find_format
 from .outcome import PLAYING, Outcome, Reason, Result, Status
 from .roster import POISON_THRESHOLD, Player, PlayerView, Team, TeamView, Total
 from .seats import Seat, check_text
-from .stack import MAX_RESOLUTIONS, Stack, Trigger
+from .stack import MAX_HEIGHT, MAX_RESOLUTIONS, Stack, Trigger
 from .turns import CLEANUP, DRAW, END, MAIN, STEPS, UPKEEP, Clock, Designations
 from .variants import Variant, find_variant, infer_variant, seating_distance
 
@@ -2308,11 +2308,15 @@ class Game:
             # 800.4a: the abilities of a player who left the game leave with them.
             stack.items = [t for t in stack.items if self._players[t.controller].result.is_playing]
             resolutions += 1
-            if resolutions > MAX_RESOLUTIONS:
+            if resolutions > MAX_RESOLUTIONS or len(stack.items) > MAX_HEIGHT:
+                what = (
+                    f"resolve more than {MAX_RESOLUTIONS:,} times"
+                    if resolutions > MAX_RESOLUTIONS
+                    else f"pile up more than {MAX_HEIGHT:,} high on the stack"
+                )
                 raise MalformedError(
-                    f"the triggered abilities resolve more than {MAX_RESOLUTIONS:,} times "
-                    "without ending or repeating in a way the engine can decide; record the "
-                    "loop's result (loop, or a shortcut, 732.2a)",
+                    f"the triggered abilities {what} without ending or repeating in a way the "
+                    "engine can decide; record the loop's result (loop, or a shortcut, 732.2a)",
                     member="do",
                 )
         stack.items = []

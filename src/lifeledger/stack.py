@@ -13,11 +13,15 @@ from dataclasses import dataclass
 
 from .effects import Kind
 
-__all__ = ["MAX_RESOLUTIONS", "Stack", "Trigger"]
+__all__ = ["MAX_HEIGHT", "MAX_RESOLUTIONS", "Stack", "Trigger"]
 
 #: How many resolutions one action may cause before the engine gives up on it (a loop that
 #: neither ends nor repeats in a way the engine can prove: ``docs/record-format.md``).
-MAX_RESOLUTIONS = 100_000
+MAX_RESOLUTIONS = 20_000
+#: How high the stack may grow in one action before the engine gives up on it the same way:
+#: a stack that keeps growing is no loop the engine can prove, and each resolution's loop
+#: check reads the whole stack (so the work is bounded by this times ``MAX_RESOLUTIONS``).
+MAX_HEIGHT = 1_000
 
 #: The kinds whose triggers are no life event (a state trigger, 603.8; an upkeep's, 503.1;
 #: the last omen counter's): their ``amount`` is always 1 and never read.

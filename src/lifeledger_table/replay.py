@@ -28,6 +28,8 @@ __all__ = ["MAX_ACTIONS", "MAX_BYTES", "MAX_PLAYERS", "Replays", "replay_frames"
 MAX_ACTIONS = 5000
 #: The largest answer a replay gives, in bytes.
 MAX_BYTES = 8 * 1024 * 1024
+#: How long a replay may take in a worker before it is given up (``"too-long"``).
+MAX_SECONDS = 10.0
 
 
 def _strict(text: str) -> Any:
@@ -52,7 +54,7 @@ def _document(text: str) -> dict[str, Any]:
     return {**items[0], "actions": items[1:]}
 
 
-def replay_json(text: str, max_bytes: int = MAX_BYTES) -> bytearray:
+def replay_json(text: str, max_bytes: int = MAX_BYTES, seconds: float = MAX_SECONDS) -> bytearray:
     """The replay of a record as JSON (UTF-8): ``{"header": ..., "frames": [...]}``, the
     header and, for the start and after each action, the engine's state.
 
@@ -93,7 +95,16 @@ def replay_json(text: str, max_bytes: int = MAX_BYTES) -> bytearray:
     add(f'{{"header": {json.dumps(document)}, "frames": [')
     first = {"position": None, "action": None, "state": state, "effects": engine.effects(game)}
     add(json.dumps(first))
+    deadline = time.monotonic() + seconds
     for position, action in enumerate(actions):
+        if time.monotonic() > deadline:
+            # Each action is bounded (the engine gives up on triggers that resolve too many
+            # times), but a record of thousands of such actions would hold a worker for hours.
+            raise TableError(
+                "too-long",
+                f"This record takes more than {seconds:g} s to replay here (at action "
+                f"{position}); replay it with `lifeledger replay`.",
+            )
         before = state
         refused = None
         notes: list[dict[str, str]] = []

@@ -112,3 +112,14 @@ async def test_a_replay_runs_in_a_worker_process(client: Client) -> None:
     res = await client.post("/api/replay", data=record(MAX_PLAYERS + 1, 1), headers=JSON)
     assert res.status == 400
     assert (await res.json())["error"] == "malformed"
+
+
+def test_a_replay_that_takes_too_long_is_given_up_naming_the_action() -> None:
+    """Each action is bounded (the engine gives up on triggers that resolve too many times),
+    but a record of thousands of slow actions would hold a worker for hours: a replay is given
+    up past ``seconds`` (10 s by default), with the action it had reached."""
+    with pytest.raises(TableError) as caught:
+        replay_json(record(2, 5), seconds=-1.0)
+    assert caught.value.code == "too-long"
+    assert "at action 0" in str(caught.value.message)
+    assert replay_json(record(2, 5))  # within the time, as before
