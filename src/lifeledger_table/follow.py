@@ -87,7 +87,25 @@ class Follower:
         if table is None:
             return
         if kind == "seats":
-            seats = await asyncio.to_thread(self.hub.store.seats, table_id)
+            # In turn with this table's seat writes here (each waits for the one before): a
+            # read made while a seat given here is being written would not hold it yet, and
+            # would take it from its phone. A read with seat work queued after it leaves the
+            # news to that work (a write's own notice brings a read after it).
+            work = self.hub.seat_work
+            before = work.get(table_id)
+            mine: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            work[table_id] = mine
+            try:
+                if before is not None:
+                    await asyncio.shield(before)
+                seats = await asyncio.to_thread(self.hub.store.seats, table_id)
+            finally:
+                mine.set_result(None)
+                newest = work.get(table_id) is mine
+                if newest:
+                    del work[table_id]
+            if not newest or self.hub.tables.get(table_id) is not table:
+                return
             changed = {
                 s for s in set(seats) | set(table.seats) if seats.get(s) != table.seats.get(s)
             }

@@ -50,6 +50,10 @@ class Hub:
         self.follower = Follower(self)
         #: Tables being loaded (off the event loop): every request for one waits for the same.
         self.loading: dict[str, asyncio.Future[Table | None]] = {}
+        #: Each table's last seat work under way (a write of seats given here, or a read of
+        #: seats another server gave): the next waits for it, so that they happen in order
+        #: (:func:`.routes.grant_seats`, :meth:`.follow.Follower._catch_up`).
+        self.seat_work: dict[str, asyncio.Future[None]] = {}
 
     async def table(self, table_id: str) -> Table | None:
         """The table with this id, loaded from the store on first use (off the event loop:

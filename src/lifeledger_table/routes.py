@@ -12,7 +12,6 @@ import logging
 import re
 import secrets
 import time
-import weakref
 from collections.abc import Awaitable, Callable, Mapping
 from importlib import resources
 from pathlib import Path
@@ -351,9 +350,9 @@ async def grant_seats(
         # A table's seat writes are made in the order their seats were claimed (each waits
         # for the one before): one made in another worker thread could overtake an earlier
         # one, fail its compare-and-set, and read the seats back without the earlier seat.
-        before = _SEAT_WRITES.get(table)
+        before = hub.seat_work.get(table.id)
         mine: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        _SEAT_WRITES[table] = mine
+        hub.seat_work[table.id] = mine
         try:
             if before is not None:
                 await asyncio.shield(before)
@@ -364,8 +363,8 @@ async def grant_seats(
             raise
         finally:
             mine.set_result(None)
-            if _SEAT_WRITES.get(table) is mine:
-                del _SEAT_WRITES[table]
+            if hub.seat_work.get(table.id) is mine:
+                del hub.seat_work[table.id]
     tokens: dict[str, str] = {}
     for n, (seat, token, digest, previous) in enumerate(claims):
         result = written[n] if n < len(written) else None
@@ -389,10 +388,6 @@ async def grant_seats(
     if tokens:
         seats_given(hub, table, set(tokens))
     return tokens, failed
-
-
-#: Each table's last seat write under way (see :func:`grant_seats`).
-_SEAT_WRITES: weakref.WeakKeyDictionary[Table, asyncio.Future[None]] = weakref.WeakKeyDictionary()
 
 
 def seats_given(hub: Hub, table: Table, seats: set[str]) -> None:

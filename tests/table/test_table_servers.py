@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -229,10 +230,12 @@ async def test_a_table_device_on_one_server_gives_a_seat_at_once_to_a_phone_on_t
         takeovers_of(client.app[HUB_KEY]).unsure_until = 0.0  # past the first minute
     takeovers_of(a.app[HUB_KEY]).announce(a.app[HUB_KEY])
     heard = takeovers_of(b.app[HUB_KEY]).elsewhere_devices
-    for _ in range(100):  # the notice goes through a thread and the other server's loop
-        if (tid, "bo") in heard:
-            break
+    # The notice goes through a thread and the other server's loop: wait for it (not a fixed
+    # time: a loaded machine takes a while), and fail plainly if it never comes.
+    deadline = asyncio.get_running_loop().time() + 60
+    while (tid, "bo") not in heard and asyncio.get_running_loop().time() < deadline:
         await asyncio.sleep(0.05)
+    assert (tid, "bo") in heard, "the other server never heard the device's seats"
     assert (tid, "bo") not in takeovers_of(b.app[HUB_KEY]).elsewhere
     res = await b.post(f"/api/tables/{tid}/seats/bo", json={})
     assert res.status == 200, await res.text()
@@ -258,3 +261,41 @@ async def test_a_table_device_on_one_server_gives_a_seat_at_once_to_a_phone_on_t
     assert (await other.until("welcome"))["seats"] == ["ana", "cy"]
     await other.ws.send_json({"type": "next_game", "id": "n1", "as": "ana"})
     assert (await other.reply("n1"))["error"] == "not-over"
+
+
+@pytest.mark.asyncio
+async def test_a_late_seat_read_never_takes_back_seats_given_here_meanwhile(
+    servers: list[Client], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each seat given tells every server, this one too, to read the seats again. A read that
+    answers late (made before the seats given after it were written) once replaced the
+    seats in memory: a table device lost seats it had just been given. Seat reads and writes
+    now take turns per table, and a read with seat work queued after it leaves the news to
+    that work."""
+    a, _ = servers
+    hub = a.app[HUB_KEY]
+    table = await open_table(a, FOUR)
+    tid = table["id"]
+    await hub.table(tid)
+    real = SharedStore.seats
+    calls: list[int] = []
+
+    def late(self: SharedStore, table_id: str) -> dict[str, str]:
+        got = real(self, table_id)
+        calls.append(1)
+        if len(calls) == 1:
+            time.sleep(0.5)  # the first read answers after every later write
+        return got
+
+    monkeypatch.setattr(SharedStore, "seats", late)
+    res = await a.post(f"/api/tables/{tid}/seats", json={"seats": ["ana", "bo", "cy"]})
+    tokens = (await res.json())["tokens"]
+    assert sorted(tokens) == ["ana", "bo", "cy"]
+    for _ in range(40):
+        await asyncio.sleep(0.05)
+        assert sorted(hub.tables[tid].seats) == ["ana", "bo", "cy"]
+    device = Phone(
+        await a.ws_connect(f"/ws/t/{tid}?" + "&".join(f"token={t}" for t in tokens.values()))
+    )
+    await device.ws.send_json({"type": "hello", "tokens": list(tokens.values()), "since": 0})
+    assert (await device.until("welcome"))["seats"] == ["ana", "bo", "cy"]
