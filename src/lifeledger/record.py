@@ -684,17 +684,28 @@ def _end(o: dict[str, Json], source: str | None, note: str | None) -> Action:
     return End(_string(o["id"], "id"), source=source, note=note)
 
 
-@_parser("upkeep", ("player",))
-def _upkeep(o: dict[str, Json], source: str | None, note: str | None) -> Action:
-    return Upkeep(_string(o["player"], "player"), source=source, note=note)
-
-
 # -- version 2: turns and designations ----------------------------------------------------
 
 
-@_parser("turn", ("player",))
-def _turn(o: dict[str, Json], source: str | None, note: str | None) -> Action:
-    return Turn(_string(o["player"], "player"), source=source, note=note)
+def _of_one_player(make: Callable[..., Action]) -> _Parser:
+    """The parser of an action whose only member is ``player``."""
+
+    def parse(o: dict[str, Json], source: str | None, note: str | None) -> Action:
+        return make(_string(o["player"], "player"), source=source, note=note)
+
+    return parse
+
+
+# ``upkeep`` (version 1; in version 2 also an additional upkeep step), ``turn`` (805, 810.2),
+# the monarch (725), the initiative (726) and the city's blessing (702.131c).
+for _do, _make in (
+    ("upkeep", Upkeep),
+    ("turn", Turn),
+    ("become_monarch", BecomeMonarch),
+    ("take_initiative", TakeInitiative),
+    ("city_blessing", CityBlessing),
+):
+    _parser(_do, ("player",))(_of_one_player(_make))
 
 
 @_parser("step", ("step",), ("nonland_milled",))
@@ -716,21 +727,6 @@ def _cast(o: dict[str, Json], source: str | None, note: str | None) -> Action:
         source=source,
         note=note,
     )
-
-
-@_parser("become_monarch", ("player",))
-def _become_monarch(o: dict[str, Json], source: str | None, note: str | None) -> Action:
-    return BecomeMonarch(_string(o["player"], "player"), source=source, note=note)
-
-
-@_parser("take_initiative", ("player",))
-def _take_initiative(o: dict[str, Json], source: str | None, note: str | None) -> Action:
-    return TakeInitiative(_string(o["player"], "player"), source=source, note=note)
-
-
-@_parser("city_blessing", ("player",))
-def _city_blessing(o: dict[str, Json], source: str | None, note: str | None) -> Action:
-    return CityBlessing(_string(o["player"], "player"), source=source, note=note)
 
 
 @_parser("day_night", ("to",))

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +42,16 @@ async def servers(aiohttp_client: Callable[..., Any], tmp_path: Path) -> list[Cl
     peers: list[SharedStore] = []
     path = str(tmp_path / "shared.db")
     return [await aiohttp_client(create_app(SharedStore(path, peers), FAST)) for _ in range(2)]
+
+
+async def heard_of(heard: Container[tuple[str, str]], seat: tuple[str, str]) -> None:
+    """Wait until another server's notice of ``seat`` (table, seat) is in ``heard``: it goes
+    through a thread and this server's loop, which on a loaded machine takes a while (no
+    fixed time), and fail plainly if it never comes."""
+    deadline = asyncio.get_running_loop().time() + 60
+    while seat not in heard and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.05)
+    assert seat in heard, f"the other server never heard which seats hold {seat}"
 
 
 async def settle(*phones: Phone, seq: int) -> None:
@@ -159,12 +169,7 @@ async def test_a_seat_nobody_holds_anywhere_is_taken_over_at_once(servers: list[
         takeovers_of(client.app[HUB_KEY]).unsure_until = 0.0  # past the first minute
     takeovers_of(a.app[HUB_KEY]).announce(a.app[HUB_KEY])
     heard = takeovers_of(b.app[HUB_KEY]).elsewhere
-    # The notice goes through a thread and the other server's loop: on a loaded machine that
-    # takes a while, so wait for it (not a fixed time), and fail plainly if it never comes.
-    deadline = asyncio.get_running_loop().time() + 60
-    while (tid, "cy") not in heard and asyncio.get_running_loop().time() < deadline:
-        await asyncio.sleep(0.05)
-    assert (tid, "cy") in heard, "the other server never heard which seats the first holds"
+    await heard_of(heard, (tid, "cy"))
     res = await b.post(f"/api/tables/{tid}/seats/bo", json={"takeover": True})
     assert res.status == 200
     res = await b.post(f"/api/tables/{tid}/seats/cy", json={"takeover": True})
@@ -230,12 +235,7 @@ async def test_a_table_device_on_one_server_gives_a_seat_at_once_to_a_phone_on_t
         takeovers_of(client.app[HUB_KEY]).unsure_until = 0.0  # past the first minute
     takeovers_of(a.app[HUB_KEY]).announce(a.app[HUB_KEY])
     heard = takeovers_of(b.app[HUB_KEY]).elsewhere_devices
-    # The notice goes through a thread and the other server's loop: wait for it (not a fixed
-    # time: a loaded machine takes a while), and fail plainly if it never comes.
-    deadline = asyncio.get_running_loop().time() + 60
-    while (tid, "bo") not in heard and asyncio.get_running_loop().time() < deadline:
-        await asyncio.sleep(0.05)
-    assert (tid, "bo") in heard, "the other server never heard the device's seats"
+    await heard_of(heard, (tid, "bo"))
     assert (tid, "bo") not in takeovers_of(b.app[HUB_KEY]).elsewhere
     res = await b.post(f"/api/tables/{tid}/seats/bo", json={})
     assert res.status == 200, await res.text()
