@@ -151,7 +151,7 @@ def build_setup(form: object) -> dict[str, Any]:
                 )
             colours[seat["id"]] = colour
         seats.append(seat)
-    header: dict[str, Any] = {"record": 1}
+    header: dict[str, Any] = {"record": 2}
     variant = form.get("variant")
     if variant not in (None, ""):
         if not isinstance(variant, str):

@@ -352,9 +352,39 @@ function describe(a, names) {
     case "effect": return `Effect ${a.kind} (${n(a.controller)})`;
     case "end": return `${names.of(a.id)} stops applying`;
     case "upkeep": return `${n(a.player)}'s upkeep begins`;
+    case "turn": return `${n(a.player)}'s turn begins`;
+    case "step": return `The ${STEP_NAMES[a.step] || a.step} begins` +
+      (a.nonland_milled ? " (rad counters milled " + Object.entries(a.nonland_milled).map(([p, v]) => `${plural(v, "nonland card")} for ${n(p)}`).join(", ") + ")" : "");
+    case "cast": return `${n(a.player)} casts ${plural(a.count === undefined ? 1 : a.count, "spell")}`;
+    case "become_monarch": return `${n(a.player)} becomes the monarch`;
+    case "take_initiative": return `${n(a.player)} takes the initiative`;
+    case "day_night": return `It becomes ${a.to}`;
+    case "city_blessing": return `${n(a.player)} gets the city's blessing`;
+    case "choose": {
+      const bits = [];
+      if (a.order) bits.push("puts " + a.order.map(n).join(", then ") + " on the stack in that order");
+      for (const [id, t] of Object.entries(a.targets || {})) bits.push(`${n(id)} targets ${[].concat(t).map(n).join(" or else ")}`);
+      if (a.replacements) bits.push("applies " + a.replacements.map(n).join(", then ") + " to their life gains");
+      return `${n(a.player)} chooses: ${bits.join("; ")}`;
+    }
+    case "repeat": return `${plural(a.times, "time")}: ` + a.actions.map((x) => describe(x, names)).join("; ");
     case "together": return "Together: " + a.actions.map((x) => describe(x, names)).join("; ");
     default: return a.do;
   }
+}
+
+// The steps of a turn the record marks (docs/record-format.md, "Turns").
+const STEP_NAMES = { upkeep: "upkeep", draw: "draw step", main: "main phase", end: "end step", cleanup: "cleanup step" };
+
+// What changed among the designations (725 monarch, 726 initiative, 731 day/night, 702.131c).
+function designationsChange(from, to, names) {
+  const out = [];
+  if (from.monarch !== to.monarch) out.push(to.monarch ? `${names.of(to.monarch)} is the monarch` : "no monarch");
+  if (from.initiative !== to.initiative) out.push(to.initiative ? `${names.of(to.initiative)} has the initiative` : "no initiative");
+  if (from.day_night !== to.day_night) out.push(`it is ${to.day_night || "neither day nor night"}`);
+  const had = new Set(from.city_blessing || []);
+  for (const p of to.city_blessing || []) if (!had.has(p)) out.push(`${names.of(p)} has the city's blessing`);
+  return out.join(", ") || "designations";
 }
 
 function describeChange(c, names) {
@@ -369,6 +399,8 @@ function describeChange(c, names) {
     case "game": return `game ${c.from} → ${c.to} (restart)`;
     // "over" is reported both ways: false when an undo takes back the action that ended it.
     case "over": return c.to === false ? "the game is no longer over" : "the game is over";
+    case "turn": return c.to ? `turn ${c.to.number}: ${c.to.active.map((p) => names.of(p)).join(" & ")}, ${STEP_NAMES[c.to.step] || c.to.step}` : "no turn";
+    case "designations": return designationsChange(c.from || {}, c.to || {}, names);
     case "triggered": return c.to === null ? `${names.of(c.key)}: triggers no longer counted` : `${names.of(c.key)} triggered (${c.to})`;
     default: return c.what;
   }
@@ -434,7 +466,7 @@ function applyChanges(state, changes) {
       else if (c.what === "counters" || c.what === "commander_damage") setCount(p, c.what, c.key, c.to, isZero(c.to) || c.to === null);
       else if (c.what === "status") standing(p, c);
       else throw new Error(`unknown player change ${JSON.stringify(c.what)}`);
-    } else if (c.what === "game" || c.what === "over") out[c.what] = c.to;
+    } else if (c.what === "game" || c.what === "over" || c.what === "turn" || c.what === "designations") out[c.what] = c.to;
     else if (c.what === "triggered") setCount(out, "triggered", c.key, c.to, c.to === null || c.to === undefined);
     else throw new Error(`unknown change ${JSON.stringify(c.what)}`);
   }
