@@ -33,6 +33,10 @@ STACK_CARDS = [
     "Transcendence",
     "Celestial Convergence",
     "Angel's Grace",
+    "Lich's Mirror",
+    "Worship",
+    "Near-Death Experience",
+    "Platinum Angel",
 ]
 
 
@@ -43,7 +47,7 @@ def stack_action(draw: st.DrawFn, table: Table, state: dict[str, Any]) -> dict[s
     mine: dict[str, list[str]] = getattr(table, "stack_cards", {})
     table.stack_cards = mine  # type: ignore[attr-defined]
     live = [i for i in table.active if i.startswith("sc")]
-    kind = draw(st.sampled_from(["card", "choose", "gain", "other", "other"]))
+    kind = draw(st.sampled_from(["card", "choose", "gain", "lose", "other", "other"]))
     player = a_player(draw, table, state)
     if kind == "card":
         card_id = table.fresh_id("sc")
@@ -58,6 +62,8 @@ def stack_action(draw: st.DrawFn, table: Table, state: dict[str, Any]) -> dict[s
         return {"do": "choose", "player": owner, "order": order, "targets": targets}
     if kind == "gain":
         return {"do": "gain_life", "player": player, "amount": draw(st.integers(0, 5))}
+    if kind == "lose":  # 104.3e, which Lich's Mirror replaces (614.1a)
+        return {"do": "lose", "player": player, "source": "a-spell"}
     return v2_action(draw, table, state)
 
 

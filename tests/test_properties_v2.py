@@ -2,7 +2,7 @@
 with the profiles of ``test_properties.py`` (derandomized in ``make test``):
 
 - a version-1 record replays exactly as before under the version-2 engine: declared version 2,
-  its state is the version-1 state plus the two new members (and ``"record": 2``);
+  its state is the version-1 state plus the three new members (and ``"record": 2``);
 - random version-2 games (turns, steps, rad counters, designations, spells, "this turn"
   effects mixed with every version-1 action) replay without raising, a refused action leaves
   the state as it was, and ``record.dumps`` replays to the same state;
@@ -38,7 +38,7 @@ from test_properties import (
 )
 
 STEPS = ["upkeep", "draw", "main", "end", "cleanup"]
-V2_ONLY = ("turn", "designations")
+V2_ONLY = ("turn", "designations", "omens")
 
 
 def as_version_1(state: dict[str, Any]) -> dict[str, Any]:
@@ -56,6 +56,7 @@ def test_a_version_1_record_replays_identically_under_version_2(data: st.DataObj
     v2_state = ll_state.state_dict(v2.game, v2.refused)
     assert as_version_1(v2_state) == v1_state
     assert v2_state["turn"] is None  # a version-1 record takes no turns
+    assert v2_state["omens"] == {}  # and has no Celestial Convergence
     # The stream, read line by line on the fast path, agrees.
     stream = record.loads("".join(played.stream), stream=True)
     assert ll_state.state_dict(stream.game, stream.refused) == v1_state
@@ -153,6 +154,8 @@ def check_v2_shape(state: dict[str, Any], head: dict[str, Any]) -> None:
         assert marks[name] is None or marks[name] in playing or state["over"], (name, state)
     assert set(marks["city_blessing"]) <= playing or state["over"], state  # 702.131c
     assert marks["day_night"] in (None, "day", "night")
+    omens = state["omens"]  # 122.1: Celestial Convergence enters with seven
+    assert all(type(n) is int and 0 <= n <= 7 for n in omens.values()), omens
     turn = state["turn"]
     if turn is not None:
         assert turn["number"] >= 1 and turn["step"] in STEPS and turn["active"]

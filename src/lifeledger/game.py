@@ -96,6 +96,22 @@ _LOST_EMPTY_LIBRARY = Result(Status.LOST, Reason.EMPTY_LIBRARY, "704.5b")
 _LOST_POISON = Result(Status.LOST, Reason.POISON, "704.5c")
 _LOST_TEAM_POISON = Result(Status.LOST, Reason.TEAM_POISON, "704.6b")
 _LOST_COMMANDER_DAMAGE = Result(Status.LOST, Reason.COMMANDER_DAMAGE, "704.6c")
+#: 614.1a: the losses "if you would lose the game, instead ..." (Lich's Mirror) replaces: the
+#: state-based ones (104.3b-d, 104.3j: 704.5a-c, 704.6a-c) and an effect's (104.3e; 104.3h and
+#: 801.14, an opponent's win under the limited range of influence option). Not a concession
+#: (104.3a, 810.8b: the player leaves at once), a judge's game loss (104.3k: a tournament
+#: penalty, 100.6, outside the game) or an opponent's win (104.2b: the game ends, 104.1).
+_REPLACEABLE_LOSSES = frozenset(
+    {
+        Reason.LIFE,
+        Reason.TEAM_LIFE,
+        Reason.POISON,
+        Reason.TEAM_POISON,
+        Reason.EMPTY_LIBRARY,
+        Reason.COMMANDER_DAMAGE,
+        Reason.EFFECT,
+    }
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -389,6 +405,13 @@ class Game:
         """Every team, in the order their first players are seated."""
         return tuple(TeamView(t) for t in self._teams.values())
 
+    @property
+    def omen_counters(self) -> dict[str, int]:
+        """122.1: the omen counters on each Celestial Convergence in the game, by its id, in
+        the order the cards entered (a card that has left the game is not listed)."""
+        effects = self._effects
+        return {cid: n for cid, n in self._stack.omens.items() if cid in effects}
+
     def player(self, player_id: str) -> PlayerView:
         """The player with this id."""
         return PlayerView(self._get(player_id, "player"))
@@ -477,7 +500,7 @@ class Game:
         before it is named, and the effects are as they were unless ``effects`` is set
         (``everything``: assume all of it changed). A refused or malformed action touches
         nothing. The game's number, whether it is over, the trigger counts and (version 2)
-        the turn and the designations are not covered: compare them.
+        the turn, the designations and the omen counters are not covered: compare them.
 
         >>> from lifeledger import Game, Seat
         >>> game = Game([Seat("ana"), Seat("bo"), Seat("cy")])
@@ -1233,27 +1256,55 @@ class Game:
         return lost
 
     def _replace_losing(self, losses: dict[str, Result]) -> None:
-        """614.1a, 704.7: "if you would lose the game, instead ..." (Lich's Mirror): the
-        player's state-based losses of this check (704.5a and 704.5b at once: one loss, one
-        replacement) are replaced: the Mirror's cards are shuffled into the library, the Mirror
-        with them (its effect ends), the player draws seven cards (the library's count is no
-        longer known: ``null``) and their life total becomes 20 (119.5)."""
+        """614.1a: "if you would lose the game, instead shuffle your hand, your graveyard, and
+        all permanents you own into your library, then draw seven cards and your life total
+        becomes 20" (Lich's Mirror) replaces each loss it can (``_REPLACEABLE_LOSSES``): all
+        of one player's losses at once are one loss, one replacement (704.7's example: 704.5a
+        and 704.5b). 810.8a: where a team shares its life total, a member's loss is the team's,
+        so a Mirror reaching either member replaces the losses of both (its controller does
+        what it says, the teammate nothing); a team one of whose members loses in a way the
+        Mirror can't replace loses all the same (810.8a, 810.8b)."""
         for pid in list(losses):
-            p = self._players[pid]
-            mirror = next(self._effects_reaching(Kind.LOSING_REPLACED, p), None)
-            if mirror is None:
+            if pid not in losses:  # replaced with a teammate's
                 continue
-            rule = losses.pop(pid).rule
-            self._note(
-                "704.7",
-                f"{mirror.id}: {pid} would lose the game ({rule}); instead their cards are "
-                "shuffled into their library, they draw seven and their life total becomes 20",
+            p = self._players[pid]
+            group = self._teams[p.team].members if p.team and self._shares_life(p) else [p]
+            if any(m.id in losses and not _replaceable(losses[m.id]) for m in group):
+                continue
+            found = next(
+                (
+                    (m, e)
+                    for m in group
+                    if m.result.is_playing
+                    for e in self._effects_reaching(Kind.LOSING_REPLACED, m)
+                ),
+                None,
             )
-            self._stop(mirror.id)
-            if p.library is not None:
-                self._set_attribute(p, "library", None)
-            self._set_attribute(p, "drew_from_empty", False)
-            self._change_life(p, 20 - p.life.value, "amount")
+            if found is None:
+                continue
+            m, mirror = found
+            rules = {q.id: losses.pop(q.id).rule for q in group if q.id in losses}
+            self._use_mirror(mirror, m, rules.get(m.id) or "810.8a")
+            for q in group:
+                self._set_attribute(q, "drew_from_empty", False)
+
+    def _use_mirror(self, mirror: Effect, p: Player, rule: str | None) -> None:
+        """614.1a, 614.6: Lich's Mirror's event happens instead of ``p``'s loss of the game
+        (by ``rule``): the Mirror's cards are shuffled into the library, the Mirror with them
+        (its effect ends), ``p`` draws seven cards (the library's count is no longer known:
+        ``null``) and their life total becomes 20 (119.5, 810.9c: a gain or loss of the
+        difference, which triggers as any would; 119.7: a player who can't gain life stays
+        where they are, and loses at the next check, the Mirror gone)."""
+        self._note(
+            "614.1a",
+            f"{mirror.id}: {p.id} would lose the game ({rule}); instead their cards are "
+            "shuffled into their library, they draw seven and their life total becomes 20",
+        )
+        self._stop(mirror.id)
+        if p.library is not None:
+            self._set_attribute(p, "library", None)
+        self._set_attribute(p, "drew_from_empty", False)
+        self._change_life(p, 20 - p.life.value, "amount")
 
     def _do_lose_life(self, action: LoseLife) -> None:
         """119.3: an effect causes a player to lose life."""
@@ -2566,8 +2617,13 @@ class Game:
         lose effects notwithstanding. 104.4a, 104.4d: if every player still in the game loses
         at once, the game is a draw.
         """
+        if losses and self._v2 and self._effects and self._by_kind.get(Kind.LOSING_REPLACED):
+            self._replace_losing(losses)  # 614.1a: before the losses happen (614.6)
+            if not losses and not wins:
+                return
         present = self._present()
-        self._spread_to_teams(losses)
+        spared: set[str] = set()  # generals whose Lich's Mirror replaced their 809.5b loss
+        self._spread_to_teams(losses, spared)
         winners = [
             w for w in dict.fromkeys(wins) if self._players[w].result.is_playing and w not in losses
         ]
@@ -2575,7 +2631,7 @@ class Game:
             for q in present:
                 if self.are_opponents(w, q.id):
                     losses.setdefault(q.id, Result(Status.LOST, Reason.OPPONENT_WON, "104.2b"))
-        self._spread_to_teams(losses)
+        self._spread_to_teams(losses, spared)
         # 104.3f again: a winner whom another's simultaneous win makes lose, loses.
         winners = [w for w in winners if w not in losses]
         if not winners and all(p.id in losses for p in present):
@@ -2591,9 +2647,10 @@ class Game:
             self._win_with_team(winners, Result(Status.WON, Reason.EFFECT, "104.2b"))
         self._left([self._players[pid] for pid in losses])
 
-    def _spread_to_teams(self, losses: dict[str, Result]) -> None:
+    def _spread_to_teams(self, losses: dict[str, Result], spared: set[str]) -> None:
         """810.8a: where a team shares its life total, a member's loss is the team's; 809.5b:
-        a team whose emperor loses, loses."""
+        a team whose emperor loses, loses (``spared``: the generals whose Lich's Mirror has
+        replaced that loss, 614.1a, once and for all)."""
         for pid in list(losses):
             p = self._players[pid]
             if p.team is None:
@@ -2605,13 +2662,20 @@ class Game:
             else:
                 continue
             for mate in self._teams[p.team].members:
-                if not mate.result.is_playing or mate.id in losses:
+                if not mate.result.is_playing or mate.id in losses or mate.id in spared:
                     continue
                 # 101.2, 104.3: a general who can't lose the game doesn't (810.8a has no
                 # counterpart here: in Two-Headed Giant such an effect protects the team).
                 if follow.reason is Reason.EMPEROR and self._reaches(Kind.CANT_LOSE_GAME, mate):
                     self._note("104.3", f"{mate.id} can't lose the game (809.5b applies)")
                     continue
+                if follow.reason is Reason.EMPEROR and self._v2 and self._effects:
+                    # 614.1a: a general's Lich's Mirror replaces their loss by 809.5b.
+                    mirror = next(self._effects_reaching(Kind.LOSING_REPLACED, mate), None)
+                    if mirror is not None:
+                        self._use_mirror(mirror, mate, "809.5b")
+                        spared.add(mate.id)
+                        continue
                 losses[mate.id] = follow
 
     def _win_with_team(self, winners: Sequence[str], result: Result) -> None:
@@ -2736,12 +2800,10 @@ class Game:
                     self._note("104.3", f"{p.id} can't lose the game ({result.rule} applies)")
                 else:
                     losses[p.id] = result
-            if losses and self._v2 and self._effects:
-                self._replace_losing(losses)
             if not losses:
-                if self._dirty is None:
-                    continue  # a replacement changed the game: check again (704.3)
                 return
+            # 614.1a: Lich's Mirror may replace some of them (``_settle``); whatever it
+            # changed (the Mirror gone, a total of 20) is checked again (704.3).
             self._settle(losses)
 
     # -- the typed methods, one per action of the record ------------------------------------
@@ -3017,3 +3079,11 @@ _MEMBER_CHECKS: dict[type[Action], Any] = {
     Choose: Game._check_choose,
     Repeat: Game._check_repeat,
 }
+
+
+def _replaceable(result: Result) -> bool:
+    """614.1a: whether Lich's Mirror can replace this loss of the game (``_REPLACEABLE_LOSSES``;
+    an opponent's win only under the limited range of influence option, 104.3h, 801.14)."""
+    if result.reason is Reason.OPPONENT_WON:
+        return result.rule == "801.14"
+    return result.reason in _REPLACEABLE_LOSSES

@@ -58,7 +58,8 @@ class Stack:
     702.15e), and the choices each player stated: ``order[player]`` (603.3b: the order in
     which they put their triggered abilities on the stack, by id) and ``targets[id]`` (the
     players, by preference, its ability targets), and ``replacements[player]`` (616.1); and
-    the omen counters of Celestial Convergence (``omens[id]``, 122.1)."""
+    the omen counters of Celestial Convergence (``omens[id]``, 122.1: the state shows those
+    of the cards still in the game, :attr:`lifeledger.Game.omen_counters`)."""
 
     __slots__ = ("items", "merge", "omens", "order", "pending", "replacements", "targets")
 

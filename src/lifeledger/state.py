@@ -10,7 +10,14 @@ from .outcome import Result
 from .record import Refusal
 from .roster import PlayerView, TeamView
 
-__all__ = ["designations_state", "player_state", "state_dict", "team_state", "turn_state"]
+__all__ = [
+    "designations_state",
+    "omens_state",
+    "player_state",
+    "state_dict",
+    "team_state",
+    "turn_state",
+]
 
 
 def _standing(result: Result) -> dict[str, Any]:
@@ -80,10 +87,16 @@ def designations_state(game: Game) -> dict[str, Any]:
     }
 
 
+def omens_state(game: Game) -> dict[str, int]:
+    """Version 2: the state's ``omens``: the omen counters on each Celestial Convergence in
+    the game (122.1), by the card's id, in the order the cards entered; ``{}`` if none."""
+    return game.omen_counters
+
+
 def state_dict(game: Game, refused: Iterable[Refusal] = ()) -> dict[str, Any]:
     """Every player's and team's life, counters and standing, the refusals and the triggers,
-    exactly as ``lifeledger replay --json`` prints them; in a version-2 record also the turn
-    and the designations (a version-1 record's state has neither member)."""
+    exactly as ``lifeledger replay --json`` prints them; in a version-2 record also the turn,
+    the designations and the omen counters (a version-1 record's state has none of them)."""
     outcome = game.outcome()
     state = {
         "record": game.version,
@@ -97,4 +110,5 @@ def state_dict(game: Game, refused: Iterable[Refusal] = ()) -> dict[str, Any]:
     if game.version >= 2:
         state["turn"] = turn_state(game)
         state["designations"] = designations_state(game)
+        state["omens"] = omens_state(game)
     return state

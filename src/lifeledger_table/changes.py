@@ -99,7 +99,7 @@ def changes(
         out.extend(_status({"player": pid}, old, player))
     if after.get("game") != before.get("game"):
         out.append({"what": "game", "from": before.get("game"), "to": after.get("game")})
-    for member in ("turn", "designations"):  # version 2: the turn and the designations
+    for member in ("turn", "designations", "omens"):  # version 2: whole members
         if after.get(member) != before.get(member):
             out.append({"what": member, "from": before.get(member), "to": after.get(member)})
     if bool(after.get("over")) != bool(before.get("over")):

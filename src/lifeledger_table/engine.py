@@ -168,9 +168,10 @@ def after(
         "teams": teams,
         "triggered": triggered,
     }
-    if game.version >= 2:  # the turn and the designations: small, made afresh each time
+    if game.version >= 2:  # the turn, the designations, the omens: small, made afresh each time
         out["turn"] = state.turn_state(game)
         out["designations"] = state.designations_state(game)
+        out["omens"] = state.omens_state(game)
     return out, touched.players, touched.teams, touched.effects
 
 

@@ -387,6 +387,14 @@ function designationsChange(from, to, names) {
   return out.join(", ") || "designations";
 }
 
+// What changed among the omen counters on each Celestial Convergence (122.1), by card id.
+function omensChange(from, to, names) {
+  const out = [];
+  for (const [id, n] of Object.entries(to)) if (from[id] !== n) out.push(`${names.of(id)}: ${n} omen counter${n === 1 ? "" : "s"}`);
+  for (const id of Object.keys(from)) if (!(id in to)) out.push(`${names.of(id)}: no omen counters`);
+  return out.join(", ") || "omen counters";
+}
+
 function describeChange(c, names) {
   const who = c.team ? names.of(c.team) : c.player ? names.of(c.player) : "";
   switch (c.what) {
@@ -401,6 +409,7 @@ function describeChange(c, names) {
     case "over": return c.to === false ? "the game is no longer over" : "the game is over";
     case "turn": return c.to ? `turn ${c.to.number}: ${c.to.active.map((p) => names.of(p)).join(" & ")}, ${STEP_NAMES[c.to.step] || c.to.step}` : "no turn";
     case "designations": return designationsChange(c.from || {}, c.to || {}, names);
+    case "omens": return omensChange(c.from || {}, c.to || {}, names);
     case "triggered": return c.to === null ? `${names.of(c.key)}: triggers no longer counted` : `${names.of(c.key)} triggered (${c.to})`;
     default: return c.what;
   }
@@ -466,7 +475,7 @@ function applyChanges(state, changes) {
       else if (c.what === "counters" || c.what === "commander_damage") setCount(p, c.what, c.key, c.to, isZero(c.to) || c.to === null);
       else if (c.what === "status") standing(p, c);
       else throw new Error(`unknown player change ${JSON.stringify(c.what)}`);
-    } else if (c.what === "game" || c.what === "over" || c.what === "turn" || c.what === "designations") out[c.what] = c.to;
+    } else if (c.what === "game" || c.what === "over" || c.what === "turn" || c.what === "designations" || c.what === "omens") out[c.what] = c.to;
     else if (c.what === "triggered") setCount(out, "triggered", c.key, c.to, c.to === null || c.to === undefined);
     else throw new Error(`unknown change ${JSON.stringify(c.what)}`);
   }
