@@ -384,3 +384,54 @@ def test_every_subrule_of_104_119_and_810_is_named_by_a_test():
     assert len(rules) > 70  # the text was read
     named = _named_by_tests()
     assert [r for r in rules if r not in named] == []
+
+
+#: The rules issue 11 names ("tests naming every rule above as stories with the rules' own
+#: numbers"); a rule is named by a test naming it or one of its subrules (805 by 805.4).
+ISSUE_11_RULES = [
+    "805",
+    "810.2",
+    "810.3",
+    "810.6",
+    "810.7",
+    "810.10d",
+    "904",
+    "103.8a",
+    "103.8b",
+    "103.8c",
+    "728",
+    "801.2c",
+    "725",
+    "725.4",
+    "726",
+    "726.4",
+    "731",
+    "702.131c",
+    "119.9",
+    "119.10",
+    "101.4",
+    "603.3b",
+    "603.2c",
+    "704.3",
+    "117.5",
+    "616.1",
+    "732.2a",
+    "732.4",
+    "104.4b",
+    "104.4f",
+    "611.2a",
+    "514.2",
+    "614.1a",
+    "603.8",
+    "104.3e",
+]
+
+
+@pytest.mark.rule("104.4b")
+def test_every_rule_issue_11_names_is_named_by_a_test():
+    """Issue 11's "Done means": each rule it names (turns, designations, the stack, loops,
+    Lich's Mirror) is named by a test, in its name, marker or docstring."""
+    named = _named_by_tests()
+    named |= {n.split(".")[0] for n in named}  # 725.4 names 725
+    named |= {n.rstrip("abcdefghijk") for n in named}  # 810.10d names 810.10
+    assert [r for r in ISSUE_11_RULES if r not in named] == []
