@@ -135,3 +135,32 @@ def test_104_4b_bond_and_blood_against_platinum_angel_is_shown_as_a_draw(
     expect(history).to_contain_text("Bo drew — a loop of mandatory actions (104.4b)")
     for page in (ana, bo):
         page.context.close()
+
+
+def test_603_3d_the_table_device_holding_the_seat_is_asked_and_answers_as_it(
+    base: str, browser: Browser
+) -> None:
+    """One device for everyone (table mode) holds every seat: it is the device the controller
+    chooses on (603.3d). The prompt is shown there, and the choice is sent as that seat."""
+    page = browser.new_context(viewport={"width": 1024, "height": 768}, has_touch=True).new_page()
+    page.goto(base + "/")
+    page.get_by_role("button", name="Commander ×4").click()
+    page.locator("#open-table").click()
+    page.locator("#one-device").click()
+    page.wait_for_url("**/t/*")
+    table = page.url.rsplit("/", 1)[1]
+    page.wait_for_function("() => S.connected && S.seats.length === 4")
+    first, *others = page.evaluate("header().players.map((p) => p.id)")
+    page.evaluate(
+        "(p) => act({do: 'card', id: 'vito', name: 'Vito, Thorn of the Dusk Rose', controller: p})",
+        first,
+    )
+    ask = page.locator(f'#choices .choice-ask[data-player="{first}"]')
+    expect(ask.locator("button[data-target]")).to_have_count(3)
+    ask.locator(f'button[data-target="{others[1]}"]').click()
+    expect(page.locator("#choices")).to_be_hidden()
+    view = get(f"{base}/api/tables/{table}")
+    assert view["choices"]["targets"]["vito"]["target"] == others[1]
+    entries = get(f"{base}/api/tables/{table}")["entries"]
+    assert entries[-1]["action"]["do"] == "choose" and entries[-1]["seat"] == first
+    page.context.close()
