@@ -8,7 +8,7 @@ actions players take, by the Comprehensive Rules (104, 119, 120, 122, 704, 727, 
 
 from .actions import Action, LifeOf
 from .effects import Effect, Kind, Reach
-from .errors import LifeledgerError, MalformedError, RefusedError
+from .errors import ChoiceNeeded, LifeledgerError, MalformedError, RefusedError
 from .game import Game, Note, PlayerView, TeamView, Touched
 from .match import Match
 from .outcome import Outcome, Reason, Result, Status
@@ -16,6 +16,7 @@ from .seats import Seat
 
 __all__ = [
     "Action",
+    "ChoiceNeeded",
     "Effect",
     "Game",
     "Kind",

@@ -5,7 +5,14 @@ Both leave the game exactly as it was.
 
 from __future__ import annotations
 
-__all__ = ["QUOTE_LIMIT", "LifeledgerError", "MalformedError", "RefusedError", "quote"]
+__all__ = [
+    "QUOTE_LIMIT",
+    "ChoiceNeeded",
+    "LifeledgerError",
+    "MalformedError",
+    "RefusedError",
+    "quote",
+]
 
 #: How many characters of an input value an error message quotes at most.
 QUOTE_LIMIT = 60
@@ -61,6 +68,56 @@ class MalformedError(LifeledgerError):
         where = "header" if self.position is None else f"action {self.position}"
         member = f", member {quote(self.member)}" if self.member else ""
         return f"{where}{member}: {self.message}"
+
+
+class ChoiceNeeded(MalformedError):
+    """A triggered ability needs a choice the record hasn't stated (603.3b, 603.3d): the action
+    is malformed (member ``do``) as any record that leaves a choice unstated, and says which.
+
+    ``player`` is the player who chooses (the abilities' controller); ``choice`` is
+    ``"targets"`` (603.3d: ``ids`` is the one effect whose ability targets, ``options`` its
+    legal targets) or ``"order"`` (603.3b: ``ids`` are the effects whose abilities are put on
+    the stack at once, ``options`` the ids to order). A ``choose`` stating it lets the same
+    action be applied again.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        player: str = "",
+        choice: str = "",
+        ids: tuple[str, ...] = (),
+        options: tuple[str, ...] = (),
+        member: str | None = "do",
+        position: str | None = None,
+    ):
+        super().__init__(message, member=member, position=position)
+        self.player = player
+        self.choice = choice
+        self.ids = ids
+        self.options = options
+
+    @property
+    def rule(self) -> str:
+        """The rule that gives the player the choice."""
+        return "603.3d" if self.choice == "targets" else "603.3b"
+
+    def __reduce__(self) -> tuple[type[MalformedError], tuple[str], dict[str, object]]:
+        return (ChoiceNeeded, (self.message,), dict(self.__dict__))
+
+    def at(self, position: str) -> ChoiceNeeded:
+        """This error at ``position``, with its choice."""
+        where = position if self.position is None else f"{position}.{self.position}"
+        return ChoiceNeeded(
+            self.message,
+            player=self.player,
+            choice=self.choice,
+            ids=self.ids,
+            options=self.options,
+            member=self.member,
+            position=where,
+        )
 
 
 class RefusedError(LifeledgerError):

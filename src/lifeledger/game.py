@@ -65,12 +65,12 @@ from .effects import (
     Kind,
     Reach,
 )
-from .errors import MalformedError, RefusedError, quote
+from .errors import ChoiceNeeded, MalformedError, RefusedError, quote
 from .formats import Format, find_format
 from .outcome import PLAYING, Outcome, Reason, Result, Status
 from .roster import POISON_THRESHOLD, Player, PlayerView, Team, TeamView, Total
 from .seats import Seat, check_text
-from .stack import MAX_HEIGHT, MAX_RESOLUTIONS, Stack, Trigger
+from .stack import MAX_HEIGHT, MAX_RESOLUTIONS, OpenChoice, Stack, Trigger
 from .turns import CLEANUP, DRAW, END, MAIN, STEPS, UPKEEP, Clock, Designations
 from .variants import Variant, find_variant, infer_variant, seating_distance
 
@@ -2195,11 +2195,14 @@ class Game:
                 order = stack.order.get(pid, ())
                 missing = [i for i in ids if i not in order]
                 if missing:
-                    raise MalformedError(
+                    raise ChoiceNeeded(
                         f"{pid} puts the triggered abilities of {', '.join(ids)} on the stack at "
                         f"once: state their order with choose (603.3b); {', '.join(missing)} "
                         "is not in it",
-                        member="do",
+                        player=pid,
+                        choice="order",
+                        ids=tuple(ids),
+                        options=tuple(ids),
                     )
                 batch.sort(key=lambda t: order.index(t.id))  # stable: one effect's in order
             for t in batch:
@@ -2218,12 +2221,75 @@ class Game:
             if pid in legal:
                 return pid
         if len(legal) > 1:
-            raise MalformedError(
+            raise ChoiceNeeded(
                 f"{t.id} targets an opponent of {t.controller}: state which with choose "
                 f"(603.3d); {', '.join(legal)} are legal targets",
-                member="do",
+                player=t.controller,
+                choice="targets",
+                ids=(t.id,),
+                options=tuple(legal),
             )
         return legal[0] if legal else None
+
+    def open_choices(self) -> tuple[OpenChoice, ...]:
+        """The choices players would be asked for now, before any action makes their
+        triggered abilities need them (version 2; none in version 1), in seating order:
+
+        - 603.3d, 115.1: for each effect of a player in the game whose ability targets an
+          opponent (Sanguine Bond, Vito) with two or more legal targets now (opponents in the
+          game, within range: 801.5) and no legal one among those its controller stated
+          (``choose`` ``targets``): which opponent it targets;
+        - 603.3b: for each player in the game who controls two or more effects (ids) whose
+          triggered abilities use the stack, which can trigger and wait at once (one
+          ``together`` group can gain and lose life both), without a stated ``order`` that
+          lists them all: the order in which they go on the stack.
+
+        Each is a standing choice: once stated it stays until stated again, and the choice is
+        open again only when what is legal changes (a stated target leaves the game, a new
+        card enters)."""
+        if not self._v2 or not self._effects or self._over:
+            return ()
+        stack = self._stack
+        mine: dict[str, list[str]] = {}
+        targeting: dict[str, list[str]] = {}
+        for effect_id, group in self._effects.items():
+            for effect in group:
+                if effect.kind in STACK_KINDS:
+                    ids = mine.setdefault(effect.controller, [])
+                    if effect_id not in ids:
+                        ids.append(effect_id)
+                if effect.kind is Kind.GAIN_DRAINS_TARGET:
+                    targeting.setdefault(effect.controller, []).append(effect_id)
+        out: list[OpenChoice] = []
+        for p in self._present():
+            for effect_id in targeting.get(p.id, ()):
+                legal = self._legal_targets(p.id)
+                stated = stack.targets.get(effect_id, ())
+                if len(legal) > 1 and not any(pid in legal for pid in stated):
+                    out.append(OpenChoice(p.id, "targets", (effect_id,), tuple(legal)))
+            ids = mine.get(p.id, [])
+            order = stack.order.get(p.id, ())
+            if len(ids) > 1 and any(i not in order for i in ids):
+                out.append(OpenChoice(p.id, "order", tuple(ids), tuple(ids)))
+        return tuple(out)
+
+    def standing_targets(self) -> dict[str, tuple[str | None, tuple[str, ...]]]:
+        """603.3d, 115.1: for each effect of a player in the game whose ability targets an
+        opponent (Sanguine Bond, Vito), ``(target, legal)``: the player it would target if it
+        triggered now (the first legal one its controller stated, else the only legal one,
+        else ``None``: none, or a choice still open, :meth:`open_choices`) and its legal
+        targets now (801.5). Version 2; empty in version 1."""
+        if not self._v2 or not self._effects:
+            return {}
+        out: dict[str, tuple[str | None, tuple[str, ...]]] = {}
+        for effect in self._by_kind.get(Kind.GAIN_DRAINS_TARGET, ()):
+            if effect.id in out or not self._players[effect.controller].result.is_playing:
+                continue
+            legal = self._legal_targets(effect.controller)
+            stated = [pid for pid in self._stack.targets.get(effect.id, ()) if pid in legal]
+            target = stated[0] if stated else legal[0] if len(legal) == 1 else None
+            out[effect.id] = (target, tuple(legal))
+        return out
 
     def _resolve(self, t: Trigger) -> None:
         """608.2: the ability on top of the stack resolves; 608.2b: one whose target is no

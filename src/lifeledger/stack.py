@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from .effects import Kind
 
-__all__ = ["MAX_HEIGHT", "MAX_RESOLUTIONS", "Stack", "Trigger"]
+__all__ = ["MAX_HEIGHT", "MAX_RESOLUTIONS", "OpenChoice", "Stack", "Trigger"]
 
 #: How many resolutions one action may cause before the engine gives up on it (a loop that
 #: neither ends nor repeats in a way the engine can prove: ``docs/record-format.md``).
@@ -50,6 +50,25 @@ class Trigger:
             return f"{self.id} ({self.controller}'s)"
         target = f" targeting {self.target}" if self.target is not None else ""
         return f"{self.id} ({self.controller}'s, {self.amount}){target}"
+
+
+@dataclass(frozen=True, slots=True)
+class OpenChoice:
+    """A choice the rules give ``player`` for their triggered abilities that the record hasn't
+    stated yet (:meth:`lifeledger.Game.open_choices`): ``choice`` is ``"targets"`` (603.3d:
+    ``ids`` is the one effect whose ability targets, ``options`` its legal targets) or
+    ``"order"`` (603.3b: ``ids`` are the effects whose abilities can be put on the stack at
+    once, and ``options`` the same ids, to be ordered)."""
+
+    player: str
+    choice: str
+    ids: tuple[str, ...]
+    options: tuple[str, ...]
+
+    @property
+    def rule(self) -> str:
+        """The rule that gives the player the choice."""
+        return "603.3d" if self.choice == "targets" else "603.3b"
 
 
 class Stack:

@@ -14,6 +14,7 @@ import lifeledger
 from lifeledger import record, state
 from lifeledger.actions import (
     Action,
+    Choose,
     Concede,
     DrawGame,
     IntentionalDraw,
@@ -24,15 +25,18 @@ from lifeledger.actions import (
     Win,
 )
 from lifeledger.effects import CARD_ONLY_KINDS, CATALOGUE, Kind
-from lifeledger.errors import LifeledgerError, MalformedError, RefusedError
+from lifeledger.errors import ChoiceNeeded, LifeledgerError, MalformedError, RefusedError
 from lifeledger.formats import FORMATS
 from lifeledger.game import Game
 from lifeledger.match import Match
 from lifeledger.outcome import Outcome
+from lifeledger.stack import OpenChoice
 from lifeledger.variants import VARIANTS
 
 __all__ = [
     "Action",
+    "ChoiceNeeded",
+    "Choose",
     "Concede",
     "DrawGame",
     "Game",
@@ -51,6 +55,9 @@ __all__ = [
     "apply",
     "catalogue",
     "check_header",
+    "choice_json",
+    "choices",
+    "controller_of",
     "dump_checkpoint",
     "effects",
     "load_checkpoint",
@@ -131,6 +138,44 @@ def effects(game: Game) -> list[dict[str, Any]]:
         {"id": effect.id, "kind": effect.kind.value, "controller": effect.controller}
         for effect in game.effects()
     ]
+
+
+def choice_json(found: ChoiceNeeded | OpenChoice) -> dict[str, Any]:
+    """A choice the rules give a player (603.3b, 603.3d), as the table sends it: who chooses
+    (``player``), what (``choice``: ``"targets"`` or ``"order"``), for which effects
+    (``ids``), among what (``options``: the legal targets, or the ids to order) and its
+    ``rule``."""
+    return {
+        "player": found.player,
+        "choice": found.choice,
+        "ids": list(found.ids),
+        "options": list(found.options),
+        "rule": found.rule,
+    }
+
+
+def choices(game: Game) -> dict[str, Any]:
+    """The choices for triggered abilities as the engine sees them now: those ``open``
+    (:meth:`Game.open_choices`: a player would be asked for them before any action needs
+    them) and, for each ability that targets, the player it would target now and its legal
+    targets (``targets``: ``{id: {"target": player or null, "options": [players]}}``,
+    :meth:`Game.standing_targets`; ``null`` while its choice is open). Small: a few entries
+    per card in play, whatever the game's length."""
+    return {
+        "open": [choice_json(c) for c in game.open_choices()],
+        "targets": {
+            effect_id: {"target": target, "options": list(legal)}
+            for effect_id, (target, legal) in game.standing_targets().items()
+        },
+    }
+
+
+def controller_of(game: Game, effect_id: str) -> str | None:
+    """The controller of the effect or card ``effect_id`` that applies now (``None``: none)."""
+    for effect in game.effects():
+        if effect.id == effect_id:
+            return effect.controller
+    return None
 
 
 def state_of(game: Game) -> dict[str, Any]:

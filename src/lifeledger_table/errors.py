@@ -17,25 +17,32 @@ class TableError(Exception):
         message: str,
         rule: str | None = None,
         member: str | None = None,
+        choice: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.rule = rule
         self.member = member
+        #: For ``choice-needed``: the choice a player must make first (engine.choice_json).
+        self.choice = choice
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Rebuilt from its members when it crosses to another process (a replay's worker).
-        return (type(self), (self.code, self.message, self.rule, self.member))
+        more = () if self.choice is None else (self.choice,)
+        return (type(self), (self.code, self.message, self.rule, self.member, *more))
 
     def to_json(self) -> dict[str, Any]:
         """The error as sent to a client."""
-        return {
+        out: dict[str, Any] = {
             "error": self.code,
             "message": self.message,
             "rule": self.rule,
             "member": self.member,
         }
+        if self.choice is not None:
+            out["choice"] = self.choice
+        return out
 
 
 class TableUnavailable(TableError):

@@ -36,19 +36,29 @@ class Rights:
     def _teammates(self, a: str, b: str) -> bool:
         return a in self.teams and self.teams.get(a) == self.teams.get(b)
 
-    def check(self, action: engine.Action, seat: str, source: str | None = None) -> bool:
+    def check(
+        self,
+        action: engine.Action,
+        seat: str,
+        source: str | None = None,
+        *,
+        game: engine.Game | None = None,
+    ) -> bool:
         """Whether the seat of player ``seat`` may send ``action`` (docs/table.md, "Who may do
         what"); raises :class:`TableError` if not. Returns true if the action holds an
         intentional draw, which every seated player in the game must agree to (104.4i).
-        ``source``: the source of the group the action is part of."""
+        ``source``: the source of the group the action is part of; ``game``: the game it is
+        for (whose cards' controllers make the choices for them)."""
         # A source names a card: text with a letter or a digit (not " ", not a lone joiner).
         named = action.source if action.source and any(c.isalnum() for c in action.source) else None
         source = named or source
         if isinstance(action, engine.Together):
             agree = False
             for inner in action.actions:
-                agree = self.check(inner, seat, source) or agree
+                agree = self.check(inner, seat, source, game=game) or agree
             return agree
+        if isinstance(action, engine.Choose):
+            self._check_choose(action, seat, game)
         if isinstance(action, engine.Concede | engine.Penalty) and action.player != seat:
             concede = isinstance(action, engine.Concede)
             raise TableError(
@@ -86,3 +96,27 @@ class Rights:
                 rule="104.4c",
             )
         return isinstance(action, engine.IntentionalDraw)
+
+    def _check_choose(self, action: engine.Choose, seat: str, game: engine.Game | None) -> None:
+        """603.3b, 603.3d: the controller of triggered abilities chooses their order and
+        targets (616.1: the affected player, the order of replacements), from their own seat
+        (a table device holding it may); and a player chooses only for their own cards."""
+        rule = "603.3d" if action.targets else "603.3b" if action.order else "616.1"
+        if action.player != seat:
+            raise TableError(
+                "not-your-seat",
+                f"Only {self.label(action.player)} makes {self.label(action.player)}'s "
+                "choices for their triggered abilities.",
+                rule=rule,
+            )
+        if game is None:
+            return
+        for effect_id in [*action.order, *(i for i, _ in action.targets)]:
+            owner = engine.controller_of(game, effect_id)
+            if owner is not None and owner != seat:
+                raise TableError(
+                    "not-your-seat",
+                    f"{effect_id} is {self.label(owner)}'s: only {self.label(owner)} "
+                    "chooses for it.",
+                    rule="603.3d" if effect_id in dict(action.targets) else "603.3b",
+                )

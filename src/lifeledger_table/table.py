@@ -498,7 +498,8 @@ class Table:
         try:
             step = self._prepare(event, seat, live=True)
         except TableError as exc:
-            self._refusals[client_id] = exc
+            if exc.code != "choice-needed":  # sent again, with its id, once the choice is made
+                self._refusals[client_id] = exc
             while len(self._refusals) > REFUSALS_KEPT:
                 self._refusals.popitem(last=False)
             raise
@@ -621,10 +622,14 @@ class Table:
                 raise TableError("malformed", exc.message, member=exc.member) from exc
             if live:
                 check_action_text(action, "action")
-                if seat is not None and self.rights.check(parsed, seat):
+                if seat is not None and self.rights.check(parsed, seat, game=game):
                     self._agree(action, seat)
             try:
                 entry.notes = engine.apply(game, parsed, position)
+            except engine.ChoiceNeeded as exc:
+                if live and engine.state_of(game) != self.state:
+                    self._recover()
+                raise self._choice_needed(exc) from exc
             except engine.RefusedError as exc:
                 if live and engine.state_of(game) != self.state:
                     self._recover()  # the engine promises nothing changed: make it so
@@ -707,6 +712,30 @@ class Table:
             self._present(step, effects_changed)
         return step
 
+    def _choice_needed(self, exc: engine.ChoiceNeeded) -> TableError:
+        """An action that needs a choice its controller hasn't made (603.3b, 603.3d): turned
+        down, naming the player, the card and the rule, with the choice (``choice``)."""
+        who = self.label(exc.player)
+        if exc.choice == "targets":
+            options = " or ".join(self.label(p) for p in exc.options)
+            what = (
+                f"the target of {exc.ids[0]} ({who}'s): when {who} gains life, which "
+                f"opponent loses that much — {options}"
+            )
+        else:
+            what = (
+                f"the order of {', '.join(exc.ids)} ({who}'s), whose triggered abilities "
+                "go on the stack at once"
+            )
+        return TableError(
+            "choice-needed",
+            f"Waiting for {who} to choose {what} ({exc.rule}). Nothing changed: send it "
+            f"again once {who} has chosen.",
+            rule=exc.rule,
+            member="do",
+            choice=engine.choice_json(exc),
+        )
+
     def _present(self, step: _Step, effects_changed: bool) -> None:
         """The view after a step and its message for the phones: the change (its timeline
         entry), with the score and the effects only when they changed. Raises ``too-large``
@@ -725,6 +754,7 @@ class Table:
             "can_undo": target is not None,
             "undo_target": target,
             "effects": effects,
+            "choices": engine.choices(step.game),  # a few entries per card in play
         }
         text = step.entry.text()
         head = json.dumps(
@@ -740,6 +770,8 @@ class Table:
             extra += f', "score": {json.dumps(score)}'
         if effects != prior["effects"]:
             extra += f', "effects": {json.dumps(effects)}'
+        if step.view["choices"] != prior.get("choices"):
+            extra += f', "choices": {json.dumps(step.view["choices"])}'
         if len(text) > ENTRY_BYTES or (
             (extra or step.event.kind != "action" or _grows(step.entry.changes))
             and len(json.dumps(step.view)) > VIEW_BYTES
@@ -885,6 +917,7 @@ class Table:
             "can_undo": self.can_undo(),
             "undo_target": self.undo_target(),
             "effects": engine.effects(self.game),
+            "choices": engine.choices(self.game),
         }
 
     @property

@@ -188,6 +188,7 @@ class Names {
         const kind = shape.kinds[i - 1];
         if (kind === "id") out += this.known(value) ? this.map[value] : value;
         else if (kind === "ids") out += value.split(" and ").map((v) => (this.known(v) ? this.map[v] : v)).join(" and ");
+        else if (kind === "list") out += value.split(", ").map((v) => (this.known(v) ? this.map[v] : v)).join(", ");
         else if (kind === "sentence") out += this.text(value);
         else out += value;
         out += part;
@@ -200,7 +201,8 @@ class Names {
 }
 
 // The engine's sentences (refusals and notes, lifeledger/game.py) as shapes: {id} is an id,
-// {ids} ids joined by " and ", {sentence} a nested sentence, {n} a number, {text} anything.
+// {ids} ids joined by " and ", {list} ids joined by ", ", {sentence} a nested sentence, {n} a
+// number, {text} anything.
 const SENTENCES = [
   "action {n} of the group is refused: {sentence}",
   "damage is dealt to {id} as though its source had infect",
@@ -263,16 +265,19 @@ const SENTENCES = [
   "{id}: {id} has exactly 1 life at upkeep",
   "{id}: {id} would gain {n} instead",
   "{id} has no legal target: it is removed",
+  // Loops decided by the engine (104.4b, 732.4, 732.2a): {list} is ids joined by ", ".
+  "the triggered abilities of {list} repeat with no way to stop and no player able to lose by them: a loop of mandatory actions",
+  "the loop of {list} repeats {text} more times at once (computed): {text}",
 ].map((shape) => {
   const parts = [];
   const kinds = [];
   let re = "^";
   let last = 0;
-  shape.replace(/\{(id|ids|n|text|sentence)\}/g, (whole, kind, at) => {
+  shape.replace(/\{(id|ids|list|n|text|sentence)\}/g, (whole, kind, at) => {
     const lit = shape.slice(last, at);
     parts.push(lit);
     re += lit.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-    re += kind === "n" ? "(-?\\d+)" : kind === "id" || kind === "ids" ? "(.+?)" : "(.*)";
+    re += kind === "n" ? "(-?\\d+)" : kind === "id" || kind === "ids" || kind === "list" ? "(.+?)" : "(.*)";
     kinds.push(kind);
     last = at + whole.length;
     return whole;
@@ -304,7 +309,7 @@ const REASONS = {
   "commander-damage": "21 commander damage", "conceded": "conceded", "effect": "an effect",
   "penalty": "a penalty", "teammate": "a teammate lost", "emperor": "the emperor",
   "opponent-won": "an opponent won", "last-standing": "last one standing", "team": "the team won",
-  "simultaneous-loss": "everyone lost at once", "loop": "an endless loop",
+  "simultaneous-loss": "everyone lost at once", "loop": "a loop of mandatory actions",
   "intentional": "an intentional draw",
 };
 

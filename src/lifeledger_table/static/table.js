@@ -302,6 +302,8 @@ function receive(msg) {
       renderConn();
       break;
     case "error":
+      // A change that needs a player's choice first waits for it, pending (taps.js, choices.js).
+      if (keepForChoice(msg)) { renderConn(); renderChoices(); break; }
       if (msg.id) { tapRefused(msg); S.pending.delete(msg.id); } // a total shown early returns
       renderConn();
       // Another phone's undo took the same action back first: nothing happened, nothing to say.
@@ -364,6 +366,7 @@ function takeEvent(msg) {
   S.state = state;
   if ("score" in msg) S.score = msg.score;
   if ("effects" in msg) S.effects = msg.effects;
+  takeChoices(msg); // choices.js: only when they changed
   S.canUndo = msg.can_undo;
   S.undoTarget = "undo_target" in msg ? msg.undo_target : undefined;
   return true;
@@ -379,6 +382,7 @@ function takeSnapshot(msg) {
   // The action an undo takes back, as the server says (the page may not hold every entry).
   S.undoTarget = "undo_target" in msg ? msg.undo_target : undefined;
   S.effects = msg.effects;
+  takeChoices(msg);
 }
 
 // Tell everyone what just happened that matters: a loss, the end of the game, an undo.
@@ -477,12 +481,14 @@ function renderConn() {
   c.title = live ? "connected" : "reconnecting…";
   const strip = $("netstate");
   if (!strip) return;
-  const wait = MODE === "play" ? waiting().length : 0;
+  const wait = MODE === "play" ? waiting().filter((m) => !waitsForChoice(m.id)).length : 0;
+  const chooser = MODE === "play" ? [...S.pending.keys()].map(waitsForChoice).filter(Boolean) : [];
   const parts = [];
   if (S.unavailable) parts.push(S.unavailable);
   else if (!live && !navigator.onLine) parts.push("Offline — taps are kept and sent when the connection returns");
   else if (!live) parts.push(S.everConnected ? "Connection lost — reconnecting…" : "Connecting…");
   if (wait) parts.push(`${plural(wait, "change")} waiting to be sent`);
+  if (chooser.length) parts.push(`${plural(chooser.length, "change")} waiting for ${S.names.of(chooser[0])}'s choice`);
   strip.textContent = parts.join(" · ");
   strip.classList.toggle("hidden", !parts.length);
   strip.classList.toggle("lost", !live || !!S.unavailable);
@@ -510,6 +516,7 @@ function render() {
   $("undo-btn").classList.toggle("hidden", MODE !== "play");
   $("history-btn").classList.toggle("hidden", MODE === "replay");
   renderBanner();
+  renderChoices(); // choices.js
   renderScore();
   const cards = activeCards();
   const list = units();
@@ -541,7 +548,7 @@ function badges(p, cards) {
   // Poison, commander damage and pinned counters are the panel's parts (panel.js).
   for (const [kind, n] of Object.entries(p.counters || {})) if (!pinnedOnPanel(p.id, kind)) out.push(h("span", { class: "badge" }, `${kind} ${n}`));
   if (counted(p.id)) out.push(h("span", { class: "badge" }, `library ${p.library}`));
-  for (const c of cards.filter((c) => c.controller === p.id)) out.push(h("span", { class: "badge card" }, c.name));
+  for (const c of cards.filter((c) => c.controller === p.id)) out.push(cardBadge(c)); // choices.js
   return out;
 }
 

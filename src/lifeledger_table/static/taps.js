@@ -23,7 +23,7 @@ const HOLD_CLICK = 600; // the click that ends a repeating press is not one more
 const LIFE_ACTIONS = new Set(["lose_life", "gain_life", "pay_life"]);
 const OFFLINE_PREFIX = "lifeledger-offline-";
 
-const TAPS = { run: null, bubbles: new Map(), hold: null, heldUntil: 0, offlineTimer: null };
+const TAPS = { run: null, bubbles: new Map(), hold: null, heldUntil: 0, offlineTimer: null, choices: new Map() };
 
 // ---------------------------------------------------------------- pending changes, kept
 
@@ -264,6 +264,32 @@ function tapRefused(msg) {
     panel.classList.add("refused-flash");
   }
   buzz([40, 60, 40]);
+}
+
+// The server turned a change down "choice-needed" (603.3b, 603.3d): it stays pending, its
+// total shown, waiting for that player's choice (true); resendAfterChoice sends it again, with
+// its id, once the open choices changed and that one is no longer open (choices.js).
+function keepForChoice(msg) {
+  if (msg.error !== "choice-needed" || !msg.id || !msg.choice || !S.pending.has(msg.id)) return false;
+  TAPS.choices.set(msg.id, { choice: msg.choice, at: CHOICES.version });
+  return true;
+}
+
+function resendAfterChoice() {
+  for (const [id, w] of TAPS.choices) {
+    const m = S.pending.get(id);
+    if (!m) { TAPS.choices.delete(id); continue; }
+    if (CHOICES.version === w.at || choiceOpen(w.choice)) continue;
+    TAPS.choices.delete(id);
+    m.sent = Date.now();
+    send(wire(m));
+  }
+}
+
+// What a pending change waits for: a player's choice ("Ana's choice"), or null.
+function waitsForChoice(id) {
+  const w = TAPS.choices.get(id);
+  return w ? w.choice.player : null;
 }
 
 // The tap a button (data-tap="life" data-player=P data-delta=±N) makes, if any.

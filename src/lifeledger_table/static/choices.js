@@ -1,0 +1,127 @@
+// Choices for triggered abilities, asked of the right phone (603.3b, 603.3d). The server says
+// which choices are open (S.choices.open: the engine's Game.open_choices) and what each card
+// that targets would target now (S.choices.targets: {id: {target, options}}), in the view and
+// in a change's message when they changed. On each device holding the seat of a player with
+// an open choice (their own phone, or the table device holding that seat) a prompt asks it;
+// the answer is a `choose` sent as that seat. Other devices say whom the table waits for. A
+// card's badge shows its standing target ("Sanguine Bond → Bo"), and its controller may tap it
+// to choose again. A change the server turned down "choice-needed" stays pending (taps.js,
+// keepForChoice) and is sent again, with its id, once that choice is no longer open.
+// Loaded before table.js; uses its globals (S, MODE, act, h, ...) only when called.
+"use strict";
+
+const CHOICES = {
+  order: new Map(), // a player's order being tapped: player -> [ids so far]
+  changing: null, // the card whose target its controller is choosing again (a badge's tap)
+  version: 0, // how many times the open choices changed (a waiting change waits for a change)
+};
+
+function noChoices() { return { open: [], targets: {} }; }
+
+// The choices a welcome or a change's message carries (only when they changed).
+function takeChoices(msg) {
+  if (!("choices" in msg)) return;
+  S.choices = msg.choices || noChoices();
+  CHOICES.version += 1;
+  for (const [player, ids] of CHOICES.order) {
+    const open = S.choices.open.find((c) => c.player === player && c.choice === "order");
+    if (!open || ids.some((id) => !open.options.includes(id))) CHOICES.order.delete(player);
+  }
+}
+
+// Whether this device holds ``player``'s seat (a personal phone's own, or one of the table
+// device's): only there is the player's choice asked (603.3b, 603.3d: the controller chooses).
+function holdsSeat(player) {
+  if (MODE !== "play") return false;
+  return S.seat === player || (S.seats || []).includes(player);
+}
+
+function sameChoice(a, b) {
+  return a.player === b.player && a.choice === b.choice && a.ids.join(" ") === b.ids.join(" ");
+}
+
+function choiceOpen(choice) {
+  return ((S.choices || noChoices()).open || []).some((c) => sameChoice(c, choice));
+}
+
+function cardName(id) { return S.names.of(id); }
+
+// "the target of Sanguine Bond", "the order of Sanguine Bond and Exquisite Blood".
+function choiceWhat(c) {
+  return c.choice === "targets" ? `the target of ${cardName(c.ids[0])}` : `the order of ${c.ids.map(cardName).join(" and ")}`;
+}
+
+function chooseTarget(player, id, target) {
+  CHOICES.changing = null;
+  act({ do: "choose", player, targets: { [id]: target } });
+}
+
+function sendOrder(player, ids) {
+  CHOICES.order.delete(player);
+  act({ do: "choose", player, order: ids });
+}
+
+// The prompt for one choice, on a device holding the chooser's seat.
+function choicePrompt(c) {
+  const who = S.names.of(c.player);
+  if (c.choice === "targets") {
+    const id = c.ids[0];
+    return h("div", { class: "choice-ask", "data-choice": "targets", "data-player": c.player, "data-id": id },
+      h("p", {}, `${cardName(id)} (${who}'s): when ${who} gains life, which opponent loses that much?`),
+      h("div", { class: "row" },
+        ...c.options.map((pid) => h("button", { class: "primary", "data-target": pid, onclick: () => chooseTarget(c.player, id, pid) }, S.names.of(pid))),
+        h("span", { class: "rule" }, "(603.3d)"),
+        CHOICES.changing === id ? h("button", { "data-act": "keep", onclick: () => { CHOICES.changing = null; renderChoices(); } }, "Keep") : null));
+  }
+  const picked = CHOICES.order.get(c.player) || [];
+  const left = c.options.filter((id) => !picked.includes(id));
+  const tap = (id) => {
+    const next = [...picked, id];
+    const rest = c.options.filter((x) => !next.includes(x));
+    if (rest.length <= 1) { sendOrder(c.player, [...next, ...rest]); return; }
+    CHOICES.order.set(c.player, next);
+    renderChoices();
+  };
+  return h("div", { class: "choice-ask", "data-choice": "order", "data-player": c.player },
+    h("p", {}, `${who}'s triggered abilities at once: tap them in the order they go on the stack — the last resolves first (603.3b)`),
+    picked.length ? h("p", { class: "muted order-so-far" }, picked.map((id, i) => `${i + 1}. ${cardName(id)}`).join(" · ")) : null,
+    h("div", { class: "row" },
+      ...left.map((id) => h("button", { class: "primary", "data-order": id, onclick: () => tap(id) }, cardName(id))),
+      picked.length ? h("button", { "data-act": "order-again", onclick: () => { CHOICES.order.delete(c.player); renderChoices(); } }, "Start again") : null));
+}
+
+// The open choices: asked here of the seats this device holds, waited for elsewhere. Also
+// sends again the changes that waited for a choice no longer open.
+function renderChoices() {
+  const box = document.getElementById("choices");
+  if (!box || !S.state) return;
+  const ch = S.choices || noChoices();
+  const open = MODE === "replay" || S.state.over ? [] : ch.open || [];
+  const items = [];
+  for (const c of open) {
+    if (holdsSeat(c.player)) items.push(choicePrompt(c));
+    else items.push(h("p", { class: "choice-wait", "data-player": c.player }, `Waiting for ${S.names.of(c.player)} to choose ${choiceWhat(c)} (${c.choice === "targets" ? "603.3d" : "603.3b"})`));
+  }
+  // A badge's tap: its controller chooses the target again among the legal ones now.
+  const again = CHOICES.changing && ch.targets[CHOICES.changing];
+  const owner = again && (activeCards().find((x) => x.id === CHOICES.changing) || {}).controller;
+  if (again && owner && holdsSeat(owner) && !open.some((c) => c.choice === "targets" && c.ids[0] === CHOICES.changing)) {
+    items.push(choicePrompt({ player: owner, choice: "targets", ids: [CHOICES.changing], options: again.options }));
+  } else if (!again) CHOICES.changing = null;
+  box.replaceChildren(...items);
+  box.classList.toggle("hidden", !items.length);
+  if (typeof resendAfterChoice === "function") resendAfterChoice(); // taps.js
+}
+
+// A card's badge: its name, and where it targets, its standing target ("Sanguine Bond → Bo");
+// its controller (on a device holding their seat) taps it to choose again.
+function cardBadge(c) {
+  const t = (S.choices || noChoices()).targets[c.id];
+  if (!t) return h("span", { class: "badge card" }, c.name);
+  const text = `${c.name} → ${t.target ? S.names.of(t.target) : "?"}`;
+  if (!holdsSeat(c.controller) || t.options.length < 2) return h("span", { class: "badge card", "data-card": c.id }, text);
+  return h("button", {
+    class: "badge card target", "data-card": c.id, title: `Choose ${cardName(c.id)}'s target again (603.3d)`,
+    onclick: () => { CHOICES.changing = c.id; renderChoices(); },
+  }, text);
+}

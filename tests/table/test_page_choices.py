@@ -1,0 +1,166 @@
+"""Issue 11, "at the table": the catalogue's triggers resolved with the choices asked of the
+right phone (603.3b, 603.3d), and a loop shown as the draw it is (104.4b). In Debian's
+chromium, driven by Playwright, against a real server (fixtures ``base`` and ``browser`` in
+conftest.py), with a page per player's phone."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+playwright_sync = pytest.importorskip("playwright.sync_api")
+from browser_helpers import get, life, new_phone, post, screenshot, sit  # noqa: E402
+from playwright.sync_api import Browser, Page, expect  # noqa: E402
+
+pytestmark = pytest.mark.browser
+
+THREE = {"players": [{"name": n} for n in ("Ana", "Bo", "Cy")]}
+TWO = {"players": [{"name": "Ana"}, {"name": "Bo"}]}
+
+
+def enters(page: Page, player: str, name: str) -> None:
+    """A catalogue card enters under ``player``'s control, from their panel's sheet."""
+    page.locator(f'[data-player="{player}"] [data-act="more"]').click()
+    page.locator("#sh-card").select_option(name)
+    page.locator('[data-sheet="card"]').click()
+    expect(page.locator(f'[data-player="{player}"] .badge.card', has_text=name)).to_be_visible()
+    page.locator('#sheet [data-close="sheet"]').click()
+
+
+def lives(base: str, table: str) -> dict[str, Any]:
+    return {p["id"]: p["life"] for p in get(f"{base}/api/tables/{table}")["state"]["players"]}
+
+
+def test_603_3d_the_controllers_phone_is_asked_the_target_and_a_waiting_tap_lands(
+    base: str, browser: Browser
+) -> None:
+    """Three players, Ana's Sanguine Bond: Ana's phone asks which opponent loses life when she
+    gains it (603.3d); Bo's phone says it waits for Ana. Cy taps +1 on Ana's panel before Ana
+    chose: the server answers choice-needed, and Cy's phone keeps the tap (Ana shows 21,
+    waiting for Ana's choice) rather than rolling it back. Ana taps Bo: the choice lands, Cy's
+    tap is sent again with its id and applied once (Ana 21, Bo 19), and Ana's badge says
+    "Sanguine Bond → Bo"."""
+    table = post(base + "/api/tables", THREE)["id"]
+    ana, bo, cy = new_phone(browser), new_phone(browser), new_phone(browser)
+    for page, seat in ((ana, "ana"), (bo, "bo"), (cy, "cy")):
+        sit(page, base, table, seat)
+    enters(ana, "ana", "Sanguine Bond")
+    ask = ana.locator('#choices .choice-ask[data-choice="targets"]')
+    expect(ask).to_contain_text(
+        "Sanguine Bond (Ana's): when Ana gains life, which opponent loses that much?"
+    )
+    expect(ask).to_contain_text("(603.3d)")
+    expect(ask.locator("button[data-target]")).to_have_text(["Bo", "Cy"])
+    for other in (bo, cy):
+        expect(other.locator("#choices .choice-ask")).to_have_count(0)
+        expect(other.locator("#choices .choice-wait")).to_have_text(
+            "Waiting for Ana to choose the target of Sanguine Bond (603.3d)"
+        )
+    cy.locator('[data-player="ana"] [data-act="plus"]').click()
+    expect(cy.locator("#netstate")).to_contain_text("1 change waiting for Ana's choice")
+    expect(life(cy, "ana")).to_have_text("21")
+    expect(cy.locator('[data-player="ana"] .tag.waiting')).to_be_visible()
+    assert cy.evaluate("S.pending.size") == 1
+    assert lives(base, table) == {"ana": 20, "bo": 20, "cy": 20}
+    screenshot(ana, "screens/choices-target.png")
+    ask.locator('button[data-target="bo"]').click()
+    expect(ana.locator("#choices")).to_be_hidden()
+    expect(bo.locator("#choices")).to_be_hidden()
+    cy.wait_for_function("() => S.pending.size === 0")
+    for page in (ana, bo, cy):
+        expect(life(page, "ana")).to_have_text("21")
+        expect(life(page, "bo")).to_have_text("19")
+    assert lives(base, table) == {"ana": 21, "bo": 19, "cy": 20}
+    expect(cy.locator("#netstate")).to_be_hidden()
+    badge = ana.locator('[data-player="ana"] .badge.card.target')
+    expect(badge).to_have_text("Sanguine Bond → Bo")
+    expect(bo.locator('[data-player="ana"] .badge.card')).to_have_text("Sanguine Bond → Bo")
+    expect(bo.locator('[data-player="ana"] .badge.card.target')).to_have_count(0)
+    # Its controller taps the badge to choose again: Cy from now on.
+    badge.click()
+    ana.locator('#choices button[data-target="cy"]').click()
+    expect(bo.locator('[data-player="ana"] .badge.card')).to_have_text("Sanguine Bond → Cy")
+    for page in (ana, bo, cy):
+        page.context.close()
+
+
+def test_104_4b_bond_and_blood_against_platinum_angel_is_shown_as_a_draw(
+    base: str, browser: Browser
+) -> None:
+    """Ana's Sanguine Bond and Exquisite Blood: Ana's phone asks their order (603.3b); Bo's
+    Platinum Angel. Ana gains 1 life: the triggers loop with no way to stop and Bo can't lose,
+    a loop of mandatory actions: the game is a draw (104.4b). Both phones say so with the
+    rule, and the history shows the stack: what triggered, went on the stack and resolved,
+    and the loop."""
+    table = post(base + "/api/tables", TWO)["id"]
+    ana, bo = new_phone(browser), new_phone(browser)
+    sit(ana, base, table, "ana")
+    sit(bo, base, table, "bo")
+    enters(ana, "ana", "Sanguine Bond")
+    expect(ana.locator("#choices")).to_be_hidden()  # one opponent: the only legal target
+    enters(ana, "ana", "Exquisite Blood")
+    ask = ana.locator('#choices .choice-ask[data-choice="order"]')
+    expect(ask).to_contain_text(
+        "Ana's triggered abilities at once: tap them in the order they go on the stack — "
+        "the last resolves first (603.3b)"
+    )
+    expect(bo.locator("#choices .choice-wait")).to_contain_text(
+        "Waiting for Ana to choose the order of Sanguine Bond and Exquisite Blood (603.3b)"
+    )
+    ask.locator("button[data-order]", has_text="Sanguine Bond").click()
+    expect(ana.locator("#choices")).to_be_hidden()
+    expect(bo.locator("#choices")).to_be_hidden()
+    enters(bo, "bo", "Platinum Angel")
+    ana.locator('[data-player="ana"] [data-act="plus"]').click()
+    for page in (ana, bo):
+        expect(page.locator("#banner .over-text")).to_have_text(
+            "Game over — a draw: a loop of mandatory actions (104.4b)"
+        )
+        expect(page.locator('[data-player="bo"] .status')).to_have_text(
+            "DREW — a loop of mandatory actions (104.4b)"
+        )
+    screenshot(ana, "screens/choices-loop-draw.png")
+    ana.locator("#history-btn").click()
+    history = ana.locator("#history-list")
+    for line in (
+        "Sanguine Bond triggers: Ana gains 1 life (603.2)",
+        "Sanguine Bond (Ana's, 1) targeting Bo is put on the stack (603.3b)",
+        "Sanguine Bond (Ana's, 1) targeting Bo resolves: Bo loses 1 life (608.2)",
+        "Exquisite Blood (Ana's, 1) resolves: Ana gains 1 life (608.2)",
+        "the triggered abilities of Sanguine Bond repeat with no way to stop and no player "
+        "able to lose by them: a loop of mandatory actions (732.4)",
+    ):
+        expect(history).to_contain_text(line)
+    expect(history).to_contain_text("Bo drew — a loop of mandatory actions (104.4b)")
+    for page in (ana, bo):
+        page.context.close()
+
+
+def test_603_3d_the_table_device_holding_the_seat_is_asked_and_answers_as_it(
+    base: str, browser: Browser
+) -> None:
+    """One device for everyone (table mode) holds every seat: it is the device the controller
+    chooses on (603.3d). The prompt is shown there, and the choice is sent as that seat."""
+    page = browser.new_context(viewport={"width": 1024, "height": 768}, has_touch=True).new_page()
+    page.goto(base + "/")
+    page.get_by_role("button", name="Commander ×4").click()
+    page.locator("#open-table").click()
+    page.locator("#one-device").click()
+    page.wait_for_url("**/t/*")
+    table = page.url.rsplit("/", 1)[1]
+    page.wait_for_function("() => S.connected && S.seats.length === 4")
+    first, *others = page.evaluate("header().players.map((p) => p.id)")
+    page.evaluate(
+        "(p) => act({do: 'card', id: 'vito', name: 'Vito, Thorn of the Dusk Rose', controller: p})",
+        first,
+    )
+    ask = page.locator(f'#choices .choice-ask[data-player="{first}"]')
+    expect(ask.locator("button[data-target]")).to_have_count(3)
+    ask.locator(f'button[data-target="{others[1]}"]').click()
+    expect(page.locator("#choices")).to_be_hidden()
+    view = get(f"{base}/api/tables/{table}")
+    assert view["choices"]["targets"]["vito"]["target"] == others[1]
+    entries = get(f"{base}/api/tables/{table}")["entries"]
+    assert entries[-1]["action"]["do"] == "choose" and entries[-1]["seat"] == first
+    page.context.close()

@@ -1,0 +1,192 @@
+"""The table asks the right phone for the choices the rules give a player for their triggered
+abilities (603.3b, 603.3d), from the server's side: an action that needs one is turned down
+``choice-needed`` with the choice, changes nothing, and is applied when sent again with the
+same id once the controller has chosen (``choose``, from their own seat only); the view and
+each change's message carry the open choices and the standing targets, the message only when
+they changed (docs/table.md, "Triggers and choices")."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from aiohttp.test_utils import TestClient
+from table_helpers import open_table, phone, seat
+
+pytestmark = pytest.mark.asyncio
+
+Client = TestClient[Any, Any]
+
+THREE = {"players": [{"name": n} for n in ("Ana", "Bo", "Cy")]}
+BOND = {"do": "card", "id": "bond", "name": "Sanguine Bond", "controller": "ana"}
+GAIN = {"do": "gain_life", "player": "ana", "amount": 3}
+
+
+async def table_of_three(client: Client) -> tuple[str, Any, Any, Any]:
+    table = (await open_table(client, THREE))["id"]
+    phones = [await phone(client, table, await seat(client, table, p)) for p in ("ana", "bo", "cy")]
+    return table, *phones
+
+
+async def view_of(client: Client, table: str) -> dict[str, Any]:
+    data: dict[str, Any] = await (await client.get(f"/api/tables/{table}")).json()
+    return data
+
+
+async def test_603_3d_a_gain_needing_sanguine_bonds_target_is_turned_down_choice_needed(
+    client: Client,
+) -> None:
+    """Three players, Ana's Sanguine Bond: Cy's tap gaining Ana 3 life needs Ana's choice of
+    target (Bo or Cy): answered choice-needed, naming Ana, the card and 603.3d, with the
+    choice; nothing changed."""
+    table, ana, _bo, cy = await table_of_three(client)
+    assert (await ana.act(BOND))["type"] == "ack"
+    reply = await cy.act(GAIN)
+    assert reply["type"] == "error" and reply["error"] == "choice-needed", reply
+    assert reply["rule"] == "603.3d" and reply["member"] == "do"
+    assert "Ana" in reply["message"] and "bond" in reply["message"]
+    assert "Bo or Cy" in reply["message"]
+    assert reply["choice"] == {
+        "player": "ana",
+        "choice": "targets",
+        "ids": ["bond"],
+        "options": ["bo", "cy"],
+        "rule": "603.3d",
+    }
+    data = await view_of(client, table)
+    assert data["seq"] == 1
+    assert [p["life"] for p in data["state"]["players"]] == [20, 20, 20]
+
+
+async def test_603_3d_the_same_id_is_applied_once_the_controller_has_chosen(
+    client: Client,
+) -> None:
+    """The turned-down change is not remembered as refused: after Ana's choose (Cy), Cy's
+    phone sends it again with the same id and it is applied (Ana 23, Cy 17); a third sending
+    is the retry of an accepted change (ack, applied once)."""
+    table, ana, _bo, cy = await table_of_three(client)
+    await ana.act(BOND)
+    cid = await cy.send("action", GAIN)
+    assert (await cy.reply(cid))["error"] == "choice-needed"
+    # Still needed: asked again, answered again (not a cached refusal either way).
+    await cy.ws.send_str(json.dumps({"type": "action", "id": cid, "action": GAIN}))
+    assert (await cy.reply(cid))["error"] == "choice-needed"
+    choice = {"do": "choose", "player": "ana", "targets": {"bond": "cy"}}
+    assert (await ana.act(choice))["type"] == "ack"
+    await cy.ws.send_str(json.dumps({"type": "action", "id": cid, "action": GAIN}))
+    assert (await cy.reply(cid))["type"] == "ack"
+    await cy.ws.send_str(json.dumps({"type": "action", "id": cid, "action": GAIN}))
+    assert (await cy.reply(cid))["type"] == "ack"
+    data = await view_of(client, table)
+    assert [p["life"] for p in data["state"]["players"]] == [23, 20, 17]
+    assert data["seq"] == 3
+
+
+async def test_603_3b_two_triggers_at_once_need_the_order_of_their_controller(
+    client: Client,
+) -> None:
+    """Ana's Sanguine Bond and Exquisite Blood, two players: the order is Ana's (603.3b), and
+    the view says so as soon as the second card is in play."""
+    table = (await open_table(client, {"players": [{"name": "Ana"}, {"name": "Bo"}]}))["id"]
+    ana = await phone(client, table, await seat(client, table, "ana"))
+    await ana.act(BOND)
+    msg = await ana.until("event")
+    await ana.act({"do": "card", "id": "blood", "name": "Exquisite Blood", "controller": "ana"})
+    msg = await ana.until("event")
+    assert msg["choices"]["open"] == [
+        {
+            "player": "ana",
+            "choice": "order",
+            "ids": ["bond", "blood"],
+            "options": ["bond", "blood"],
+            "rule": "603.3b",
+        }
+    ]
+    drain = {"do": "damage", "to": "bo", "amount": 2, "source": "bat", "lifelink": True}
+    reply = await ana.act({**drain, "controller": "ana"})
+    assert reply["error"] == "choice-needed" and reply["rule"] == "603.3b"
+    assert reply["choice"]["choice"] == "order"
+
+
+async def test_603_3d_only_the_controllers_seat_chooses(client: Client) -> None:
+    """603.3b, 603.3d: the controller chooses. Bo's seat can't state Ana's choices, nor Ana
+    choose for Bo's card; Ana's own choice is accepted."""
+    _table, ana, bo, _cy = await table_of_three(client)
+    await ana.act(BOND)
+    reply = await bo.act({"do": "choose", "player": "ana", "targets": {"bond": "bo"}})
+    assert reply["error"] == "not-your-seat" and reply["rule"] == "603.3d"
+    reply = await bo.act({"do": "choose", "player": "bo", "targets": {"bond": "cy"}})
+    assert reply["error"] == "not-your-seat" and reply["rule"] == "603.3d"
+    assert "Ana" in reply["message"]
+    reply = await ana.act({"do": "choose", "player": "ana", "order": ["bond"]})
+    assert reply["type"] == "ack"
+
+
+async def test_603_3d_a_table_device_holding_the_seat_chooses_as_it(client: Client) -> None:
+    """A table device holding Ana's and Bo's seats sends Ana's choice as Ana (603.3d);
+    as Bo it is refused."""
+    table = (await open_table(client, THREE))["id"]
+    res = await client.post(
+        f"/api/tables/{table}/seats", json={"seats": ["ana", "bo"], "device": "table"}
+    )
+    tokens = (await res.json())["tokens"]
+    ws = await client.ws_connect(f"/ws/t/{table}?device=table")
+    hello = {"type": "hello", "token": tokens["ana"], "tokens": list(tokens.values())}
+    await ws.send_json({**hello, "device": "table"})
+
+    async def answer(cid: str) -> dict[str, Any]:
+        while True:
+            msg: dict[str, Any] = await ws.receive_json(timeout=10)
+            if msg.get("id") == cid and msg["type"] in ("event", "error", "ack"):
+                return msg
+
+    choose = {"do": "choose", "player": "ana", "targets": {"bond": "cy"}}
+    for cid, action, acting in (("c1", BOND, "ana"), ("c2", choose, "bo"), ("c3", choose, "ana")):
+        await ws.send_json({"type": "action", "id": cid, "action": action, "as": acting})
+        msg = await answer(cid)
+        if cid == "c2":
+            assert msg["type"] == "error" and msg["error"] == "not-your-seat"
+        else:
+            assert msg["type"] == "event", msg
+    assert msg["choices"] == {
+        "open": [],
+        "targets": {"bond": {"target": "cy", "options": ["bo", "cy"]}},
+    }
+    await ws.close()
+
+
+async def test_603_3d_open_choices_in_the_view_and_in_a_message_only_when_changed(
+    client: Client,
+) -> None:
+    """The welcome's view carries the choices; a change's message carries them only when
+    they changed (the card entering, Ana's choice), not on a plain life change."""
+    table, ana, bo, _cy = await table_of_three(client)
+    assert (await view_of(client, table))["choices"] == {"open": [], "targets": {}}
+    await ana.act(BOND)
+    entered = await bo.until("event")
+    assert entered["choices"]["open"] == [
+        {
+            "player": "ana",
+            "choice": "targets",
+            "ids": ["bond"],
+            "options": ["bo", "cy"],
+            "rule": "603.3d",
+        }
+    ]
+    assert entered["choices"]["targets"] == {"bond": {"target": None, "options": ["bo", "cy"]}}
+    await ana.act({"do": "lose_life", "player": "bo", "amount": 1})
+    plain = await bo.until("event")
+    assert "choices" not in plain
+    await ana.act({"do": "choose", "player": "ana", "targets": {"bond": "bo"}})
+    chosen = await bo.until("event")
+    standing = {"bond": {"target": "bo", "options": ["bo", "cy"]}}
+    assert chosen["choices"] == {"open": [], "targets": standing}
+    data = await view_of(client, table)
+    assert data["choices"] == {"open": [], "targets": standing}
+    # Bo concedes: the stated target is gone, only Cy is left: the target is Cy, asked of none.
+    await bo.act({"do": "concede", "player": "bo"})
+    gone = await ana.until("event")
+    while gone["entry"]["action"]["do"] != "concede":
+        gone = await ana.until("event")
+    assert gone["choices"] == {"open": [], "targets": {"bond": {"target": "cy", "options": ["cy"]}}}
