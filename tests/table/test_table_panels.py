@@ -113,7 +113,14 @@ def test_903_10a_one_tap_on_an_opposing_commander_records_its_combat_damage(
     expect(life(page, "bo")).to_have_text("39")
     settled(page)
     assert actions(base, table["id"]) == [
-        {"do": "damage", "source": "ana-thrasios", "to": "bo", "amount": 1, "combat": True}
+        {
+            "do": "damage",
+            "source": "ana-thrasios",
+            "to": "bo",
+            "amount": 1,
+            "combat": True,
+            "controller": "ana",  # 725.2, 726.2: combat damage names its controller
+        }
     ]
     # Partners count apart (903.10a: "the same commander").
     expect(bo.locator('[data-from="ana-tymna"] .cmd-total')).to_have_text("0")

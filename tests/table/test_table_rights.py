@@ -146,3 +146,31 @@ async def test_104_3e_a_blank_source_names_no_card(client: Client) -> None:
         assert answer.get("error") == "not-your-seat", blank
     answer = await ana.act({"do": "lose", "player": "bo", "source": "Door to Nothingness"})
     assert answer["type"] == "ack"
+
+
+# Version 2's designations (issue 11): an effect instructs the player, and no player chooses
+# them (725.1, 726.1; ascend is no choice, 702.131a-b), so any seat records them for anyone.
+DESIGNATIONS = [
+    ({"do": "become_monarch", "player": "bo"}, "monarch", "bo"),
+    ({"do": "take_initiative", "player": "bo"}, "initiative", "bo"),
+    ({"do": "city_blessing", "player": "bo"}, "city_blessing", ["bo"]),
+]
+
+
+@pytest.mark.parametrize("action,member,holder", DESIGNATIONS)
+@pytest.mark.parametrize("wrap", ["alone", "nested"])
+async def test_a_seat_may_record_a_designation_for_anyone_725_1_726_1_702_131c(
+    client: Client, action: dict[str, Any], member: str, holder: Any, wrap: str
+) -> None:
+    """issue 11: Ana's seat makes Bo the monarch, gives Bo the initiative, gives Bo the
+    city's blessing; then combat damage from Ana's creature to Bo, naming its controller,
+    passes the monarch and the initiative to Ana (725.2, 726.2)."""
+    table, ana = await ana_and_table(client)
+    reply = await ana.act(action if wrap == "alone" else nested(action))
+    assert reply["type"] == "ack", reply
+    got = (await (await client.get(f"/api/tables/{table['id']}")).json())["state"]["designations"]
+    assert got[member] == holder
+    hit = {"do": "damage", "to": "bo", "amount": 2, "source": "Bears", "combat": True}
+    assert (await ana.act({**hit, "controller": "ana"}))["type"] == "ack"
+    got = (await (await client.get(f"/api/tables/{table['id']}")).json())["state"]["designations"]
+    assert got[member] == (["bo"] if member == "city_blessing" else "ana")

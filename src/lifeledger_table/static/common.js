@@ -329,6 +329,7 @@ function describe(a, names) {
       if (a.combat) bits.push("combat");
       if (a.infect) bits.push("infect");
       if (a.lifelink) bits.push(`lifelink for ${n(a.controller)}`);
+      else if (a.controller) bits.push(`controlled by ${n(a.controller)}`); // 725.2, 726.2
       return `${a.source ? n(a.source) : "Damage"}: ${amt(a.amount)} damage to ${n(a.to)}` +
         (bits.length ? ` (${bits.join(", ")})` : "");
     }

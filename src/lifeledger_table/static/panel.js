@@ -225,7 +225,10 @@ function commanderRow(pid, labelled, canAct) {
     if (play) {
       chip.addEventListener("click", () => {
         if (!canAct) { showPicker(); return; }
-        act({ do: "damage", source: c, to: pid, amount: 1, combat: true });
+        // Combat damage names its controller (725.2, 726.2; marks.js): the page asks if it can't know.
+        const controller = commanderController(owner, pid);
+        if (!controller) { openCmdSheet(pid, c); return; }
+        act({ do: "damage", source: c, to: pid, amount: 1, combat: true, controller });
         render(); // the chip and the total move at once, pending until the server answers
       });
       onLongPress(chip, () => { if (canAct) openCmdSheet(pid, c); else showPicker(); });
@@ -325,8 +328,11 @@ function buildCmdSheet() {
   document.getElementById("cmd-sheet-title").textContent = `Commander damage to ${who}`;
   const limit = commanderLimit();
   const list = commandersAgainst(to);
+  const owner = (commanderOwner(commander) || {}).id;
   const record = (amount) => {
-    act({ do: "damage", source: S.cmdSheet.commander, to, amount, combat: true });
+    let controller;
+    try { controller = cmdSheetController(to, owner); } catch (ex) { toast(ex.message, "bad"); return; }
+    act({ do: "damage", source: S.cmdSheet.commander, to, amount, combat: true, controller });
     closeCmdSheet();
   };
   const field = h("input", { id: "cmd-amount", type: "text", inputmode: "numeric", autocomplete: "off", "aria-label": "Amount", class: "num", value: "" });
@@ -339,6 +345,7 @@ function buildCmdSheet() {
         onclick: () => { S.cmdSheet.commander = c; buildCmdSheet(); },
       }, h("span", {}, `${S.names.of(c)} (${S.names.of(owner)})`),
       h("span", {}, h("strong", { class: "pick-total" }, String(n)), limit !== null ? `/${limit}` : "")))),
+    cmdControllerPicks(to, owner),
     h("div", { class: "amounts", role: "group", "aria-label": "Amount" },
       ...[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map((n) => h("button", {
         "data-amount": n, "aria-label": `${n} combat damage from ${S.names.of(commander)} to ${who}`, onclick: () => record(n),

@@ -575,6 +575,7 @@ function renderUnit(u, index, canAct, cards, turned) {
   panel.style.backgroundColor = colour.bg;
   const top = h("div", { class: "panel-top" },
     h("span", { class: "pname" }, name),
+    panelMarks(u), // the monarch, the initiative, the city's blessing (marks.js)
     !isTeam && u.player.team ? h("span", { class: "tag" }, S.names.of(u.player.team)) : null,
     mine ? h("span", { class: "tag you" }, "you") : null,
     ownPhone ? h("span", { class: "tag phone" }, "on own phone") : null,
@@ -590,7 +591,7 @@ function renderUnit(u, index, canAct, cards, turned) {
         class: "head" + (hid === target ? " selected" : "") + (hp.status !== "playing" ? " out" : ""),
         "data-head": hid, "aria-pressed": hid === target ? "true" : "false",
         onclick: () => { S.selectedHead[u.id] = hid; render(); },
-      }, S.names.of(hid), hp.status !== "playing" ? ` (${hp.status})` : "");
+      }, S.names.of(hid), hp.status !== "playing" ? ` (${hp.status})` : "", ...headMarks(hid));
     })));
   }
   // Life taps are taps.js's (data-tap): shown at once, pending until the server confirms.
@@ -791,21 +792,23 @@ function renderSheet(pid) {
   const combat = h("input", { type: "checkbox", id: "sh-combat" });
   const infect = h("input", { type: "checkbox", id: "sh-infect" });
   const lifelink = h("input", { type: "checkbox", id: "sh-lifelink" });
-  const controller = h("select", { id: "sh-controller", "aria-label": "Lifelink controller" }, ...others.map((o) => h("option", { value: o.id }, S.names.of(o.id))));
+  const controller = controllerSelect(pid); // combat damage and lifelink name it (marks.js)
   sections.push(h("div", { class: "sec" },
     h("h3", {}, "Damage"),
     h("div", { class: "row" }, numberInput("sh-damage", 1, "Damage"), dmgSource),
     h("div", { class: "row" },
       h("label", { class: "check" }, combat, "combat"),
       h("label", { class: "check" }, infect, "infect"),
-      h("label", { class: "check" }, lifelink, "lifelink for"), controller),
+      h("label", { class: "check" }, lifelink, "lifelink"), controller),
     h("div", { class: "row" }, h("button", {
       "data-sheet": "damage",
       onclick: actFrom(() => {
         const a = { do: "damage", to: pid, amount: num("sh-damage"), source: dmgSource.value.trim() || "damage" };
+        const by = sheetController(controller, combat.checked, lifelink.checked);
         if (combat.checked) a.combat = true;
         if (infect.checked) a.infect = true;
-        if (lifelink.checked) { a.lifelink = true; a.controller = controller.value; }
+        if (lifelink.checked) a.lifelink = true;
+        if (by) a.controller = by;
         return a;
       }),
     }, "Deal damage")),
@@ -817,7 +820,10 @@ function renderSheet(pid) {
       ...commanders.map(({ c, owner }) => h("div", { class: "row cmdrow", "data-commander": c },
         h("span", { class: "grow" }, `${S.names.of(c)} (${S.names.of(owner)})`),
         h("strong", { class: "cmd-total" }, String((p.commander_damage || {})[c] || 0)),
-        ...[1, 5, 10].map((n) => h("button", { "data-cmd": n, onclick: () => act({ do: "damage", source: c, to: pid, amount: n, combat: true }) }, `+${n}`)),
+        ...[1, 5, 10].map((n) => h("button", {
+          "data-cmd": n,
+          onclick: actFrom(() => ({ do: "damage", source: c, to: pid, amount: n, combat: true, controller: commanderController(owner, pid) || sheetController(controller, true, false) })),
+        }, `+${n}`)),
       )),
     ));
   }
@@ -830,6 +836,8 @@ function renderSheet(pid) {
     h("p", { class: "muted", id: "sh-counts" }, [plural(p.poison, "poison counter"), ...Object.entries(p.counters || {}).map(([k, n]) => plural(n, `${k} counter`))].join(" · ")),
   ));
   if (MODE === "play") sections.push(pinSection(pid));
+  const marks = designationSection(pid); // marks.js
+  if (marks) sections.push(marks);
   const other = h("select", { id: "sh-other", "aria-label": "Exchange with" }, ...others.map((o) => h("option", { value: o.id }, S.names.of(o.id))));
   sections.push(h("div", { class: "sec" },
     h("h3", {}, "Exchange life totals"),
