@@ -726,6 +726,9 @@ class Table:
             "undo_target": target,
             "effects": effects,
         }
+        turns = engine.turns(step.game)  # the turn tracker's (version 2): docs/table.md, "Turns"
+        if turns is not None:
+            step.view["turns"] = turns
         text = step.entry.text()
         head = json.dumps(
             {
@@ -740,6 +743,8 @@ class Table:
             extra += f', "score": {json.dumps(score)}'
         if effects != prior["effects"]:
             extra += f', "effects": {json.dumps(effects)}'
+        if turns != prior.get("turns"):
+            extra += f', "turns": {json.dumps(turns)}'
         if len(text) > ENTRY_BYTES or (
             (extra or step.event.kind != "action" or _grows(step.entry.changes))
             and len(json.dumps(step.view)) > VIEW_BYTES
@@ -879,13 +884,17 @@ class Table:
         return out
 
     def _view(self) -> dict[str, Any]:
-        return {
+        view = {
             "state": self.state,
             "score": self.score(),
             "can_undo": self.can_undo(),
             "undo_target": self.undo_target(),
             "effects": engine.effects(self.game),
         }
+        turns = engine.turns(self.game)  # the turn tracker's (version 2): docs/table.md, "Turns"
+        if turns is not None:
+            view["turns"] = turns
+        return view
 
     @property
     def view_text(self) -> str:
