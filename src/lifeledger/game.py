@@ -1734,7 +1734,7 @@ class Game:
         ):
             rule = "727.1a" if self.game_number > 1 else "103.1b"
             raise RefusedError(rule, f"{starting} takes the game's first turn, not {p.id}")
-        if self.variant.name == "grand-melee" and len(self._present()) >= 8:
+        if self.has_several_turn_markers():
             raise MalformedError(
                 "a Grand Melee game of 8 or more players has several turn markers, and "
                 "version 2 records no simultaneous turns (807.4)",
@@ -1847,6 +1847,71 @@ class Game:
             self._state_triggers()
         if self._v2 and self._stack.pending:
             self._run_stack()
+
+    def first_turn_players(self) -> tuple[str, ...]:
+        """103.1: the players who may take the game's first turn, in seating order: the
+        archenemy (103.1b, 904.6), or after a restart its controller (727.1a), where the rules
+        say who, else any player still in the game; none once a turn has begun or the game is
+        over."""
+        clock = self._clock
+        if clock.number or self._over:
+            return ()
+        starting = clock.starting
+        if starting is not None and self._players[starting].result.is_playing:
+            return (starting,)
+        return tuple(p.id for p in self._present())
+
+    def next_turn_player(self) -> str | None:
+        """The player whose turn comes next in turn order (103.1: clockwise from the player
+        whose turn it is), skipping players who left the game (800.4); with shared team turns
+        the next team's first seated player still in the game (805.4, 810.2). ``None`` before
+        the first turn (see :meth:`first_turn_players`) or once the game is over."""
+        clock = self._clock
+        if not clock.number or self._over or clock.player is None:
+            return None
+        order = list(self._players.values())
+        start = self._players[clock.player].index
+        for step in range(1, len(order) + 1):
+            q = order[(start + step) % len(order)]
+            if q.result.is_playing and (clock.team is None or q.team != clock.team):
+                return q.id
+        return None
+
+    def has_several_turn_markers(self) -> bool:
+        """807.4, 807.4a: whether this is a Grand Melee game of 8 or more players still in it,
+        which has a turn marker per full four players; version 2 records no simultaneous turns,
+        so such a game takes no ``turn``."""
+        return self.variant.name == "grand-melee" and len(self._present()) >= 8
+
+    @property
+    def first_draw_rule(self) -> str:
+        """103.8: the rule that says who skips the draw step of the game's first turn: 103.8a
+        (a two-player game: the player who plays first), 810.6 (103.8b, Two-Headed Giant: the
+        team who plays first) or 103.8c (every other multiplayer game: no player)."""
+        return self._first_draw_rule()
+
+    @property
+    def spells_cast(self) -> dict[str, int]:
+        """502.2, 731.2: the spells each player has cast this turn (``cast``), as counted for
+        day and night; players who cast none are left out."""
+        return dict(self._clock.spells)
+
+    def radiation(self) -> dict[str, int]:
+        """728.1: each active player still in the game whose rad counters will mill at the
+        beginning of this turn's precombat main phase, with the number of cards they mill (their
+        rad counters, or fewer cards left in a counted library): the most nonland cards a step
+        into or past the main phase can state for them (``nonland_milled``). Empty before the
+        first turn and once the main phase has begun."""
+        clock = self._clock
+        if not clock.number or clock.step >= MAIN or self._over:
+            return {}
+        out = {}
+        for pid in clock.active:
+            p = self._players[pid]
+            rad = p.counters.get("rad", 0)
+            if rad and p.result.is_playing:
+                out[pid] = rad if p.library is None else min(rad, p.library)
+        return out
 
     def skips_first_draw(self) -> bool:
         """103.8: whether the player (103.8a, in a two-player game) or team (103.8b, 810.6, in

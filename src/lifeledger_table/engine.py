@@ -66,6 +66,7 @@ __all__ = [
     "replay",
     "resume",
     "state_of",
+    "turns",
 ]
 
 #: What a checkpoint is: changed whenever what it holds changes, and with the engine's
@@ -176,6 +177,29 @@ def controller_of(game: Game, effect_id: str) -> str | None:
         if effect.id == effect_id:
             return effect.controller
     return None
+
+
+def turns(game: Game) -> dict[str, Any] | None:
+    """What the table's turn tracker offers, all of it the engine's (``None`` in a game of
+    record version 1, which has no turns): ``first``, who may take the first turn (103.1,
+    103.1b, 904.6, 727.1a; empty once a turn has begun); ``first_draw``, the rule that says who
+    skips the first draw step (103.8a, 810.6, 103.8c); ``next``, whose turn is next in turn
+    order (103.1, 805.4, 810.2, 800.4); ``cast``, the spells each player cast this turn (502.2,
+    731.2); ``radiation``, the active players whose rad counters mill at this turn's main
+    phase, with the most nonland cards they can mill (728.1); ``markers``, ``"807.4"`` when
+    the game has several turn markers, whose turns version 2 can't record; ``shared``, whether
+    teams take turns (805.4: naming any player of a team begins the team's turn)."""
+    if game.version < 2:
+        return None
+    return {
+        "first": list(game.first_turn_players()),
+        "first_draw": game.first_draw_rule,
+        "next": game.next_turn_player(),
+        "cast": game.spells_cast,
+        "radiation": game.radiation(),
+        "markers": "807.4" if game.has_several_turn_markers() else None,
+        "shared": game.variant.shared_turns,
+    }
 
 
 def state_of(game: Game) -> dict[str, Any]:

@@ -48,7 +48,10 @@ class Rights:
         what"); raises :class:`TableError` if not. Returns true if the action holds an
         intentional draw, which every seated player in the game must agree to (104.4i).
         ``source``: the source of the group the action is part of; ``game``: the game it is
-        for (whose cards' controllers make the choices for them)."""
+        for (whose cards' controllers make the choices for them). The turn tracker's actions
+        (``turn``, ``step``, ``cast``, ``day_night``) are the table's shared record of the
+        game's clock, which any seat keeps: the engine refuses what the rules forbid (103.1b,
+        727.1a, 500.1)."""
         # A source names a card: text with a letter or a digit (not " ", not a lone joiner).
         named = action.source if action.source and any(c.isalnum() for c in action.source) else None
         source = named or source

@@ -756,6 +756,9 @@ class Table:
             "effects": effects,
             "choices": engine.choices(step.game),  # a few entries per card in play
         }
+        turns = engine.turns(step.game)  # the turn tracker's (version 2): docs/table.md, "Turns"
+        if turns is not None:
+            step.view["turns"] = turns
         text = step.entry.text()
         head = json.dumps(
             {
@@ -772,6 +775,8 @@ class Table:
             extra += f', "effects": {json.dumps(effects)}'
         if step.view["choices"] != prior.get("choices"):
             extra += f', "choices": {json.dumps(step.view["choices"])}'
+        if turns != prior.get("turns"):
+            extra += f', "turns": {json.dumps(turns)}'
         if len(text) > ENTRY_BYTES or (
             (extra or step.event.kind != "action" or _grows(step.entry.changes))
             and len(json.dumps(step.view)) > VIEW_BYTES
@@ -911,7 +916,7 @@ class Table:
         return out
 
     def _view(self) -> dict[str, Any]:
-        return {
+        view = {
             "state": self.state,
             "score": self.score(),
             "can_undo": self.can_undo(),
@@ -919,6 +924,10 @@ class Table:
             "effects": engine.effects(self.game),
             "choices": engine.choices(self.game),
         }
+        turns = engine.turns(self.game)  # the turn tracker's (version 2): docs/table.md, "Turns"
+        if turns is not None:
+            view["turns"] = turns
+        return view
 
     @property
     def view_text(self) -> str:

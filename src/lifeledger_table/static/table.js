@@ -275,6 +275,7 @@ function receive(msg) {
       for (const m of S.pending.values()) if (!m.held) send(wire(m)); // a run of taps still open goes when it closes
       render();
       if (typeof toolsReceive === "function") toolsReceive(msg); // tools.js
+      renderTurns(); // turns.js: with the tools' "who starts" pick
       break;
     }
     case "event":
@@ -341,6 +342,7 @@ function receive(msg) {
       break;
     default:
       if (typeof toolsReceive === "function") toolsReceive(msg); // "tools": tools.js
+      if (msg.type === "tools") renderTurns(); // the "who starts" pick shows on the turn bar
       break;
   }
 }
@@ -367,6 +369,7 @@ function takeEvent(msg) {
   if ("score" in msg) S.score = msg.score;
   if ("effects" in msg) S.effects = msg.effects;
   takeChoices(msg); // choices.js: only when they changed
+  if ("turns" in msg) S.turns = msg.turns; // the turn tracker's (turns.js)
   S.canUndo = msg.can_undo;
   S.undoTarget = "undo_target" in msg ? msg.undo_target : undefined;
   return true;
@@ -383,6 +386,7 @@ function takeSnapshot(msg) {
   S.undoTarget = "undo_target" in msg ? msg.undo_target : undefined;
   S.effects = msg.effects;
   takeChoices(msg);
+  S.turns = msg.turns || null; // the turn tracker's (turns.js)
 }
 
 // Tell everyone what just happened that matters: a loss, the end of the game, an undo.
@@ -518,6 +522,7 @@ function render() {
   renderBanner();
   renderChoices(); // choices.js
   renderScore();
+  renderTurns(); // turns.js: the turn bar, before the panels take the room left
   const cards = activeCards();
   const list = units();
   const box = $("panels");

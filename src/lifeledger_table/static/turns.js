@@ -1,0 +1,287 @@
+// The turn tracker (record version 2): a bar under the header on every device — whose turn,
+// its number and step, day or night — with buttons for the later steps of this turn and the
+// next turn, and a sheet with the rest (who plays first, spells cast, day and night, another
+// player's turn). The page decides no rule: who may play first, who skips the first draw,
+// whose turn is next, the spells counted and the rad counters to state all come from the
+// engine, in the view's "turns" (engine.turns on the server; docs/table.md, "Turns").
+// Loaded before table.js: it uses its globals (S, MODE, $, h, act, toast) once the page runs;
+// table.js keeps the view's "turns" in S.turns and calls renderTurns() as it draws the page
+// (and after a tools message: the "who starts" pick is highlighted).
+"use strict";
+
+const TURNS = { sheet: false, rad: null };
+// The steps a record marks after the upkeep (the upkeep begins with the turn), as buttons.
+const LATER_STEPS = ["draw", "main", "end", "cleanup"];
+const STEP_BUTTONS = { draw: "Draw", main: "Main", end: "End", cleanup: "Cleanup" };
+const SKIP_NOTES = {
+  "103.8a": "They skip their first draw (103.8a).",
+  "810.6": "That team skips its first draw (810.6).",
+  "103.8c": "No one skips their first draw (103.8c).",
+};
+const DAY_NIGHT = { day: ["☀", "Day"], night: ["☾", "Night"] };
+
+function turnsInfo() { return S.turns || null; }
+function canTurn() { return MODE === "play"; }
+function turnName(ids) { return ids.map((id) => S.names.of(id)).join(" & "); }
+
+// The newest pick of the table's "who starts" tool (tools.js, 103.1) made in this game, if any
+// (a pick made before the last "next game" was for an earlier game).
+function pickedFirst() {
+  const recent = typeof T === "object" && T.tools ? T.tools.recent : [];
+  const began = S.entries.reduce((t, e) => (e.kind === "next_game" ? Math.max(t, e.time * 1000) : t), 0);
+  for (let i = recent.length - 1; i >= 0; i--) {
+    if (recent[i].tool === "first_player") return recent[i].at > began ? recent[i].players || [] : [];
+  }
+  return [];
+}
+
+// Who may play first, as choices: under shared team turns a team's (805.4: naming any of its
+// players begins the team's turn), named by its players.
+function firstChoices(info) {
+  const out = [], seen = new Set();
+  for (const id of info.first) {
+    const team = info.shared ? teamOf(id) : null;
+    if (team && seen.has(team)) continue;
+    if (team) seen.add(team);
+    const ids = team ? info.first.filter((x) => teamOf(x) === team) : [id];
+    out.push({ id, ids, label: turnName(ids) });
+  }
+  return out;
+}
+
+function isPicked(choice, picked) { return choice.ids.some((id) => picked.includes(id)); }
+
+// ------------------------------------------------------------------ sending
+
+// A step of this turn: into or past the main phase, the engine says whose rad counters mill
+// there (728.1), and the page asks their counts first.
+function goToStep(step) {
+  const rad = radiationDue(step);
+  if (rad) { askRadiation(rad, (milled) => act({ do: "step", step, nonland_milled: milled })); return; }
+  act({ do: "step", step });
+}
+
+// The next turn: a turn can't state rad counters' mills, so the main phase is marked first.
+function nextTurn(player) {
+  if (!player) return;
+  const rad = radiationDue("cleanup");
+  if (rad) {
+    askRadiation(rad, (milled) => { act({ do: "step", step: "main", nonland_milled: milled }); act({ do: "turn", player }); });
+    return;
+  }
+  act({ do: "turn", player });
+}
+
+function radiationDue(step) {
+  const info = turnsInfo();
+  const turn = S.state && S.state.turn;
+  if (!info || !turn || LATER_STEPS.indexOf(step) < LATER_STEPS.indexOf("main")) return null;
+  const rad = info.radiation || {};
+  return Object.keys(rad).length ? rad : null;
+}
+
+function castSpell(player) { act({ do: "cast", player }); }
+function setDayNight(to) { act({ do: "day_night", to }); }
+
+// ------------------------------------------------------------------ the bar
+
+function renderTurns() {
+  const bar = $("turn-bar");
+  if (!bar) return;
+  const st = S.state;
+  const score = $("score");
+  if (!st || !("turn" in st) || MODE === "replay" && !st.turn) {
+    if (bar.contains(score)) bar.before(score); // the score line, back in its own row
+    bar.classList.add("hidden");
+    return;
+  }
+  bar.classList.remove("hidden");
+  const info = turnsInfo();
+  const turn = st.turn;
+  const dn = st.designations ? st.designations.day_night : null;
+  const play = canTurn() && !st.over;
+  // The score line shares the bar's first column (the panels keep the room: docs/table.md).
+  const text = h("span", { class: "tb-text", id: "turn-text" });
+  const parts = [h("div", { class: "tb-info" }, score, text)];
+  if (dn) {
+    const [sym, word] = DAY_NIGHT[dn];
+    const label = `It is ${dn} (731). Change day and night`;
+    parts.push(play
+      ? h("button", { class: "tb-btn tb-dn " + dn, id: "turn-daynight", "aria-label": label, title: label, onclick: openTurnSheet }, `${sym} ${word}`)
+      : h("span", { class: "tb-dn " + dn, id: "turn-daynight", "aria-label": `It is ${dn}` }, `${sym} ${word}`));
+  }
+  if (!turn && st.over) {
+    text.textContent = "No turn was taken.";
+  } else if (!turn) {
+    if (info && info.markers) {
+      text.textContent = "Grand Melee of 8 or more: several turns at once (807.4), not tracked here.";
+    } else {
+      const note = info ? SKIP_NOTES[info.first_draw] || "" : "";
+      text.append(h("strong", {}, "Who plays first? "), h("span", { id: "turn-skip", "data-rule": info ? info.first_draw : "" }, note));
+      if (play && info) {
+        const picked = pickedFirst();
+        firstChoices(info).forEach((c, i) => parts.push(h("button", {
+          class: "tb-btn tb-first" + (isPicked(c, picked) ? " picked primary" : ""), "data-first": c.id, "data-fold": isPicked(c, picked) ? "1" : String(100 + i),
+          "aria-label": `${c.label} ${c.ids.length > 1 ? "play" : "plays"} first`, onclick: () => act({ do: "turn", player: c.id }),
+        }, c.label)));
+        parts.push(h("button", { class: "tb-btn tb-more", id: "turn-more", "aria-label": "Who plays first: all players", onclick: openTurnSheet }, "⋯"));
+      }
+    }
+  } else {
+    const stepName = STEP_NAMES[turn.step] || turn.step;
+    text.append(h("strong", {}, `Turn ${turn.number}`), ` · ${turnName(turn.active)} · `, h("span", { id: "turn-step", "data-step": turn.step }, stepName));
+    text.setAttribute("data-turn", String(turn.number));
+    if (play && info) {
+      const cast = info.cast || {};
+      if (dn) {
+        const who = castingPlayer(turn);
+        const n = cast[who] || 0;
+        parts.push(h("button", { class: "tb-btn tb-cast", id: "turn-cast", "data-fold": "50",
+          "aria-label": `${S.names.of(who)} casts a spell (${n} this turn)`, title: "Spells cast this turn (731.2)", onclick: () => castSpell(who) }, `✦ ${n}`));
+      }
+      const from = LATER_STEPS.indexOf(turn.step) + 1;
+      LATER_STEPS.slice(from).forEach((step, i) => parts.push(h("button", {
+        class: "tb-btn tb-step", "data-step": step, "data-fold": String(60 + i),
+        "aria-label": `Go to the ${STEP_NAMES[step]}`, onclick: () => goToStep(step),
+      }, STEP_BUTTONS[step])));
+      if (info.next) {
+        parts.push(h("button", { class: "tb-btn primary tb-next", id: "turn-next",
+          "aria-label": `Next turn: ${S.names.of(info.next)}`, title: `Next turn: ${S.names.of(info.next)}`, onclick: () => nextTurn(info.next) }, "Next ▶"));
+      }
+      parts.push(h("button", { class: "tb-btn tb-more", id: "turn-more", "aria-label": "More about the turn", onclick: openTurnSheet }, "⋯"));
+    }
+  }
+  bar.replaceChildren(...parts);
+  fitTurnBar(bar);
+  if (TURNS.sheet) renderTurnSheet();
+}
+
+// Who the bar's spell button counts for: this phone's player when active, else the first
+// active player (the sheet has a button for each).
+function castingPlayer(turn) {
+  if (S.seat && turn.active.includes(S.seat)) return S.seat;
+  const held = S.seats || [];
+  return turn.active.find((id) => held.includes(id)) || turn.active[0];
+}
+
+// One line always: buttons marked data-fold give way (highest first) until the rest fits;
+// the sheet (⋯) offers them all.
+function fitTurnBar(bar) {
+  const folds = [...bar.querySelectorAll("[data-fold]")].sort((a, b) => Number(b.dataset.fold) - Number(a.dataset.fold));
+  for (const el of folds) el.classList.remove("hidden");
+  for (const el of folds) {
+    if (bar.scrollWidth <= bar.clientWidth + 1) break;
+    el.classList.add("hidden");
+  }
+}
+
+// ------------------------------------------------------------------ the sheet
+
+function openTurnSheet() {
+  TURNS.sheet = true;
+  TURNS.rad = null;
+  renderTurnSheet();
+  $("turn-sheet").classList.remove("hidden");
+}
+
+function closeTurnSheet() {
+  TURNS.sheet = false;
+  TURNS.rad = null;
+  $("turn-sheet").classList.add("hidden");
+}
+
+function askRadiation(rad, then) {
+  // A player who mills no card (an empty library) has no nonland card to state: 0.
+  if (Object.values(rad).every((most) => String(most) === "0")) { then(Object.fromEntries(Object.keys(rad).map((id) => [id, 0]))); return; }
+  TURNS.sheet = true;
+  TURNS.rad = { rad, then };
+  renderTurnSheet();
+  $("turn-sheet").classList.remove("hidden");
+}
+
+function sheetButton(attrs, text) { return h("button", attrs, text); }
+
+function renderTurnSheet() {
+  const body = $("turn-body");
+  if (!body || !S.state) return;
+  const st = S.state;
+  const info = turnsInfo() || { first: [], cast: {}, radiation: {} };
+  const turn = st.turn;
+  const play = canTurn() && !st.over;
+  const secs = [];
+  if (TURNS.rad) {
+    $("turn-title").textContent = "Rad counters (728.1)";
+    const rows = Object.entries(TURNS.rad.rad).map(([id, most]) => h("label", { class: "tool-field tb-rad" },
+      `${S.names.of(id)} mills ${most}: nonland cards`,
+      h("input", { id: "rad-" + id, class: "num", type: "number", inputmode: "numeric", min: "0", max: String(most), value: "0",
+        "data-rad": id, "aria-label": `Nonland cards ${S.names.of(id)} milled (0 to ${most})` })));
+    secs.push(h("div", { class: "sec" },
+      h("p", { class: "muted small" }, "At the beginning of the precombat main phase each player with rad counters mills that many cards; for each nonland card milled they lose 1 life and remove a rad counter (728.1). How many nonland cards were milled?"),
+      ...rows,
+      h("div", { class: "row" }, sheetButton({ class: "primary", id: "rad-go", onclick: sendRadiation }, "Record and go on"))));
+    body.replaceChildren(...secs);
+    return;
+  }
+  $("turn-title").textContent = turn ? `Turn ${turn.number}` : "The first turn";
+  if (!turn) {
+    const picked = pickedFirst();
+    secs.push(h("div", { class: "sec" }, h("h3", {}, "Who plays first? (103.1)"),
+      h("div", { class: "row" }, ...firstChoices(info).map((c) => sheetButton({ class: isPicked(c, picked) ? "primary picked" : "", "data-first": c.id,
+        ...(play ? {} : { disabled: "" }), onclick: () => { closeTurnSheet(); act({ do: "turn", player: c.id }); } }, c.label))),
+      h("p", { class: "muted small" }, SKIP_NOTES[info.first_draw] || "")));
+  } else {
+    const from = LATER_STEPS.indexOf(turn.step) + 1;
+    secs.push(h("div", { class: "sec" }, h("h3", {}, `${turnName(turn.active)}: ${STEP_NAMES[turn.step] || turn.step}`),
+      h("div", { class: "row" },
+        ...LATER_STEPS.slice(from).map((step) => sheetButton({ "data-step": step, ...(play ? {} : { disabled: "" }),
+          onclick: () => { closeTurnSheet(); goToStep(step); } }, STEP_BUTTONS[step])),
+        info.next ? sheetButton({ class: "primary", id: "sheet-next", ...(play ? {} : { disabled: "" }),
+          onclick: () => { closeTurnSheet(); nextTurn(info.next); } }, `Next turn: ${S.names.of(info.next)}`) : null)));
+    const cast = info.cast || {};
+    secs.push(h("div", { class: "sec" }, h("h3", {}, "Spells cast this turn (502.2, 731.2)"),
+      h("div", { class: "row" }, ...turn.active.map((id) => sheetButton({ "data-cast": id, ...(play ? {} : { disabled: "" }),
+        "aria-label": `${S.names.of(id)} casts a spell (${cast[id] || 0} this turn)`, onclick: () => castSpell(id) },
+      `${S.names.of(id)}: ${cast[id] || 0} ✦+`)))));
+    const others = st.players.filter((p) => p.status === "playing");
+    secs.push(h("div", { class: "sec" }, h("h3", {}, "Another player's turn (an extra turn, 500.7)"),
+      h("div", { class: "row" }, ...others.map((p) => sheetButton({ "data-turn-for": p.id, ...(play ? {} : { disabled: "" }),
+        onclick: () => { closeTurnSheet(); nextTurn(p.id); } }, S.names.of(p.id))))));
+  }
+  const dn = st.designations ? st.designations.day_night : null;
+  secs.push(h("div", { class: "sec" }, h("h3", {}, "Day and night (731)"),
+    h("p", { class: "small", id: "sheet-daynight" }, dn ? `It is ${dn}. As a turn begins, day becomes night if the previous turn's active player cast no spells, and night becomes day if they cast two or more (731.2).` : "Neither day nor night: a daybound or nightbound card makes it day (731.1)."),
+    h("div", { class: "row" }, ...["day", "night"].filter((x) => x !== dn).map((x) => sheetButton({ "data-day-night": x, ...(play ? {} : { disabled: "" }),
+      onclick: () => { closeTurnSheet(); setDayNight(x); } }, `${DAY_NIGHT[x][0]} It becomes ${x}`)))));
+  body.replaceChildren(...secs);
+}
+
+function sendRadiation() {
+  const ask = TURNS.rad;
+  if (!ask) return;
+  const milled = {};
+  for (const [id, most] of Object.entries(ask.rad)) {
+    const el = $("rad-" + id);
+    const n = Number(el.value);
+    if (el.value.trim() === "" || !Number.isInteger(n) || n < 0 || n > most) {
+      toast(`Nonland cards ${S.names.of(id)} milled: a whole number from 0 to ${most}.`, "bad");
+      return;
+    }
+    milled[id] = n;
+  }
+  closeTurnSheet();
+  ask.then(milled);
+}
+
+// ------------------------------------------------------------------ set up
+
+function setupTurns() {
+  const bar = h("div", { id: "turn-bar", class: "turn-bar hidden", role: "region", "aria-label": "Turn" });
+  $("bar").after(bar); // right under the header's buttons (style.css tucks it in)
+  document.body.append(h("div", { id: "turn-sheet", class: "sheet hidden", role: "dialog", "aria-modal": "true", "aria-labelledby": "turn-title" },
+    h("div", { class: "sheet-inner" },
+      h("div", { class: "drawer-head" }, h("h2", { id: "turn-title" }, "Turn"), h("button", { class: "close", id: "turn-close", "aria-label": "Close", onclick: closeTurnSheet }, "✕")),
+      h("div", { id: "turn-body" }))));
+  if ("ResizeObserver" in window) new ResizeObserver(() => fitTurnBar(bar)).observe(bar);
+}
+
+document.addEventListener("DOMContentLoaded", setupTurns);
