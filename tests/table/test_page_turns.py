@@ -74,6 +74,12 @@ def test_steps_and_the_next_turn_500_1(base: str, browser: Browser) -> None:
     sit(ana, base, table["id"], "ana")
     ana.locator('#turn-bar [data-first="ana"]').click()
     expect(ana.locator("#turn-text")).to_have_text("Turn 1 · Ana · upkeep")
+    # 102.1: the panel of the player whose turn it is stands out, and says so.
+    expect(ana.locator('.panel[data-player="ana"]')).to_have_class(re.compile("active-turn"))
+    expect(ana.locator('.panel[data-player="ana"]')).to_have_attribute(
+        "aria-label", "Ana, whose turn it is (102.1)"
+    )
+    expect(ana.locator('.panel[data-player="bo"]')).not_to_have_class(re.compile("active-turn"))
     steps = ana.locator("#turn-bar .tb-step:visible")
     expect(steps).to_have_text(["Draw", "Main", "End", "Cleanup"])
     ana.locator('#turn-bar [data-step="draw"]').click()
@@ -85,6 +91,7 @@ def test_steps_and_the_next_turn_500_1(base: str, browser: Browser) -> None:
     expect(ana.locator("#turn-next")).to_have_attribute("aria-label", "Next turn: Bo")
     ana.locator("#turn-next").click()
     expect(ana.locator("#turn-text")).to_have_text("Turn 2 · Bo · upkeep")
+    expect(ana.locator('.panel[data-player="bo"]')).to_have_class(re.compile("active-turn"))
     assert state(base, table["id"])["turn"]["number"] == 2
     # On a phone the bar keeps one line: the steps that don't fit are in the sheet.
     ana.set_viewport_size({"width": 390, "height": 844})
@@ -111,6 +118,7 @@ def test_two_headed_giant_shows_both_heads_of_the_active_team_805_4_810_6(
     expect(ana.locator("#turn-bar .tb-first")).to_have_text(["Ana & Bo", "Cy & Di"])
     ana.locator('#turn-bar .tb-first[data-first="cy"]').click()
     expect(ana.locator("#turn-text")).to_have_text("Turn 1 · Cy & Di · upkeep")
+    expect(ana.locator('.panel[data-team="south"]')).to_have_class(re.compile("active-turn"))
     expect(ana.locator("#turn-next")).to_have_attribute("aria-label", "Next turn: Ana")
     screenshot(ana, "screens/turns-two-headed-giant.png")
     ana.locator("#turn-next").click()

@@ -569,13 +569,15 @@ function renderUnit(u, index, canAct, cards, turned) {
   const seats = isTeam ? u.heads : [u.id];
   const ownPhone = table && seats.every((id) => (S.info.taken || []).includes(id) && !S.seats.includes(id));
   const name = S.names.of(u.id);
+  // 102.1, 805.4a: the panel of the player (the team) whose turn it is stands out.
+  const active = Boolean(S.state && S.state.turn && seats.some((id) => S.state.turn.active.includes(id)));
   const tap = (action) => (canAct ? () => act(action) : MODE === "play" ? showPicker : null);
   const colour = PALETTE[S.colours[isTeam ? u.heads[0] : u.id] || 0];
   const panel = h("section", {
-    class: `panel${out ? " out " + st.status : ""}${!table && turned.has(u.id) ? " turned" : ""}${mine ? " mine" : ""}${ownPhone ? " own-phone" : ""}`,
+    class: `panel${out ? " out " + st.status : ""}${!table && turned.has(u.id) ? " turned" : ""}${mine ? " mine" : ""}${ownPhone ? " own-phone" : ""}${active ? " active-turn" : ""}`,
     "data-unit": u.id, "data-player": isTeam ? null : u.id, "data-team": isTeam ? u.id : null,
     "data-heads": isTeam ? [u.id, ...u.heads].join(" ") : null,
-    "data-colour": colour.name, "aria-label": name,
+    "data-colour": colour.name, "aria-label": active ? `${name}, whose turn it is (102.1)` : name,
   });
   panel.style.backgroundColor = colour.bg;
   const top = h("div", { class: "panel-top" },
