@@ -4,8 +4,8 @@ with the profiles of ``test_properties.py`` (derandomized in ``make test``):
 - a version-1 record replays exactly as before under the version-2 engine: declared version 2,
   its state is the version-1 state plus the three new members (and ``"record": 2``);
 - random version-2 games (turns, steps, rad counters, designations, spells, "this turn"
-  effects mixed with every version-1 action) replay without raising, a refused action leaves
-  the state as it was, and ``record.dumps`` replays to the same state;
+  effects, stated library counts, mixed with every version-1 action) replay without raising,
+  a refused action leaves the state as it was, and ``record.dumps`` replays to the same state;
 - the monarch and the initiative are always a player still in the game, or nobody once the
   game is over;
 - a version-2 record with one member deleted, added or replaced raises nothing but
@@ -95,7 +95,7 @@ def v2_action(draw: st.DrawFn, table: Table, state: dict[str, Any]) -> dict[str,
             ["v1"] * 6
             + ["turn"] * 3
             + ["step"] * 3
-            + ["cast", "monarch", "initiative", "day_night", "blessing", "until", "rad"]
+            + ["cast", "monarch", "initiative", "day_night", "blessing", "until", "rad", "library"]
         )
     )
     player = a_player(draw, table, state)
@@ -136,6 +136,8 @@ def v2_action(draw: st.DrawFn, table: Table, state: dict[str, Any]) -> dict[str,
             "affects": draw(st.sampled_from(["you", "opponents", "players"])),
             "until": "end_of_turn",
         }
+    if kind == "library":
+        return {"do": "set_library", "player": player, "count": draw(st.integers(0, 3))}
     if kind == "rad":
         return {"do": "add_counters", "player": player, "kind": "rad", "amount": 3}
     return _with_controllers(draw, table, an_action(draw, table, state))

@@ -48,6 +48,7 @@ __all__ = [
     "RemoveCounters",
     "Repeat",
     "Restart",
+    "SetLibrary",
     "SetLife",
     "SetLifeEach",
     "StartCard",
@@ -548,6 +549,27 @@ class Choose(PlayerAction):
                 raise MalformedError("a target names at least one player", member="targets")
 
 
+@dataclass(slots=True)
+class SetLibrary(PlayerAction):
+    """The record states how many cards are in ``player``'s library from now on (``count``, 0
+    or more): a library the record didn't track becomes tracked; with 0, the player's next
+    draw is an attempt to draw from an empty library (121.4, 704.5b). No life changes and no
+    card is drawn. Version 2."""
+
+    do = "set_library"
+    count: int = 0
+
+    def __post_init__(self) -> None:
+        count = self.count
+        if type(count) is not int or not 0 <= count <= MAX_INTEGER:
+            if type(count) is int:
+                check_integer(count, "count", "a count of cards")
+            raise MalformedError(
+                f"a library's count of cards is an integer, 0 or more, not {quote(count)}",
+                member="count",
+            )
+
+
 #: The most iterations a :class:`Repeat` may state (a record states a greater loop's result).
 MAX_REPEAT = 1_000_000
 
@@ -578,5 +600,16 @@ class Repeat(Action):
 
 #: The actions that version 2 of the record adds.
 VERSION_2 = frozenset(
-    {Turn, BeginStep, Cast, BecomeMonarch, TakeInitiative, CityBlessing, DayNight, Choose, Repeat}
+    {
+        Turn,
+        BeginStep,
+        Cast,
+        BecomeMonarch,
+        TakeInitiative,
+        CityBlessing,
+        DayNight,
+        Choose,
+        Repeat,
+        SetLibrary,
+    }
 )

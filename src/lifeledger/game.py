@@ -40,6 +40,7 @@ from .actions import (
     RemoveCounters,
     Repeat,
     Restart,
+    SetLibrary,
     SetLife,
     SetLifeEach,
     StartCard,
@@ -2055,6 +2056,12 @@ class Game:
             return
         self._set_field(self._marks, "city_blessing", blessed | {action.player})
 
+    def _do_set_library(self, action: SetLibrary) -> None:
+        """121.4, 704.5b: the record states how many cards are in the player's library from
+        now on; a library it didn't track becomes tracked, and with none left the player's
+        next draw is an attempt to draw from an empty library. No card is drawn."""
+        self._set_attribute(self._players[action.player], "library", action.count)
+
     def _combat_damage_to_holder(self, action: Damage, p: Player) -> None:
         """725.2: whenever a creature deals combat damage to the monarch, its controller
         becomes the monarch; 726.2: likewise the initiative. The trigger is controlled by the
@@ -3122,6 +3129,11 @@ class Game:
         """702.131: ``player`` gets the city's blessing for the rest of the game. Version 2."""
         self._apply_typed(CityBlessing(player, source=source))
 
+    def set_library(self, player: str, count: int, *, source: str | None = None) -> None:
+        """121.4: the record states that ``player``'s library has ``count`` cards from now on
+        (0: their next draw is from an empty library, 704.5b). Version 2."""
+        self._apply_typed(SetLibrary(player, count, source=source))
+
     def together(self, *actions: Action, source: str | None = None) -> None:
         """704.3: ``actions`` form one event; state-based actions are checked once, after."""
         self._apply_typed(Together(actions, source=source))
@@ -3190,6 +3202,7 @@ _HANDLERS: dict[type[Action], Any] = {
     TakeInitiative: Game._do_take_initiative,
     DayNight: Game._do_day_night,
     CityBlessing: Game._do_city_blessing,
+    SetLibrary: Game._do_set_library,
 }
 
 

@@ -45,6 +45,7 @@ from .actions import (
     RemoveCounters,
     Repeat,
     Restart,
+    SetLibrary,
     SetLife,
     SetLifeEach,
     StartCard,
@@ -734,6 +735,13 @@ def _day_night(o: dict[str, Json], source: str | None, note: str | None) -> Acti
     return DayNight(_string(o["to"], "to"), source=source, note=note)
 
 
+@_parser("set_library", ("player", "count"))
+def _set_library(o: dict[str, Json], source: str | None, note: str | None) -> Action:
+    return SetLibrary(
+        _string(o["player"], "player"), _integer(o["count"], "count"), source=source, note=note
+    )
+
+
 @_parser("choose", ("player",), ("order", "targets", "replacements"))
 def _choose(o: dict[str, Json], source: str | None, note: str | None) -> Action:
     targets = _mapping(o.get("targets", {}), "targets", empty=True)
@@ -1066,7 +1074,7 @@ def format_action(action: Action) -> dict[str, Json]:
             | CityBlessing()
         ):
             out["player"] = action.player
-        case Cast():
+        case Cast() | SetLibrary():
             out |= {"player": action.player, "count": action.count}
         case BeginStep():
             out["step"] = action.step

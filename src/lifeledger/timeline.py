@@ -34,6 +34,7 @@ from .actions import (
     RemoveCounters,
     Repeat,
     Restart,
+    SetLibrary,
     SetLife,
     SetLifeEach,
     StartCard,
@@ -215,6 +216,9 @@ def _describe(action: Action) -> str:
             return f"{by}{action.player} gets the city's blessing"
         case DayNight():
             return f"{by}it becomes {action.to}"
+        case SetLibrary():
+            cards = "card" if action.count == 1 else "cards"
+            return f"{by}{action.player}'s library has {action.count} {cards}"
         case Together():
             return f"{by}together, as one event:"
         case Choose():

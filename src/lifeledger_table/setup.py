@@ -128,11 +128,12 @@ def build_setup(form: object) -> dict[str, Any]:
                 cid = _slug(f"{seat['id']}-{cname}", f"{seat['id']}-commander", ids)
                 labels[cid] = cname
                 seat["commanders"].append(cid)
-        # A library the players don't count is recorded as empty: the only draws a table
-        # records for it are attempts to draw from an empty library (121.4, 704.5b).
+        # A library the players don't count is untracked (the header omits it): draws never
+        # run out of it, the draw step's included (504.1). The table states it empty with
+        # set_library when it is (121.4, 704.5b).
         library = _int(player.get("library"), "library", 0, 10_000)
-        seat["library"] = library or 0
         if library is not None:
+            seat["library"] = library
             counted.append(seat["id"])
         modifier = _int(player.get("life_modifier"), "life_modifier", -1000, 1000)
         if modifier is not None:

@@ -20,8 +20,8 @@ from playwright.sync_api import Browser, Locator, Page, expect  # noqa: E402
 pytestmark = pytest.mark.browser
 
 FOUR = {"players": [{"name": n} for n in ["Ana", "Bo", "Cy", "Di"]]}
-# Libraries counted: a turn's draw step draws from them (an uncounted library is recorded as
-# empty, and its player would lose in their first draw step, 704.5b).
+# Libraries counted: a turn's draw step draws from them (an uncounted library is untracked,
+# and never runs out, 504.1).
 LIBRARIES = {"players": [{"name": n, "library": 40} for n in ["Ana", "Bo", "Cy", "Di"]]}
 COMMANDER_FOUR = {
     "variant": "free-for-all",

@@ -21,7 +21,7 @@ pytestmark = pytest.mark.browser
 
 TWO = {"players": [{"name": "Ana"}, {"name": "Bo"}]}
 # Counted libraries: a turn's draw step draws from them (504.1; a library the table doesn't
-# count is recorded as empty, setup.py, and a draw from it loses, 704.5b).
+# count is untracked, setup.py, and never runs out).
 LIBRARIES = {"players": [{"name": "Ana", "library": 40}, {"name": "Bo", "library": 40}]}
 
 

@@ -102,6 +102,39 @@ async def test_a_version_2_table_takes_turns_and_every_phone_sees_them_500_1_103
     assert bo.turns is not None and bo.turns["cast"] == {} and bo.turns["next"] == "ana"
 
 
+async def test_turns_pass_at_a_table_that_counts_no_library_and_nobody_loses_504_1_103_8a(
+    client: Client,
+) -> None:
+    """504.1: each draw step's active player draws a card; a library the table doesn't count
+    is untracked (the header omits it), so the draw never runs out: Ana skips her first draw
+    (103.8a), Bo draws in his, and nobody loses. The sheet's "Library is empty now" (set_library
+    0, from any seat) makes Bo's next draw step an attempt to draw from an empty library: he
+    loses (121.4, 704.5b)."""
+    table = await open_table(client, TWO)
+    ana = await tracker(client, table["id"], "ana")
+    bo = await tracker(client, table["id"], "bo")
+    for player in ("ana", "bo", "ana"):
+        await act(ana, {"do": "turn", "player": player})
+        await act(bo, {"do": "step", "step": "draw"})
+    assert ana.state["turn"]["number"] == 3
+    assert [(p["library"], p["status"]) for p in ana.state["players"]] == [
+        (None, "playing"),
+        (None, "playing"),
+    ]
+    event = await act(ana, {"do": "set_library", "player": "bo", "count": 0})
+    assert {"player": "bo", "what": "library", "from": None, "to": 0} in event["entry"]["changes"]
+    await bo.event()
+    assert [p["status"] for p in bo.state["players"]] == ["playing", "playing"]
+    await act(ana, {"do": "turn", "player": "bo"})
+    await act(ana, {"do": "step", "step": "draw"})
+    bo_state = ana.state["players"][1]
+    assert (bo_state["status"], bo_state["reason"], bo_state["rule"]) == (
+        "lost",
+        "empty-library",
+        "704.5b",
+    )
+
+
 @pytest.mark.parametrize(
     "form,rule",
     [(TWO, "103.8a"), (THG, "810.6"), (THREE, "103.8c")],
@@ -195,8 +228,8 @@ async def test_the_archenemy_takes_the_first_turn_and_no_other_player_may_103_1b
 async def test_rad_counters_are_offered_with_the_most_they_can_mill_728_1(client: Client) -> None:
     """728.1: an active player with rad counters mills that many cards as the main phase
     begins; the view names them with the count to ask for, a step into the main phase without
-    it is malformed, and with it the nonland cards cost life and rad counters. (A library the
-    table doesn't count is recorded as empty, setup.py: it mills none, so Ana's is counted.)"""
+    it is malformed, and with it the nonland cards cost life and rad counters. (Ana's library
+    is counted: the most she can mill is the smaller of her rad counters and her library.)"""
     table = await open_table(client, {"players": [{"name": "Ana", "library": 40}, {"name": "Bo"}]})
     ana = await tracker(client, table["id"], "ana")
     await act(ana, {"do": "add_counters", "player": "ana", "kind": "rad", "amount": 3})

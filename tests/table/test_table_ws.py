@@ -272,18 +272,32 @@ async def test_markup_in_any_string_of_an_action_is_refused(client: Client) -> N
 
 @pytest.mark.rule("704.5b")
 async def test_704_5b_a_library_nobody_counts_is_empty_at_the_table(client: Client) -> None:
-    # The table records only the draws that matter: an attempt to draw from an empty library.
+    """A library nobody counts is untracked at a version-2 table (the header omits it): draws
+    never run out of it, the draw step's included (504.1). The player sheet's "Draws from an
+    empty library" records one group, the library stated empty and the draw (121.4), and the
+    player loses (704.5b)."""
     form = {"players": [{"name": "Ana", "library": 40}, {"name": "Bo"}]}
     table = await open_table(client, form)
     info = (await (await client.get(f"/api/tables/{table['id']}")).json())["table"]
     assert info["counted"] == ["ana"]
+    assert info["header"]["record"] == 2
+    assert [p.get("library") for p in info["header"]["players"]] == [40, None]
     ana = await phone(client, table["id"], await seat(client, table["id"], "ana"))
     assert (await ana.act({"do": "draw", "player": "ana", "count": 7}))["type"] == "ack"
-    assert (await ana.act({"do": "draw", "player": "bo", "count": 1}))["type"] == "ack"
+    assert (await ana.act({"do": "draw", "player": "bo", "count": 3}))["type"] == "ack"
+    state = (await (await client.get(f"/api/tables/{table['id']}")).json())["state"]
+    assert [(p["library"], p["status"]) for p in state["players"]] == [
+        (33, "playing"),
+        (None, "playing"),
+    ]
+    empty = {"do": "set_library", "player": "bo", "count": 0}
+    group = {"do": "together", "actions": [empty, {"do": "draw", "player": "bo", "count": 1}]}
+    assert (await ana.act(group))["type"] == "ack"
     state = (await (await client.get(f"/api/tables/{table['id']}")).json())["state"]
     ana_state, bo_state = state["players"]
     assert (ana_state["library"], ana_state["status"]) == (33, "won")
-    assert (bo_state["status"], bo_state["reason"], bo_state["rule"]) == (
+    assert (bo_state["library"], bo_state["status"], bo_state["reason"], bo_state["rule"]) == (
+        0,
         "lost",
         "empty-library",
         "704.5b",

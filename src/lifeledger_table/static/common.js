@@ -366,6 +366,7 @@ function describe(a, names) {
     case "take_initiative": return `${n(a.player)} takes the initiative`;
     case "day_night": return `It becomes ${a.to}`;
     case "city_blessing": return `${n(a.player)} gets the city's blessing`;
+    case "set_library": return `${n(a.player)}'s library has ${plural(a.count, "card")}`;
     case "choose": {
       const bits = [];
       if (a.order) bits.push("puts " + a.order.map(n).join(", then ") + " on the stack in that order");
@@ -406,7 +407,7 @@ function describeChange(c, names) {
   switch (c.what) {
     case "life": return `${who} life ${c.from} → ${c.to}`;
     case "poison": return `${who} poison ${c.from} → ${c.to}`;
-    case "library": return `${who} library ${c.from} → ${c.to}`;
+    case "library": return `${who} library ${c.from ?? "uncounted"} → ${c.to ?? "uncounted"}`;
     case "counters": return `${who} ${c.key} ${c.from} → ${c.to}`;
     case "commander_damage": return `${who} commander damage from ${names.of(c.key)} ${c.from} → ${c.to}`;
     case "status": return `${who} ${describeResult(c.to, c.reason, c.rule)}`;

@@ -425,8 +425,13 @@ function activeCards() {
 
 function playerState(id) { return S.state.players.find((p) => p.id === id); }
 function teamOf(id) { const p = S.state && playerState(id); return p ? p.team : null; }
-// Whether the players count this library (an uncounted one is recorded as empty).
-function counted(id) { return (S.info.counted || []).includes(id); }
+// Whether the players count this library, or the engine tracks one stated since (set_library).
+// An uncounted one is untracked (record 2: the header omits it) or, at a record-1 table, empty.
+function counted(id) {
+  if ((S.info.counted || []).includes(id)) return true;
+  const seat = header().players.find((p) => p.id === id), p = S.state && playerState(id);
+  return !!seat && !("library" in seat) && !!p && p.library !== null && p.library !== undefined;
+}
 function header() { return S.info.header; }
 function commanderOwner(cid) { return header().players.find((p) => (p.commanders || []).includes(cid)); }
 
@@ -874,8 +879,10 @@ function renderSheet(pid) {
     : h("div", { class: "sec" },
       h("h3", {}, "Library"),
       h("div", { class: "row" },
-        h("button", { "data-sheet": "draw", onclick: () => act({ do: "draw", player: pid, count: 1 }) }, "Draws from an empty library"), upkeep),
-      h("p", { class: "muted" }, "The table doesn't count this library: record here an attempt to draw from an empty library (704.5b)."))
+        // 121.4, 704.5b: record 2 states the library empty, then the draw, as one event.
+        h("button", { "data-sheet": "draw", onclick: () => act(header().record === 2 ? { do: "together", actions: [{ do: "set_library", player: pid, count: 0 }, { do: "draw", player: pid, count: 1 }] } : { do: "draw", player: pid, count: 1 }) }, "Draws from an empty library"),
+        header().record === 2 ? h("button", { "data-sheet": "library-empty", onclick: () => act({ do: "set_library", player: pid, count: 0 }) }, "Library is empty now") : null, upkeep),
+      h("p", { class: "muted" }, "The table doesn't count this library: record here an attempt to draw from an empty library (704.5b)" + (header().record === 2 ? ", or that it is empty now (the next draw, the draw step's, is from an empty library)." : ".")))
   );
   if (pid === S.seat || (S.device === "table" && S.seats.includes(pid))) {
     const concede = h("button", {
