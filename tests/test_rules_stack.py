@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from lifeledger import Game, Seat, record
+from lifeledger.actions import GainLife
 from lifeledger.errors import MalformedError
 from stories import Story, card, damage, gain
 
@@ -371,3 +372,23 @@ def test_732_2a_a_cycle_the_engine_cannot_decide_is_malformed_after_bounded_work
     with pytest.raises(MalformedError, match=f"resolve more than {MAX_RESOLUTIONS:,} times"):
         game.gain_life("p0", 153363)
     assert state_dict(game) == before
+
+
+def test_732_2a_a_shortcut_s_iterations_share_one_bound_on_resolutions() -> None:
+    """Found by a hostile run: a shortcut (732.2a) of a million life gains under Sanguine Bond
+    resolved a million triggered abilities in one action (46 s), since each iteration's stack
+    counted its resolutions afresh. The bound is the action's: past ``MAX_RESOLUTIONS``
+    resolutions in all, the shortcut is malformed (the record states the totals it leads to),
+    and nothing of it happens."""
+    from lifeledger.stack import MAX_RESOLUTIONS
+    from lifeledger.state import state_dict
+
+    game = Game([Seat("ana"), Seat("bo"), Seat("cy")], version=2, starting_life=10**9)
+    game.card("bond", "Sanguine Bond", "ana")
+    game.choose("ana", targets={"bond": ["bo"]})
+    before = state_dict(game)
+    with pytest.raises(MalformedError, match=f"resolve more than {MAX_RESOLUTIONS:,} times"):
+        game.repeat(MAX_RESOLUTIONS + 1, GainLife("ana", 1))
+    assert state_dict(game) == before
+    game.repeat(MAX_RESOLUTIONS, GainLife("ana", 1))  # as many as the bound: applied
+    assert game.player("bo").life == 10**9 - MAX_RESOLUTIONS

@@ -918,6 +918,7 @@ class Game:
         guard = None
         if self._v2:
             self._stack.merge.clear()
+            self._stack.resolved = 0  # MAX_RESOLUTIONS bounds the whole action
             if kind is Together or self._armed():
                 guard = self._snapshot()  # the stack may yet fail (a choice not stated)
         if kind is Together:
@@ -2457,7 +2458,6 @@ class Game:
         seen: dict[tuple[Any, ...], list[Any]] = {}
         lost: dict[str, int] = dict.fromkeys(self._players, 0)
         gained: dict[str, int] = dict.fromkeys(self._players, 0)
-        resolutions = 0
         while not self._over:
             if self._effects and self._by_kind.get(Kind.LOSE_AT_20_LIFE):
                 self._state_triggers()
@@ -2496,11 +2496,11 @@ class Game:
                 break
             # 800.4a: the abilities of a player who left the game leave with them.
             stack.items = [t for t in stack.items if self._players[t.controller].result.is_playing]
-            resolutions += 1
-            if resolutions > MAX_RESOLUTIONS or len(stack.items) > MAX_HEIGHT:
+            stack.resolved += 1
+            if stack.resolved > MAX_RESOLUTIONS or len(stack.items) > MAX_HEIGHT:
                 what = (
                     f"resolve more than {MAX_RESOLUTIONS:,} times"
-                    if resolutions > MAX_RESOLUTIONS
+                    if stack.resolved > MAX_RESOLUTIONS
                     else f"pile up more than {MAX_HEIGHT:,} high on the stack"
                 )
                 raise MalformedError(

@@ -80,7 +80,16 @@ class Stack:
     the omen counters of Celestial Convergence (``omens[id]``, 122.1: the state shows those
     of the cards still in the game, :attr:`lifeledger.Game.omen_counters`)."""
 
-    __slots__ = ("items", "merge", "omens", "order", "pending", "replacements", "targets")
+    __slots__ = (
+        "items",
+        "merge",
+        "omens",
+        "order",
+        "pending",
+        "replacements",
+        "resolved",
+        "targets",
+    )
 
     def __init__(self) -> None:
         self.pending: list[Trigger] = []
@@ -93,3 +102,6 @@ class Stack:
         self.replacements: dict[str, tuple[str, ...]] = {}
         #: 122.1: the omen counters on each Celestial Convergence (by id) in the game.
         self.omens: dict[str, int] = {}
+        #: How many abilities resolved in the action being applied (a ``repeat``'s iterations
+        #: together): bounded by :data:`MAX_RESOLUTIONS`.
+        self.resolved = 0

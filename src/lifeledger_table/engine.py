@@ -21,6 +21,7 @@ from lifeledger.actions import (
     Lose,
     PayLife,
     Penalty,
+    Repeat,
     Together,
     Win,
 )
@@ -49,6 +50,7 @@ __all__ = [
     "PayLife",
     "Penalty",
     "RefusedError",
+    "Repeat",
     "Together",
     "Win",
     "after",
@@ -71,7 +73,7 @@ __all__ = [
 
 #: What a checkpoint is: changed whenever what it holds changes, and with the engine's
 #: version, so that a checkpoint another build wrote is never read (the log is replayed).
-CHECKPOINT_FORMAT = f"lifeledger {lifeledger.__version__} checkpoint 1"
+CHECKPOINT_FORMAT = f"lifeledger {lifeledger.__version__} checkpoint 2"
 
 
 def catalogue() -> dict[str, Any]:

@@ -13,15 +13,49 @@ from collections import OrderedDict
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
+from . import engine
+from .errors import TableError
+
 __all__ = [
+    "SHORTCUT_EVENTS",
     "Bucket",
     "CodeGuard",
     "Limits",
     "Pacer",
     "SocketGate",
     "Throttle",
+    "check_shortcut",
     "network_of",
 ]
+
+#: The most events a shortcut (``repeat``, 732.2a) sent from a phone may hold: its ``times``
+#: times the events of its actions. The engine takes up to 1,000,000 iterations in a record;
+#: at a table one message must not hold the server for seconds (an iteration with a trigger
+#: costs some 20 µs, and every phone waits meanwhile). Beyond it, the table records the result.
+SHORTCUT_EVENTS = 1_000
+
+
+def _events(action: engine.Action) -> int:
+    """How many events ``action`` is: a ``repeat`` its times times its actions' events, a
+    ``together`` group its actions' events, any other action 1."""
+    if isinstance(action, engine.Repeat):
+        return action.times * sum(_events(inner) for inner in action.actions)
+    if isinstance(action, engine.Together):
+        return sum(_events(inner) for inner in action.actions)
+    return 1
+
+
+def check_shortcut(action: engine.Action) -> None:
+    """Raise ``too-large`` for an action a phone sent that holds a shortcut of more than
+    :data:`SHORTCUT_EVENTS` events (docs/table.md, "Limits")."""
+    events = _events(action)
+    if events > SHORTCUT_EVENTS:
+        raise TableError(
+            "too-large",
+            f"This shortcut is {events:,} events; a table takes at most {SHORTCUT_EVENTS:,} "
+            "in one change (732.2a): record fewer iterations, or the totals they lead to.",
+            member="times",
+        )
 
 
 @dataclass(frozen=True, slots=True)

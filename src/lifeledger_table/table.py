@@ -25,6 +25,7 @@ from typing import Any
 from . import engine
 from .changes import changes
 from .errors import TableError, TableUnavailable
+from .limits import check_shortcut
 from .rights import Rights, concessions
 from .store import (
     Checkpoint,
@@ -622,6 +623,7 @@ class Table:
                 raise TableError("malformed", exc.message, member=exc.member) from exc
             if live:
                 check_action_text(action, "action")
+                check_shortcut(parsed)
                 if seat is not None and self.rights.check(parsed, seat, game=game):
                     self._agree(action, seat)
             try:

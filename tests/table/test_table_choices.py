@@ -190,3 +190,31 @@ async def test_603_3d_open_choices_in_the_view_and_in_a_message_only_when_change
     while gone["entry"]["action"]["do"] != "concede":
         gone = await ana.until("event")
     assert gone["choices"] == {"open": [], "targets": {"bond": {"target": "cy", "options": ["cy"]}}}
+
+
+async def test_732_2a_a_phone_s_shortcut_is_at_most_a_thousand_events(client: Client) -> None:
+    """Found by a hostile run: a phone's shortcut of a million life gains under Sanguine Bond
+    held the server for 46 s. A shortcut from a phone is at most SHORTCUT_EVENTS events (its
+    times times its actions): one more is turned down too-large, naming ``times``, and
+    changes nothing; as many is applied."""
+    from lifeledger_table.limits import SHORTCUT_EVENTS
+
+    table, ana, _bo, _cy = await table_of_three(client)
+    assert (await ana.act(BOND))["type"] == "ack"
+    assert (await ana.act({"do": "choose", "player": "ana", "targets": {"bond": ["bo"]}}))[
+        "type"
+    ] == "ack"
+    gain = {"do": "gain_life", "player": "ana", "amount": 1}
+    times = SHORTCUT_EVENTS // 2 + 1
+    reply = await ana.act({"do": "repeat", "times": times, "actions": [gain, gain]})
+    assert reply["type"] == "error" and reply["error"] == "too-large", reply
+    assert reply["member"] == "times" and f"{2 * times:,} events" in reply["message"]
+    before = await view_of(client, table)
+    assert [p["life"] for p in before["state"]["players"]] == [20, 20, 20]
+    reply = await ana.act({"do": "repeat", "times": SHORTCUT_EVENTS, "actions": [gain]})
+    assert reply["type"] == "ack", reply
+    # Bo is at 0 after 20 iterations (704.5a); the Bond's only legal target is then Cy, at 0
+    # after 20 more: Ana wins, and the shortcut stops with the game (732.2a).
+    after = await view_of(client, table)
+    assert [p["life"] for p in after["state"]["players"]] == [60, 0, 0]
+    assert after["state"]["over"] is True
