@@ -130,8 +130,8 @@ Affects = Reach | tuple[str, ...]
 class Effect:
     """One continuous effect: its ``id`` (a card's effects share the card's id), ``kind``,
     ``controller``, whom it ``affects``, and its parameters (``factor`` of
-    :attr:`Kind.GAIN_LIFE_TIMES`, ``life_at_least`` of :attr:`Kind.WIN_AT_UPKEEP`) and how long
-    it lasts (``until``, version 2 of the record)."""
+    :attr:`Kind.GAIN_LIFE_TIMES`, ``life_at_least`` of :attr:`Kind.WIN_AT_UPKEEP`), how long
+    it lasts (``until``, version 2 of the record) and the ``card`` it comes from."""
 
     id: str
     kind: Kind
@@ -141,6 +141,8 @@ class Effect:
     life_at_least: int | None = None
     #: ``"end_of_turn"``: the effect ends in the cleanup step (514.2); ``None``: when ended.
     until: str | None = None
+    #: The catalogue card whose effect this is (its name), or ``None`` for an ``effect``.
+    card: str | None = None
 
     def __post_init__(self) -> None:
         # Every integer of a game lies within 10^1000 (lifeledger.bounds).

@@ -1608,7 +1608,9 @@ class Game:
         until = CARD_DURATION.get(action.name)
         for kind, reach, params in CATALOGUE[action.name]:
             factor, life = params.get("factor"), params.get("life_at_least")
-            self._start(Effect(action.id, kind, action.controller, reach, factor, life, until))
+            self._start(
+                Effect(action.id, kind, action.controller, reach, factor, life, until, action.name)
+            )
             if kind is Kind.OMEN_COUNTDOWN:  # 122.1: it enters with seven omen counters
                 self._set_count_any(self._stack.omens, action.id, OMEN_COUNTERS)
                 self._note("122.1", f"{action.id} enters with {OMEN_COUNTERS} omen counters")

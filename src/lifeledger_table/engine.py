@@ -136,9 +136,11 @@ def apply(game: Game, action: dict[str, Any] | Action, position: int) -> list[di
 
 
 def effects(game: Game) -> list[dict[str, Any]]:
-    """The continuous effects that apply now (a card's effects share the card's id)."""
+    """The continuous effects that apply now (a card's effects share the card's id, and name
+    the ``card``: a phone that joins long after it entered still knows it by name)."""
     return [
         {"id": effect.id, "kind": effect.kind.value, "controller": effect.controller}
+        | ({"card": effect.card} if effect.card is not None else {})
         for effect in game.effects()
     ]
 

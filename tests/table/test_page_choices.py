@@ -164,3 +164,21 @@ def test_603_3d_the_table_device_holding_the_seat_is_asked_and_answers_as_it(
     entries = get(f"{base}/api/tables/{table}")["entries"]
     assert entries[-1]["action"]["do"] == "choose" and entries[-1]["seat"] == first
     page.context.close()
+
+
+def test_a_card_is_named_from_the_effects_when_its_entry_is_not_held(
+    base: str, browser: Browser
+) -> None:
+    """A phone holds the newest 200 timeline entries: a card that entered before them is named
+    by the effects the server sends (each names its card), so its badge says "Sanguine Bond"
+    rather than the card's id."""
+    table = post(base + "/api/tables", TWO)["id"]
+    ana = new_phone(browser)
+    sit(ana, base, table, "ana")
+    ana.evaluate(
+        """() => { takeEffects([{ id: "bond-x1", kind: "gain_drains_target", controller: "ana",
+                                 card: "Sanguine Bond" }]); render(); }"""
+    )
+    assert ana.evaluate("S.names.of('bond-x1')") == "Sanguine Bond"
+    expect(ana.locator('[data-player="ana"] .badge.card')).to_contain_text("Sanguine Bond")
+    ana.context.close()

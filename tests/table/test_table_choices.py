@@ -218,3 +218,14 @@ async def test_732_2a_a_phone_s_shortcut_is_at_most_a_thousand_events(client: Cl
     after = await view_of(client, table)
     assert [p["life"] for p in after["state"]["players"]] == [60, 0, 0]
     assert after["state"]["over"] is True
+
+
+async def test_a_card_s_effects_name_the_card_for_a_phone_that_joins_later(client: Client) -> None:
+    """The view's effects name their card: a phone that joins after the card's entry left the
+    timeline it is sent (the newest PAGE entries) still shows "Sanguine Bond", not its id."""
+    table, ana, _bo, _cy = await table_of_three(client)
+    assert (await ana.act(BOND))["type"] == "ack"
+    effects = (await view_of(client, table))["effects"]
+    assert effects == [
+        {"id": "bond", "kind": "gain_drains_target", "controller": "ana", "card": "Sanguine Bond"}
+    ]

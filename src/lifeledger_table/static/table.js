@@ -367,7 +367,7 @@ function takeEvent(msg) {
   S.lastSeq = msg.seq;
   S.state = state;
   if ("score" in msg) S.score = msg.score;
-  if ("effects" in msg) S.effects = msg.effects;
+  if ("effects" in msg) takeEffects(msg.effects);
   takeChoices(msg); // choices.js: only when they changed
   if ("turns" in msg) S.turns = msg.turns; // the turn tracker's (turns.js)
   S.canUndo = msg.can_undo;
@@ -384,7 +384,7 @@ function takeSnapshot(msg) {
   S.canUndo = msg.can_undo;
   // The action an undo takes back, as the server says (the page may not hold every entry).
   S.undoTarget = "undo_target" in msg ? msg.undo_target : undefined;
-  S.effects = msg.effects;
+  takeEffects(msg.effects);
   takeChoices(msg);
   S.turns = msg.turns || null; // the turn tracker's (turns.js)
 }
@@ -414,6 +414,13 @@ function undoneSeqs() {
 }
 
 // Cards and effects that apply now, as the engine says (named from the card actions seen).
+// The effects that apply now, as the server sends them; a card's effects name the card, so a
+// phone that joined after its entry (beyond the timeline it holds) still shows its name.
+function takeEffects(effects) {
+  S.effects = effects || [];
+  for (const e of S.effects) if (e.card) S.names.map[e.id] = e.card;
+}
+
 function activeCards() {
   const seen = new Map();
   for (const e of S.effects || []) {
