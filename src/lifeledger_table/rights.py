@@ -55,7 +55,7 @@ class Rights:
         # A source names a card: text with a letter or a digit (not " ", not a lone joiner).
         named = action.source if action.source and any(c.isalnum() for c in action.source) else None
         source = named or source
-        if isinstance(action, engine.Together):
+        if isinstance(action, engine.Together | engine.Repeat):  # a group, or a shortcut
             agree = False
             for inner in action.actions:
                 agree = self.check(inner, seat, source, game=game) or agree

@@ -68,14 +68,17 @@ async def ana_and_table(client: Client, form: dict[str, Any] | None = None) -> t
 
 
 @pytest.mark.parametrize("action,rule", REFUSED)
-@pytest.mark.parametrize("wrap", ["alone", "group", "nested"])
+@pytest.mark.parametrize("wrap", ["alone", "group", "nested", "shortcut"])
 async def test_a_seat_cannot_decide_what_is_another_players(
     client: Client, action: dict[str, Any], rule: str, wrap: str
 ) -> None:
     """issue 7 item 11: conceding, a judge's game loss, paying life, and an effect's win or
-    loss without its source are refused for another player, on their own and inside groups."""
+    loss without its source are refused for another player, on their own and inside groups;
+    and inside a shortcut (732.2a: found by a review, a `repeat` of Bo's concession from Ana's
+    seat conceded for Bo)."""
     table, ana = await ana_and_table(client)
-    sent = {"alone": action, "group": group(action), "nested": nested(action)}[wrap]
+    shortcut = {"do": "repeat", "times": 1, "actions": [nested(action)]}
+    sent = {"alone": action, "group": group(action), "nested": nested(action)}.get(wrap, shortcut)
     reply = await ana.act(sent)
     assert reply["type"] == "error" and reply["error"] == "not-your-seat", reply
     assert reply["rule"] == rule and reply["message"]
