@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import pickle
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -76,6 +77,19 @@ __all__ = [
 CHECKPOINT_FORMAT = f"lifeledger {lifeledger.__version__} checkpoint 2"
 
 
+#: The most consequences an action's timeline entry lists: the first ``NOTES_HEAD``, one line
+#: for those left out (their rules) and the last ``NOTES_TAIL``. A shortcut of 1,000 life gains
+#: under Sanguine Bond makes 3,001 (260 KB), more than a change may send to every phone.
+NOTES_SHOWN = 100
+NOTES_HEAD = 80
+NOTES_TAIL = NOTES_SHOWN - NOTES_HEAD - 1
+
+
+def _rule_order(rule: str) -> list[int | str]:
+    """A rule number's place among rules: 104.4b before 603.2 before 603.3b before 608.2."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", rule) if part]
+
+
 def catalogue() -> dict[str, Any]:
     """What the engine knows, for the setup screen and the play screen's menus."""
     return {
@@ -128,11 +142,23 @@ def parse(action: object, position: int) -> Action:
 
 def apply(game: Game, action: dict[str, Any] | Action, position: int) -> list[dict[str, str]]:
     """Apply one record action (JSON, or already parsed) to ``game`` and return its
-    consequences with their rules; on :class:`MalformedError` or :class:`RefusedError`
-    nothing changes."""
+    consequences with their rules (at most :data:`NOTES_SHOWN`: a line says how many more, and
+    their rules); on :class:`MalformedError` or :class:`RefusedError` nothing changes."""
     parsed = action if isinstance(action, Action) else parse(action, position)
     game.apply(parsed)
-    return [{"rule": note.rule, "text": note.text} for note in game.notes]
+    notes = game.notes
+    if len(notes) > NOTES_SHOWN:  # a shortcut, a long stack: the first and the last
+        left_out = notes[NOTES_HEAD : len(notes) - NOTES_TAIL]
+        rules = ", ".join(sorted({note.rule for note in left_out}, key=_rule_order))
+        summary = {
+            "rule": rules,
+            "text": f"… and {len(left_out):,} more consequences (the game's record replays "
+            "each of them)",
+        }
+        head = [{"rule": n.rule, "text": n.text} for n in notes[:NOTES_HEAD]]
+        tail = [{"rule": n.rule, "text": n.text} for n in notes[len(notes) - NOTES_TAIL :]]
+        return [*head, summary, *tail]
+    return [{"rule": note.rule, "text": note.text} for note in notes]
 
 
 def effects(game: Game) -> list[dict[str, Any]]:
