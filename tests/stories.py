@@ -136,6 +136,19 @@ def thg(**kw: Any) -> Story:
     )
 
 
+def v2(players: list[Any], **kw: Any) -> Story:
+    """A story in version 2 of the record (docs/record-format.md)."""
+    return Story(players, record=2, **kw)
+
+
+def turn(player: str) -> dict[str, Any]:
+    return {"do": "turn", "player": player}
+
+
+def step(name: str, **members: Any) -> dict[str, Any]:
+    return {"do": "step", "step": name, **members}
+
+
 def effect(eid: str, kind: str, controller: str, **members: Any) -> dict[str, Any]:
     return {"do": "effect", "id": eid, "kind": kind, "controller": controller, **members}
 

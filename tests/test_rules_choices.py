@@ -14,11 +14,7 @@ import pytest
 
 from lifeledger import ChoiceNeeded, MalformedError, record
 from lifeledger.game import Game
-from stories import Story, card, gain
-
-
-def v2(players: list[Any], **kw: Any) -> Story:
-    return Story(players, record=2, **kw)
+from stories import Story, card, gain, v2
 
 
 def choose(player: str, **members: Any) -> dict[str, Any]:

@@ -16,23 +16,11 @@ from typing import Any
 
 import pytest
 
-from stories import Story, card, damage, effect, gain, lose
+from stories import Story, card, damage, effect, gain, lose, step, turn, v2
 
 #: The rules text beside the repository (``../shared``), as the docs cite it.
 RULES = Path(__file__).resolve().parents[2] / "shared" / "rules" / "life-and-game-end.txt"
 TESTS = Path(__file__).resolve().parent
-
-
-def v2(players: list[Any], **kw: Any) -> Story:
-    return Story(players, record=2, **kw)
-
-
-def turn(player: str) -> dict[str, Any]:
-    return {"do": "turn", "player": player}
-
-
-def step(name: str) -> dict[str, Any]:
-    return {"do": "step", "step": name}
 
 
 def mirror(controller: str, cid: str = "mirror") -> dict[str, Any]:

@@ -14,19 +14,11 @@ import pytest
 
 from lifeledger import Game, Seat
 from lifeledger.errors import MalformedError, RefusedError
-from stories import Story, effect
-
-
-def v2(players: list[Any], **kw: Any) -> Story:
-    return Story(players, record=2, **kw)
+from stories import Story, effect, turn, v2
 
 
 def set_library(player: str, count: Any) -> dict[str, Any]:
     return {"do": "set_library", "player": player, "count": count}
-
-
-def turn(player: str) -> dict[str, Any]:
-    return {"do": "turn", "player": player}
 
 
 def draw_step() -> dict[str, Any]:

@@ -12,11 +12,7 @@ import pytest
 from lifeledger import Game, Seat, record
 from lifeledger.actions import GainLife
 from lifeledger.errors import MalformedError
-from stories import Story, card, damage, gain
-
-
-def v2(players: list[Any], **kw: Any) -> Story:
-    return Story(players, record=2, **kw)
+from stories import Story, card, damage, gain, v2
 
 
 def choose(player: str, **members: Any) -> dict[str, Any]:

@@ -8,19 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from stories import Story, card, damage, effect, gain
-
-
-def v2(players: list[Any], **kw: Any) -> Story:
-    return Story(players, record=2, **kw)
-
-
-def turn(player: str) -> dict[str, Any]:
-    return {"do": "turn", "player": player}
-
-
-def step(name: str) -> dict[str, Any]:
-    return {"do": "step", "step": name}
+from stories import Story, card, damage, effect, gain, step, turn, v2
 
 
 def lose_life(player: str, amount: int) -> dict[str, Any]:

@@ -13,16 +13,13 @@ import pytest
 
 from lifeledger import Game, Seat, record
 from lifeledger.errors import MalformedError
+from stories import turn
 
 
 def play(game: Game, *actions: dict[str, Any]) -> Game:
     for position, action in enumerate(actions):
         game.apply(record.parse_action(action, str(position)))
     return game
-
-
-def turn(player: str) -> dict[str, Any]:
-    return {"do": "turn", "player": player}
 
 
 FOUR = [Seat("ana"), Seat("bo"), Seat("cy"), Seat("di")]

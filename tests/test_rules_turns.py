@@ -11,19 +11,7 @@ import pytest
 
 from lifeledger import Game, Seat, record
 from lifeledger.errors import MalformedError, RefusedError
-from stories import Story, card, damage, effect, gain
-
-
-def v2(players: list[Any], **kw: Any) -> Story:
-    return Story(players, record=2, **kw)
-
-
-def turn(player: str) -> dict[str, Any]:
-    return {"do": "turn", "player": player}
-
-
-def step(name: str, **members: Any) -> dict[str, Any]:
-    return {"do": "step", "step": name, **members}
+from stories import Story, card, damage, effect, gain, step, turn, v2
 
 
 def rad(player: str, amount: int) -> dict[str, Any]:

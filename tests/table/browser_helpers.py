@@ -177,3 +177,21 @@ class Relay:
 
     def actions(self) -> list[dict[str, Any]]:
         return [m for m in self.up if m.get("type") == "action"]
+
+
+def held(page: Page, count: int) -> None:
+    """Wait until the page's socket holds ``count`` seats."""
+    page.wait_for_function(f"() => S.connected && S.seats.length === {count}")
+
+
+def table_device(browser: Browser, base: str) -> tuple[Page, str]:
+    """A tablet that opened a four-player table as "one device for everyone"."""
+    page = browser.new_context(viewport={"width": 1024, "height": 768}, has_touch=True).new_page()
+    page.goto(base + "/")
+    page.get_by_role("button", name="Commander ×4").click()
+    page.locator("#open-table").click()
+    page.locator("#one-device").click()
+    page.wait_for_url("**/t/*")
+    table = page.url.rsplit("/", 1)[1]
+    held(page, 4)
+    return page, table

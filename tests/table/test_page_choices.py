@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
-from browser_helpers import get, life, new_phone, post, screenshot, sit  # noqa: E402
+from browser_helpers import get, life, new_phone, post, screenshot, sit, table_device  # noqa: E402
 from playwright.sync_api import Browser, Page, expect  # noqa: E402
 
 pytestmark = pytest.mark.browser
@@ -142,14 +142,7 @@ def test_603_3d_the_table_device_holding_the_seat_is_asked_and_answers_as_it(
 ) -> None:
     """One device for everyone (table mode) holds every seat: it is the device the controller
     chooses on (603.3d). The prompt is shown there, and the choice is sent as that seat."""
-    page = browser.new_context(viewport={"width": 1024, "height": 768}, has_touch=True).new_page()
-    page.goto(base + "/")
-    page.get_by_role("button", name="Commander ×4").click()
-    page.locator("#open-table").click()
-    page.locator("#one-device").click()
-    page.wait_for_url("**/t/*")
-    table = page.url.rsplit("/", 1)[1]
-    page.wait_for_function("() => S.connected && S.seats.length === 4")
+    page, table = table_device(browser, base)
     first, *others = page.evaluate("header().players.map((p) => p.id)")
     page.evaluate(
         "(p) => act({do: 'card', id: 'vito', name: 'Vito, Thorn of the Dusk Rose', controller: p})",

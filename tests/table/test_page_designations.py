@@ -16,6 +16,7 @@ import pytest
 playwright_sync = pytest.importorskip("playwright.sync_api")
 from browser_helpers import PHONE, get, new_phone, post, screenshot, sit  # noqa: E402
 from playwright.sync_api import Browser, Locator, Page, expect  # noqa: E402
+from table_helpers import THG  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
@@ -436,18 +437,7 @@ def test_a_compact_panel_still_shows_the_crown_725(base: str, browser: Browser) 
 def test_two_headed_giant_a_designation_is_a_heads_725_1(base: str, browser: Browser) -> None:
     """Under Two-Headed Giant the monarch is a player, not a team (725.1): the crown shows on
     Di's head in the South panel, not on Cy's; the city's blessing likewise (702.131c)."""
-    table = post(
-        base + "/api/tables",
-        {
-            "variant": "two-headed-giant",
-            "players": [
-                {"name": "Ana", "team": "North"},
-                {"name": "Bo", "team": "North"},
-                {"name": "Cy", "team": "South"},
-                {"name": "Di", "team": "South"},
-            ],
-        },
-    )["id"]
+    table = post(base + "/api/tables", THG)["id"]
     page = new_phone(browser)
     page.goto(f"{base}/t/{table}")
     page.locator('#picker button[data-seat="ana"]').click()

@@ -11,35 +11,27 @@ from typing import Any
 import pytest
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
-from browser_helpers import PHONE, get, life, new_phone, post, screenshot, sit  # noqa: E402
-from playwright.sync_api import Browser, Page, expect  # noqa: E402
+from browser_helpers import (  # noqa: E402
+    PHONE,
+    get,
+    held,
+    life,
+    new_phone,
+    post,
+    screenshot,
+    sit,
+    table_device,
+)
+from playwright.sync_api import Browser, expect  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
 FOUR = {"players": [{"name": n} for n in ["Ana", "Bo", "Cy", "Di"]]}
 
 
-def held(page: Page, count: int) -> None:
-    """Wait until the page's socket holds ``count`` seats."""
-    page.wait_for_function(f"() => S.connected && S.seats.length === {count}")
-
-
 def state_life(base: str, table: str, player: str) -> Any:
     data = get(f"{base}/api/tables/{table}")
     return next(p["life"] for p in data["state"]["players"] if p["id"] == player)
-
-
-def table_device(browser: Browser, base: str) -> tuple[Page, str]:
-    """A tablet that opened a four-player table as "one device for everyone"."""
-    page = browser.new_context(viewport={"width": 1024, "height": 768}, has_touch=True).new_page()
-    page.goto(base + "/")
-    page.get_by_role("button", name="Commander ×4").click()
-    page.locator("#open-table").click()
-    page.locator("#one-device").click()
-    page.wait_for_url("**/t/*")
-    table = page.url.rsplit("/", 1)[1]
-    held(page, 4)
-    return page, table
 
 
 def test_one_device_for_everyone_controls_every_panel_facing_its_player(
