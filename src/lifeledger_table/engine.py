@@ -56,6 +56,7 @@ __all__ = [
     "Win",
     "after",
     "apply",
+    "card_of",
     "catalogue",
     "check_header",
     "choice_json",
@@ -199,6 +200,14 @@ def choices(game: Game) -> dict[str, Any]:
             for effect_id, (target, legal) in game.standing_targets().items()
         },
     }
+
+
+def card_of(game: Game, effect_id: str) -> str:
+    """The name of the card ``effect_id`` is (an ``effect`` that is no card: its id)."""
+    for effect in game.effects():
+        if effect.id == effect_id and effect.card is not None:
+            return effect.card
+    return effect_id
 
 
 def controller_of(game: Game, effect_id: str) -> str | None:

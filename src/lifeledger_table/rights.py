@@ -119,7 +119,7 @@ class Rights:
             if owner is not None and owner != seat:
                 raise TableError(
                     "not-your-seat",
-                    f"{effect_id} is {self.label(owner)}'s: only {self.label(owner)} "
-                    "chooses for it.",
+                    f"{engine.card_of(game, effect_id)} is {self.label(owner)}'s: only "
+                    f"{self.label(owner)} chooses for it.",
                     rule="603.3d" if effect_id in dict(action.targets) else "603.3b",
                 )

@@ -718,15 +718,16 @@ class Table:
         """An action that needs a choice its controller hasn't made (603.3b, 603.3d): turned
         down, naming the player, the card and the rule, with the choice (``choice``)."""
         who = self.label(exc.player)
+        cards = [engine.card_of(self.game, i) for i in exc.ids]
         if exc.choice == "targets":
             options = " or ".join(self.label(p) for p in exc.options)
             what = (
-                f"the target of {exc.ids[0]} ({who}'s): when {who} gains life, which "
+                f"the target of {cards[0]} ({who}'s): when {who} gains life, which "
                 f"opponent loses that much — {options}"
             )
         else:
             what = (
-                f"the order of {', '.join(exc.ids)} ({who}'s), whose triggered abilities "
+                f"the order of {' and '.join(cards)} ({who}'s), whose triggered abilities "
                 "go on the stack at once"
             )
         return TableError(

@@ -45,7 +45,7 @@ async def test_603_3d_a_gain_needing_sanguine_bonds_target_is_turned_down_choice
     reply = await cy.act(GAIN)
     assert reply["type"] == "error" and reply["error"] == "choice-needed", reply
     assert reply["rule"] == "603.3d" and reply["member"] == "do"
-    assert "Ana" in reply["message"] and "bond" in reply["message"]
+    assert "Ana" in reply["message"] and "the target of Sanguine Bond (Ana's)" in reply["message"]
     assert "Bo or Cy" in reply["message"]
     assert reply["choice"] == {
         "player": "ana",
