@@ -259,9 +259,10 @@ def load_tools(store: Store, table_id: str) -> Tools:
 
 
 def shared_turns(table: Table) -> bool:
-    """Whether the table's teams share their turns (Two-Headed Giant, 805, 810): its clock
-    and its starting pick are per team (103.1a)."""
-    return table.header.get("variant") == "two-headed-giant"
+    """Whether the table's teams share their turns (805.4: Two-Headed Giant, 810.2, and
+    Archenemy, 904.2, as the engine's variant says): its clock and its starting pick are per
+    team (103.1a)."""
+    return table.game.variant.shared_turns
 
 
 def sides(table: Table) -> list[tuple[str, list[str]]]:
@@ -345,16 +346,15 @@ def _first_player(table: Table) -> dict[str, Any]:
     candidates = [s for s in found if _playing(table, s[1])] or found
     side, players = secrets.choice(candidates)
     label = _label(table, side)
-    team = shared_turns(table)
-    two = len(table.header["players"]) == 2
-    if team:
+    rule = table.game.first_draw_rule  # 103.8: the engine's, as the turn bar's
+    if rule == "810.6":
         note = (
             f"{label} take the first turn and skip the draw step of their first turn. "
             f"({label} may choose to let the other team start instead: then that team skips "
             "its first draw.)"
         )
         rules = ["103.1a", "810.6"]
-    elif two:
+    elif rule == "103.8a":
         note = (
             f"{label} takes the first turn and skips the draw step of their first turn. "
             f"({label} may choose to let the other player start instead.)"
@@ -373,10 +373,10 @@ def _first_player(table: Table) -> dict[str, Any]:
     return {
         "tool": "first_player",
         "side": side,
-        "kind": "team" if team else "player",
+        "kind": "team" if shared_turns(table) else "player",
         "players": players,
         "label": label,
-        "skips_draw": team or two,
+        "skips_draw": rule != "103.8c",
         "note": note,
         "rules": rules,
     }
