@@ -48,6 +48,8 @@ log = logging.getLogger("lifeledger_table")
 DEVICES = ("table", "phone")
 
 _CLIENT_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+#: The largest turn number an action's ``at_turn`` may name.
+MAX_TURN_NUMBER = 10**9
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]{20,100}$")
 
 
@@ -299,7 +301,9 @@ def _handle(hub: Hub, conn: Conn, data: str) -> None:
     if kind == "tool":  # dice, coin, first player, planar die, clocks (tools.py)
         tool_message(hub, conn, cid, msg)
         return
-    allowed = {"type", "id", "as"} | {"action": {"action"}, "undo": {"target"}}.get(kind, set())
+    allowed = {"type", "id", "as"} | {"action": {"action", "at_turn"}, "undo": {"target"}}.get(
+        kind, set()
+    )
     extra = sorted(set(msg) - allowed)
     if extra:
         conn.send_json(
@@ -310,9 +314,22 @@ def _handle(hub: Hub, conn: Conn, data: str) -> None:
     if acting is None:
         return
     # An undo names the action it takes back (issue 7 item 2): the table checks "target".
-    body: dict[str, Any] = {k: msg.get(k) for k in allowed - {"type", "id", "as"}}
+    body: dict[str, Any] = {k: msg.get(k) for k in allowed - {"type", "id", "as", "at_turn"}}
+    at_turn = msg.get("at_turn")
+    if "at_turn" in msg and (
+        type(at_turn) is not int or not 0 <= at_turn <= MAX_TURN_NUMBER  # a bool is no number
+    ):
+        conn.send_json(
+            error_message(
+                cid,
+                "malformed",
+                '"at_turn" is a turn number (0 before the first).',
+                member="at_turn",
+            )
+        )
+        return
     try:
-        decision = table.decide(kind, body, cid, acting)
+        decision = table.decide(kind, body, cid, acting, at_turn=at_turn)
     except TableError as exc:
         conn.send_json({"type": "error", "id": cid, **exc.to_json()})
         return

@@ -471,6 +471,7 @@ class Table:
         seat: str | None,
         *,
         look_up: bool = False,
+        at_turn: int | None = None,
     ) -> Decision | int:
         """Let the engine and the table decide a client's request, and take it into memory.
 
@@ -479,6 +480,8 @@ class Table:
         asked), the sequence number it got. Raises
         :class:`TableError` if the request is turned down (nothing changes); a retry of a
         turned-down request gets the same error. If the write then fails, :meth:`reload`.
+        ``at_turn``: the request holds only while the game's turn number is this one (two
+        phones pressing "Next turn" at once begin one turn, not two: the second is ``stale``).
         """
         self.check()
         refused = self._refusals.get(client_id)
@@ -487,6 +490,8 @@ class Table:
         earlier = self._earlier(client_id, look_up)
         if earlier is not None:
             return earlier
+        if at_turn is not None:
+            self._check_turn(at_turn)
         event = Event(
             table=self.id,
             seq=self.last_seq + 1,
@@ -713,6 +718,20 @@ class Table:
         if live:
             self._present(step, effects_changed)
         return step
+
+    def _check_turn(self, at_turn: int) -> None:
+        """Raise ``stale`` unless the game's turn number is ``at_turn`` (0 before the first)."""
+        turn = self.state.get("turn") or {}
+        number = turn.get("number", 0)
+        if number != at_turn:
+            whose = " & ".join(self.label(p) for p in turn.get("active", []))
+            raise TableError(
+                "stale",
+                f"Turn {number} ({whose}'s) has begun since: nothing was sent again."
+                if number
+                else "No turn has begun since; nothing was sent again.",
+                member="at_turn",
+            )
 
     def _choice_needed(self, exc: engine.ChoiceNeeded) -> TableError:
         """An action that needs a choice its controller hasn't made (603.3b, 603.3d): turned

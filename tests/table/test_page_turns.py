@@ -89,8 +89,14 @@ def test_steps_and_the_next_turn_500_1(base: str, browser: Browser) -> None:
     ana.locator('#turn-bar [data-step="end"]').click()
     expect(ana.locator("#turn-step")).to_have_text("end step")
     expect(ana.locator("#turn-next")).to_have_attribute("aria-label", "Next turn: Bo")
+    # Next holds only at the turn the page shows (at_turn): two phones pressing it at once
+    # begin one turn, not two (the server answers the second "stale").
+    ana.evaluate("() => { const send0 = send; window.sent = []; "
+                 "send = (msg) => { sent.push(msg); send0(msg); }; }")  # fmt: skip
     ana.locator("#turn-next").click()
     expect(ana.locator("#turn-text")).to_have_text("Turn 2 · Bo · upkeep")
+    sent = ana.evaluate("window.sent")
+    assert [m.get("at_turn") for m in sent if m.get("type") == "action"] == [1], sent
     expect(ana.locator('.panel[data-player="bo"]')).to_have_class(re.compile("active-turn"))
     assert state(base, table["id"])["turn"]["number"] == 2
     # On a phone the bar keeps one line: the steps that don't fit are in the sheet.

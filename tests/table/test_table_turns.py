@@ -7,6 +7,7 @@ state (728.1), and a Grand Melee that can't take turns (807.4)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -254,3 +255,38 @@ async def test_grand_melee_of_eight_takes_no_turns_807_4(client: Client) -> None
     assert ana.turns is not None and ana.turns["markers"] == "807.4"
     reply = await act(ana, {"do": "turn", "player": "ana"})
     assert reply["type"] == "error" and reply["error"] == "malformed"
+
+
+async def test_two_phones_pressing_next_at_once_begin_one_turn_500_1(client: Client) -> None:
+    """Ana's and Bo's phones both press "Next" on turn 1: each sends Bo's turn ``at_turn`` 1.
+    The first begins turn 2; the second is answered ``stale`` (turn 2 has begun since) and
+    changes nothing, where without it Bo would have taken a second turn (500.7). A retry of
+    the first (a lost reply) is its acknowledgement again; a malformed ``at_turn`` is named."""
+    table = (await open_table(client, TWO))["id"]
+    ana, bo = await tracker(client, table, "ana"), await tracker(client, table, "bo")
+    assert (await act(ana, {"do": "turn", "player": "ana"}))["type"] == "event"
+    next_turn = {"do": "turn", "player": "bo"}
+    await ana.p.ws.send_str(
+        json.dumps({"type": "action", "id": "next-a", "action": next_turn, "at_turn": 1})
+    )
+    await bo.p.ws.send_str(
+        json.dumps({"type": "action", "id": "next-b", "action": next_turn, "at_turn": 1})
+    )
+    assert (await ana.p.reply("next-a"))["type"] == "ack"
+    stale = await bo.p.reply("next-b")
+    assert stale["type"] == "error" and stale["error"] == "stale", stale
+    assert stale["member"] == "at_turn" and "Turn 2 (Bo's) has begun since" in stale["message"]
+    data = await (await client.get(f"/api/tables/{table}")).json()
+    assert data["state"]["turn"]["number"] == 2 and data["seq"] == 2
+    await ana.p.ws.send_str(
+        json.dumps({"type": "action", "id": "next-a", "action": next_turn, "at_turn": 1})
+    )
+    assert (await ana.p.reply("next-a"))["type"] == "ack"  # the retry: applied once
+    for bad in ("2", True, -1, 10**10):
+        await ana.p.ws.send_str(
+            json.dumps({"type": "action", "id": "bad", "action": next_turn, "at_turn": bad})
+        )
+        reply = await ana.p.reply("bad")
+        assert reply["error"] == "malformed" and reply["member"] == "at_turn", reply
+    data = await (await client.get(f"/api/tables/{table}")).json()
+    assert data["seq"] == 2

@@ -61,15 +61,22 @@ function goToStep(step) {
   act({ do: "step", step });
 }
 
+// A turn begins, only while the game is at the turn this page shows ("at_turn"): two phones
+// pressing Next at once begin one turn, not two (the second is answered "stale").
+function beginTurn(player) {
+  const turn = S.state && S.state.turn;
+  request("action", { do: "turn", player }, { at_turn: turn ? turn.number : 0 });
+}
+
 // The next turn: a turn can't state rad counters' mills, so the main phase is marked first.
 function nextTurn(player) {
   if (!player) return;
   const rad = radiationDue("cleanup");
   if (rad) {
-    askRadiation(rad, (milled) => { act({ do: "step", step: "main", nonland_milled: milled }); act({ do: "turn", player }); });
+    askRadiation(rad, (milled) => { act({ do: "step", step: "main", nonland_milled: milled }); beginTurn(player); });
     return;
   }
-  act({ do: "turn", player });
+  beginTurn(player);
 }
 
 function radiationDue(step) {
@@ -122,7 +129,7 @@ function renderTurns() {
         const picked = pickedFirst();
         firstChoices(info).forEach((c, i) => parts.push(h("button", {
           class: "tb-btn tb-first" + (isPicked(c, picked) ? " picked primary" : ""), "data-first": c.id, "data-fold": isPicked(c, picked) ? "1" : String(100 + i),
-          "aria-label": `${c.label} ${c.ids.length > 1 ? "play" : "plays"} first`, onclick: () => act({ do: "turn", player: c.id }),
+          "aria-label": `${c.label} ${c.ids.length > 1 ? "play" : "plays"} first`, onclick: () => beginTurn(c.id),
         }, c.label)));
         parts.push(h("button", { class: "tb-btn tb-more", id: "turn-more", "aria-label": "Who plays first: all players", onclick: openTurnSheet }, "⋯"));
       }
@@ -227,7 +234,7 @@ function renderTurnSheet() {
     const picked = pickedFirst();
     secs.push(h("div", { class: "sec" }, h("h3", {}, "Who plays first? (103.1)"),
       h("div", { class: "row" }, ...firstChoices(info).map((c) => sheetButton({ class: isPicked(c, picked) ? "primary picked" : "", "data-first": c.id,
-        ...(play ? {} : { disabled: "" }), onclick: () => { closeTurnSheet(); act({ do: "turn", player: c.id }); } }, c.label))),
+        ...(play ? {} : { disabled: "" }), onclick: () => { closeTurnSheet(); beginTurn(c.id); } }, c.label))),
       h("p", { class: "muted small" }, SKIP_NOTES[info.first_draw] || "")));
   } else {
     const from = LATER_STEPS.indexOf(turn.step) + 1;
