@@ -167,6 +167,15 @@ class Table:
     def ids(self) -> list[str]:
         return [p["id"] for p in self.header["players"]]
 
+    def applied(self, obj: dict[str, Any]) -> None:
+        """Note what an action the game accepted put in play or ended (a restart ends all)."""
+        if obj["do"] in ("effect", "card"):
+            self.active.append(obj["id"])
+        elif obj["do"] == "end":
+            self.active.remove(obj["id"])
+        elif obj["do"] == "restart":
+            self.active.clear()
+
     @property
     def teams(self) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
@@ -394,12 +403,7 @@ def play(
             unchanged.append((before, snapshot(game)))
         else:
             refused_at.extend(f"{position}.{inner}" for inner, _ in game.refusals)
-            if obj["do"] in ("effect", "card"):
-                table.active.append(obj["id"])
-            elif obj["do"] == "end":
-                table.active.remove(obj["id"])
-            elif obj["do"] == "restart":
-                table.active.clear()
+            table.applied(obj)
         actions.append(obj)
         states.append(snapshot(game))
     return Played(head, actions, game, refused_at, unchanged, states)

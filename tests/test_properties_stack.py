@@ -82,12 +82,7 @@ def test_a_game_with_triggers_round_trips_through_the_record(data: st.DataObject
         except (RefusedError, MalformedError):
             assert snapshot(game) == before  # nothing half-done
             continue
-        if obj["do"] in ("effect", "card"):
-            table.active.append(obj["id"])
-        elif obj["do"] == "end":
-            table.active.remove(obj["id"])
-        elif obj["do"] == "restart":
-            table.active.clear()
+        table.applied(obj)
         kept.append(obj)
     replay = record.replay({**head, "actions": kept})
     assert without_refused(snapshot(replay.game)) == without_refused(snapshot(game))

@@ -67,12 +67,7 @@ def play_checking(data: st.DataObject, head: dict[str, Any], chooser: Any, lengt
             continue
         applied += 1
         check_touched(game, before, effects)
-        if obj["do"] in ("effect", "card"):
-            table.active.append(obj["id"])
-        elif obj["do"] == "end":
-            table.active.remove(obj["id"])
-        elif obj["do"] == "restart":
-            table.active.clear()
+        table.applied(obj)
     return applied
 
 
@@ -100,12 +95,7 @@ def test_player_state_and_team_state_are_the_entries_of_state_dict(data: st.Data
             game.apply(record.parse_action(obj, str(index)))
         except RefusedError:
             continue
-        if obj["do"] in ("effect", "card"):
-            table.active.append(obj["id"])
-        elif obj["do"] == "end":
-            table.active.remove(obj["id"])
-        elif obj["do"] == "restart":
-            table.active.clear()
+        table.applied(obj)
     state = ll_state.state_dict(game)
     assert [ll_state.player_state(game, p["id"]) for p in state["players"]] == state["players"]
     assert [ll_state.team_state(game, t["id"]) for t in state["teams"]] == state["teams"]
