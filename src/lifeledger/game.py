@@ -1873,13 +1873,7 @@ class Game:
         clock = self._clock
         if not clock.number or self._over or clock.player is None:
             return None
-        order = list(self._players.values())
-        start = self._players[clock.player].index
-        for step in range(1, len(order) + 1):
-            q = order[(start + step) % len(order)]
-            if q.result.is_playing and (clock.team is None or q.team != clock.team):
-                return q.id
-        return None
+        return self._next_clockwise(self._players[clock.player].index, clock.team)
 
     def has_several_turn_markers(self) -> bool:
         """807.4, 807.4a: whether this is a Grand Melee game of 8 or more players still in it,
@@ -2131,13 +2125,16 @@ class Game:
             for pid in (clock.player, *clock.active):
                 if players[pid].result.is_playing:
                     return pid
-            start = players[clock.player].index
-        else:
-            start = players[holder].index
-        order = list(players.values())
+            return self._next_clockwise(players[clock.player].index)
+        return self._next_clockwise(players[holder].index)
+
+    def _next_clockwise(self, start: int, team: str | None = None) -> str | None:
+        """101.4, 103.1: the first player still in the game clockwise after seat ``start``
+        (skipping the players of ``team``: the next team's, under shared team turns)."""
+        order = list(self._players.values())
         for step in range(1, len(order) + 1):
             q = order[(start + step) % len(order)]
-            if q.result.is_playing:
+            if q.result.is_playing and (team is None or q.team != team):
                 return q.id
         return None
 
