@@ -175,3 +175,29 @@ def test_a_card_is_named_from_the_effects_when_its_entry_is_not_held(
     assert ana.evaluate("S.names.of('bond-x1')") == "Sanguine Bond"
     expect(ana.locator('[data-player="ana"] .badge.card')).to_contain_text("Sanguine Bond")
     ana.context.close()
+
+
+def test_603_3d_a_change_waiting_for_a_choice_can_be_taken_back(
+    base: str, browser: Browser
+) -> None:
+    """Ana may never choose Sanguine Bond's target (603.3d): Cy's tap waiting for it is not
+    stuck. "Cancel" takes it back on Cy's phone (Ana's total shows 20 again, nothing is kept
+    to send), and Ana's choice later applies nothing of it."""
+    table = post(base + "/api/tables", THREE)["id"]
+    ana, cy = new_phone(browser), new_phone(browser)
+    sit(ana, base, table, "ana")
+    sit(cy, base, table, "cy")
+    enters(ana, "ana", "Sanguine Bond")
+    cy.locator('[data-player="ana"] [data-act="plus"]').click()
+    expect(cy.locator("#netstate")).to_contain_text("1 change waiting for Ana's choice")
+    expect(life(cy, "ana")).to_have_text("21")
+    cy.locator('#netstate [data-act="cancel-waits"]').click()
+    expect(cy.locator("#netstate")).to_be_hidden()
+    expect(life(cy, "ana")).to_have_text("20")
+    assert cy.evaluate("S.pending.size") == 0
+    ana.locator('#choices button[data-target="bo"]').click()
+    expect(ana.locator("#choices")).to_be_hidden()
+    cy.wait_for_timeout(500)
+    assert lives(base, table) == {"ana": 20, "bo": 20, "cy": 20}
+    for page in (ana, cy):
+        page.context.close()

@@ -505,7 +505,8 @@ function renderConn() {
   else if (!live) parts.push(S.everConnected ? "Connection lost — reconnecting…" : "Connecting…");
   if (wait) parts.push(`${plural(wait, "change")} waiting to be sent`);
   if (chooser.length) parts.push(`${plural(chooser.length, "change")} waiting for ${S.names.of(chooser[0])}'s choice`);
-  strip.textContent = parts.join(" · ");
+  strip.replaceChildren(parts.join(" · "),
+    chooser.length ? h("button", { "data-act": "cancel-waits", onclick: cancelChoiceWaits }, "Cancel") : "");
   strip.classList.toggle("hidden", !parts.length);
   strip.classList.toggle("lost", !live || !!S.unavailable);
   const marked = waitingPlayers();

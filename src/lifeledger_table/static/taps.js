@@ -286,6 +286,14 @@ function resendAfterChoice() {
   }
 }
 
+// The changes waiting for a choice, taken back on this device (the chooser may never choose):
+// their totals return to the server's, and they are never sent again.
+function cancelChoiceWaits() {
+  for (const id of TAPS.choices.keys()) S.pending.delete(id);
+  TAPS.choices.clear();
+  renderConn();
+}
+
 // What a pending change waits for: a player's choice ("Ana's choice"), or null.
 function waitsForChoice(id) {
   const w = TAPS.choices.get(id);
