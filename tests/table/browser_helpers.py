@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, WebSocketRoute, expect
+from playwright.sync_api import Browser, FloatRect, Locator, Page, WebSocketRoute, expect
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = [
@@ -117,6 +117,18 @@ def sit(page: Page, base: str, table: str, player: str) -> None:
     page.locator(f'#picker button[data-seat="{player}"]').click()
     expect(page.locator("#picker")).to_be_hidden()
     expect(page.locator(f'[data-player="{player}"] .tag.you')).to_be_visible()
+
+
+def box_of(target: Locator, timeout: float = 5.0) -> FloatRect:
+    """``target``'s box once it is drawn. The server's answer redraws the panels, so the element
+    found can be detached before it is measured, which Playwright reports as no box: measure
+    again, as a user's finger would land on the redrawn element in the same place."""
+    expect(target).to_be_visible()
+    deadline = time.monotonic() + timeout
+    while (found := target.bounding_box()) is None:
+        assert time.monotonic() < deadline, f"{target} is never drawn"
+        time.sleep(0.05)
+    return found
 
 
 def life(page: Page, player: str) -> Any:

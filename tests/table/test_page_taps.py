@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
-from browser_helpers import PHONE, Relay, get, life, new_phone, post, screenshot, sit  # noqa: E402
+from browser_helpers import PHONE, Relay, box_of, get, life, new_phone, post, screenshot, sit  # noqa: E402
 from playwright.sync_api import Browser, Page, expect  # noqa: E402
 from table_helpers import THG, TWO  # noqa: E402
 
@@ -143,8 +143,7 @@ def test_rapid_taps_build_one_bubble_one_change_and_one_undo(base: str, browser:
 
 def test_press_and_hold_repeats_faster_and_faster(base: str, browser: Browser) -> None:
     page, table = seated(browser, base)
-    box = minus(page, "bo").bounding_box()
-    assert box
+    box = box_of(minus(page, "bo"))
     page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     page.mouse.down()
     page.wait_for_timeout(1000)

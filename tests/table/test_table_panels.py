@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
-from browser_helpers import Relay, get, life, new_phone, post, screenshot, sit  # noqa: E402
+from browser_helpers import Relay, box_of, get, life, new_phone, post, screenshot, sit  # noqa: E402
 from playwright.sync_api import Browser, Locator, Page, expect  # noqa: E402
 
 pytestmark = pytest.mark.browser
@@ -57,8 +57,7 @@ def settled(page: Page) -> None:
 
 
 def long_press(page: Page, target: Locator) -> None:
-    box = target.bounding_box()
-    assert box
+    box = box_of(target)
     page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     page.mouse.down()
     page.wait_for_timeout(800)
@@ -395,6 +394,7 @@ def test_810_8a_two_headed_giant_commander_damage_is_per_player(
     expect(cy_row.locator('[data-from="ana-thrasios"] .cmd-total')).to_have_text("0")
     expect(south.locator(".life")).to_have_text("59")
     # 20 to each head is no loss: the count is each player's, not the team's.
+    settled(page)
     for row, amount in ((cy_row, "20"), (di_row, "19")):
         long_press(page, row.locator('[data-from="ana-thrasios"]'))
         page.locator("#cmd-amount").fill(amount)
