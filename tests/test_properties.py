@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from lifeledger import record
 from lifeledger import state as ll_state
-from lifeledger.errors import MalformedError, RefusedError
+from lifeledger.errors import ChoiceNeeded, MalformedError, RefusedError
 
 #: The profile's settings (tests/conftest.py): derandomized in `make test`, random in `make fuzz`.
 SETTINGS = settings()
@@ -389,24 +389,47 @@ def play(
     refused_at: list[str] = []
     unchanged = []
     states = [snapshot(game)]
-    for index in range(draw(st.integers(0, length))):
+    for _ in range(draw(st.integers(0, length))):
         before = states[-1]
         if before["over"] and draw(st.integers(0, 2)) > 0:
             break  # now and then, go on to see actions refused after the end (104.1)
         obj = chooser(draw, table, before)
-        position = str(index)
-        action = record.parse_action(obj, position)
-        try:
-            game.apply(action)
-        except RefusedError:
-            refused_at.append(position)
-            unchanged.append((before, snapshot(game)))
-        else:
-            refused_at.extend(f"{position}.{inner}" for inner, _ in game.refusals)
-            table.applied(obj)
+        while True:
+            position = str(len(actions))
+            try:
+                game.apply(record.parse_action(obj, position))
+            except RefusedError:
+                refused_at.append(position)
+                unchanged.append((before, snapshot(game)))
+            except ChoiceNeeded as exc:
+                # Version 2 never guesses a player's choice: nothing happened; the player
+                # states one, and the action is sent again.
+                assert snapshot(game) == before
+                choice = stated_choice(draw, exc)
+                game.apply(record.parse_action(choice, position))
+                actions.append(choice)
+                before = snapshot(game)
+                states.append(before)
+                continue
+            else:
+                refused_at.extend(f"{position}.{inner}" for inner, _ in game.refusals)
+                table.applied(obj)
+            break
         actions.append(obj)
         states.append(snapshot(game))
     return Played(head, actions, game, refused_at, unchanged, states)
+
+
+def stated_choice(draw: st.DrawFn, needed: ChoiceNeeded) -> dict[str, Any]:
+    """A ``choose`` that states the choice an action needed (603.3b, 603.3d, 616.1)."""
+    if needed.choice == "targets":
+        target = draw(st.sampled_from(needed.options))
+        return {"do": "choose", "player": needed.player, "targets": {needed.ids[0]: target}}
+    return {
+        "do": "choose",
+        "player": needed.player,
+        needed.choice: draw(st.permutations(needed.options)),
+    }
 
 
 def without_refused(state: dict[str, Any]) -> dict[str, Any]:

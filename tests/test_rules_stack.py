@@ -11,8 +11,10 @@ import pytest
 
 from lifeledger import Game, Seat, record
 from lifeledger.actions import GainLife
-from lifeledger.errors import MalformedError
-from stories import Story, card, damage, gain, v2
+from lifeledger.errors import ChoiceNeeded, MalformedError
+from lifeledger.record import parse_action
+from lifeledger.state import state_dict
+from stories import Story, card, damage, effect, gain, lose, v2
 
 
 def choose(player: str, **members: Any) -> dict[str, Any]:
@@ -277,9 +279,59 @@ class TestReplacementOrder:
         s.do(card("remedy", "Tainted Remedy", "bo"))
         return s
 
-    def test_616_1_unstated_the_remedy_applies_first_as_in_version_1(self) -> None:
-        st = self.remedy_and_rhox().do(gain("ana", 3))
-        assert st.life("ana") == 17
+    def test_616_1_version_1_applies_the_remedy_first_as_it_cannot_state_the_order(self) -> None:
+        s = Story(["ana", "bo"])
+        s.do(effect("rhox", "gain_life_times", "ana", factor=2))
+        s.do(effect("remedy", "gain_becomes_loss", "bo", affects="opponents"))
+        assert s.do(gain("ana", 3)).life("ana") == 17
+
+    def test_616_1_an_unstated_order_is_malformed_and_names_the_choice(self) -> None:
+        s = self.remedy_and_rhox()
+        err = s.malformed(gain("ana", 3))
+        assert isinstance(err, ChoiceNeeded) and err.member == "do"
+        assert (err.player, err.choice, err.rule) == ("ana", "replacements", "616.1")
+        assert set(err.options) == {"rhox", "remedy"}
+        game = record.replay(s.document()).game
+        assert [(c.player, c.choice) for c in game.open_choices()] == [("ana", "replacements")]
+        assert s.state().life("ana") == 20  # nothing of it happened
+
+    def test_616_1_a_doubler_that_enters_opens_the_order_again(self) -> None:
+        s = self.remedy_and_rhox()
+        s.do(choose("ana", replacements=["remedy", "rhox"]))
+        s.do(card("boon", "Boon Reflection", "ana"))
+        assert isinstance(s.malformed(gain("ana", 3)), ChoiceNeeded)
+        s.do(choose("ana", replacements=["rhox", "boon", "remedy"]))
+        assert s.do(gain("ana", 3)).life("ana") == 8  # 3, 6, 12: a loss of 12
+
+    def test_616_1_of_two_remedies_the_first_listed_applies(self) -> None:
+        s = self.remedy_and_rhox()
+        s.do(card("remedy2", "Tainted Remedy", "bo"))
+        s.do(choose("ana", replacements=["rhox", "remedy2", "remedy"]))
+        assert s.do(gain("ana", 3)).life("ana") == 14
+        assert "616.1 remedy2: ana loses 6 life instead of gaining it" in notes_of(s)
+
+    def test_616_1_only_doublers_need_no_order(self) -> None:
+        s = v2(["ana", "bo"])
+        s.do(card("rhox", "Rhox Faithmender", "ana"))
+        s.do(card("boon", "Boon Reflection", "ana"))
+        assert s.do(gain("ana", 3)).life("ana") == 32
+
+    def test_616_1_a_choice_needed_half_way_through_damage_changes_nothing(self) -> None:
+        """Bo is dealt lifelink damage by Ana's creature: Bo's loss triggers Exquisite Blood,
+        then Ana's gain needs her order of Rhox Faithmender and Bo's Tainted Remedy. The
+        action is malformed, and nothing of it stays: not the loss, not the trigger."""
+        s = self.remedy_and_rhox()
+        s.do(card("blood", "Exquisite Blood", "ana"))
+        game = record.replay(s.document()).game
+        before = state_dict(game, [])
+        hit = parse_action(damage("bo", 3, source="vampire", lifelink=True, controller="ana"))
+        with pytest.raises(ChoiceNeeded):
+            game.apply(hit)
+        assert state_dict(game, []) == before
+        game.apply(parse_action(choose("ana", replacements=["remedy", "rhox"])))
+        game.apply(parse_action(lose("bo", 1)))  # no trigger of the failed action is left
+        assert state_dict(game, [])["triggered"] == {"blood": 1}
+        assert [p.life for p in game.players] == [19, 19]  # Blood's 1 became a loss
 
     def test_616_1_the_affected_player_states_the_doubler_first(self) -> None:
         s = self.remedy_and_rhox()

@@ -6,6 +6,7 @@ Both leave the game exactly as it was.
 from __future__ import annotations
 
 __all__ = [
+    "CHOICE_RULES",
     "QUOTE_LIMIT",
     "ChoiceNeeded",
     "LifeledgerError",
@@ -13,6 +14,11 @@ __all__ = [
     "RefusedError",
     "quote",
 ]
+
+#: The rule that gives a player each kind of choice the record states with ``choose``: the
+#: target of a triggered ability (603.3d), the order of their simultaneous triggered abilities
+#: (603.3b), the order of the replacement effects on their gain of life (616.1).
+CHOICE_RULES = {"targets": "603.3d", "order": "603.3b", "replacements": "616.1"}
 
 #: How many characters of an input value an error message quotes at most.
 QUOTE_LIMIT = 60
@@ -71,14 +77,15 @@ class MalformedError(LifeledgerError):
 
 
 class ChoiceNeeded(MalformedError):
-    """A triggered ability needs a choice the record hasn't stated (603.3b, 603.3d): the action
+    """An action needs a choice the record hasn't stated (603.3b, 603.3d, 616.1): the action
     is malformed (member ``do``) as any record that leaves a choice unstated, and says which.
 
-    ``player`` is the player who chooses (the abilities' controller); ``choice`` is
-    ``"targets"`` (603.3d: ``ids`` is the one effect whose ability targets, ``options`` its
-    legal targets) or ``"order"`` (603.3b: ``ids`` are the effects whose abilities are put on
-    the stack at once, ``options`` the ids to order). A ``choose`` stating it lets the same
-    action be applied again.
+    ``player`` is the player who chooses; ``choice`` is ``"targets"`` (603.3d: ``ids`` is the
+    one effect whose ability targets, ``options`` its legal targets), ``"order"`` (603.3b:
+    ``ids`` are the effects whose abilities are put on the stack at once, ``options`` the ids
+    to order) or ``"replacements"`` (616.1: ``ids`` are the replacement effects that would
+    apply to the player's gain of life, ``options`` the ids to order). A ``choose`` stating it
+    lets the same action be applied again.
     """
 
     def __init__(
@@ -101,7 +108,7 @@ class ChoiceNeeded(MalformedError):
     @property
     def rule(self) -> str:
         """The rule that gives the player the choice."""
-        return "603.3d" if self.choice == "targets" else "603.3b"
+        return CHOICE_RULES[self.choice]
 
     def __reduce__(self) -> tuple[type[MalformedError], tuple[str], dict[str, object]]:
         return (ChoiceNeeded, (self.message,), dict(self.__dict__))

@@ -1108,41 +1108,77 @@ class Game:
             key = (source, p.id)
             new_event = key not in event.lifelink
             event.lifelink.add(key)
-        # 616.1: the affected player orders replacement effects; turning the gain into a loss
-        # first is the order that serves them, and then no gain is left to multiply. 614.6:
-        # the loss is one event in place of the gain.
         if self._effects:
-            remedy = next(self._effects_reaching(Kind.GAIN_BECOMES_LOSS, p), None)
-            stated = self._stack.replacements.get(p.id) if self._v2 and remedy else None
-            if stated and remedy is not None and remedy.id in stated:
-                # Version 2: the order the player stated (616.1, 616.1f): the doublers listed
-                # before the Remedy apply first; the rest have no gain left to apply to.
-                for effect in self._effects_reaching(Kind.GAIN_LIFE_TIMES, p):
-                    if effect.id in stated and stated.index(effect.id) < stated.index(remedy.id):
-                        assert effect.factor is not None
-                        amount *= effect.factor
-                        if amount > 2 * MAX_INTEGER:
-                            check_integer(amount, member, f"the life {p.id} would gain")
-                        self._note("616.1", f"{effect.id}: {p.id} would gain {amount} instead")
+            remedy, doublers = self._gain_replacements(p)
+            gains = "gains" if remedy is None else "would gain"
+            for effect in doublers:
+                assert effect.factor is not None
+                amount *= effect.factor
+                if amount > 2 * MAX_INTEGER:  # the total, at least -10^1000, would pass 10^1000
+                    check_integer(amount, member, f"the life {p.id} would gain")
+                self._note("616.1", f"{effect.id}: {p.id} {gains} {amount} instead")
             if remedy is not None:
+                # 614.6: the loss is one event in place of the gain.
                 self._note(
                     "616.1", f"{remedy.id}: {p.id} loses {amount} life instead of gaining it"
                 )
                 merge = ("gain", p.id, source) if source is not None and event else None
                 self._lose(p, amount, new_event=new_event, member=member, merge=merge)
                 return
-            for effect in self._effects_reaching(Kind.GAIN_LIFE_TIMES, p):
-                assert effect.factor is not None
-                amount *= effect.factor
-                if amount > 2 * MAX_INTEGER:  # the total, at least -10^1000, would pass 10^1000
-                    check_integer(amount, member, f"the life {p.id} would gain")
-                self._note("616.1", f"{effect.id}: {p.id} gains {amount} instead")
         self._set_life(p, p.life.value + amount, member)
         if new_event and self._effects:
             self._trigger(Kind.ON_GAIN_LIFE, p, "119.9", "gains life")
         if self._v2 and self._effects:
             merge = ("gain", p.id, source) if source is not None and event else None
             self._queue(_ON_GAIN, p, amount, merge, "gains")
+
+    def _gain_replacements(self, p: Player) -> tuple[Effect | None, tuple[Effect, ...]]:
+        """616.1: the replacement effects on ``p``'s gain of life, as they apply: the life
+        doublers that apply, then the Remedy that turns the gain into a loss ("that player
+        loses that much life instead"), if one does (after it no gain is left to double).
+        Without a Remedy every doubler applies, in any order (the products are the same).
+        With both, the affected player orders them (616.1, 616.1e): version 2 takes the order
+        they stated (:meth:`choose` ``replacements``: the doublers listed before the first
+        listed Remedy apply) and, with none stated that lists them all, the action needs
+        the choice (:class:`ChoiceNeeded`); version 1 can't state it and applies a Remedy
+        first, the order that serves the player."""
+        remedies = list(self._effects_reaching(Kind.GAIN_BECOMES_LOSS, p))
+        doublers = tuple(self._effects_reaching(Kind.GAIN_LIFE_TIMES, p))
+        if not remedies:
+            return None, doublers
+        if not doublers or not self._v2:
+            return remedies[0], ()
+        unstated = self._unstated_replacement_order(p, remedies, doublers)
+        if unstated is not None:
+            ids = unstated.ids
+            missing = [i for i in ids if i not in self._stack.replacements.get(p.id, ())]
+            raise ChoiceNeeded(
+                f"the replacement effects {', '.join(ids)} would apply to the life {p.id} "
+                f"gains: {p.id} states the order they apply in with choose (616.1); "
+                f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} not in it",
+                player=p.id,
+                choice=unstated.choice,
+                ids=ids,
+                options=unstated.options,
+            )
+        stated = self._stack.replacements[p.id]
+        remedy = min(remedies, key=lambda e: stated.index(e.id))
+        first = stated.index(remedy.id)
+        return remedy, tuple(e for e in doublers if stated.index(e.id) < first)
+
+    def _unstated_replacement_order(
+        self, p: Player, remedies: Sequence[Effect], doublers: Sequence[Effect]
+    ) -> OpenChoice | None:
+        """616.1, version 2: the order of the replacement effects on ``p``'s gains of life, if
+        ``remedies`` and ``doublers`` (those that reach ``p``) both apply and ``p`` has stated
+        no order that lists them all (a card that enters since opens it again)."""
+        if not remedies or not doublers:
+            return None
+        ids = tuple(dict.fromkeys(e.id for e in (*remedies, *doublers)))
+        stated = self._stack.replacements.get(p.id, ())
+        if all(i in stated for i in ids):
+            return None
+        return OpenChoice(p.id, "replacements", ids, ids)
 
     def _lose(
         self,
@@ -2314,7 +2350,10 @@ class Game:
         - 603.3b: for each player in the game who controls two or more effects (ids) whose
           triggered abilities use the stack, which can trigger and wait at once (one
           ``together`` group can gain and lose life both), without a stated ``order`` that
-          lists them all: the order in which they go on the stack.
+          lists them all: the order in which they go on the stack;
+        - 616.1: for each player in the game whose gains of life both a Remedy and a life
+          doubler would replace, without stated ``replacements`` that list them all: the
+          order in which they apply.
 
         Each is a standing choice: once stated it stays until stated again, and the choice is
         open again only when what is legal changes (a stated target leaves the game, a new
@@ -2343,6 +2382,13 @@ class Game:
             order = stack.order.get(p.id, ())
             if len(ids) > 1 and any(i not in order for i in ids):
                 out.append(OpenChoice(p.id, "order", tuple(ids), tuple(ids)))
+            replacements = self._can_gain(p) and self._unstated_replacement_order(
+                p,
+                list(self._effects_reaching(Kind.GAIN_BECOMES_LOSS, p)),
+                list(self._effects_reaching(Kind.GAIN_LIFE_TIMES, p)),
+            )
+            if replacements:
+                out.append(replacements)
         return tuple(out)
 
     def standing_targets(self) -> dict[str, tuple[str | None, tuple[str, ...]]]:

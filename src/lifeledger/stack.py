@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .effects import Kind
+from .errors import CHOICE_RULES
 
 __all__ = ["MAX_HEIGHT", "MAX_RESOLUTIONS", "OpenChoice", "Stack", "Trigger"]
 
@@ -54,11 +55,12 @@ class Trigger:
 
 @dataclass(frozen=True, slots=True)
 class OpenChoice:
-    """A choice the rules give ``player`` for their triggered abilities that the record hasn't
-    stated yet (:meth:`lifeledger.Game.open_choices`): ``choice`` is ``"targets"`` (603.3d:
-    ``ids`` is the one effect whose ability targets, ``options`` its legal targets) or
-    ``"order"`` (603.3b: ``ids`` are the effects whose abilities can be put on the stack at
-    once, and ``options`` the same ids, to be ordered)."""
+    """A choice the rules give ``player`` that the record hasn't stated yet
+    (:meth:`lifeledger.Game.open_choices`): ``choice`` is ``"targets"`` (603.3d: ``ids`` is
+    the one effect whose ability targets, ``options`` its legal targets), ``"order"`` (603.3b:
+    ``ids`` are the effects whose abilities can be put on the stack at once, and ``options``
+    the same ids, to be ordered) or ``"replacements"`` (616.1: the replacement effects that
+    would apply to the player's gains of life, to be ordered)."""
 
     player: str
     choice: str
@@ -68,7 +70,7 @@ class OpenChoice:
     @property
     def rule(self) -> str:
         """The rule that gives the player the choice."""
-        return "603.3d" if self.choice == "targets" else "603.3b"
+        return CHOICE_RULES[self.choice]
 
 
 class Stack:

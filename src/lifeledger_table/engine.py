@@ -173,10 +173,10 @@ def effects(game: Game) -> list[dict[str, Any]]:
 
 
 def choice_json(found: ChoiceNeeded | OpenChoice) -> dict[str, Any]:
-    """A choice the rules give a player (603.3b, 603.3d), as the table sends it: who chooses
-    (``player``), what (``choice``: ``"targets"`` or ``"order"``), for which effects
-    (``ids``), among what (``options``: the legal targets, or the ids to order) and its
-    ``rule``."""
+    """A choice the rules give a player (603.3b, 603.3d, 616.1), as the table sends it: who
+    chooses (``player``), what (``choice``: ``"targets"``, ``"order"`` or
+    ``"replacements"``), for which effects (``ids``), among what (``options``: the legal
+    targets, or the ids to order) and its ``rule``."""
     return {
         "player": found.player,
         "choice": found.choice,
@@ -187,9 +187,9 @@ def choice_json(found: ChoiceNeeded | OpenChoice) -> dict[str, Any]:
 
 
 def choices(game: Game) -> dict[str, Any]:
-    """The choices for triggered abilities as the engine sees them now: those ``open``
-    (:meth:`Game.open_choices`: a player would be asked for them before any action needs
-    them) and, for each ability that targets, the player it would target now and its legal
+    """The choices players make as the engine sees them now (603.3b, 603.3d, 616.1): those
+    ``open`` (:meth:`Game.open_choices`: a player would be asked for them before any action
+    needs them) and, for each ability that targets, the player it would target now and its legal
     targets (``targets``: ``{id: {"target": player or null, "options": [players]}}``,
     :meth:`Game.standing_targets`; ``null`` while its choice is open). Small: a few entries
     per card in play, whatever the game's length."""

@@ -734,8 +734,8 @@ class Table:
             )
 
     def _choice_needed(self, exc: engine.ChoiceNeeded) -> TableError:
-        """An action that needs a choice its controller hasn't made (603.3b, 603.3d): turned
-        down, naming the player, the card and the rule, with the choice (``choice``)."""
+        """An action that needs a choice a player hasn't made (603.3b, 603.3d, 616.1): turned
+        down, naming the player, the cards and the rule, with the choice (``choice``)."""
         who = self.label(exc.player)
         cards = [engine.card_of(self.game, i) for i in exc.ids]
         if exc.choice == "targets":
@@ -744,6 +744,8 @@ class Table:
                 f"the target of {cards[0]} ({who}'s): when {who} gains life, which "
                 f"opponent loses that much — {options}"
             )
+        elif exc.choice == "replacements":
+            what = f"the order in which {' and '.join(cards)} apply to the life {who} gains"
         else:
             what = (
                 f"the order of {' and '.join(cards)} ({who}'s), whose triggered abilities "

@@ -201,3 +201,44 @@ def test_603_3d_a_change_waiting_for_a_choice_can_be_taken_back(
     assert lives(base, table) == {"ana": 20, "bo": 20, "cy": 20}
     for page in (ana, cy):
         page.context.close()
+
+
+def test_616_1_the_player_gaining_life_orders_the_remedy_and_the_doubler(
+    base: str, browser: Browser
+) -> None:
+    """Ana's Rhox Faithmender and Bo's Tainted Remedy: when Ana gains life both apply, and the
+    order is Ana's, the affected player's (616.1), though the Remedy is Bo's. Ana's phone asks
+    it; Bo's says it waits. Bo's +1 on Ana waits too; Ana taps the doubler first, and Bo's tap
+    lands as a loss of 2 (the 1 doubled, then turned into a loss)."""
+    table = post(base + "/api/tables", TWO)["id"]
+    ana, bo = new_phone(browser), new_phone(browser)
+    sit(ana, base, table, "ana")
+    sit(bo, base, table, "bo")
+    enters(ana, "ana", "Rhox Faithmender")
+    enters(bo, "bo", "Tainted Remedy")
+    ask = ana.locator('#choices .choice-ask[data-choice="replacements"]')
+    expect(ask).to_contain_text(
+        "When Ana gains life, Tainted Remedy and Rhox Faithmender all apply: tap them in the "
+        "order they apply"
+    )
+    expect(ask).to_contain_text("(616.1)")
+    expect(bo.locator("#choices .choice-ask")).to_have_count(0)
+    expect(bo.locator("#choices .choice-wait")).to_have_text(
+        "Waiting for Ana to choose the order in which Tainted Remedy and Rhox Faithmender "
+        "apply to Ana's gains of life (616.1)"
+    )
+    bo.locator('[data-player="ana"] [data-act="plus"]').click()
+    expect(bo.locator("#netstate")).to_contain_text("1 change waiting for Ana's choice")
+    screenshot(ana, "screens/choices-replacements.png")
+    remedy, rhox = get(f"{base}/api/tables/{table}")["choices"]["open"][0]["ids"]
+    ask.locator(f'button[data-order="{rhox}"]').click()
+    expect(ana.locator("#choices")).to_be_hidden()
+    bo.wait_for_function("() => S.pending.size === 0")
+    for page in (ana, bo):
+        expect(life(page, "ana")).to_have_text("18")
+    assert lives(base, table) == {"ana": 18, "bo": 20}
+    entries = get(f"{base}/api/tables/{table}")["entries"]
+    chosen = [e["action"] for e in entries if e["action"]["do"] == "choose"]
+    assert chosen == [{"do": "choose", "player": "ana", "replacements": [rhox, remedy]}]
+    for page in (ana, bo):
+        page.context.close()

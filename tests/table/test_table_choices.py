@@ -257,3 +257,51 @@ async def test_a_long_shortcut_s_entry_lists_its_first_and_last_consequences(
     assert summary["text"].startswith(f"… and {3001 - NOTES_SHOWN + 1:,} more consequences")
     assert summary["rule"] == "603.2, 603.3b, 608.2"
     assert notes[-1]["rule"] == "732.2a"  # the shortcut's own note, last
+
+
+async def test_616_1_the_order_of_replacements_is_asked_of_the_player_gaining_life(
+    client: Client,
+) -> None:
+    """Ana's Rhox Faithmender and Bo's Tainted Remedy both apply when Ana gains life: the
+    order is Ana's, the affected player's (616.1), open in the view as soon as both are in
+    play. Bo's tap gaining Ana 3 is turned down choice-needed; Bo can't choose for her; once
+    Ana states the doubler first, the same id lands: a loss of 6 (Ana 14)."""
+    table = (await open_table(client, {"players": [{"name": "Ana"}, {"name": "Bo"}]}))["id"]
+    ana = await phone(client, table, await seat(client, table, "ana"))
+    bo = await phone(client, table, await seat(client, table, "bo"))
+    rhox = {"do": "card", "id": "rhox", "name": "Rhox Faithmender", "controller": "ana"}
+    assert (await ana.act(rhox))["type"] == "ack"
+    remedy = {"do": "card", "id": "remedy", "name": "Tainted Remedy", "controller": "bo"}
+    assert (await bo.act(remedy))["type"] == "ack"
+    wanted = {
+        "player": "ana",
+        "choice": "replacements",
+        "ids": ["remedy", "rhox"],
+        "options": ["remedy", "rhox"],
+        "rule": "616.1",
+    }
+    assert (await view_of(client, table))["choices"]["open"] == [wanted]
+    cid = await bo.send("action", {"do": "gain_life", "player": "ana", "amount": 3})
+    reply = await bo.reply(cid)
+    assert reply["error"] == "choice-needed" and reply["rule"] == "616.1", reply
+    assert reply["choice"] == wanted
+    assert (
+        "Waiting for Ana to choose the order in which Tainted Remedy and Rhox Faithmender "
+        "apply to the life Ana gains (616.1)"
+    ) in reply["message"]
+    order = {"do": "choose", "player": "ana", "replacements": ["rhox", "remedy"]}
+    assert (await bo.act(order))["error"] == "not-your-seat"
+    assert (await ana.act(order))["type"] == "ack"
+    assert (await view_of(client, table))["choices"]["open"] == []
+    await bo.ws.send_str(
+        json.dumps(
+            {
+                "type": "action",
+                "id": cid,
+                "action": {"do": "gain_life", "player": "ana", "amount": 3},
+            }
+        )
+    )
+    assert (await bo.reply(cid))["type"] == "ack"
+    data = await view_of(client, table)
+    assert [p["life"] for p in data["state"]["players"]] == [14, 20]

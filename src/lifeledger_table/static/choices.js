@@ -1,4 +1,6 @@
-// Choices for triggered abilities, asked of the right phone (603.3b, 603.3d). The server says
+// Choices the rules give a player, asked of the right phone: the target and the order of their
+// triggered abilities (603.3d, 603.3b), and the order of the replacement effects on their gains
+// of life (616.1: Tainted Remedy and a life doubler). The server says
 // which choices are open (S.choices.open: the engine's Game.open_choices) and what each card
 // that targets would target now (S.choices.targets: {id: {target, options}}), in the view and
 // in a change's message when they changed. On each device holding the seat of a player with
@@ -11,7 +13,7 @@
 "use strict";
 
 const CHOICES = {
-  order: new Map(), // a player's order being tapped: player -> [ids so far]
+  order: new Map(), // an order being tapped: "player choice" -> [ids so far]
   changing: null, // the card whose target its controller is choosing again (a badge's tap)
   version: 0, // how many times the open choices changed (a waiting change waits for a change)
 };
@@ -23,9 +25,9 @@ function takeChoices(msg) {
   if (!("choices" in msg)) return;
   S.choices = msg.choices || noChoices();
   CHOICES.version += 1;
-  for (const [player, ids] of CHOICES.order) {
-    const open = S.choices.open.find((c) => c.player === player && c.choice === "order");
-    if (!open || ids.some((id) => !open.options.includes(id))) CHOICES.order.delete(player);
+  for (const [key, ids] of CHOICES.order) {
+    const open = S.choices.open.find((c) => orderKey(c) === key);
+    if (!open || ids.some((id) => !open.options.includes(id))) CHOICES.order.delete(key);
   }
 }
 
@@ -46,9 +48,16 @@ function choiceOpen(choice) {
 
 function cardName(id) { return S.names.of(id); }
 
-// "the target of Sanguine Bond", "the order of Sanguine Bond and Exquisite Blood".
+// The key of an order being tapped: a player may have both orders open at once.
+function orderKey(c) { return `${c.player} ${c.choice}`; }
+
+// "the target of Sanguine Bond", "the order of Sanguine Bond and Exquisite Blood", "the order
+// in which Rhox Faithmender and Tainted Remedy apply to Ana's gains of life".
 function choiceWhat(c) {
-  return c.choice === "targets" ? `the target of ${cardName(c.ids[0])}` : `the order of ${c.ids.map(cardName).join(" and ")}`;
+  const cards = c.ids.map(cardName).join(" and ");
+  if (c.choice === "targets") return `the target of ${cardName(c.ids[0])}`;
+  if (c.choice === "replacements") return `the order in which ${cards} apply to ${S.names.of(c.player)}'s gains of life`;
+  return `the order of ${cards}`;
 }
 
 function chooseTarget(player, id, target) {
@@ -56,9 +65,18 @@ function chooseTarget(player, id, target) {
   act({ do: "choose", player, targets: { [id]: target } });
 }
 
-function sendOrder(player, ids) {
-  CHOICES.order.delete(player);
-  act({ do: "choose", player, order: ids });
+// ``c.choice`` is the member of `choose` that states the order: "order" or "replacements".
+function sendOrder(c, ids) {
+  CHOICES.order.delete(orderKey(c));
+  act({ do: "choose", player: c.player, [c.choice]: ids });
+}
+
+// What a player taps their cards in the order of.
+function orderQuestion(c, who) {
+  if (c.choice === "replacements") {
+    return `When ${who} gains life, ${c.ids.map(cardName).join(" and ")} all apply: tap them in the order they apply — a life doubler applied before the gain becomes a loss doubles the loss (616.1)`;
+  }
+  return `${who}'s triggered abilities at once: tap them in the order they go on the stack — the last resolves first (603.3b)`;
 }
 
 // The prompt for one choice, on a device holding the chooser's seat.
@@ -73,21 +91,22 @@ function choicePrompt(c) {
         h("span", { class: "rule" }, "(603.3d)"),
         CHOICES.changing === id ? h("button", { "data-act": "keep", onclick: () => { CHOICES.changing = null; renderChoices(); } }, "Keep") : null));
   }
-  const picked = CHOICES.order.get(c.player) || [];
+  const key = orderKey(c);
+  const picked = CHOICES.order.get(key) || [];
   const left = c.options.filter((id) => !picked.includes(id));
   const tap = (id) => {
     const next = [...picked, id];
     const rest = c.options.filter((x) => !next.includes(x));
-    if (rest.length <= 1) { sendOrder(c.player, [...next, ...rest]); return; }
-    CHOICES.order.set(c.player, next);
+    if (rest.length <= 1) { sendOrder(c, [...next, ...rest]); return; }
+    CHOICES.order.set(key, next);
     renderChoices();
   };
-  return h("div", { class: "choice-ask", "data-choice": "order", "data-player": c.player },
-    h("p", {}, `${who}'s triggered abilities at once: tap them in the order they go on the stack — the last resolves first (603.3b)`),
+  return h("div", { class: "choice-ask", "data-choice": c.choice, "data-player": c.player },
+    h("p", {}, orderQuestion(c, who)),
     picked.length ? h("p", { class: "muted order-so-far" }, picked.map((id, i) => `${i + 1}. ${cardName(id)}`).join(" · ")) : null,
     h("div", { class: "row" },
       ...left.map((id) => h("button", { class: "primary", "data-order": id, onclick: () => tap(id) }, cardName(id))),
-      picked.length ? h("button", { "data-act": "order-again", onclick: () => { CHOICES.order.delete(c.player); renderChoices(); } }, "Start again") : null));
+      picked.length ? h("button", { "data-act": "order-again", onclick: () => { CHOICES.order.delete(key); renderChoices(); } }, "Start again") : null));
 }
 
 // The open choices: asked here of the seats this device holds, waited for elsewhere. Also
@@ -100,7 +119,7 @@ function renderChoices() {
   const items = [];
   for (const c of open) {
     if (holdsSeat(c.player)) items.push(choicePrompt(c));
-    else items.push(h("p", { class: "choice-wait", "data-player": c.player }, `Waiting for ${S.names.of(c.player)} to choose ${choiceWhat(c)} (${c.choice === "targets" ? "603.3d" : "603.3b"})`));
+    else items.push(h("p", { class: "choice-wait", "data-player": c.player }, `Waiting for ${S.names.of(c.player)} to choose ${choiceWhat(c)} (${c.rule})`));
   }
   // A badge's tap: its controller chooses the target again among the legal ones now.
   const again = CHOICES.changing && ch.targets[CHOICES.changing];
