@@ -1110,13 +1110,15 @@ class Game:
             event.lifelink.add(key)
         if self._effects:
             remedy, doublers = self._gain_replacements(p)
-            gains = "gains" if remedy is None else "would gain"
             for effect in doublers:
                 assert effect.factor is not None
                 amount *= effect.factor
                 if amount > 2 * MAX_INTEGER:  # the total, at least -10^1000, would pass 10^1000
                     check_integer(amount, member, f"the life {p.id} would gain")
-                self._note("616.1", f"{effect.id}: {p.id} {gains} {amount} instead")
+                if remedy is None:
+                    self._note("616.1", f"{effect.id}: {p.id} gains {amount} instead")
+                else:
+                    self._note("616.1", f"{effect.id}: {p.id} would gain {amount} instead")
             if remedy is not None:
                 # 614.6: the loss is one event in place of the gain.
                 self._note(
