@@ -597,3 +597,26 @@ def test_603_3b_a_trigger_is_named_by_its_card_controller_and_target(
         "Sanguine Bond (Life's, 1) resolves: Life gains 1 life",
     ]
     page.context.close()
+
+
+def test_732_2a_a_computed_loop_names_its_cards_and_each_players_change(
+    base: str, browser: Browser
+) -> None:
+    """A loop the engine computes (732.2a) names its cards, then each player's change of life:
+    the page names the players in that list too ("Bo -4,000 life"), not only the cards."""
+    table = post(base + "/api/tables", {"players": [{"name": "Ana"}, {"name": "Bo"}]})
+    page = new_phone(browser)
+    page.goto(f"{base}/t/{table['id']}")
+    page.locator("#picker button.watch").click()
+    page.evaluate(
+        '() => { S.names.map["bond"] = "Sanguine Bond"; S.names.map["blood"] = "Exquisite Blood"; }'
+    )
+    raw = (
+        "the loop of bond, blood repeats 2,000 more times at once (computed): "
+        "ana +4,000 life, bo -4,000 life"
+    )
+    assert page.evaluate("(raw) => S.names.text(raw)", raw) == (
+        "the loop of Sanguine Bond, Exquisite Blood repeats 2,000 more times at once "
+        "(computed): Ana +4,000 life, Bo -4,000 life"
+    )
+    page.context.close()

@@ -188,7 +188,7 @@ class Names {
         const kind = shape.kinds[i - 1];
         if (kind === "id") out += this.known(value) ? this.map[value] : value;
         else if (kind === "ids") out += value.split(" and ").map((v) => (this.known(v) ? this.map[v] : v)).join(" and ");
-        else if (kind === "list") out += value.split(", ").map((v) => (this.known(v) ? this.map[v] : v)).join(", ");
+        else if (kind === "list") out += value.split(", ").map((v) => this.leading(v)).join(", ");
         else if (kind === "sentence") out += this.text(value);
         else out += value;
         out += part;
@@ -198,11 +198,18 @@ class Names {
     return s;
   }
   known(id) { return Object.prototype.hasOwnProperty.call(this.map, id); }
+  // An item of a {list}: an id, or an id and what happened to it ("ana +5 life").
+  leading(item) {
+    if (this.known(item)) return this.map[item];
+    const space = item.indexOf(" ");
+    const head = space < 0 ? item : item.slice(0, space);
+    return this.known(head) ? this.map[head] + item.slice(head.length) : item;
+  }
 }
 
 // The engine's sentences (refusals and notes, lifeledger/game.py) as shapes: {id} is an id,
-// {ids} ids joined by " and ", {list} ids joined by ", ", {sentence} a nested sentence, {n} a
-// number, {text} anything.
+// {ids} ids joined by " and ", {list} ids joined by ", " (each may be followed by words: "ana
+// +5 life"), {sentence} a nested sentence, {n} a number, {text} anything.
 const SENTENCES = [
   "action {n} of the group is refused: {sentence}",
   "damage is dealt to {id} as though its source had infect",
@@ -265,9 +272,9 @@ const SENTENCES = [
   "{id}: {id} has exactly 1 life at upkeep",
   "{id}: {id} would gain {n} instead",
   "{id} has no legal target: it is removed",
-  // Loops decided by the engine (104.4b, 732.4, 732.2a): {list} is ids joined by ", ".
+  // Loops decided by the engine (104.4b, 732.4, 732.2a): the cards, then each player's change.
   "the triggered abilities of {list} repeat with no way to stop and no player able to lose by them: a loop of mandatory actions",
-  "the loop of {list} repeats {text} more times at once (computed): {text}",
+  "the loop of {list} repeats {text} more times at once (computed): {list}",
 ].map((shape) => {
   const parts = [];
   const kinds = [];
