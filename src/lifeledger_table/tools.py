@@ -295,16 +295,17 @@ def _after_time(timer: dict[str, Any]) -> str:
     return "over" if timer["turns_done"] > timer["extra_turns"] else "time"
 
 
-def decide(tools: Tools, op: ToolOp, seat: str, table: Table, now: int, cid: str) -> Tools:
-    """The tools after ``op`` (a copy; ``tools`` is unchanged); raises :class:`TableError`
-    if the table's state refuses it."""
+def decide(tools: Tools, op: ToolOp, by: str | None, table: Table, now: int, cid: str) -> Tools:
+    """The tools after ``op`` (a copy; ``tools`` is unchanged), sent by the seat ``by`` (a
+    personal phone's) or by the table device (``None``: everyone plays on it, so no one seat
+    rolled); raises :class:`TableError` if the table's state refuses it."""
     new = tools.copy()
     new.version += 1
     new.ids = [*new.ids, cid][-IDS_KEPT:]
     if op.tool in ("roll", "coin", "first_player", "planar"):
         result = _random(op, table)
         new.serial += 1
-        new.recent = [*new.recent, {"n": new.serial, "by": seat, "at": now, **result}][-RECENT:]
+        new.recent = [*new.recent, {"n": new.serial, "by": by, "at": now, **result}][-RECENT:]
     elif op.tool == "clock":
         new.clock = _clock(tools.clock, op, table, now, tools.recent)
     else:
@@ -614,7 +615,8 @@ def tool_message(hub: Hub, conn: Conn, cid: str, msg: dict[str, Any]) -> None:
         conn.send_json({"type": "error", "id": cid, **refused.to_json()})
         return
     budgets.wait(table.id, 1)
-    task = asyncio.get_running_loop().create_task(_change(hub, conn, table, op, cid, conn.seat))
+    by = None if conn.device else conn.seat
+    task = asyncio.get_running_loop().create_task(_change(hub, conn, table, op, cid, by))
     _TASKS.add(task)
     task.add_done_callback(_TASKS.discard)
     task.add_done_callback(lambda _: budgets.wait(table.id, -1))
@@ -626,16 +628,16 @@ def answer_retry(conn: Conn, table: Table, cid: str) -> None:
     conn.send_json({"type": "tools", "tools": tools_view(table, now), "now": now, "id": cid})
 
 
-async def _change(hub: Hub, conn: Conn, table: Table, op: ToolOp, cid: str, seat: str) -> None:
+async def _change(hub: Hub, conn: Conn, table: Table, op: ToolOp, cid: str, by: str | None) -> None:
     lock = _LOCKS.get(table.id)
     if lock is None:
         lock = _LOCKS[table.id] = asyncio.Lock()
     async with lock:
-        await _decide_and_write(hub, conn, table, op, cid, seat)
+        await _decide_and_write(hub, conn, table, op, cid, by)
 
 
 async def _decide_and_write(
-    hub: Hub, conn: Conn, table: Table, op: ToolOp, cid: str, seat: str
+    hub: Hub, conn: Conn, table: Table, op: ToolOp, cid: str, by: str | None
 ) -> None:
     store = hub.store
     for attempt in range(ATTEMPTS):
@@ -645,7 +647,7 @@ async def _decide_and_write(
             answer_retry(conn, table, cid)
             return
         try:
-            new = decide(table.tools, op, seat, table, now_ms(), cid)
+            new = decide(table.tools, op, by, table, now_ms(), cid)
         except TableError as exc:
             conn.send_json({"type": "error", "id": cid, **exc.to_json()})
             return

@@ -589,3 +589,17 @@ async def test_a_flood_of_hellos_gets_a_few_welcomes_then_throttled_and_changes_
     gain = {"do": "gain_life", "player": "cy", "amount": 1}
     assert (await d.as_("cy", "action", action=gain))["type"] == "ack"
     assert (await d.as_("bo", "action", action=gain))["type"] == "ack"
+
+
+async def test_a_die_rolled_on_the_table_device_is_the_tables_not_a_seats(client: Client) -> None:
+    """Everyone rolls on the table device, so its results name no seat ("by": null, shown
+    "The table rolled ..."); a personal phone's name its seat."""
+    table, d, _tokens = await device_of_three(client)
+    di = await phone(client, table["id"], await seat(client, table["id"], "di"))
+    await d.ws.send_str(json.dumps({"type": "tool", "id": "roll-1", "tool": "roll", "sides": 6}))
+    got = await d.until("tools")
+    assert got["tools"]["recent"][-1]["by"] is None
+    await di.ws.send_str(json.dumps({"type": "tool", "id": "roll-2", "tool": "roll", "sides": 6}))
+    while (got := await di.until("tools"))["tools"]["recent"][-1]["n"] < 2:
+        pass  # the device's roll, sent to every phone
+    assert got["tools"]["recent"][-1]["by"] == "di"

@@ -702,7 +702,7 @@ function recordUrl(n) {
 
 // ---------------------------------------------------------------- history
 
-function seatName(seat) { return seat ? `${S.names.of(seat)}'s phone` : "—"; }
+function seatName(seat) { return seat ? `by ${S.names.of(seat)}` : "—"; } // the seat that sent it, on any device
 
 function groupEntries(undone) {
   const groups = [];

@@ -45,7 +45,7 @@ function toolSend(tool, members) {
 function sideName(id) { return S.names ? S.names.of(id) : id; }
 
 function resultText(r) {
-  const who = sideName(r.by);
+  const who = r.by ? sideName(r.by) : "The table"; // rolled on the table device
   if (r.tool === "roll") {
     const dice = `${r.values.length > 1 ? r.values.length : "a "}d${r.sides}`;
     const sum = r.values.length > 1 ? ` = ${r.total}` : "";
