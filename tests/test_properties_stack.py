@@ -52,14 +52,21 @@ def stack_action(draw: st.DrawFn, table: Table, state: dict[str, Any]) -> dict[s
     if kind == "card":
         card_id = table.fresh_id("sc")
         mine[card_id] = [player]
-        return {"do": "card", "id": card_id, "name": draw(st.sampled_from(STACK_CARDS)),
+        cards = getattr(table, "cards", STACK_CARDS)
+        return {"do": "card", "id": card_id, "name": draw(st.sampled_from(cards)),
                 "controller": player}  # fmt: skip
     if kind == "choose" and live:
         owner = mine[draw(st.sampled_from(live))][0]
         ids = [i for i in live if mine[i][0] == owner]
         order = draw(st.permutations(ids))
         targets = {i: draw(st.permutations(table.ids)) for i in ids}
-        return {"do": "choose", "player": owner, "order": order, "targets": targets}
+        # 616.1: the order of replacements on an event that affects a player is theirs, whoever
+        # controls the cards (a teammate's Lich's Mirror): any cards in play, any player.
+        replacements = draw(st.permutations(live))
+        if draw(st.booleans()):
+            return {"do": "choose", "player": player, "replacements": replacements}
+        return {"do": "choose", "player": owner, "order": order, "targets": targets,
+                "replacements": replacements}  # fmt: skip
     if kind == "gain":
         return {"do": "gain_life", "player": player, "amount": draw(st.integers(0, 5))}
     if kind == "lose":  # 104.3e, which Lich's Mirror replaces (614.1a)
@@ -91,6 +98,34 @@ def test_a_game_with_triggers_round_trips_through_the_record(data: st.DataObject
         assert without_refused(ll_state.state_dict(again.game, again.refused)) == without_refused(
             snapshot(game)
         )
+
+
+@SETTINGS
+@given(st.data())
+def test_a_loss_that_two_lichs_mirrors_could_replace_changes_nothing_until_chosen(
+    data: st.DataObject,
+) -> None:
+    """616.1: Lich's Mirrors only, with losses, damage and choices: an action whose loss of
+    the game two Mirrors could replace, the choice unstated, changes nothing (the check of
+    state-based actions that finds it comes after the action's own changes), and the game
+    round-trips through the record."""
+    head = data.draw(v2_headers())
+    game = record.replay({**head, "actions": []}).game
+    table = Table(head)
+    table.cards = ["Lich's Mirror"]  # type: ignore[attr-defined]
+    kept: list[dict[str, Any]] = []
+    for index in range(data.draw(st.integers(0, 24))):
+        before = snapshot(game)
+        obj = stack_action(data.draw, table, before)
+        try:
+            game.apply(record.parse_action(obj, str(index)))
+        except (RefusedError, MalformedError):
+            assert snapshot(game) == before
+            continue
+        table.applied(obj)
+        kept.append(obj)
+    replay = record.replay({**head, "actions": kept})
+    assert without_refused(snapshot(replay.game)) == without_refused(snapshot(game))
 
 
 @SETTINGS

@@ -16,6 +16,8 @@ from typing import Any
 
 import pytest
 
+from lifeledger import record
+from lifeledger.errors import ChoiceNeeded
 from stories import Story, card, damage, effect, gain, lose, step, turn, v2
 
 #: The rules text beside the repository (``../shared``), as the docs cite it.
@@ -423,3 +425,85 @@ def test_every_rule_issue_11_names_is_named_by_a_test():
     named |= {n.split(".")[0] for n in named}  # 725.4 names 725
     named |= {n.rstrip("abcdefghijk") for n in named}  # 810.10d names 810.10
     assert [r for r in ISSUE_11_RULES if r not in named] == []
+
+
+# --- Two Lich's Mirrors: which replaces the loss is the affected player's choice (616.1) -----
+
+
+def choose_mirrors(player: str, *ids: str) -> dict[str, Any]:
+    return {"do": "choose", "player": player, "replacements": list(ids)}
+
+
+@pytest.mark.rule("616.1")
+def test_616_1_the_player_states_which_of_two_lichs_mirrors_replaces_their_loss():
+    """Bo controls two Lich's Mirrors; an effect says he loses the game (104.3e). Either would
+    replace the loss (614.1a): he chooses one (616.1). Unstated, the engine doesn't guess: the
+    action is malformed and names the choice; stated, the one he listed first goes into his
+    library, and the other stays for the next loss."""
+    s = v2(["ana", {"id": "bo", "library": 30}])
+    s.do(mirror("bo", "m1"))
+    s.do(mirror("bo", "m2"))
+    game = record.replay(s.document()).game
+    assert [(c.player, c.choice, c.ids) for c in game.open_choices()] == [
+        ("bo", "replacements", ("m1", "m2"))
+    ]
+    loss = {"do": "lose", "player": "bo", "source": "ana-door-to-nothingness"}
+    err = s.malformed(loss)
+    assert isinstance(err, ChoiceNeeded) and err.rule == "616.1"
+    assert (err.player, err.choice, err.options) == ("bo", "replacements", ("m1", "m2"))
+    s.do(choose_mirrors("bo", "m2", "m1"))
+    st = s.do(loss)
+    assert st.why("bo") == ("playing", None, None) and st.life("bo") == 20
+    assert applying(s) == {"m1"}
+
+
+@pytest.mark.rule("616.1")
+def test_616_1_in_two_headed_giant_the_first_seated_head_chooses_for_the_team():
+    """810.8a: the team's loss is one event; a Mirror on each head could replace it. The
+    first seated head still in the game chooses (616.1): Ana lists Bo's Mirror first, so Bo
+    does what it says and Ana's stays. The team's life total becomes 20 (810.9c)."""
+    s = v2(THG, variant="two-headed-giant")
+    s.do(mirror("ana", "ana-mirror"))
+    s.do(mirror("bo", "bo-mirror"))
+    hit = {"do": "damage", "to": "bo", "amount": 30, "source": "cy-dragon"}
+    err = s.malformed(hit)
+    assert isinstance(err, ChoiceNeeded) and err.player == "ana"
+    assert set(err.options) == {"ana-mirror", "bo-mirror"}
+    s.do(choose_mirrors("ana", "bo-mirror", "ana-mirror"))
+    st = s.do(hit)
+    assert st.team("north")["status"] == "playing" and st.team("north")["life"] == 20
+    assert applying(s) == {"ana-mirror"}
+    assert st.player("bo")["library"] is None and st.player("ana")["library"] == 10
+
+
+@pytest.mark.rule("616.1")
+def test_616_1_a_loss_needing_the_choice_changes_nothing():
+    """The choice is needed while state-based actions are checked (704.3), after the damage
+    was dealt: the action is malformed and nothing of it stays (the damage neither)."""
+    from lifeledger.record import parse_action
+    from lifeledger.state import state_dict
+
+    s = v2(["ana", "bo"])
+    s.do(mirror("bo", "m1"))
+    s.do(mirror("bo", "m2"))
+    game = record.replay(s.document()).game
+    before = state_dict(game, [])
+    with pytest.raises(ChoiceNeeded):
+        game.apply(parse_action({"do": "damage", "to": "bo", "amount": 25, "source": "x"}))
+    assert state_dict(game, []) == before
+
+
+@pytest.mark.rule("616.1")
+def test_616_1_a_statement_on_one_event_leaves_the_order_on_another_standing():
+    """Bo orders his Mirrors, and later the Remedy and the doubler on his gains: the second
+    statement puts its ids first and keeps the first's after them, so neither choice opens
+    again."""
+    s = v2(["ana", "bo"])
+    s.do(mirror("bo", "m1"))
+    s.do(mirror("bo", "m2"))
+    s.do(card("rhox", "Rhox Faithmender", "bo"))
+    s.do(card("remedy", "Tainted Remedy", "ana"))
+    s.do(choose_mirrors("bo", "m2", "m1"))
+    s.do(choose_mirrors("bo", "remedy", "rhox"))
+    assert record.replay(s.document()).game.open_choices() == ()
+    assert s.do(gain("bo", 3)).life("bo") == 17

@@ -662,6 +662,11 @@ class Game:
     def _shares_life(self, p: Player) -> bool:
         return p.team is not None and self._teams[p.team].shares_life
 
+    def _life_group(self, p: Player) -> Sequence[Player]:
+        """``p``'s team if it shares its life total (810.8a: a member's loss is the team's),
+        in seating order; else ``p`` alone."""
+        return self._teams[p.team].members if p.team and self._shares_life(p) else [p]
+
     def _shares_poison(self, p: Player) -> bool:
         return p.team is not None and self._teams[p.team].shares_poison
 
@@ -919,8 +924,8 @@ class Game:
         if self._v2:
             self._stack.merge.clear()
             self._stack.resolved = 0  # MAX_RESOLUTIONS bounds the whole action
-            if kind is Together or self._armed():
-                guard = self._snapshot()  # the stack may yet fail (a choice not stated)
+            if kind is Together or self._armed() or self._mirrors_compete():
+                guard = self._snapshot()  # the stack or a loss may yet need a choice
         if kind is Together:
             snapshot = self._snapshot()
             self._event = _Event({p.id: p.life.value for p in self._players.values()})
@@ -947,25 +952,29 @@ class Game:
                     self._event = None
             except BaseException:
                 self._roll_back()
+                if guard is not None:
+                    self._restore(guard)
                 self._untouch()
                 self._event = None
                 raise
-        if not self._over and self._dirty != _NOBODY:
-            self._check_state_based_actions()
-        if self._v2 and self._marks.pending:
-            self._resolve_designation_triggers()
-        if self._v2 and self._effects and self._by_kind.get(Kind.LOSE_AT_20_LIFE):
-            self._state_triggers()
-        if self._v2 and self._stack.pending:
-            try:
+        try:
+            if not self._over and self._dirty != _NOBODY:
+                self._check_state_based_actions()
+            if self._v2 and self._marks.pending:
+                self._resolve_designation_triggers()
+            if self._v2 and self._effects and self._by_kind.get(Kind.LOSE_AT_20_LIFE):
+                self._state_triggers()
+            if self._v2 and self._stack.pending:
                 self._run_stack()
-            except BaseException:
-                if guard is not None:
-                    self._restore(guard)
-                self.notes = []
-                self.refusals = []
-                self._untouch()
-                raise
+        except BaseException:
+            # A choice not stated (which Lich's Mirror, 616.1; a trigger's order or target,
+            # 603.3b, 603.3d) or too much work (732.2a): nothing of the action happens.
+            if guard is not None:
+                self._restore(guard)
+            self.notes = []
+            self.refusals = []
+            self._untouch()
+            raise
         if self.history is not None:
             self.history.append(action)
 
@@ -1308,18 +1317,10 @@ class Game:
             if pid not in losses:  # replaced with a teammate's
                 continue
             p = self._players[pid]
-            group = self._teams[p.team].members if p.team and self._shares_life(p) else [p]
+            group = self._life_group(p)
             if any(m.id in losses and not _replaceable(losses[m.id]) for m in group):
                 continue
-            found = next(
-                (
-                    (m, e)
-                    for m in group
-                    if m.result.is_playing
-                    for e in self._effects_reaching(Kind.LOSING_REPLACED, m)
-                ),
-                None,
-            )
+            found = self._which_mirror(group)
             if found is None:
                 continue
             m, mirror = found
@@ -1327,6 +1328,54 @@ class Game:
             self._use_mirror(mirror, m, rules.get(m.id) or "810.8a")
             for q in group:
                 self._set_attribute(q, "drew_from_empty", False)
+
+    def _mirrors(self, group: Sequence[Player]) -> list[tuple[Player, Effect]]:
+        """The Lich's Mirrors that would replace the loss of the game of ``group`` (a player,
+        or a team that shares its life total: 810.8a), each with the member it reaches, the
+        members in seating order, each one's Mirrors in the order they entered."""
+        found: dict[str, tuple[Player, Effect]] = {}
+        for m in group:
+            if m.result.is_playing:
+                for e in self._effects_reaching(Kind.LOSING_REPLACED, m):
+                    found.setdefault(e.id, (m, e))
+        return list(found.values())
+
+    def _unstated_mirror(self, group: Sequence[Player]) -> OpenChoice | None:
+        """616.1: the choice of which Lich's Mirror replaces ``group``'s loss of the game, if
+        two or more would and the player who chooses (the affected player; for a team, its
+        first seated member still in the game) has stated no order (``choose``
+        ``replacements``) that lists them all (a Mirror that enters since opens it again)."""
+        found = self._mirrors(group)
+        if len(found) < 2:
+            return None
+        chooser = next(m for m in group if m.result.is_playing)
+        ids = tuple(e.id for _, e in found)
+        stated = self._stack.replacements.get(chooser.id, ())
+        if all(i in stated for i in ids):
+            return None
+        return OpenChoice(chooser.id, "replacements", ids, ids)
+
+    def _which_mirror(self, group: Sequence[Player]) -> tuple[Player, Effect] | None:
+        """614.1a, 616.1: the Lich's Mirror that replaces ``group``'s loss of the game, with
+        the member it reaches: the only one, or the first of those the chooser listed
+        (:meth:`_unstated_mirror`); with the choice unstated, the action needs it
+        (:class:`ChoiceNeeded`): the engine never guesses."""
+        found = self._mirrors(group)
+        if len(found) < 2:
+            return found[0] if found else None
+        unstated = self._unstated_mirror(group)
+        if unstated is not None:
+            raise ChoiceNeeded(
+                f"the Lich's Mirrors {', '.join(unstated.ids)} would each replace "
+                f"{unstated.player}'s loss of the game: {unstated.player} states which "
+                "applies with choose (616.1)",
+                player=unstated.player,
+                choice=unstated.choice,
+                ids=unstated.ids,
+                options=unstated.options,
+            )
+        stated = self._stack.replacements[next(m for m in group if m.result.is_playing).id]
+        return min(found, key=lambda pair: stated.index(pair[1].id))
 
     def _use_mirror(self, mirror: Effect, p: Player, rule: str | None) -> None:
         """614.1a, 614.6: Lich's Mirror's event happens instead of ``p``'s loss of the game
@@ -2203,6 +2252,10 @@ class Game:
 
     # -- triggered abilities on the stack (version 2: 117.5, 603, 608, 104.4b, 732) ---------
 
+    def _mirrors_compete(self) -> bool:
+        """Whether two or more Lich's Mirrors apply (which replaces a loss is a choice, 616.1)."""
+        return len(self._by_kind.get(Kind.LOSING_REPLACED, ())) > 1
+
     def _armed(self) -> bool:
         """Whether an effect whose triggered abilities use the stack applies."""
         by_kind = self._by_kind
@@ -2355,7 +2408,10 @@ class Game:
           lists them all: the order in which they go on the stack;
         - 616.1: for each player in the game whose gains of life both a Remedy and a life
           doubler would replace, without stated ``replacements`` that list them all: the
-          order in which they apply.
+          order in which they apply; and for each player (for a team that shares its life
+          total, its first seated member in the game) whose loss of the game two or more Lich's
+          Mirrors would replace, without stated ``replacements`` that list them all: which
+          applies (the first listed).
 
         Each is a standing choice: once stated it stays until stated again, and the choice is
         open again only when what is legal changes (a stated target leaves the game, a new
@@ -2391,6 +2447,11 @@ class Game:
             )
             if replacements:
                 out.append(replacements)
+            heads = self._life_group(p)
+            if p is next(m for m in heads if m.result.is_playing):
+                mirror = self._unstated_mirror(heads)
+                if mirror is not None:
+                    out.append(mirror)
         return tuple(out)
 
     def standing_targets(self) -> dict[str, tuple[str | None, tuple[str, ...]]]:
@@ -2728,7 +2789,11 @@ class Game:
         if action.order:
             self._set_count_any(stack.order, action.player, action.order)
         if action.replacements:
-            self._set_count_any(stack.replacements, action.player, action.replacements)
+            # The ids stated come first, in their order; those stated before keep theirs
+            # after them (a statement on one event leaves the order on another standing).
+            kept = stack.replacements.get(action.player, ())
+            merged = (*action.replacements, *(i for i in kept if i not in action.replacements))
+            self._set_count_any(stack.replacements, action.player, merged)
         for effect_id, players in action.targets:
             self._set_count_any(stack.targets, effect_id, players)
 
@@ -2856,9 +2921,9 @@ class Game:
                     continue
                 if follow.reason is Reason.EMPEROR and self._v2 and self._effects:
                     # 614.1a: a general's Lich's Mirror replaces their loss by 809.5b.
-                    mirror = next(self._effects_reaching(Kind.LOSING_REPLACED, mate), None)
-                    if mirror is not None:
-                        self._use_mirror(mirror, mate, "809.5b")
+                    found = self._which_mirror([mate])
+                    if found is not None:
+                        self._use_mirror(found[1], mate, "809.5b")
                         spared.add(mate.id)
                         continue
                 losses[mate.id] = follow

@@ -67,6 +67,7 @@ __all__ = [
     "load_checkpoint",
     "new_game",
     "parse",
+    "replaces_losing",
     "replay",
     "resume",
     "state_of",
@@ -216,6 +217,13 @@ def controller_of(game: Game, effect_id: str) -> str | None:
         if effect.id == effect_id:
             return effect.controller
     return None
+
+
+def replaces_losing(game: Game, effect_ids: Sequence[str]) -> bool:
+    """Whether the effects ``effect_ids`` replace a loss of the game (Lich's Mirror, 614.1a):
+    a choice of ``"replacements"`` among them is which one does (616.1)."""
+    kinds = {effect.id: effect.kind for effect in game.effects()}
+    return all(kinds.get(i) is Kind.LOSING_REPLACED for i in effect_ids)
 
 
 def turns(game: Game) -> dict[str, Any] | None:

@@ -744,6 +744,12 @@ class Table:
                 f"the target of {cards[0]} ({who}'s): when {who} gains life, which "
                 f"opponent loses that much — {options}"
             )
+        elif exc.choice == "replacements" and engine.replaces_losing(self.game, exc.ids):
+            mirrors = [
+                f"{card} ({self.label(engine.controller_of(self.game, i) or exc.player)}'s)"
+                for card, i in zip(cards, exc.ids, strict=True)
+            ]
+            what = f"which of {' and '.join(mirrors)} replaces {who}'s loss of the game"
         elif exc.choice == "replacements":
             what = f"the order in which {' and '.join(cards)} apply to the life {who} gains"
         else:

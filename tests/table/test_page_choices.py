@@ -242,3 +242,56 @@ def test_616_1_the_player_gaining_life_orders_the_remedy_and_the_doubler(
     assert chosen == [{"do": "choose", "player": "ana", "replacements": [rhox, remedy]}]
     for page in (ana, bo):
         page.context.close()
+
+
+def test_616_1_the_first_head_picks_which_lichs_mirror_replaces_the_teams_loss(
+    base: str, browser: Browser
+) -> None:
+    """Two-Headed Giant, a Lich's Mirror on each head of North: which one replaces the team's
+    loss (614.1a, 810.8a) is asked on Ana's phone, the first seated head (616.1), each Mirror
+    named with its controller; one tap answers it (only the first listed applies). Bo's phone
+    says it waits."""
+    table = post(
+        base + "/api/tables",
+        {
+            "variant": "two-headed-giant",
+            "players": [
+                {"name": "Ana", "team": "North"},
+                {"name": "Bo", "team": "North"},
+                {"name": "Cy", "team": "South"},
+                {"name": "Di", "team": "South"},
+            ],
+        },
+    )["id"]
+    ana, bo = new_phone(browser), new_phone(browser)
+    for page, who in ((ana, "ana"), (bo, "bo")):
+        page.goto(f"{base}/t/{table}")  # a team's panel: sit() looks for a player's
+        page.locator(f'#picker button[data-seat="{who}"]').click()
+        expect(page.locator("#picker")).to_be_hidden()
+        page.evaluate(
+            "(p) => act({do: 'card', id: p + '-m', name: \"Lich's Mirror\", controller: p})", who
+        )
+    ask = ana.locator('#choices .choice-ask[data-choice="replacements"]')
+    expect(ask).to_contain_text(
+        "If North would lose the game, Lich's Mirror and Lich's Mirror could each replace it: "
+        "tap the one that does (616.1)"
+    )
+    expect(ask.locator("button[data-order]")).to_have_text(
+        ["Lich's Mirror (Ana's)", "Lich's Mirror (Bo's)"]
+    )
+    expect(bo.locator("#choices .choice-wait")).to_have_text(
+        "Waiting for Ana to choose which of Lich's Mirror and Lich's Mirror replaces a loss of "
+        "the game (616.1)"
+    )
+    screenshot(ana, "screens/choices-mirrors.png")
+    ask.locator('button[data-order="bo-m"]').click()
+    expect(ana.locator("#choices")).to_be_hidden()
+    expect(bo.locator("#choices")).to_be_hidden()
+    entries = get(f"{base}/api/tables/{table}")["entries"]
+    assert entries[-1]["action"] == {
+        "do": "choose",
+        "player": "ana",
+        "replacements": ["bo-m", "ana-m"],
+    }
+    for page in (ana, bo):
+        page.context.close()

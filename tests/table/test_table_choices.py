@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from aiohttp.test_utils import TestClient
-from table_helpers import open_table, phone, seat
+from table_helpers import THG, open_table, phone, seat
 
 pytestmark = pytest.mark.asyncio
 
@@ -305,3 +305,44 @@ async def test_616_1_the_order_of_replacements_is_asked_of_the_player_gaining_li
     assert (await bo.reply(cid))["type"] == "ack"
     data = await view_of(client, table)
     assert [p["life"] for p in data["state"]["players"]] == [14, 20]
+
+
+async def test_616_1_which_lichs_mirror_replaces_a_teams_loss_is_asked_of_its_first_head(
+    client: Client,
+) -> None:
+    """Two-Headed Giant: Ana and Bo each control Lich's Mirror, and the team's loss (810.8a)
+    is one event either would replace (614.1a). Ana, the first seated head, chooses (616.1):
+    open as soon as both are in play; Cy's lethal damage is turned down choice-needed naming
+    both Mirrors and their controllers; Bo can't choose for her; once Ana picks Bo's, the
+    damage lands and the team's total becomes 20 (810.9c)."""
+    table = (await open_table(client, THG))["id"]
+    ana, bo, cy = [
+        await phone(client, table, await seat(client, table, p)) for p in ("ana", "bo", "cy")
+    ]
+    for who, p in (("ana", ana), ("bo", bo)):
+        mirror = {"do": "card", "id": f"{who}-m", "name": "Lich's Mirror", "controller": who}
+        assert (await p.act(mirror))["type"] == "ack"
+    wanted = {
+        "player": "ana",
+        "choice": "replacements",
+        "ids": ["ana-m", "bo-m"],
+        "options": ["ana-m", "bo-m"],
+        "rule": "616.1",
+    }
+    assert (await view_of(client, table))["choices"]["open"] == [wanted]
+    hit = {"do": "damage", "to": "bo", "amount": 40, "source": "dragon"}
+    reply = await cy.act(hit)
+    assert reply["error"] == "choice-needed" and reply["choice"] == wanted, reply
+    assert (
+        "Waiting for Ana to choose which of Lich's Mirror (Ana's) and Lich's Mirror (Bo's) "
+        "replaces Ana's loss of the game (616.1)"
+    ) in reply["message"]
+    pick = {"do": "choose", "player": "ana", "replacements": ["bo-m", "ana-m"]}
+    assert (await bo.act(pick))["error"] == "not-your-seat"
+    assert (await ana.act(pick))["type"] == "ack"
+    assert (await cy.act(hit))["type"] == "ack"
+    data = await view_of(client, table)
+    assert (
+        data["state"]["teams"][0]["life"] == 20 and data["state"]["teams"][0]["status"] == "playing"
+    )
+    assert [e["id"] for e in data["effects"]] == ["ana-m"]

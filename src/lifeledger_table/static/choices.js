@@ -48,14 +48,21 @@ function choiceOpen(choice) {
 
 function cardName(id) { return S.names.of(id); }
 
-// The key of an order being tapped: a player may have both orders open at once.
-function orderKey(c) { return `${c.player} ${c.choice}`; }
+// The key of an order being tapped: a player may have several orders open at once.
+function orderKey(c) { return `${c.player} ${c.choice} ${c.ids.join(" ")}`; }
+
+// Whether a "replacements" choice is which Lich's Mirror replaces a loss of the game (614.1a),
+// rather than the order of the replacements on a gain of life.
+function replacesLoss(c) {
+  return c.ids.every((id) => (S.effects || []).some((e) => e.id === id && e.kind === "losing_replaced"));
+}
 
 // "the target of Sanguine Bond", "the order of Sanguine Bond and Exquisite Blood", "the order
 // in which Rhox Faithmender and Tainted Remedy apply to Ana's gains of life".
 function choiceWhat(c) {
   const cards = c.ids.map(cardName).join(" and ");
   if (c.choice === "targets") return `the target of ${cardName(c.ids[0])}`;
+  if (c.choice === "replacements" && replacesLoss(c)) return `which of ${cards} replaces a loss of the game`;
   if (c.choice === "replacements") return `the order in which ${cards} apply to ${S.names.of(c.player)}'s gains of life`;
   return `the order of ${cards}`;
 }
@@ -73,6 +80,12 @@ function sendOrder(c, ids) {
 
 // What a player taps their cards in the order of.
 function orderQuestion(c, who) {
+  if (c.choice === "replacements" && replacesLoss(c)) {
+    // A team that shares its life total loses as one (810.8a): its first head chooses.
+    const team = (S.state.teams || []).find((t) => t.life !== null && t.players.includes(c.player));
+    const loser = team ? S.names.of(team.id) : who;
+    return `If ${loser} would lose the game, ${c.ids.map(cardName).join(" and ")} could each replace it: tap the one that does (616.1)`;
+  }
   if (c.choice === "replacements") {
     return `When ${who} gains life, ${c.ids.map(cardName).join(" and ")} all apply: tap them in the order they apply — a life doubler applied before the gain becomes a loss doubles the loss (616.1)`;
   }
@@ -94,10 +107,16 @@ function choicePrompt(c) {
   const key = orderKey(c);
   const picked = CHOICES.order.get(key) || [];
   const left = c.options.filter((id) => !picked.includes(id));
+  const loss = c.choice === "replacements" && replacesLoss(c); // one replaces it: one tap
+  const label = (id) => {
+    if (!loss) return cardName(id);
+    const owner = (activeCards().find((x) => x.id === id) || {}).controller;
+    return owner ? `${cardName(id)} (${S.names.of(owner)}'s)` : cardName(id);
+  };
   const tap = (id) => {
     const next = [...picked, id];
     const rest = c.options.filter((x) => !next.includes(x));
-    if (rest.length <= 1) { sendOrder(c, [...next, ...rest]); return; }
+    if (rest.length <= 1 || loss) { sendOrder(c, [...next, ...rest]); return; }
     CHOICES.order.set(key, next);
     renderChoices();
   };
@@ -105,7 +124,7 @@ function choicePrompt(c) {
     h("p", {}, orderQuestion(c, who)),
     picked.length ? h("p", { class: "muted order-so-far" }, picked.map((id, i) => `${i + 1}. ${cardName(id)}`).join(" · ")) : null,
     h("div", { class: "row" },
-      ...left.map((id) => h("button", { class: "primary", "data-order": id, onclick: () => tap(id) }, cardName(id))),
+      ...left.map((id) => h("button", { class: "primary", "data-order": id, onclick: () => tap(id) }, label(id))),
       picked.length ? h("button", { "data-act": "order-again", onclick: () => { CHOICES.order.delete(key); renderChoices(); } }, "Start again") : null));
 }
 
