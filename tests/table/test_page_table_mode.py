@@ -51,7 +51,7 @@ def test_one_device_for_everyone_controls_every_panel_facing_its_player(
     expect(life(page, "di")).to_have_text("45")
     assert state_life(base, table, "bo") == 39
     page.locator("#history-btn").click()
-    expect(page.locator("#history-list li").first).to_contain_text("Di's phone")
+    expect(page.locator("#history-list li").first).to_contain_text("by Di")
     page.locator('#history [data-close="history"]').click()
     # Only a player may concede (104.3a): the device holds each seat, so each can, here.
     page.locator('.panel[data-player="cy"] [data-act="more"]').click()
