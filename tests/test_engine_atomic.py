@@ -305,3 +305,17 @@ def test_a_game_copies_after_a_group_whose_part_was_refused():
     error = copying.deepcopy(MalformedError("bad", member="amount", position="3"))
     assert (error.message, error.member, error.position) == ("bad", "amount", "3")
     assert str(copying.deepcopy(RefusedError("119.4", "no"))) == "no (119.4)"
+
+
+def test_104_3_a_refused_action_changes_nothing_the_next_check_notes():
+    """A refused action changes nothing, not even whom the next state-based check looks at:
+    after Cy's "can't lose" is noted (104.3, 704.5c) and a payment is refused (119.4), an
+    action that touches nobody notes nothing, as it would without the refusal."""
+    game = Game([Seat("ana"), Seat("bo"), Seat("cy")])
+    game.effect("angel", "cant_lose_game", "cy")
+    game.add_counters("cy", "poison", 10)
+    assert [n.rule for n in game.notes] == ["104.3"]
+    with pytest.raises(RefusedError):
+        game.pay_life("ana", 21)
+    game.lose_life("ana", 0)
+    assert game.notes == []

@@ -920,6 +920,10 @@ class Game:
                     raise RefusedError("800.4", f"{player_id} has left the game ({member})")
         if self._journal:
             self._journal.clear()
+        # Who the next state-based check looks at: a failed action leaves it as it was, as
+        # everything else (the checks note what they find, so the timeline would differ).
+        dirty = self._dirty
+        was_dirty = None if dirty is None else tuple(dirty)
         guard = None
         if self._v2:
             self._stack.merge.clear()
@@ -936,6 +940,7 @@ class Game:
                 # Whatever stops a group half-way (a result beyond 10^1000, ...), nothing of
                 # it happens.
                 self._restore(snapshot)
+                self._dirty = None if was_dirty is None else set(was_dirty)
                 self.notes = []
                 self.refusals = []
                 self._untouch()
@@ -954,6 +959,7 @@ class Game:
                 self._roll_back()
                 if guard is not None:
                     self._restore(guard)
+                self._dirty = None if was_dirty is None else set(was_dirty)
                 self._untouch()
                 self._event = None
                 raise
@@ -971,6 +977,7 @@ class Game:
             # 603.3b, 603.3d) or too much work (732.2a): nothing of the action happens.
             if guard is not None:
                 self._restore(guard)
+                self._dirty = None if was_dirty is None else set(was_dirty)
             self.notes = []
             self.refusals = []
             self._untouch()

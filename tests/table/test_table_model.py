@@ -189,3 +189,23 @@ def test_changes_report_a_shared_total_once_for_the_team() -> None:
             "rule": "1",
         },
     ]
+
+
+def test_a_refused_action_leaves_the_next_checks_notes_as_they_were(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found by ``make fuzz``: Cy under Platinum Angel has 10 poison counters (104.3: the
+    check notes that he can't lose, 704.5c). Ana's payment of 21 life with 20 is refused
+    (119.4) and the table keeps no trace of it; the engine used to forget, in rolling it back,
+    whom its next state-based check had to look at, and so checked everyone at the next
+    action and noted Cy again: the live table's entry had a note the table loaded from its
+    log (checkpoint at 2) had not."""
+    steps = [
+        ("action", {"do": "card", "id": "angel", "name": "Platinum Angel", "controller": "cy"}),
+        ("action", {"do": "add_counters", "player": "cy", "kind": "poison", "amount": 4}),
+        ("action", {"do": "add_counters", "player": "cy", "kind": "poison", "amount": 6}),
+        ("action", {"do": "pay_life", "player": "ana", "amount": 21}),
+        ("action", {"do": "lose_life", "player": "ana", "amount": 0}),
+    ]
+    live = test_the_live_table_is_always_its_log_replayed.hypothesis.inner_test  # type: ignore[attr-defined]
+    live(tmp_path, monkeypatch, 2, steps)
