@@ -17,7 +17,8 @@ __all__ = [
 
 #: The rule that gives a player each kind of choice the record states with ``choose``: the
 #: target of a triggered ability (603.3d), the order of their simultaneous triggered abilities
-#: (603.3b), the order of the replacement effects on their gain of life (616.1).
+#: (603.3b), the order of the replacement effects on an event that affects them (616.1: their
+#: gain of life; which Lich's Mirror replaces their loss of the game).
 CHOICE_RULES = {"targets": "603.3d", "order": "603.3b", "replacements": "616.1"}
 
 #: How many characters of an input value an error message quotes at most.
@@ -84,7 +85,8 @@ class ChoiceNeeded(MalformedError):
     one effect whose ability targets, ``options`` its legal targets), ``"order"`` (603.3b:
     ``ids`` are the effects whose abilities are put on the stack at once, ``options`` the ids
     to order) or ``"replacements"`` (616.1: ``ids`` are the replacement effects that would
-    apply to the player's gain of life, ``options`` the ids to order). A ``choose`` stating it
+    apply to an event that affects the player, their gain of life or their loss of the game,
+    ``options`` the ids to order). A ``choose`` stating it
     lets the same action be applied again.
     """
 

@@ -89,6 +89,13 @@ RECORD_VERSIONS = (1, 2)
 
 _MAY_STILL_WIN = (Status.PLAYING, Status.LOST)
 _NOBODY: set[Player] = set()
+
+
+def _as_dirty(players: tuple[Player, ...] | None) -> set[Player] | None:
+    """The players the next state-based check looks at, again (``None``: everyone)."""
+    return None if players is None else set(players)
+
+
 #: Version 2: the kinds that trigger on a gain of life, and on a loss of life (119.9).
 _ON_GAIN = (Kind.GAIN_DRAINS_TARGET, Kind.GAIN_DRAINS_EACH)
 _ON_LOSS = (Kind.OPPONENT_LOSS_GAINS, Kind.LOSS_GAINS_TWICE)
@@ -940,7 +947,7 @@ class Game:
                 # Whatever stops a group half-way (a result beyond 10^1000, ...), nothing of
                 # it happens.
                 self._restore(snapshot)
-                self._dirty = None if was_dirty is None else set(was_dirty)
+                self._dirty = _as_dirty(was_dirty)
                 self.notes = []
                 self.refusals = []
                 self._untouch()
@@ -959,7 +966,7 @@ class Game:
                 self._roll_back()
                 if guard is not None:
                     self._restore(guard)
-                self._dirty = None if was_dirty is None else set(was_dirty)
+                self._dirty = _as_dirty(was_dirty)
                 self._untouch()
                 self._event = None
                 raise
@@ -977,7 +984,7 @@ class Game:
             # 603.3b, 603.3d) or too much work (732.2a): nothing of the action happens.
             if guard is not None:
                 self._restore(guard)
-                self._dirty = None if was_dirty is None else set(was_dirty)
+                self._dirty = _as_dirty(was_dirty)
             self.notes = []
             self.refusals = []
             self._untouch()
@@ -1347,12 +1354,14 @@ class Game:
                     found.setdefault(e.id, (m, e))
         return list(found.values())
 
-    def _unstated_mirror(self, group: Sequence[Player]) -> OpenChoice | None:
-        """616.1: the choice of which Lich's Mirror replaces ``group``'s loss of the game, if
-        two or more would and the player who chooses (the affected player; for a team, its
-        first seated member still in the game) has stated no order (``choose``
-        ``replacements``) that lists them all (a Mirror that enters since opens it again)."""
-        found = self._mirrors(group)
+    def _unstated_mirror(
+        self, group: Sequence[Player], found: Sequence[tuple[Player, Effect]]
+    ) -> OpenChoice | None:
+        """616.1: the choice of which of the Lich's Mirrors ``found`` (:meth:`_mirrors`)
+        replaces ``group``'s loss of the game, if two or more would and the player who
+        chooses (the affected player; for a team, its first seated member still in the game)
+        has stated no order (``choose`` ``replacements``) that lists them all (a Mirror that
+        enters since opens it again)."""
         if len(found) < 2:
             return None
         chooser = next(m for m in group if m.result.is_playing)
@@ -1370,7 +1379,7 @@ class Game:
         found = self._mirrors(group)
         if len(found) < 2:
             return found[0] if found else None
-        unstated = self._unstated_mirror(group)
+        unstated = self._unstated_mirror(group, found)
         if unstated is not None:
             raise ChoiceNeeded(
                 f"the Lich's Mirrors {', '.join(unstated.ids)} would each replace "
@@ -2456,7 +2465,7 @@ class Game:
                 out.append(replacements)
             heads = self._life_group(p)
             if p is next(m for m in heads if m.result.is_playing):
-                mirror = self._unstated_mirror(heads)
+                mirror = self._unstated_mirror(heads, self._mirrors(heads))
                 if mirror is not None:
                     out.append(mirror)
         return tuple(out)

@@ -60,7 +60,8 @@ class OpenChoice:
     the one effect whose ability targets, ``options`` its legal targets), ``"order"`` (603.3b:
     ``ids`` are the effects whose abilities can be put on the stack at once, and ``options``
     the same ids, to be ordered) or ``"replacements"`` (616.1: the replacement effects that
-    would apply to the player's gains of life, to be ordered)."""
+    would apply to an event that affects the player, their gain of life or their loss of the
+    game, to be ordered)."""
 
     player: str
     choice: str

@@ -1,6 +1,7 @@
 // Choices the rules give a player, asked of the right phone: the target and the order of their
-// triggered abilities (603.3d, 603.3b), and the order of the replacement effects on their gains
-// of life (616.1: Tainted Remedy and a life doubler). The server says
+// triggered abilities (603.3d, 603.3b), and the order of the replacement effects on an event
+// that affects them (616.1: Tainted Remedy and a life doubler on a gain of life; which Lich's
+// Mirror replaces a loss of the game). The server says
 // which choices are open (S.choices.open: the engine's Game.open_choices) and what each card
 // that targets would target now (S.choices.targets: {id: {target, options}}), in the view and
 // in a change's message when they changed. On each device holding the seat of a player with
@@ -13,7 +14,7 @@
 "use strict";
 
 const CHOICES = {
-  order: new Map(), // an order being tapped: "player choice" -> [ids so far]
+  order: new Map(), // an order being tapped: orderKey(choice) -> [ids so far]
   changing: null, // the card whose target its controller is choosing again (a badge's tap)
   version: 0, // how many times the open choices changed (a waiting change waits for a change)
 };
