@@ -310,6 +310,11 @@ class TestReplacementOrder:
         assert s.do(gain("ana", 3)).life("ana") == 14
         assert "616.1 remedy2: ana loses 6 life instead of gaining it" in notes_of(s)
 
+    def test_616_1_an_order_listing_an_id_twice_is_malformed(self) -> None:
+        s = self.remedy_and_rhox()
+        err = s.malformed(choose("ana", replacements=["rhox", "remedy", "rhox"]))
+        assert err.member == "replacements" and "twice" in str(err)
+
     def test_616_1_only_doublers_need_no_order(self) -> None:
         s = v2(["ana", "bo"])
         s.do(card("rhox", "Rhox Faithmender", "ana"))

@@ -534,7 +534,8 @@ class Choose(PlayerAction):
     resolves first), and ``targets``, for an ability that targets ("target opponent"), the
     players it targets, by preference: the first legal one (601.2c, 603.3d); and
     ``replacements``, the ids of replacement effects in the order the player applies them to
-    an event that affects them (616.1). Version 2."""
+    an event that affects them (616.1; those stated before keep their order after these).
+    Version 2."""
 
     do = "choose"
     order: tuple[str, ...] = ()
@@ -542,8 +543,10 @@ class Choose(PlayerAction):
     replacements: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        if len(set(self.order)) != len(self.order):
-            raise MalformedError("order lists an id twice", member="order")
+        for member in ("order", "replacements"):
+            ids = getattr(self, member)
+            if len(set(ids)) != len(ids):
+                raise MalformedError(f"{member} lists an id twice", member=member)
         for _, players in self.targets:
             if not players:
                 raise MalformedError("a target names at least one player", member="targets")
