@@ -46,24 +46,34 @@ def as_version_1(state: dict[str, Any]) -> dict[str, Any]:
     return {**{k: v for k, v in state.items() if k not in V2_ONLY}, "record": 1}
 
 
-def stating_version_1_choices(document: dict[str, Any]) -> record.Replay:
-    """``document`` replayed; where an action needs the order of the replacement effects on a
-    gain of life (616.1), which a version-1 record can't state and version 2 never guesses,
-    a ``choose`` just before it states the order version 1 applies: a Remedy first."""
+def stating_version_1_choices(document: dict[str, Any]) -> dict[str, Any]:
+    """The state of ``document`` replayed where, before each action that needs the order of
+    the replacement effects on a gain of life (616.1), which a version-1 record can't state
+    and version 2 never guesses, a ``choose`` states the order version 1 applies (a Remedy
+    first); its refusals name the actions by their places in ``document``."""
     remedies = {
         a["id"]
         for a in document["actions"]
         if a.get("kind") == "gain_becomes_loss" or a.get("name") == "Tainted Remedy"
     }
     actions = list(document["actions"])
+    inserted: list[int] = []  # the places of the choices stated, in the order they come
     while True:
         try:
-            return record.replay({**document, "actions": actions})
+            replay = record.replay({**document, "actions": actions})
+            break
         except ChoiceNeeded as exc:
             assert exc.choice == "replacements" and exc.position is not None, exc
             order = sorted(exc.options, key=lambda i: i not in remedies)
             at = int(exc.position.split(".")[0])
             actions.insert(at, {"do": "choose", "player": exc.player, "replacements": order})
+            inserted.append(at)
+    state = ll_state.state_dict(replay.game, replay.refused)
+    for refusal in state["refused"]:
+        top, dot, inner = refusal["action"].partition(".")
+        place = int(top)
+        refusal["action"] = f"{place - sum(i < place for i in inserted)}{dot}{inner}"
+    return state
 
 
 @SETTINGS
@@ -73,14 +83,40 @@ def test_a_version_1_record_replays_identically_under_version_2(data: st.DataObj
     v1 = record.replay(played.document)
     v1_state = ll_state.state_dict(v1.game, v1.refused)
     assert "turn" not in v1_state and v1_state["record"] == 1
-    v2 = stating_version_1_choices({**played.document, "record": 2})
-    v2_state = ll_state.state_dict(v2.game, v2.refused)
+    v2_state = stating_version_1_choices({**played.document, "record": 2})
     assert as_version_1(v2_state) == v1_state
     assert v2_state["turn"] is None  # a version-1 record takes no turns
     assert v2_state["omens"] == {}  # and has no Celestial Convergence
     # The stream, read line by line on the fast path, agrees.
     stream = record.loads("".join(played.stream), stream=True)
     assert ll_state.state_dict(stream.game, stream.refused) == v1_state
+
+
+def test_616_1_a_version_1_record_with_a_remedy_and_a_doubler_replays_identically():
+    """Found by ``make fuzz``: a version-1 record whose gain Tainted Remedy and Rhox
+    Faithmender both replace (616.1), the game over after it and an action refused (104.1).
+    Declared version 2 with the order stated before the gain, it replays to the same state,
+    its refusal named by its place in the version-1 record, not one further on."""
+    document = {
+        "record": 1,
+        "players": [{"id": "ana"}, {"id": "bo"}],
+        "actions": [
+            {"do": "card", "id": "rhox", "name": "Rhox Faithmender", "controller": "ana"},
+            {
+                "do": "effect",
+                "id": "remedy",
+                "kind": "gain_becomes_loss",
+                "controller": "bo",
+                "affects": "opponents",
+            },
+            {"do": "gain_life", "player": "ana", "amount": 30},
+            {"do": "gain_life", "player": "bo", "amount": 1},
+        ],
+    }
+    v1 = record.replay(document)
+    v1_state = ll_state.state_dict(v1.game, v1.refused)
+    assert v1_state["refused"] == [{"action": "3", "rule": "104.1", "message": "the game is over"}]
+    assert as_version_1(stating_version_1_choices({**document, "record": 2})) == v1_state
 
 
 def _milled(draw: st.DrawFn, state: dict[str, Any]) -> dict[str, int]:
