@@ -930,7 +930,7 @@ class Game:
         # Who the next state-based check looks at: a failed action leaves it as it was, as
         # everything else (the checks note what they find, so the timeline would differ).
         dirty = self._dirty
-        was_dirty = None if dirty is None else tuple(dirty)
+        was_dirty = None if dirty is None else tuple(dirty) if dirty else ()
         guard = None
         if self._v2:
             self._stack.merge.clear()
