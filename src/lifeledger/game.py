@@ -91,11 +91,6 @@ _MAY_STILL_WIN = (Status.PLAYING, Status.LOST)
 _NOBODY: set[Player] = set()
 
 
-def _as_dirty(players: tuple[Player, ...] | None) -> set[Player] | None:
-    """The players the next state-based check looks at, again (``None``: everyone)."""
-    return None if players is None else set(players)
-
-
 #: Version 2: the kinds that trigger on a gain of life, and on a loss of life (119.9).
 _ON_GAIN = (Kind.GAIN_DRAINS_TARGET, Kind.GAIN_DRAINS_EACH)
 _ON_LOSS = (Kind.OPPONENT_LOSS_GAINS, Kind.LOSS_GAINS_TWICE)
@@ -846,9 +841,10 @@ class Game:
         setattr(p, name, value)
         self._touched.add(p.id)
 
-    def _roll_back(self) -> None:
+    def _roll_back(self, was_dirty: tuple[str, ...] | None) -> None:
         """Undo what the action being applied changed: it failed half-way, and a malformed or
-        refused action changes nothing."""
+        refused action changes nothing, not whom the next state-based check looks at
+        (``was_dirty``, ids) either."""
         journal = self._journal
         while journal:
             target, key, old = journal.pop()
@@ -859,9 +855,7 @@ class Game:
                     target[key] = old
             else:
                 setattr(target, key, old)
-        self._dirty = None
-        self.notes = []
-        self.refusals = []
+        self._dirty = self._dirty_again(was_dirty)
         self._marks.pending = []
         self._stack.pending = []
         self._stack.merge = {}
@@ -930,7 +924,7 @@ class Game:
         # Who the next state-based check looks at: a failed action leaves it as it was, as
         # everything else (the checks note what they find, so the timeline would differ).
         dirty = self._dirty
-        was_dirty = None if dirty is None else tuple(dirty) if dirty else ()
+        was_dirty = None if dirty is None else tuple(p.id for p in dirty) if dirty else ()
         guard = None
         if self._v2:
             self._stack.merge.clear()
@@ -946,11 +940,7 @@ class Game:
             except BaseException:
                 # Whatever stops a group half-way (a result beyond 10^1000, ...), nothing of
                 # it happens.
-                self._restore(snapshot)
-                self._dirty = _as_dirty(was_dirty)
-                self.notes = []
-                self.refusals = []
-                self._untouch()
+                self._forget(snapshot, was_dirty)
                 raise
             finally:
                 self._event = None
@@ -963,11 +953,8 @@ class Game:
                     self._settle_event()
                     self._event = None
             except BaseException:
-                self._roll_back()
-                if guard is not None:
-                    self._restore(guard)
-                self._dirty = _as_dirty(was_dirty)
-                self._untouch()
+                self._roll_back(was_dirty)
+                self._forget(guard, was_dirty)
                 self._event = None
                 raise
         try:
@@ -982,15 +969,26 @@ class Game:
         except BaseException:
             # A choice not stated (which Lich's Mirror, 616.1; a trigger's order or target,
             # 603.3b, 603.3d) or too much work (732.2a): nothing of the action happens.
-            if guard is not None:
-                self._restore(guard)
-                self._dirty = _as_dirty(was_dirty)
-            self.notes = []
-            self.refusals = []
-            self._untouch()
+            self._forget(guard, was_dirty)
             raise
         if self.history is not None:
             self.history.append(action)
+
+    def _forget(self, snapshot: Any, was_dirty: tuple[str, ...] | None) -> None:
+        """Nothing of a failed action stays: the game is as ``snapshot`` holds it (``None``:
+        none was taken), the next state-based check looks at whom it would have before
+        (``was_dirty``, ids), and the action leaves no notes, refusals or touches."""
+        if snapshot is not None:
+            self._restore(snapshot)
+            self._dirty = self._dirty_again(was_dirty)
+        self.notes = []
+        self.refusals = []
+        self._untouch()
+
+    def _dirty_again(self, was_dirty: tuple[str, ...] | None) -> set[Player] | None:
+        """The players (by id: a restored snapshot holds other objects) whom the next
+        state-based check looks at again; ``None``: everyone."""
+        return None if was_dirty is None else {self._players[pid] for pid in was_dirty}
 
     def _untouch(self) -> None:
         """Nothing is touched yet (:attr:`touched`)."""

@@ -12,6 +12,7 @@ import pytest
 playwright_sync = pytest.importorskip("playwright.sync_api")
 from browser_helpers import get, life, new_phone, post, screenshot, sit, table_device  # noqa: E402
 from playwright.sync_api import Browser, Page, expect  # noqa: E402
+from table_helpers import THG  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
@@ -251,18 +252,7 @@ def test_616_1_the_first_head_picks_which_lichs_mirror_replaces_the_teams_loss(
     loss (614.1a, 810.8a) is asked on Ana's phone, the first seated head (616.1), each Mirror
     named with its controller; one tap answers it (only the first listed applies). Bo's phone
     says it waits."""
-    table = post(
-        base + "/api/tables",
-        {
-            "variant": "two-headed-giant",
-            "players": [
-                {"name": "Ana", "team": "North"},
-                {"name": "Bo", "team": "North"},
-                {"name": "Cy", "team": "South"},
-                {"name": "Di", "team": "South"},
-            ],
-        },
-    )["id"]
+    table = post(base + "/api/tables", THG)["id"]
     ana, bo = new_phone(browser), new_phone(browser)
     for page, who in ((ana, "ana"), (bo, "bo")):
         page.goto(f"{base}/t/{table}")  # a team's panel: sit() looks for a player's
