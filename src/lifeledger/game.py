@@ -2806,7 +2806,8 @@ class Game:
             # The ids stated come first, in their order; those stated before keep theirs
             # after them (a statement on one event leaves the order on another standing).
             kept = stack.replacements.get(action.player, ())
-            merged = (*action.replacements, *(i for i in kept if i not in action.replacements))
+            stated = set(action.replacements)  # each statement costs its length, however long
+            merged = (*action.replacements, *(i for i in kept if i not in stated))
             self._set_count_any(stack.replacements, action.player, merged)
         for effect_id, players in action.targets:
             self._set_count_any(stack.targets, effect_id, players)
