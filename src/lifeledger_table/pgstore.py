@@ -374,10 +374,15 @@ class PostgresStore(LogReads):
         same table, game and count), in one transaction, each table's all or none (a
         savepoint each): a table that already has an event with one of its events' ``seq`` or
         ``client_id`` (another server wrote first) gets none of them, nor its checkpoints.
-        Returns those tables. The other servers are told of the rest when it commits."""
+        Returns those tables. The other servers are told of the rest when it commits.
+
+        The tables are written in the order of their ids, and the checkpoints in the order of
+        their keys, whatever the batch's order: two processes appending batches of the same
+        tables take the rows' locks in one order, so neither waits for the other in a circle
+        (a deadlock, which PostgreSQL ends by failing one of them after a second)."""
         refused: set[str] = set()
         with self._connection() as conn, conn.transaction(), conn.cursor() as cur:
-            for table, rows in by_table(events).items():
+            for table, rows in sorted(by_table(events).items()):
                 try:
                     with conn.transaction():
                         for start in range(0, len(rows), 1000):
@@ -435,7 +440,10 @@ class PostgresStore(LogReads):
                 cur.executemany(
                     "UPDATE events SET game = %s, position = %s, entry = %s "
                     "WHERE table_id = %s AND seq = %s",
-                    [(e.game, e.position, e.entry, e.table, e.seq) for e in events],
+                    [
+                        (e.game, e.position, e.entry, e.table, e.seq)
+                        for e in sorted(events, key=lambda e: (e.table, e.seq))
+                    ],
                 )
             _put_checkpoints(cur, checkpoints)
 
@@ -505,6 +513,7 @@ def _durable(conn: Connection) -> None:
 
 
 def _put_checkpoints(cur: psycopg.Cursor[tuple[Any, ...]], made: Sequence[Checkpoint]) -> None:
+    made = sorted(made, key=lambda c: (c.table, c.game, c.count))  # locks in one order
     if made:
         cur.executemany(
             "INSERT INTO checkpoints (table_id, game, count, seq, data) "
