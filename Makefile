@@ -13,8 +13,12 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[table,dev]'
 	touch $(STAMP)
 
+# Phones on the same Wi-Fi join: it listens on every interface and prints the address (and a
+# QR code) they open. HOST=127.0.0.1 make run keeps it to this machine (docs/table.md).
+HOST ?= 0.0.0.0
+PORT ?= 8000
 run: $(STAMP)
-	$(BIN)/lifeledger serve
+	$(BIN)/lifeledger serve --host $(HOST) --port $(PORT)
 
 test: lint typecheck unit examples
 

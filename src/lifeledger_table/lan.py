@@ -1,5 +1,7 @@
-"""Phones on the same Wi-Fi (``lifeledger serve --host 0.0.0.0``): the machine's LAN address,
-and the origin a table's links and QR code point at.
+"""Phones on the same Wi-Fi (``lifeledger serve --host 0.0.0.0``, what ``make run`` does): the
+machine's LAN address, the origin a table's links and QR code point at, and what the terminal
+says at start-up (the address phones open, with a QR code of it; or, on a server only this
+machine can reach, how to let the phones in).
 
 Whoever opens a table on the serving machine itself uses ``localhost`` or ``127.0.0.1``; a
 link or QR code made from that address leads a phone nowhere. When the server listens on
@@ -10,11 +12,13 @@ opener used is kept). A request through a trusted reverse proxy is left as it is
 
 from __future__ import annotations
 
+import io
 import ipaddress
 import re
 import socket
 from typing import TYPE_CHECKING
 
+import segno
 from aiohttp import web
 
 from .addresses import PROXIES_KEY, TrustedProxies, parse_address
@@ -24,12 +28,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "LAN_KEY",
+    "LOCAL_ONLY",
     "host_parts",
     "is_loopback_host",
     "lan_address",
     "link_origin",
     "listens_everywhere",
     "phone_url",
+    "terminal_qr",
 ]
 
 #: The machine's LAN address, when the server listens on every interface and one was found.
@@ -89,6 +95,23 @@ def phone_url(scheme: str, address: str, port: int) -> str:
     host = f"[{address}]" if ":" in address else address
     default = {"http": 80, "https": 443}.get(scheme)
     return f"{scheme}://{host}/" if port == default else f"{scheme}://{host}:{port}/"
+
+
+#: What a server listening on this machine only (``--host 127.0.0.1``) says under its first
+#: line: no phone can open its links, and how to change that.
+LOCAL_ONLY = (
+    "Only this machine can open it: phones can't. To let phones on the same Wi-Fi join, "
+    "start it with `make run` (or `lifeledger serve --host 0.0.0.0`)."
+)
+
+
+def terminal_qr(url: str) -> str:
+    """A QR code of ``url`` drawn with block characters, for a phone to scan off the terminal
+    (two rows of modules a line; the light modules are the block characters, so light text on
+    a dark terminal shows it the right way round, and phones' cameras read it either way)."""
+    out = io.StringIO()
+    segno.make(url, error="m").terminal(out=out, compact=True)
+    return out.getvalue().rstrip("\n")
 
 
 def _split_host(host: str) -> tuple[str, str]:

@@ -26,7 +26,15 @@ from . import pictures, protocol, routes
 from .addresses import TrustedProxies
 from .connections import raise_descriptor_limit, serve
 from .hub import HUB_KEY, Hub
-from .lan import LAN_KEY, lan_address, listens_everywhere, phone_url
+from .lan import (
+    LAN_KEY,
+    LOCAL_ONLY,
+    is_loopback_host,
+    lan_address,
+    listens_everywhere,
+    phone_url,
+    terminal_qr,
+)
 from .limits import CodeGuard, Limits, SocketGate
 from .middleware import (
     ERRORS_KEY,
@@ -179,8 +187,9 @@ def run(
     HTTPS, which phones need to keep their screens awake (the Wake Lock API wants a secure
     page). ``trusted_proxies``: see :func:`create_app`; ``pool_size``: a PostgreSQL store's
     connections (each process also holds one more, to hear the others). On every interface
-    (``--host 0.0.0.0``) it prints the address phones on the same Wi-Fi open, and tables
-    opened from this machine link to it (:mod:`.lan`)."""
+    (``--host 0.0.0.0``) it prints the address phones on the same Wi-Fi open and a QR code of
+    it, and tables opened from this machine link to it (:mod:`.lan`); on the loopback only, it
+    says phones can't open it and how to let them in."""
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     trusted_proxies = list(trusted_proxies)
     try:
@@ -210,6 +219,10 @@ def run(
         )
         if everywhere:
             print(phones_line(scheme, port, lan), flush=True)
+            if lan is not None:  # a QR code to scan off the screen
+                print(terminal_qr(phone_url(scheme, lan, port)), flush=True)
+        elif is_loopback_host(host):
+            print(LOCAL_ONLY, flush=True)
         task = asyncio.current_task()
         assert task is not None
         asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)

@@ -117,6 +117,19 @@ function checkCode(code) {
 // ABCD-EFGH, ABCD-EFGH-JK: groups of four, to read out.
 function formatCode(code) { return (String(code).match(/.{1,4}/g) || []).join("-"); }
 
+// A table's link that only the serving machine can open (localhost, 127.x.x.x, [::1]): the
+// server listens on this machine only (or found no LAN address). The note saying so and how
+// to let phones on the same Wi-Fi in, or null for a link phones can open.
+const ONLY_HERE = "Only this computer can open this link and QR code: phones can't. To let phones on "
+  + "the same Wi-Fi join, start the server with make run (or lifeledger serve --host 0.0.0.0) "
+  + "and open the table again.";
+function onlyHereNote(url) {
+  let host;
+  try { host = new URL(url).hostname.replace(/^\[|\]$/g, "").toLowerCase(); } catch (e) { return null; }
+  const here = host === "localhost" || host.endsWith(".localhost") || /^127\./.test(host) || host === "::1";
+  return here ? h("p", { class: "error only-here", role: "alert" }, ONLY_HERE) : null;
+}
+
 // "1 counter", "2 counters": a count and its noun, in agreement.
 function plural(n, one, many) {
   const word = String(n) === "1" ? one : (many || one + "s");

@@ -158,6 +158,7 @@ function showOpened(res) {
   link.textContent = links.play; link.href = `/t/${res.id}`;
   const watch = document.getElementById("opened-watch");
   watch.textContent = links.watch; watch.href = `/w/${res.watch}`;
+  document.getElementById("opened-only-here").replaceChildren(onlyHereNote(links.play) || "");
   document.getElementById("opened-qr").src = `/api/tables/${res.id}/qr.svg`;
   document.getElementById("one-device").onclick = () => { saveDevice(res.id, "table"); location.href = `/t/${res.id}`; };
   document.getElementById("own-phones").onclick = () => {

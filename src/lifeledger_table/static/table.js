@@ -1005,6 +1005,8 @@ function renderMenu() {
     const links = S.links || { play: `${location.origin}/t/${KEY}`, watch: `${location.origin}/w/${S.info.watch}` };
     items.push(h("p", { class: "link-row" }, "Players: ", h("a", { href: `/t/${KEY}` }, links.play)));
     items.push(h("p", { class: "link-row" }, "Spectators: ", h("a", { href: `/w/${S.info.watch}` }, links.watch)));
+    const onlyHere = onlyHereNote(links.play);
+    if (onlyHere) items.push(onlyHere);
     if (S.device === "table") {
       items.push(h("p", { class: "muted" }, "This is the table device: every panel is controlled here."));
       items.push(h("button", { "data-menu": "take-seats", onclick: () => { close("menu"); takeFreeSeats(true); } }, "Take the free seats"));
