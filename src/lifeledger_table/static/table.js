@@ -501,7 +501,7 @@ function renderConn() {
   const chooser = MODE === "play" ? [...S.pending.keys()].map(waitsForChoice).filter(Boolean) : [];
   const parts = [];
   if (S.unavailable) parts.push(S.unavailable);
-  else if (!live && !navigator.onLine) parts.push("Offline — taps are kept and sent when the connection returns");
+  else if (!live && (!navigator.onLine || (S.fromKept && !S.everConnected))) parts.push("Offline — taps are kept and sent when the connection returns");
   else if (!live) parts.push(S.everConnected ? "Connection lost — reconnecting…" : "Connecting…");
   if (wait) parts.push(`${plural(wait, "change")} waiting to be sent`);
   if (chooser.length) parts.push(`${plural(chooser.length, "change")} waiting for ${S.names.of(chooser[0])}'s choice`);
@@ -1110,6 +1110,7 @@ async function main() {
       $("panels").replaceChildren(h("p", { class: "card error" }, ex.message || "There is no such table."));
       return;
     }
+    S.fromKept = true; // the server can't be reached: offline, whatever navigator.onLine says
   }
   S.names = new Names(S.info.header, S.info.labels);
   const saved = MODE === "play" ? loadSeat(KEY) : null;
