@@ -6,9 +6,13 @@ The app computes no rule of its own: every total, standing and refusal comes fro
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import io
 import pickle
 import re
-from collections.abc import Sequence
+import sys
+from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 import lifeledger
@@ -36,6 +40,7 @@ from lifeledger.stack import OpenChoice
 from lifeledger.variants import VARIANTS
 
 __all__ = [
+    "BUILD",
     "Action",
     "ChoiceNeeded",
     "Choose",
@@ -56,6 +61,7 @@ __all__ = [
     "Win",
     "after",
     "apply",
+    "build_of",
     "card_of",
     "catalogue",
     "check_header",
@@ -74,9 +80,27 @@ __all__ = [
     "turns",
 ]
 
-#: What a checkpoint is: changed whenever what it holds changes, and with the engine's
-#: version, so that a checkpoint another build wrote is never read (the log is replayed).
-CHECKPOINT_FORMAT = f"lifeledger {lifeledger.__version__} checkpoint 2"
+
+def build_of(roots: Iterable[Path]) -> str:
+    """A digest of the Python source files under ``roots`` (their paths and contents): any
+    change of the code is another build."""
+    digest = hashlib.sha256()
+    for root in roots:
+        for path in sorted(root.rglob("*.py")):
+            name = path.relative_to(root).as_posix()
+            digest.update(f"{root.name}/{name}\0".encode())
+            digest.update(path.read_bytes())
+            digest.update(b"\0")
+    return digest.hexdigest()[:32]
+
+
+#: This build: the digest of the engine's and the table app's source files, made once.
+BUILD = build_of([Path(__file__).parent, Path(lifeledger.__file__).parent])
+
+#: What a checkpoint is, and which build wrote it: the line a checkpoint starts with. A
+#: checkpoint that does not start with this one's is never unpickled (the log is replayed).
+CHECKPOINT_FORMAT = f"lifeledger checkpoint 3 build {BUILD}"
+_HEAD = f"{CHECKPOINT_FORMAT}\n".encode()
 
 
 #: The most consequences an action's timeline entry lists: the first ``NOTES_HEAD``, one line
@@ -292,26 +316,46 @@ def after(
 
 
 def dump_checkpoint(game: Game, outcomes: list[Outcome]) -> bytes:
-    """A game and the outcomes of the match's games before it, as bytes for the store (only
-    this build reads them back: see :func:`load_checkpoint`)."""
+    """A game and the outcomes of the match's games before it, as bytes for the store: the
+    line :data:`CHECKPOINT_FORMAT`, then a pickle (only this build reads them back, and reading
+    one runs no code: see :func:`load_checkpoint`)."""
     plain = [  # an outcome's read-only mappings, as the dicts they are made from
         dataclasses.replace(o, results=dict(o.results), team_results=dict(o.team_results))
         for o in outcomes
     ]
-    return pickle.dumps((CHECKPOINT_FORMAT, game, plain), protocol=pickle.HIGHEST_PROTOCOL)
+    return _HEAD + pickle.dumps((game, plain), protocol=pickle.HIGHEST_PROTOCOL)
+
+
+class _EngineUnpickler(pickle.Unpickler):
+    """An unpickler that makes only the rules engine's own classes (its games, players,
+    effects, enumerations...) and plain data: no function, nothing of another module, no
+    module imported, nothing reached through another name. Whoever can write to the store
+    can't make a server run anything by writing a checkpoint."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        found = None
+        if (module == "lifeledger" or module.startswith("lifeledger.")) and name.isidentifier():
+            found = getattr(sys.modules.get(module), name, None)  # never imports
+        if not isinstance(found, type) or found.__module__ != module:
+            raise pickle.UnpicklingError(f"{module}.{name} is not the engine's")
+        return found
 
 
 def load_checkpoint(data: bytes) -> tuple[Game, list[Outcome]]:
     """What :func:`dump_checkpoint` made. Raises :class:`ValueError` for a checkpoint this
-    build did not write (the table then replays its log instead). The store is the server's
-    own: a checkpoint is never read from anywhere else."""
-    try:
-        found = pickle.loads(data)  # only ever the server's own store
-    except Exception as exc:
-        raise ValueError(f"unreadable checkpoint ({type(exc).__name__})") from exc
-    if not (isinstance(found, tuple) and len(found) == 3 and found[0] == CHECKPOINT_FORMAT):
+    build did not write (its first line is checked before anything is unpickled), or one
+    that names anything but the engine's classes (the table then replays its log instead)."""
+    if not data.startswith(_HEAD):
         raise ValueError("a checkpoint of another build")
-    _, game, outcomes = found
+    try:
+        found = _EngineUnpickler(io.BytesIO(data[len(_HEAD) :])).load()
+    except Exception as exc:
+        raise ValueError(f"unreadable checkpoint ({type(exc).__name__}: {exc})") from exc
+    if not (isinstance(found, tuple) and len(found) == 2):
+        raise ValueError("a checkpoint of another build")
+    game, outcomes = found
     if not isinstance(game, Game) or not isinstance(outcomes, list):
+        raise ValueError("a checkpoint of another build")
+    if not all(isinstance(o, Outcome) for o in outcomes):
         raise ValueError("a checkpoint of another build")
     return game, outcomes

@@ -409,11 +409,12 @@ async def take_seat(request: web.Request) -> web.Response:
     """POST /api/tables/{table}/seats/{seat}: a token for a free seat (``{}``), or a takeover
     of a taken one (``{"takeover": true}``, with ``"host": HOST_TOKEN`` from the host).
 
-    A takeover is granted at once for the host, or when no phone has held the seat on a socket
-    for ``seat_idle_seconds``; otherwise it is a request (202) put to the seat's phone and the
-    host's, polled at ``GET /api/tables/{table}/takeovers/{request}``. A seat only table
-    devices hold is given at once to a personal phone (``"device"`` absent or ``"phone"``),
-    with or without ``takeover``: its player has come with a phone of their own."""
+    A takeover is granted at once for the host, or when no socket has held the seat for
+    ``seat_idle_seconds``; otherwise it is a request (202) put to the sockets holding the seat
+    and the host's, polled at ``GET /api/tables/{table}/takeovers/{request}``. A seat a table
+    device holds is in use like any other (issue 21 item 2): anyone with the link could
+    otherwise take a player's seat from the device and concede for them. ``"device"``
+    (``"phone"`` or ``"table"``) is accepted and changes nothing."""
     hub = request.app[HUB_KEY]
     takeovers = takeovers_of(hub)
     table = await table_or_404(request)
@@ -434,14 +435,16 @@ async def take_seat(request: web.Request) -> web.Response:
             'The body is {}, or {"takeover": true} (and "host"); "device": "table" from a '
             "table device.",
         )
-    device = body.get("device", "phone") == "table"
-    devices_only = seat in table.seats and takeovers.device_only(hub, table, seat)
-    if seat in table.seats and (device or not devices_only):
-        # A device asking for another device's seat asks it, as a phone asks a phone.
-        connected = devices_only or takeovers.held_lately(hub, table, seat)
+    if seat in table.seats:
+        connected = takeovers.held_lately(hub, table, seat)
         if not body.get("takeover", False):
+            on_device = {"device": True} if takeovers.on_device(hub, table, seat) else {}
             return _error(
-                409, "seat-taken", "This seat is taken. Take it over?", connected=connected
+                409,
+                "seat-taken",
+                "This seat is taken. Take it over?",
+                connected=connected,
+                **on_device,
             )
         if not takeovers.throttle.allow(request.remote or "?"):
             return _error(429, "throttled", "Too many takeovers from here; wait a few minutes.")
@@ -451,9 +454,6 @@ async def take_seat(request: web.Request) -> web.Response:
                 return _error(429, "busy", "Too many takeovers are waiting at this table.")
             expires = round(asked.expires - asked.created)
             return web.json_response({"request": asked.id, "expires": expires}, status=202)
-    elif devices_only and not takeovers.throttle.allow(request.remote or "?"):
-        # Taking a device's seat is a takeover too, granted at once: budgeted as one.
-        return _error(429, "throttled", "Too many takeovers from here; wait a few minutes.")
     try:
         token = await grant_seat(hub, table, seat)
     except StorageFailure:
@@ -469,8 +469,8 @@ async def take_seats(request: web.Request) -> web.Response:
     (only ``seats`` is needed; ``device`` is ``"table"`` unless said). Every listed seat that
     is free is given; a taken one is skipped, unless it is given at once as
     ``POST .../seats/{seat}`` would give it: with ``"takeover": true``, from the host (any
-    seat) or for a seat no phone has held lately; from a personal phone (``"phone"``), a seat
-    only table devices hold. Nobody is asked. Answers ``{"tokens": {S: TOKEN}, "skipped":
+    seat) or for a seat no socket has held lately (a table device's included). Nobody is
+    asked. Answers ``{"tokens": {S: TOKEN}, "skipped":
     {S: "taken" | "storage"}}``; a body that is not right is answered 400 naming the member,
     and changes nothing."""
     hub = request.app[HUB_KEY]
@@ -482,27 +482,13 @@ async def take_seats(request: web.Request) -> web.Response:
         member, code, message = problem
         return _error(400, code, message, member=member)
     seats: list[str] = body["seats"]
-    phone = body.get("device", "table") == "phone"
     host = is_host(table, body.get("host"))
     takeover = bool(body.get("takeover", False))
     wanted: dict[str, str | None] = {}
     skipped: dict[str, str] = {}
     for seat in seats:  # decided and claimed with no await between: no other request in between
         held = table.seats.get(seat)
-        if (
-            held is None
-            or (phone and takeovers.device_only(hub, table, seat))
-            or (
-                takeover
-                and (
-                    host
-                    or not (
-                        takeovers.held_lately(hub, table, seat)
-                        or takeovers.device_only(hub, table, seat)
-                    )
-                )
-            )
-        ):
+        if held is None or (takeover and (host or not takeovers.held_lately(hub, table, seat))):
             wanted[seat] = held
         else:
             skipped[seat] = "taken"

@@ -591,7 +591,12 @@ class Table:
         found = self.store.checkpoint(self.id, self.number, count)
         if found is None:
             raise DamagedError(self.id, None, f"checkpoint {count} of game {self.number} is gone")
-        return engine.load_checkpoint(found.data)[0]
+        try:
+            return engine.load_checkpoint(found.data)[0]
+        except ValueError as exc:  # another build's (or forged): the game's actions replayed
+            log.info("table %s: replaying game %d (%s)", self.id, self.number, exc)
+            actions = [e.body["action"] for e in self._actions(0, count)]
+            return engine.resume(engine.new_game(self.header), actions, 0)
 
     def _segment_before(self, end: int) -> Segment:
         """The segment of the current game that ends after ``end`` actions in effect (a

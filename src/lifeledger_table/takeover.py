@@ -6,9 +6,9 @@ the host, or when no phone has held it on a socket for ``seat_idle_seconds``; ot
 asking phone gets a request id, the sockets holding that seat and the host's sockets are asked,
 and the first answer decides. The asker polls ``GET /api/tables/{t}/takeovers/{rid}``.
 
-A seat held only by table devices (one phone or tablet in the middle of the table, for the
-players without their own: sockets marked ``device``) is given at once to a personal phone
-asking for it: its player has come with a phone of their own. Nobody is asked.
+A seat a table device holds (one phone or tablet in the middle of the table, for the players
+without their own: sockets marked ``device``) is a seat in use like any other (issue 21 item
+2): a personal phone asking for it is answered by the device or the host (one tap).
 
 Everything here is bounded: requests expire (``takeover_seconds``) and are forgotten a while
 later, at most ``takeovers_waiting`` wait per table, and the times seats were last held are
@@ -85,10 +85,9 @@ class Takeovers:
         self.requests: OrderedDict[str, Takeover] = OrderedDict()
         #: table -> its requests still kept (at most ``takeovers_waiting`` waiting).
         self.by_table: dict[str, list[Takeover]] = {}
-        #: (table, seat) -> when a personal phone's socket last stopped holding the seat, and
-        #: when a table device's did (expiry queues).
+        #: (table, seat) -> when a socket (a personal phone's or a table device's) last
+        #: stopped holding the seat (an expiry queue).
         self.released: OrderedDict[tuple[str, str], float] = OrderedDict()
-        self.device_released: OrderedDict[tuple[str, str], float] = OrderedDict()
         #: Sockets that said hello with their table's host token.
         self.hosts: set[Conn] = set()
         self.throttle = Throttle(limits.takeovers, limits.work_window)
@@ -99,8 +98,6 @@ class Takeovers:
         self.feed: Callable[[str, str, str], None] | None = None
         self.me = secrets.token_hex(6)
         self.elsewhere: OrderedDict[tuple[str, str], float] = OrderedDict()
-        #: The same for seats another server said only table devices hold there.
-        self.elsewhere_devices: OrderedDict[tuple[str, str], float] = OrderedDict()
         self.unsure_until = 0.0
 
     def share(self, feed: Callable[[str, str, str], None]) -> None:
@@ -119,19 +116,16 @@ class Takeovers:
         if self.feed is not None:
             self.feed(kind, table_id, json.dumps({"from": self.me, **detail}))
 
-    def holding(self, table_id: str, seats: Collection[str], devices: Collection[str] = ()) -> None:
-        """Tell the other servers that sockets here hold ``seats`` of the table (``devices``:
-        those of them that only table devices hold here)."""
+    def holding(self, table_id: str, seats: Collection[str]) -> None:
+        """Tell the other servers that sockets here hold ``seats`` of the table (a table
+        device's as a personal phone's: both are in use. Older builds also named the seats
+        only devices held, which they gave away at once: not naming any keeps them asking)."""
         if seats:
-            self._tell("holding", table_id, seats=sorted(seats), devices=sorted(devices))
+            self._tell("holding", table_id, seats=sorted(seats))
 
     def holding_conns(self, table_id: str, conns: Iterable[Conn]) -> None:
         """Tell the other servers the seats ``conns`` (sockets of the table) hold."""
-        personal: set[str] = set()
-        device: set[str] = set()
-        for conn in conns:
-            (device if conn.device else personal).update(conn.seats)
-        self.holding(table_id, personal | device, device - personal)
+        self.holding(table_id, {seat for conn in conns for seat in conn.seats})
 
     def announce(self, hub: Hub) -> None:
         """Tell the other servers every seat held on a socket here (every ``limits.sweep``
@@ -142,33 +136,28 @@ class Takeovers:
     def heard_holding(
         self, table_id: str, seats: Iterable[str], devices: Iterable[str] = ()
     ) -> None:
-        """Another server said sockets of its hold ``seats`` of the table (``devices``: those
-        of them only table devices hold there)."""
+        """Another server said sockets of its hold ``seats`` of the table. ``devices`` (those
+        of them only table devices hold there, from an older build) changes nothing: a seat a
+        device holds is in use."""
         now = time.monotonic()
-        only_devices = set(devices)
         for seat in seats:
-            heard = self.elsewhere_devices if seat in only_devices else self.elsewhere
-            heard[(table_id, seat)] = now
-            heard.move_to_end((table_id, seat))
-        for heard in (self.elsewhere, self.elsewhere_devices):
-            _expire(heard, now, self._heard_for())
+            self.elsewhere[(table_id, seat)] = now
+            self.elsewhere.move_to_end((table_id, seat))
+        _expire(self.elsewhere, now, self._heard_for())
 
     # -- who holds a seat ----------------------------------------------------------------------
 
     def release(self, table_id: str, seat: str, device: bool = False) -> None:
         """A socket stopped holding ``seat`` (it closed, said hello again, or lost the seat);
-        ``device``: a table device's."""
+        ``device``: a table device's, which holds it as lately as a phone's."""
         now = time.monotonic()
         key = (table_id, seat)
-        released = self.device_released if device else self.released
-        released[key] = now
-        released.move_to_end(key)
+        self.released[key] = now
+        self.released.move_to_end(key)
         self._prune(now)
 
     def _prune(self, now: float) -> None:
-        idle = self.limits.seat_idle_seconds
-        _expire(self.released, now, idle)
-        _expire(self.device_released, now, idle)
+        _expire(self.released, now, self.limits.seat_idle_seconds)
         while self.requests:
             rid, request = next(iter(self.requests.items()))
             # Kept a while after they expire, so that a late poll hears "expired".
@@ -186,10 +175,10 @@ class Takeovers:
         return [c for c in hub.conns.get(table.id, ()) if c.holds(seat)]
 
     def held_lately(self, hub: Hub, table: Table, seat: str) -> bool:
-        """Whether a personal phone holds the seat on a socket now or did within
-        ``seat_idle_seconds``: then a takeover needs the holder's or the host's approval.
-        (A seat only table devices hold never does: see :meth:`device_only`.)"""
-        if any(not c.device for c in self.holders(hub, table, seat)):
+        """Whether a socket holds the seat now, a personal phone's or a table device's (a seat
+        a device holds is in use: issue 21 item 2), or did within ``seat_idle_seconds``, here
+        or on another server: then a takeover needs the holder's or the host's approval."""
+        if self.holders(hub, table, seat):
             return True
         now = time.monotonic()
         self._prune(now)
@@ -201,20 +190,11 @@ class Takeovers:
         heard = self.elsewhere.get((table.id, seat))
         return now < self.unsure_until or (heard is not None and now - heard < self._heard_for())
 
-    def device_only(self, hub: Hub, table: Table, seat: str) -> bool:
-        """Whether the taken ``seat`` is held only by table devices (on a socket now, or
-        within ``seat_idle_seconds``, here or on another server): a personal phone asking for
-        it gets it at once."""
-        if seat not in table.seats or self.held_lately(hub, table, seat):
-            return False
-        if self.holders(hub, table, seat):
-            return True  # all of them devices' (held_lately is false)
-        now = time.monotonic()
-        at = self.device_released.get((table.id, seat))
-        if at is not None and now - at < self.limits.seat_idle_seconds:
-            return True
-        heard = self.elsewhere_devices.get((table.id, seat))
-        return heard is not None and now - heard < self._heard_for()
+    def on_device(self, hub: Hub, table: Table, seat: str) -> bool:
+        """Whether table devices, and no personal phone, hold ``seat`` on sockets here now
+        (what a page asking for the seat is told: the table device is asked)."""
+        holders = self.holders(hub, table, seat)
+        return bool(holders) and all(c.device for c in holders)
 
     def host_sockets(self, hub: Hub, table: Table) -> list[Conn]:
         """The host's sockets on the table."""
@@ -304,10 +284,7 @@ class Takeovers:
             self._tell("closed", table.id, request=request.id, status=status)
 
     def seat_changed(self, hub: Hub, table: Table, seat: str) -> None:
-        """The seat changed hands: requests for it waiting are moot (they expire), and that a
-        table device held it says nothing of its new holder."""
-        self.device_released.pop((table.id, seat), None)
-        self.elsewhere_devices.pop((table.id, seat), None)
+        """The seat changed hands: requests for it waiting are moot (they expire)."""
         for request in self.waiting(table.id, seat):
             if request.status == "pending":
                 request.expires = time.monotonic()

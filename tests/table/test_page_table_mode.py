@@ -1,7 +1,8 @@
 """Table mode in a real browser (issue 8, "one shared device"): one phone or tablet in the
 middle of the table holds every free seat, every panel is controllable and turned to face its
 player, and it mixes with personal phones at the same table: a player who takes their seat on
-their own phone gets it at once, and the device goes on controlling that panel for effects."""
+their own phone asks for it, the table device allows it with one tap (issue 21 item 2: a seat
+the device holds is in use), and the device goes on controlling that panel for effects."""
 
 from __future__ import annotations
 
@@ -66,12 +67,35 @@ def test_one_device_for_everyone_controls_every_panel_facing_its_player(
     page.context.close()
 
 
-def test_a_personal_phone_takes_its_seat_from_the_device_which_still_deals_it_damage(
+def test_a_personal_phone_asks_the_device_for_its_seat_one_tap_allows_it_and_it_still_deals_damage(
     base: str, browser: Browser
 ) -> None:
+    """Issue 21 item 2: a phone opening the link took a device's seat at once (and could
+    concede for its player), and the picker said "(taken)" of seats a tap took. The picker
+    says the seat is on the table device and offers to ask; the device shows the request and
+    one tap allows it."""
     device, table = table_device(browser, base)
     bo = new_phone(browser)
-    sit(bo, base, table, "bo")  # given at once: the device's seat, nobody is asked
+    bo.goto(f"{base}/t/{table}")
+    seat_btn = bo.locator('#picker button[data-seat="bo"]')
+    expect(seat_btn).to_have_text("Bo (taken)")
+    seat_btn.click()
+    note = bo.locator("#picker-note")
+    expect(note).to_have_text(
+        "Bo's seat is on the table device. Ask to take it? One tap on the table device allows it."
+    )
+    expect(seat_btn).to_have_text("Ask to take Bo's seat")
+    assert sorted(device.evaluate("S.seats")) == ["ana", "bo", "cy", "di"]  # nothing given
+    seat_btn.click()
+    expect(note).to_have_text("Waiting for the table device to allow it…")
+    expect(device.locator("#ask")).to_be_visible()
+    expect(device.locator("#ask-text")).to_have_text(
+        "A phone asks for Bo's seat. Allow it if it is Bo's own phone."
+    )
+    device.locator('#ask [data-answer="allow"]').click()  # one tap
+    expect(bo.locator("#picker")).to_be_hidden()
+    expect(bo.locator('[data-player="bo"] .tag.you')).to_be_visible()
+    expect(device.locator("#ask")).to_be_hidden()
     held(device, 3)
     panel = device.locator('.panel[data-player="bo"]')
     expect(panel.locator(".tag.phone")).to_have_text("on own phone")
@@ -127,9 +151,18 @@ def test_the_table_device_becomes_a_personal_phone_again(base: str, browser: Bro
     expect(page.locator("#panels")).not_to_have_class(re.compile(r"table-mode"))
     assert page.evaluate("localStorage.getItem(`lifeledger-device-${KEY}`)") == "phone"
     held(page, 1)
-    # The other seats are free for the players' own phones, at once.
+    # The seats the device let go were held a moment ago: a phone asking for one is asked
+    # about on the phone that opened the table, whose one tap allows it.
     di = new_phone(browser)
-    sit(di, base, table, "di")
+    di.goto(f"{base}/t/{table}")
+    di.locator('#picker button[data-seat="di"]').click()
+    expect(di.locator("#picker-note")).to_have_text(
+        "Di's seat is taken by a phone that is here. Ask to take it?"
+    )
+    di.locator('#picker button[data-seat="di"]').click()
+    expect(page.locator("#ask-text")).to_have_text("Someone wants to take Di's seat.")
+    page.locator('#ask [data-answer="allow"]').click()
+    expect(di.locator('[data-player="di"] .tag.you')).to_be_visible()
     page.locator('.panel[data-player="cy"] [data-act="minus"]').click()
     expect(life(di, "cy")).to_have_text("39")
     di.context.close()

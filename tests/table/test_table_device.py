@@ -1,6 +1,7 @@
 """Table mode, the server's side (issue 8): one shared phone or tablet in the middle of the
 table holds the seats of everyone playing on it, on one socket, and acts as each of them
-(``"as"``); personal phones at the same table take their seat from it at once."""
+(``"as"``). A seat a device holds is in use (issue 21 item 2): a personal phone asking for it
+is answered by the device or the host, as for any held seat."""
 
 from __future__ import annotations
 
@@ -126,14 +127,77 @@ async def test_a_device_names_which_seat_acts(client: Client) -> None:
     assert (await di.reply("a1"))["type"] == "ack"
 
 
-async def test_a_personal_phone_takes_a_device_held_seat_at_once_and_the_device_keeps_the_rest(
+async def take_from_device(client: Client, d: Device, table: str, seat: str) -> str:
+    """A personal phone asks for ``seat``, which the device holds: the device is asked and
+    allows it with one answer; the phone's token."""
+    asked = await client.post(f"/api/tables/{table}/seats/{seat}", json={"takeover": True})
+    assert asked.status == 202, await asked.text()
+    rid = (await asked.json())["request"]
+    question = await d.until("takeover_request")
+    assert question == {"type": "takeover_request", "request": rid, "seat": seat}
+    await d.ws.send_json({"type": "takeover_answer", "request": rid, "allow": True})
+    res = await client.get(f"/api/tables/{table}/takeovers/{rid}")
+    answer = await res.json()
+    assert answer["status"] == "allowed", answer
+    token: str = answer["token"]
+    return token
+
+
+async def test_anyone_with_the_link_is_refused_a_device_held_seat_and_cannot_concede_it(
+    client: Client,
+) -> None:
+    """Issue 21 item 2: while a table device held Bo's seat, ``POST .../seats/bo`` gave
+    anyone a token at once, nobody was asked, and a ``concede`` ended Bo's game for good. A
+    seat a device holds is in use: asking is refused (409, the device named), asking to take
+    it over is a request put to the device, and nothing is given meanwhile, by either
+    endpoint."""
+    table, d, tokens = await device_of_three(client)
+    tid = table["id"]
+    res = await client.post(f"/api/tables/{tid}/seats/bo", json={})
+    assert res.status == 409
+    assert await res.json() == {
+        "error": "seat-taken",
+        "message": "This seat is taken. Take it over?",
+        "connected": True,
+        "device": True,
+    }
+    for body in ({"device": "phone"}, {"device": "table"}):
+        res = await client.post(f"/api/tables/{tid}/seats/bo", json=body)
+        assert res.status == 409 and (await res.json())["connected"] is True
+    answer = await take_seats(client, tid, {"seats": ["bo", "cy"], "device": "phone"})
+    assert answer == {"tokens": {}, "skipped": {"bo": "taken", "cy": "taken"}}
+    answer = await take_seats(client, tid, {"seats": ["bo"], "device": "phone", "takeover": True})
+    assert answer == {"tokens": {}, "skipped": {"bo": "taken"}}
+    res = await client.post(f"/api/tables/{tid}/seats/bo", json={"takeover": True})
+    assert res.status == 202 and set(await res.json()) == {"request", "expires"}
+    assert (await d.until("takeover_request"))["seat"] == "bo"
+    assert client.app[HUB_KEY].tables[tid].seats.keys() == {"ana", "bo", "cy"}
+    # The device still holds Bo's seat, and nobody else can concede for Bo (104.3a).
+    assert (await d.as_("bo", "action", action={"do": "lose_life", "player": "bo", "amount": 1}))[
+        "type"
+    ] == "ack"
+    welcome = await d.hello_again()
+    assert welcome["seats"] == ["ana", "bo", "cy"] and tokens.keys() == {"ana", "bo", "cy"}
+
+
+async def test_a_device_refusing_keeps_the_seat(client: Client) -> None:
+    table, d, _tokens = await device_of_three(client)
+    tid = table["id"]
+    asked = await client.post(f"/api/tables/{tid}/seats/cy", json={"takeover": True})
+    rid = (await asked.json())["request"]
+    await d.until("takeover_request")
+    await d.ws.send_json({"type": "takeover_answer", "request": rid, "allow": False})
+    res = await client.get(f"/api/tables/{tid}/takeovers/{rid}")
+    assert (await res.json())["status"] == "refused"
+    assert (await d.hello_again())["seats"] == ["ana", "bo", "cy"]
+
+
+async def test_a_personal_phone_the_device_allows_takes_its_seat_and_the_device_keeps_the_rest(
     client: Client,
 ) -> None:
     table, d, tokens = await device_of_three(client)
     tid = table["id"]
-    res = await client.post(f"/api/tables/{tid}/seats/bo", json={})
-    assert res.status == 200, await res.text()  # no takeover question: Bo came with a phone
-    bo = await phone(client, tid, (await res.json())["token"])
+    bo = await phone(client, tid, await take_from_device(client, d, tid, "bo"))
     assert (await d.until("seat_lost")) == {"type": "seat_lost", "seat": "bo"}
     assert (await d.as_("ana", "action", action={"do": "lose_life", "player": "bo", "amount": 2}))[
         "type"
@@ -146,27 +210,35 @@ async def test_a_personal_phone_takes_a_device_held_seat_at_once_and_the_device_
     await d.ws.send_json({"type": "hello", "tokens": list(tokens.values()), "since": 0})
     assert (await d.until("error"))["error"] == "bad-token"  # Bo's old token
     assert (await d.until("welcome"))["seats"] == ["ana", "cy"]
-    # Now Bo's seat is a personal phone's: asking for it is the usual takeover question.
+    # Bo's seat is a personal phone's: asking for it is the usual takeover question.
     res = await client.post(f"/api/tables/{tid}/seats/bo", json={"takeover": True})
     assert res.status == 202
 
 
-async def test_a_device_that_just_reconnects_still_gives_seats_at_once(client: Client) -> None:
+async def test_a_device_that_just_reconnects_still_holds_its_seats(client: Client) -> None:
     """A device that closed a moment ago (a reload) holds its seats as lately as a phone
-    does: a personal phone still gets one at once, and nobody is asked."""
+    does: a takeover is a request (the host is asked), and the host takes one at once."""
     table, d, _tokens = await device_of_three(client)
     await d.ws.close()
     for _ in range(100):  # the server sees the socket close
         if not client.app[HUB_KEY].conns.get(table["id"]):
             break
         await asyncio.sleep(0.01)
-    res = await client.post(f"/api/tables/{table['id']}/seats/cy", json={"takeover": True})
+    url = f"/api/tables/{table['id']}/seats/cy"
+    res = await client.post(url, json={})
+    assert res.status == 409 and await res.json() == {
+        "error": "seat-taken",
+        "message": "This seat is taken. Take it over?",
+        "connected": True,
+    }
+    assert (await client.post(url, json={"takeover": True})).status == 202
+    res = await client.post(url, json={"takeover": True, "host": table["host"]})
     assert res.status == 200
 
 
 async def test_a_device_asking_for_a_device_held_seat_is_not_given_it(client: Client) -> None:
-    """Only a personal phone takes a seat from a table device at once; a second device asking
-    for it is told it is taken, and asking to take it over asks the device holding it."""
+    """A second device asking for a device's seat is told it is taken, and asking to take it
+    over asks the device holding it."""
     table, d, _tokens = await device_of_three(client)
     url = f"/api/tables/{table['id']}/seats/bo"
     res = await client.post(url, json={"device": "table"})
@@ -177,9 +249,6 @@ async def test_a_device_asking_for_a_device_held_seat_is_not_given_it(client: Cl
     assert question["seat"] == "bo"
     answer = await take_seats(client, table["id"], {"seats": ["bo", "di"]})
     assert set(answer["tokens"]) == {"di"} and answer["skipped"] == {"bo": "taken"}
-    # A personal phone asking for several seats at once gets the device's.
-    answer = await take_seats(client, table["id"], {"seats": ["bo", "cy"], "device": "phone"})
-    assert set(answer["tokens"]) == {"bo", "cy"}
 
 
 async def test_a_seat_a_personal_phone_holds_is_skipped_for_a_device(client: Client) -> None:
@@ -298,8 +367,7 @@ async def test_a_seat_taken_from_a_device_has_room_for_the_new_phones_socket(
     """The device's socket stops counting for a seat it lost (it stays open for the others):
     the personal phone that took the seat gets its socket, even with one socket a seat."""
     table, d, _tokens = await device_of_three(client)
-    res = await client.post(f"/api/tables/{table['id']}/seats/bo", json={})
-    bo = await phone(client, table["id"], (await res.json())["token"])
+    bo = await phone(client, table["id"], await take_from_device(client, d, table["id"], "bo"))
     assert (await bo.act({"do": "lose_life", "player": "bo", "amount": 1}))["type"] == "ack"
     assert (await d.until("seat_lost"))["seat"] == "bo"
     ws = await client.ws_connect(f"/ws/t/{table['id']}?token={_tokens['ana']}")
@@ -316,24 +384,25 @@ async def test_a_seat_taken_from_a_device_has_room_for_the_new_phones_socket(
 
 @pytest.mark.parametrize("limits", [Limits(takeovers=1)])
 async def test_taking_seats_from_a_device_is_budgeted_as_takeovers(client: Client) -> None:
-    """A seat taken from a device at once is a takeover like any other: with a budget of one
-    takeover per address, the second is refused (429) and changes nothing; free seats are
-    never budgeted."""
+    """A seat the host takes from a device at once is a takeover like any other: with a
+    budget of one takeover per address, the second is refused (429) and changes nothing; free
+    seats are never budgeted."""
     table, d, _tokens = await device_of_three(client)
     tid = table["id"]
-    assert (await client.post(f"/api/tables/{tid}/seats/bo", json={})).status == 200
-    assert (await client.post(f"/api/tables/{tid}/seats/cy", json={})).status == 429
-    res = await client.post(f"/api/tables/{tid}/seats", json={"seats": ["cy"], "device": "phone"})
+    host = {"takeover": True, "host": table["host"]}
+    assert (await client.post(f"/api/tables/{tid}/seats/bo", json=host)).status == 200
+    assert (await client.post(f"/api/tables/{tid}/seats/cy", json=host)).status == 429
+    res = await client.post(f"/api/tables/{tid}/seats", json={"seats": ["cy"], **host})
     assert res.status == 429
     assert (await take_seats(client, tid, {"seats": ["di"]}))["tokens"].keys() == {"di"}
     welcome = await d.hello_again()
     assert welcome["seats"] == ["ana", "cy"]
 
 
-async def test_other_servers_hear_which_seats_only_a_device_holds(client: Client) -> None:
-    """The notice telling other servers which seats sockets here hold names those only table
-    devices hold (a personal phone on another server gets them at once); a server that says
-    nothing of devices (an older build) holds every seat it names as a phone would."""
+async def test_other_servers_hear_a_device_held_seat_as_held(client: Client) -> None:
+    """The notice telling other servers which seats sockets here hold names a table
+    device's seats as any others (no more ``devices``: a build that reads it gave those away
+    at once); a notice from an older build that names some still holds every seat it names."""
     table, _d, _tokens = await device_of_three(client)
     tid = table["id"]
     await phone(client, tid, await seat(client, tid, "di"))
@@ -342,13 +411,11 @@ async def test_other_servers_hear_which_seats_only_a_device_holds(client: Client
     told: list[tuple[str, str, dict[str, Any]]] = []
     takeovers.feed = lambda kind, t, detail: told.append((kind, t, json.loads(detail)))
     takeovers.announce(hub)
-    assert [(k, t, d["seats"], d["devices"]) for k, t, d in told] == [
-        ("holding", tid, ["ana", "bo", "cy", "di"], ["ana", "bo", "cy"])
+    assert [(k, t, d["seats"], "devices" in d) for k, t, d in told] == [
+        ("holding", tid, ["ana", "bo", "cy", "di"], False)
     ]
     takeovers.heard_holding("other", ["p1", "p2"], ["p2"])
-    takeovers.heard_holding("old", ["p1"])
-    assert ("other", "p2") in takeovers.elsewhere_devices
-    assert ("other", "p1") in takeovers.elsewhere and ("old", "p1") in takeovers.elsewhere
+    assert ("other", "p1") in takeovers.elsewhere and ("other", "p2") in takeovers.elsewhere
 
 
 @pytest.mark.parametrize("limits", [Limits(sockets_per_seat=2)])
@@ -533,9 +600,10 @@ async def test_a_change_in_flight_when_its_seat_is_lost_is_acknowledged_and_kept
     aiohttp_client: Any, db: str
 ) -> None:
     """The device sends Bo's change; while it is being written, Bo's own phone takes the
-    seat (the device gets ``seat_lost``). The change was decided while the device held the
-    seat: it is written, acknowledged to the device and kept; the device's next change as Bo
-    is refused (``not-your-seat``) and changes nothing; the others still go through."""
+    seat (the host's takeover, at once; the device gets ``seat_lost``). The change was
+    decided while the device held the seat: it is written, acknowledged to the device and
+    kept; the device's next change as Bo is refused (``not-your-seat``) and changes nothing;
+    the others still go through."""
     client = await aiohttp_client(create_app(SlowAppend(db)))
     table = await open_table(client, FOUR)
     tid = table["id"]
@@ -548,7 +616,8 @@ async def test_a_change_in_flight_when_its_seat_is_lost_is_acknowledged_and_kept
         gain = {"do": "gain_life", "player": "bo", "amount": 5}
         await d.ws.send_str(json.dumps({"type": "action", "id": cid, "as": "bo", "action": gain}))
         await asyncio.sleep(0.05)  # decided, being written
-        res = await client.post(f"/api/tables/{tid}/seats/bo", json={})
+        host = {"takeover": True, "host": table["host"]}
+        res = await client.post(f"/api/tables/{tid}/seats/bo", json=host)
         assert res.status == 200
         seen = []
         while len(seen) < 2:

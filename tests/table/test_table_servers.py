@@ -215,12 +215,13 @@ async def test_a_server_far_behind_loads_the_table_instead_of_replaying_every_ev
 
 
 @pytest.mark.asyncio
-async def test_a_table_device_on_one_server_gives_a_seat_at_once_to_a_phone_on_the_other(
+async def test_a_table_device_on_one_server_is_asked_for_a_seat_by_a_phone_on_the_other(
     servers: list[Client],
 ) -> None:
     """Issue 8: a table device's socket holds several seats on one server; the other server
-    hears that only a device holds them, and gives one at once to a personal phone there;
-    the device loses that seat alone. A seat given on one server is never given again on the
+    hears they are held (issue 21 item 2: a device's seat is in use), so a personal phone
+    there asking for one is a request, put to the device, whose one answer gives it; the
+    device loses that seat alone. A seat given on one server is never given again on the
     other to a device asking for it."""
     a, b = servers
     table = await open_table(a, FOUR)
@@ -234,12 +235,19 @@ async def test_a_table_device_on_one_server_gives_a_seat_at_once_to_a_phone_on_t
     for client in servers:
         takeovers_of(client.app[HUB_KEY]).unsure_until = 0.0  # past the first minute
     takeovers_of(a.app[HUB_KEY]).announce(a.app[HUB_KEY])
-    heard = takeovers_of(b.app[HUB_KEY]).elsewhere_devices
-    await heard_of(heard, (tid, "bo"))
-    assert (tid, "bo") not in takeovers_of(b.app[HUB_KEY]).elsewhere
+    await heard_of(takeovers_of(b.app[HUB_KEY]).elsewhere, (tid, "bo"))
     res = await b.post(f"/api/tables/{tid}/seats/bo", json={})
-    assert res.status == 200, await res.text()
-    bo = await phone(b, tid, (await res.json())["token"])
+    assert res.status == 409 and (await res.json())["connected"] is True
+    res = await b.post(f"/api/tables/{tid}/seats/bo", json={"takeover": True})
+    assert res.status == 202, await res.text()
+    rid = (await res.json())["request"]
+    assert (await device.until("takeover_request"))["seat"] == "bo"
+    await device.ws.send_json({"type": "takeover_answer", "request": rid, "allow": True})
+    status: dict[str, Any] = {"status": "pending"}
+    while status["status"] == "pending":
+        status = await (await b.get(f"/api/tables/{tid}/takeovers/{rid}")).json()
+    assert status["status"] == "allowed", status
+    bo = await phone(b, tid, status["token"])
     assert (await device.until("seat_lost"))["seat"] == "bo"
     await device.ws.send_json(
         {

@@ -150,6 +150,7 @@ async function claimSeat(tableId, seat, takeover, hooks) {
   } catch (ex) {
     const err = new Error(ex.message);
     err.code = ex.data && ex.data.error; err.connected = !!(ex.data && ex.data.connected); err.status = ex.status;
+    err.device = !!(ex.data && ex.data.device); // a table device holds the seat
     throw err;
   }
   if (res.token) { saveSeat(tableId, res.seat, res.token); return res; }

@@ -221,8 +221,8 @@ function becomeTableDevice() {
   render();
 }
 
-// Back to a personal phone: the device lets its seats go (a phone that asks gets them at
-// once) and this phone picks its own.
+// Back to a personal phone: the device lets its seats go (held lately, as any seat: for a
+// minute a phone that asks needs the host's yes) and this phone picks its own.
 function becomePersonalPhone() {
   S.device = "phone";
   saveDevice(KEY, "phone");
@@ -934,9 +934,9 @@ async function showPicker() {
         class: "seat" + (isTaken ? " taken" : ""), "data-seat": p.id,
         onclick: async () => {
           if (S.claiming) return;
-          // A taken seat is asked for: its phone (or the phone that opened the table) allows
-          // it. A seat only a table device holds is given at once: a taken seat is first
-          // asked for plainly, and only a refusal (409) offers to ask its phone.
+          // A taken seat is asked for: the phone or table device holding it (or the phone that
+          // opened the table) allows it. It is first asked for plainly (it may have come free),
+          // and the refusal (409) says who holds it and offers to ask.
           const ask = (isTaken && !!S.host) || !!btn.dataset.ask;
           if (ask && !btn.dataset.armed) {
             btn.dataset.armed = "1";
@@ -946,7 +946,10 @@ async function showPicker() {
           S.claiming = true;
           try {
             const res = await claimSeat(KEY, p.id, ask, {
-              waiting: () => { note.textContent = `Waiting for ${name}'s phone to allow it…`; btn.disabled = true; },
+              waiting: () => {
+                note.textContent = `Waiting for ${btn.dataset.holder === "device" ? "the table device" : `${name}'s phone`} to allow it…`;
+                btn.disabled = true;
+              },
             });
             S.token = res.token; S.seat = res.seat;
             S.tokens = { [res.seat]: res.token }; saveSeats(KEY, S.tokens);
@@ -958,9 +961,12 @@ async function showPicker() {
             btn.disabled = false;
             if (ex.code === "seat-taken") {
               btn.dataset.ask = "1"; btn.dataset.armed = "1";
+              btn.dataset.holder = ex.device ? "device" : "phone";
               btn.classList.add("taken");
               btn.textContent = `Ask to take ${name}'s seat`;
-              note.textContent = `${name}'s seat is taken${ex.connected ? " by a phone that is here" : ""}. Ask to take it?`;
+              note.textContent = ex.device
+                ? `${name}'s seat is on the table device. Ask to take it? One tap on the table device allows it.`
+                : `${name}'s seat is taken${ex.connected ? " by a phone that is here" : ""}. Ask to take it?`;
             } else {
               note.textContent = ex.code === "refused" ? `${name}'s phone refused to give the seat.` : ex.message;
             }
@@ -980,9 +986,13 @@ function showAsk() {
   const [rid, ask] = S.asks.entries().next().value || [];
   if (!rid) { close("ask"); return; }
   const name = S.names.of(ask.seat);
-  $("ask-text").textContent = ask.seat === S.seat
-    ? `Someone wants to take your seat (${name}).`
-    : `Someone wants to take ${name}'s seat.`;
+  // On the table device, the seat is one of the players' it holds: allowing gives it to
+  // the asking phone (the player's own, if they came with one).
+  $("ask-text").textContent = S.device === "table" && S.seats.includes(ask.seat)
+    ? `A phone asks for ${name}'s seat. Allow it if it is ${name}'s own phone.`
+    : ask.seat === S.seat
+      ? `Someone wants to take your seat (${name}).`
+      : `Someone wants to take ${name}'s seat.`;
   const answer = (allow) => () => {
     S.asks.delete(rid);
     send({ type: "takeover_answer", request: rid, allow });
