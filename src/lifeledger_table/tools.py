@@ -383,6 +383,13 @@ def _first_player(table: Table) -> dict[str, Any]:
     }
 
 
+def _turn_side(table: Table) -> str | None:
+    """The side whose turn it is (a player, or a team where teams share their turns), or
+    ``None`` before the first turn: one turn, one clock."""
+    active = (table.state.get("turn") or {}).get("active") or []
+    return next((side for side, players in sides(table) if set(players) & set(active)), None)
+
+
 def _next_side(clock: dict[str, Any], table: Table, after: str) -> str:
     """The side after ``after`` in turn order that is still in the game."""
     ids: list[str] = [str(s["id"]) for s in clock["sides"]]
@@ -406,9 +413,9 @@ def _clock(
         per = op.args["seconds"] * 1000
         ids = [s for s, _ in sides(table)]
         first = op.args["first"]
-        if first is None:
+        if first is None:  # the turn's side; before the first turn, the last pick's
             picked = [r["side"] for r in recent if r.get("tool") == "first_player"]
-            first = picked[-1] if picked and picked[-1] in ids else ids[0]
+            first = _turn_side(table) or (picked[-1] if picked and picked[-1] in ids else ids[0])
         if first not in ids:
             raise TableError(
                 "malformed", f"{first!r} takes no turns at this table.", member="first"
@@ -443,6 +450,8 @@ def _clock(
         raise TableError("malformed", f"{target!r} takes no turns at this table.", member="to")
     if running:
         _spend(clock, now)
+    if target is not None and target == clock["active"]:
+        return clock  # already theirs: every phone following a turn may ask, one pass is made
     target = target or _next_side(clock, table, clock["active"])
     if clock["mode"] == "turn":
         for s in clock["sides"]:

@@ -102,6 +102,41 @@ function roundLine(r, phase) {
   return S.state && S.state.over ? "Additional turns are over" : "Additional turns are over: no winner, the game is a draw (MTR 2.4)";
 }
 
+// ------------------------------------------------------------------ one turn, one clock
+
+// When a turn begins (Next ▶ on the turn bar, or the turn sheet, on any phone), the clock goes
+// to that turn's player (their team's side where teams share their turns). The phone holding
+// that player's seat asks at once; every other seated phone asks a moment later if it still
+// hasn't happened (the server passes once: a pass to the side already running changes
+// nothing). A pass by hand during a turn is left as it is until the next turn begins.
+const FOLLOW_LATER = 1500;
+
+function turnSide(c, turn) {
+  const active = turn.active || [];
+  const side = c.sides.find((s) => active.includes(s.id)
+    || header().players.some((p) => p.team === s.id && active.includes(p.id)));
+  return side ? side.id : null;
+}
+
+function followTurn() {
+  if (MODE !== "play" || !S.state || !S.connected) return;
+  const turn = S.state.turn;
+  const key = turn ? `${turn.number}:${turn.active.join(",")}` : "";
+  if (T.turnKey === undefined || key === T.turnKey) { T.turnKey = key; return; }
+  T.turnKey = key;
+  const c = T.tools.clock;
+  const side = turn && c ? turnSide(c, turn) : null;
+  if (!side || side === c.active || (!S.seat && !S.seats.length)) return;
+  const passes = c.turns;
+  const pass = () => { // not if the clock was passed meanwhile (by the turn, or by hand)
+    const now = T.tools.clock;
+    if (!now || now.active === side || now.turns !== passes || T.turnKey !== key || !S.connected) return;
+    send({ type: "tool", id: newId(), tool: "clock", op: "pass", to: side });
+  };
+  const holds = (id) => id === S.seat || S.seats.includes(id);
+  if (turn.active.some(holds)) pass(); else setTimeout(pass, FOLLOW_LATER);
+}
+
 // ------------------------------------------------------------------ the strip on the table
 
 function renderStrip() {
@@ -275,7 +310,7 @@ function setupTools() {
     $("menu-body").append(h("button", { id: "menu-tools", onclick: () => { close("menu"); openTools(); } }, "Dice, clocks and who starts"));
   });
   // The countdowns tick; the strip is rebuilt only when what it offers changes (a game over).
-  setInterval(() => { if (T.tools.clock || T.tools.round) renderStrip(); }, 250);
+  setInterval(() => { followTurn(); if (T.tools.clock || T.tools.round) renderStrip(); }, 250);
 }
 
 document.addEventListener("DOMContentLoaded", setupTools);
