@@ -23,14 +23,17 @@ from lifeledger.actions import (
     Concede,
     DrawGame,
     IntentionalDraw,
+    Loop,
     Lose,
     PayLife,
     Penalty,
     Repeat,
+    Restart,
+    StartEffect,
     Together,
     Win,
 )
-from lifeledger.effects import CARD_ONLY_KINDS, CATALOGUE, Kind
+from lifeledger.effects import CARD_ONLY_KINDS, CATALOGUE, Kind, Reach
 from lifeledger.errors import ChoiceNeeded, LifeledgerError, MalformedError, RefusedError
 from lifeledger.formats import FORMATS
 from lifeledger.game import Game
@@ -48,15 +51,20 @@ __all__ = [
     "DrawGame",
     "Game",
     "IntentionalDraw",
+    "Kind",
     "LifeledgerError",
+    "Loop",
     "Lose",
     "MalformedError",
     "Match",
     "Outcome",
     "PayLife",
     "Penalty",
+    "Reach",
     "RefusedError",
     "Repeat",
+    "Restart",
+    "StartEffect",
     "Together",
     "Win",
     "after",

@@ -12,6 +12,28 @@ from .errors import TableError
 
 __all__ = ["Rights", "concessions"]
 
+#: Actions that end the game for everyone: only an effect (its source) does, so only with a
+#: source (what to name, the rule).
+_ENDS_GAME: dict[type[engine.Action], tuple[str, str]] = {
+    engine.DrawGame: ("the card that says the game is a draw", "104.4c"),
+    engine.Loop: ("the cards whose abilities make the loop", "104.4b"),
+    engine.Restart: ("the card that restarts the game", "727.1"),
+}
+
+#: Effects that can make their players win, or keep them in the game (every opponent's
+#: loss, 104.2a): only with a source, whoever they are for (the rule).
+_WINNING_EFFECTS = {
+    engine.Kind.WIN_AT_UPKEEP: "104.2b",
+    engine.Kind.WIN_AT_UPKEEP_WITH_1: "104.2b",
+    engine.Kind.WIN_ON_EMPTY_DRAW: "104.2b",
+    engine.Kind.CANT_LOSE_GAME: "104.3",
+    engine.Kind.NO_LOSS_FOR_LIFE: "104.3",
+    engine.Kind.LOSING_REPLACED: "104.3",
+}
+#: Effects that can make their players lose, or stop them winning: only with a source,
+#: unless the sender's own (as a player's own loss is theirs, 104.3a).
+_LOSING_EFFECTS = {engine.Kind.CANT_WIN_GAME: "104.2", engine.Kind.LOSE_AT_20_LIFE: "104.3e"}
+
 
 def concessions(action: object) -> list[object]:
     """The players an action (JSON) concedes for (inside ``together`` groups too)."""
@@ -81,10 +103,12 @@ class Rights:
                     rule="119.4",
                 )
         if isinstance(action, engine.Win | engine.Lose) and source is None:
-            players = [action.player] if isinstance(action, engine.Win) else action.losers
-            others = [p for p in players if p != seat]
+            # 104.2b: a win is every opponent's loss, so only an effect makes a player win,
+            # even the sender; a player's own loss is theirs to record (104.3a).
+            win = isinstance(action, engine.Win)
+            players = [action.player] if isinstance(action, engine.Win) else list(action.losers)
+            others = players if win else [p for p in players if p != seat]
             if others:
-                win = isinstance(action, engine.Win)
                 raise TableError(
                     "not-your-seat",
                     f"Name the card that says {self.label(others[0])} "
@@ -92,13 +116,30 @@ class Rights:
                     + " the game (its source).",
                     rule="104.2b" if win else "104.3e",
                 )
-        if isinstance(action, engine.DrawGame) and source is None:
-            raise TableError(
-                "not-your-seat",
-                "Name the card that says the game is a draw (its source).",
-                rule="104.4c",
-            )
+        ends = _ENDS_GAME.get(type(action))
+        if ends is not None and source is None:
+            raise TableError("not-your-seat", f"Name {ends[0]} (its source).", rule=ends[1])
+        if isinstance(action, engine.StartEffect) and source is None:
+            self._check_effect(action, seat)
         return isinstance(action, engine.IntentionalDraw)
+
+    def _check_effect(self, action: engine.StartEffect, seat: str) -> None:
+        """An effect that decides who wins or loses needs its source (the card), as ``win``
+        and ``lose`` do; one that only makes the sender lose or unable to win is theirs."""
+        rule = _WINNING_EFFECTS.get(action.kind)
+        if rule is None:
+            rule = _LOSING_EFFECTS.get(action.kind)
+            own = action.affects is engine.Reach.YOU or (
+                isinstance(action.affects, tuple) and set(action.affects) <= {seat}
+            )
+            if rule is None or (action.controller == seat and own):
+                return
+        raise TableError(
+            "not-your-seat",
+            f"Name the card whose effect this is (its source): a {action.kind.value} effect "
+            "decides who wins or loses the game.",
+            rule=rule,
+        )
 
     def _check_choose(self, action: engine.Choose, seat: str, game: engine.Game | None) -> None:
         """603.3b, 603.3d: the controller of triggered abilities chooses their order and

@@ -35,6 +35,31 @@ REFUSED = [
     ({"do": "draw_game"}, "104.4c"),
 ]
 
+
+# Issue 21 item 8: what ends the game, or decides who wins or loses, needs its source even
+# from the player's own seat: a seat won for itself (its opponents lost) and a `loop` ended
+# the game in a draw with no source, while `draw_game` needed one.
+def effect(kind: str, controller: str = "ana", **extra: Any) -> dict[str, Any]:
+    return {"do": "effect", "id": "e1", "kind": kind, "controller": controller, **extra}
+
+
+ENDS_THE_GAME = [
+    ({"do": "win", "player": "ana"}, "104.2b"),
+    ({"do": "loop", "controllers": ["ana", "bo"]}, "104.4b"),
+    ({"do": "restart", "controller": "ana"}, "727.1"),
+    ({"do": "restart"}, "727.1"),
+    (effect("win_at_upkeep", life_at_least=0), "104.2b"),
+    (effect("win_at_upkeep_with_1"), "104.2b"),
+    (effect("win_on_empty_draw"), "104.2b"),
+    (effect("cant_lose_game"), "104.3"),
+    (effect("no_loss_for_life"), "104.3"),
+    (effect("losing_replaced"), "104.3"),
+    (effect("cant_win_game", affects="opponents"), "104.2"),
+    (effect("cant_win_game", "bo"), "104.2"),
+    (effect("lose_at_20_life", "bo"), "104.3e"),
+]
+REFUSED += ENDS_THE_GAME
+
 # Sent from Ana's seat: accepted (an effect does it, or it is Ana's own to decide).
 ALLOWED = [
     {"do": "damage", "to": "bo", "amount": 3, "source": "bolt"},
@@ -50,13 +75,19 @@ ALLOWED = [
     {"do": "lose", "player": "bo", "source": "Door to Nothingness"},
     {"do": "win", "player": "bo", "source": "Test of Endurance"},
     {"do": "draw_game", "source": "Divine Intervention"},
-    {"do": "loop", "controllers": ["ana", "bo"]},
+    {"do": "loop", "controllers": ["ana", "bo"], "source": "Sanguine Bond, Exquisite Blood"},
     {"do": "restart", "controller": "bo", "source": "Karn Liberated"},
+    effect("win_at_upkeep", "bo", life_at_least=40, source="Felidar Sovereign"),
+    effect("cant_lose_game", source="Platinum Angel"),
+    # An effect that only makes the sender lose, or unable to win, is theirs (104.3a).
+    effect("cant_win_game"),
+    effect("lose_at_20_life"),
+    effect("cant_win_game", affects=["ana"]),
     {"do": "concede", "player": "ana"},
     {"do": "penalty", "player": "ana"},
     {"do": "pay_life", "player": "ana", "amount": 2},
     {"do": "lose", "player": "ana"},
-    {"do": "win", "player": "ana"},
+    {"do": "win", "player": "ana", "source": "Felidar Sovereign"},
     # A group's source is the source of the actions in it.
     group({"do": "lose", "player": "bo"}, source="Door to Nothingness"),
 ]
@@ -177,3 +208,19 @@ async def test_a_seat_may_record_a_designation_for_anyone_725_1_726_1_702_131c(
     assert (await ana.act({**hit, "controller": "ana"}))["type"] == "ack"
     got = (await (await client.get(f"/api/tables/{table['id']}")).json())["state"]["designations"]
     assert got[member] == (["bo"] if member == "city_blessing" else "ana")
+
+
+@pytest.mark.parametrize("action,rule", ENDS_THE_GAME)
+async def test_what_ends_the_game_or_decides_a_result_needs_its_source_from_any_seat(
+    client: Client, action: dict[str, Any], rule: str
+) -> None:
+    """Issue 21 item 8: from Ana's own seat, winning (her opponent loses), a loop's draw, a
+    restart, and an effect that decides who wins or loses are refused without the card that
+    does it, and change nothing; with it, they are recorded."""
+    table, ana = await ana_and_table(client)
+    reply = await ana.act(action)
+    assert reply["error"] == "not-your-seat" and reply["rule"] == rule, reply
+    assert "(its source)" in reply["message"]
+    data = await (await client.get(f"/api/tables/{table['id']}")).json()
+    assert data["seq"] == 0 and data["state"]["over"] is False
+    assert (await ana.act({**action, "source": "A Card"}))["type"] == "ack"
