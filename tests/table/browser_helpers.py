@@ -196,10 +196,18 @@ def held(page: Page, count: int) -> None:
     page.wait_for_function(f"() => S.connected && S.seats.length === {count}")
 
 
+def more_options(page: Page) -> None:
+    """Open the start page's "More options": the whole form (presets, names, colours, variants)
+    and a table for everyone's own phone, with its code and QR code."""
+    page.locator("#more > summary").click()
+    expect(page.locator("#open-table")).to_be_visible()
+
+
 def table_device(browser: Browser, base: str) -> tuple[Page, str]:
     """A tablet that opened a four-player table as "one device for everyone"."""
     page = browser.new_context(viewport={"width": 1024, "height": 768}, has_touch=True).new_page()
     page.goto(base + "/")
+    more_options(page)
     page.get_by_role("button", name="Commander ×4").click()
     page.locator("#open-table").click()
     page.locator("#one-device").click()

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
-from browser_helpers import PHONE, life, post  # noqa: E402
+from browser_helpers import PHONE, life, more_options, post  # noqa: E402
 from playwright.sync_api import Browser, Page, expect  # noqa: E402
 
 pytestmark = pytest.mark.browser
@@ -62,6 +62,8 @@ def test_every_screen_has_aa_contrast_44px_targets_and_names(base: str, browser:
     problems: list[str] = []
     page = browser.new_context(**PHONE).new_page()
     page.goto(base + "/")
+    problems += audit(page, "start")
+    more_options(page)
     page.get_by_role("button", name="Commander ×4").click()
     problems += audit(page, "open a table")
     page.locator("#open-table").click()
@@ -109,6 +111,7 @@ def test_every_screen_has_aa_contrast_44px_targets_and_names(base: str, browser:
 def test_sixteen_colours_each_aa_never_repeated_before_sixteen(base: str, browser: Browser) -> None:
     page = browser.new_context(**PHONE).new_page()
     page.goto(base + "/")
+    more_options(page)
     page.wait_for_selector(".player-row")
     found = page.evaluate(
         """() => {
@@ -141,6 +144,7 @@ def test_our_playgroup_names_and_colours_are_offered_for_the_next_table(
 ) -> None:
     page = browser.new_context(**PHONE).new_page()
     page.goto(base + "/")
+    more_options(page)
     rows = page.locator(".player-row")
     page.get_by_role("button", name="Free-for-all ×3").click()
     expect(rows).to_have_count(3)
@@ -157,6 +161,7 @@ def test_our_playgroup_names_and_colours_are_offered_for_the_next_table(
     expect(page.locator('.panel[data-player="oli"]')).to_have_attribute("data-colour", "Rose")
 
     page.goto(base + "/")
+    more_options(page)
     chip = page.locator('[data-preset="playgroup"]')
     expect(chip).to_have_text("Our playgroup: Mia, Noor, Oli")
     # Offered at once: the form holds the last players, their colours chosen as before.
@@ -176,6 +181,7 @@ def test_our_playgroup_names_and_colours_are_offered_for_the_next_table(
 def test_a_new_player_row_gets_a_colour_no_other_row_has(base: str, browser: Browser) -> None:
     page = browser.new_context(**PHONE).new_page()
     page.goto(base + "/")
+    more_options(page)
     page.get_by_role("button", name="Commander ×4").click()
     for _ in range(4):
         page.locator("#add-player").click()

@@ -20,7 +20,16 @@ from typing import Any
 import pytest
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
-from browser_helpers import get, life, new_phone, post, replaying, server, sit  # noqa: E402
+from browser_helpers import (  # noqa: E402
+    get,
+    life,
+    more_options,
+    new_phone,
+    post,
+    replaying,
+    server,
+    sit,
+)
 from playwright.sync_api import Browser, WebSocketRoute, expect  # noqa: E402
 
 from lifeledger_table.setup import build_setup  # noqa: E402
@@ -162,6 +171,7 @@ def test_i_m_ana_on_a_taken_seat_asks_for_it(base: str, browser: Browser) -> Non
     host token), so the seat is given at once; and the host's phone is asked for other seats."""
     page = new_phone(browser)
     page.goto(base + "/")
+    more_options(page)
     page.locator("#open-table").click()
     expect(page.locator("#opened-code")).to_be_visible()
     table = page.locator("#opened-link").get_attribute("href").split("/")[-1]
@@ -231,6 +241,7 @@ def test_names_with_joiners_are_text_and_errors_show_no_escapes(
     table; a name with a bidi override is still refused, named by its code point, unescaped."""
     page = new_phone(browser)
     page.goto(base + "/")
+    more_options(page)
     names = page.locator(".player-row .p-name")
     names.nth(0).fill("🧙\u200d♂️ Gandalf")
     names.nth(1).fill("Ana\u202eX")
@@ -289,10 +300,12 @@ def test_number_fields_are_exact_and_every_error_names_its_field(
 
     page = new_phone(browser)
     page.goto(base + "/")
+    more_options(page)
     page.locator("#starting-life").fill("-3")
     page.locator("#open-table").click()
     expect(page.locator("#create-error")).to_have_text("Starting life: at least 1 (not “-3”).")
     page.locator("#starting-life").fill("")
+    page.locator("#count-library").check()
     page.locator(".player-row .p-library").nth(1).fill("4O")
     page.locator("#open-table").click()
     expect(page.locator("#create-error")).to_have_text(

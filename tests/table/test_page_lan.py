@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from browser_helpers import new_phone, server
+from browser_helpers import more_options, new_phone, server
 from playwright.sync_api import Browser, expect
 
 from lifeledger_table.lan import lan_address
@@ -21,6 +21,7 @@ def test_a_table_opened_on_localhost_shows_the_lan_link_to_the_other_phones(
         origin = f"http://{found}:{port}" if found else url  # no LAN: the loopback stays
         page = new_phone(browser)
         page.goto(url + "/")
+        more_options(page)
         page.locator("#open-table").click()
         expect(page.locator("#opened-code")).to_be_visible()
         table = (page.locator("#opened-link").get_attribute("href") or "").split("/")[-1]

@@ -10,7 +10,15 @@ from pathlib import Path
 import pytest
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
-from browser_helpers import life, new_phone, post, replaying, screenshot, sit  # noqa: E402
+from browser_helpers import (  # noqa: E402
+    life,
+    more_options,
+    new_phone,
+    post,
+    replaying,
+    screenshot,
+    sit,
+)
 from playwright.sync_api import Browser, Page, expect  # noqa: E402
 from table_helpers import THG  # noqa: E402
 
@@ -26,8 +34,9 @@ def shot(page: Page, name: str) -> None:
 def test_open_a_table_and_take_a_seat(base: str, browser: Browser) -> None:
     page = new_phone(browser)
     page.goto(base + "/")
+    shot(page, "start")
+    more_options(page)
     page.get_by_role("button", name="Commander ×4").click()
-    shot(page, "open-table")
     page.locator("#open-table").click()
     expect(page.locator("#opened-code")).to_have_text(
         re.compile(r"^[A-Z0-9]{4}(-[A-Z0-9]{1,4}){1,2}$")

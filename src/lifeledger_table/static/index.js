@@ -1,7 +1,145 @@
-// The "open a table" and "join a table" page.
+// The start page: a new game on this device in one tap (the last setup, or two players at 20,
+// or four at Commander 40), the tables this device played lately, joining with a code, and
+// everything else (names, colours, variants, a table for everyone's own phone) under "More
+// options".
 "use strict";
 
 let CATALOGUE = null;
+
+// What a person reads on this page, in one place.
+const WORDS = {
+  players: (n) => `${n} players`,
+  life: (n) => `${n} life`,
+  again: "Again",
+  variant: { auto: "automatic" },
+  // Variants and formats by the catalogue's ids; an id not here is shown as its words.
+  names: {
+    "two-player": "Two players", "free-for-all": "Free-for-all", "grand-melee": "Grand Melee",
+    "team-vs-team": "Team vs. team", "two-headed-giant": "Two-Headed Giant", emperor: "Emperor",
+    "alternating-teams": "Alternating teams", archenemy: "Archenemy", "supervillain-rumble": "Supervillain Rumble",
+    normal: "Normal", commander: "Commander", brawl: "Brawl", vanguard: "Vanguard", planechase: "Planechase",
+  },
+  startFailed: (why) => `The table could not be opened: ${why}`,
+  offline: "No connection to the server: a new table needs it. Recent tables open offline.",
+  lifeOf: (name, life) => `${name} ${life}`,
+  over: "game over",
+  today: (time) => `today ${time}`,
+};
+
+// One tap, one game on this device. Nobody is named: the panels say "Player 1", and the
+// players name themselves and pick colours under "More options" next time (remembered).
+function defaultPlayers(n) {
+  return Array.from({ length: n }, (_, i) => ({ name: `Player ${i + 1}`, colour: i }));
+}
+const QUICK = [
+  { key: "two", label: WORDS.players(2), detail: WORDS.life(20), form: { format: "normal", players: defaultPlayers(2) } },
+  { key: "commander", label: `${WORDS.players(4)} · Commander`, detail: WORDS.life(40), form: { format: "commander", players: defaultPlayers(4) } },
+];
+
+// The last setup a game was started with on this device (the form as sent), offered first.
+const LAST_KEY = "lifeledger-last-setup";
+function loadLast() {
+  try {
+    const f = parseJSON(localStorage.getItem(LAST_KEY) || "null");
+    return f && Array.isArray(f.players) && f.players.length ? f : null;
+  } catch (e) { return null; }
+}
+function saveLast(form) {
+  try { localStorage.setItem(LAST_KEY, toJSON(form)); } catch (e) { /* storage refused */ }
+}
+
+// A variant's or format's name as read: "two-headed-giant" -> "Two-Headed Giant".
+function nameOf(id) {
+  if (Object.prototype.hasOwnProperty.call(WORDS.names, id)) return WORDS.names[id];
+  const words = String(id).replace(/-/g, " ");
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+// The last setup as a button reads: its players' names, then its format and life.
+function describeSetup(form) {
+  const names = form.players.map((p) => p.name).join(", ");
+  const bits = [];
+  if (form.variant) bits.push(nameOf(form.variant));
+  if (form.format && form.format !== "normal") bits.push(nameOf(form.format));
+  if (form.starting_life !== null && form.starting_life !== undefined) bits.push(WORDS.life(form.starting_life));
+  return { label: names, detail: bits.length ? bits.join(" · ") : WORDS.players(form.players.length) };
+}
+
+// Start a game on this device: the table opened, this device everyone's (it holds every
+// seat), and straight to the panels.
+async function startHere(form, btn) {
+  const err = document.getElementById("start-error");
+  err.textContent = "";
+  btn.disabled = true;
+  try {
+    const res = await api("POST", "/api/tables", form);
+    saveLast(form);
+    saveHost(res.id, res.host);
+    saveDevice(res.id, "table");
+    location.href = `/t/${res.id}`;
+  } catch (ex) {
+    btn.disabled = false;
+    err.textContent = ex.status ? WORDS.startFailed(ex.message) : WORDS.offline;
+  }
+}
+
+function quickButton(key, text, form, primary) {
+  const btn = h("button", {
+    type: "button", class: "quick-start" + (primary ? " primary" : ""), "data-quick": key,
+    onclick: () => startHere(form, btn),
+  }, h("span", { class: "quick-label" }, text.label), h("span", { class: "quick-detail" }, text.detail));
+  return btn;
+}
+
+function renderQuick() {
+  const last = loadLast();
+  const same = (a, b) => toJSON(a) === toJSON(b);
+  const buttons = [];
+  if (last && !QUICK.some((q) => same(q.form, last))) buttons.push(quickButton("last", describeSetup(last), last, true));
+  for (const q of QUICK) {
+    const isLast = !!last && same(q.form, last);
+    buttons.push(quickButton(q.key, { label: q.label, detail: q.detail }, q.form, isLast || (!last && q.key === "two")));
+  }
+  document.getElementById("quick").replaceChildren(...buttons);
+}
+
+// The tables this device played lately: every table page keeps its last view here for
+// offline use (lifeledger-offline-play-<id>), so the list opens offline too.
+const RECENT_SHOWN = 5;
+function recentTables() {
+  const out = [];
+  for (let i = 0; i < localStorage.length; i++) {
+    const key = localStorage.key(i);
+    if (!key || !key.startsWith("lifeledger-offline-play-")) continue;
+    try {
+      const kept = parseJSON(localStorage.getItem(key));
+      if (kept && kept.info && kept.info.header && kept.state && Array.isArray(kept.state.players)) {
+        out.push({ id: key.slice("lifeledger-offline-play-".length), kept });
+      }
+    } catch (e) { /* a damaged copy is not listed */ }
+  }
+  return out.sort((a, b) => (b.kept.kept || 0) - (a.kept.kept || 0)).slice(0, RECENT_SHOWN);
+}
+
+function whenText(ms) {
+  if (!ms) return "";
+  const d = new Date(ms);
+  const time = d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  return d.toDateString() === new Date().toDateString() ? WORDS.today(time) : d.toLocaleDateString();
+}
+
+function renderRecent() {
+  const tables = recentTables();
+  document.getElementById("recent").classList.toggle("hidden", !tables.length);
+  document.getElementById("recent-list").replaceChildren(...tables.map(({ id, kept }) => {
+    const names = new Map(kept.info.header.players.map((p) => [p.id, p.name || p.id]));
+    const lives = kept.state.players.map((p) => WORDS.lifeOf(names.get(p.id) || p.id, p.life));
+    const fmt = kept.info.header.format && kept.info.header.format !== "normal" ? nameOf(kept.info.header.format) : "";
+    const meta = [fmt, kept.state.over ? WORDS.over : "", whenText(kept.kept)].filter(Boolean).join(" · ");
+    return h("li", {}, h("a", { class: "recent-table", href: `/t/${id}`, "data-table": id },
+      h("span", { class: "recent-lives" }, lives.join(" · ")), h("span", { class: "recent-meta muted" }, meta)));
+  }));
+}
 
 const PRESETS = {
   "Two players": { variant: "two-player", format: "normal", players: [{ name: "Ana" }, { name: "Bo" }] },
@@ -51,7 +189,7 @@ function playerRow(p) {
     h("input", { class: "p-team opt-team", placeholder: "Team", value: p.team || "", "aria-label": "Team", maxlength: 40 }),
     h("input", { class: "p-cmd opt-cmd", placeholder: "Commander", value: cmd[0] || "", "aria-label": "Commander", maxlength: 40 }),
     h("input", { class: "p-partner opt-cmd", placeholder: "Partner", value: cmd[1] || "", "aria-label": "Partner", maxlength: 40 }),
-    h("input", { class: "p-library", type: "text", inputmode: "numeric", autocomplete: "off", placeholder: "Library", value: p.library ?? "", "aria-label": "Cards in library (optional)" }),
+    h("input", { class: "p-library opt-library", type: "text", inputmode: "numeric", autocomplete: "off", placeholder: "Library", value: p.library ?? "", "aria-label": "Cards in library (optional)" }),
     h("input", { class: "p-modifier opt-vanguard", type: "text", autocomplete: "off", placeholder: "Life modifier", value: p.life_modifier ?? "", "aria-label": "Vanguard life modifier" }),
     h("label", { class: "check opt-archenemy" }, h("input", { type: "checkbox", class: "p-archenemy", checked: !!p.archenemy }), "Archenemy"),
     h("label", { class: "check opt-emperor" }, h("input", { type: "checkbox", class: "p-emperor", checked: !!p.emperor }), "Emperor"),
@@ -70,6 +208,7 @@ function applyVisibility() {
   form.classList.toggle("show-vanguard", format === "vanguard");
   form.classList.toggle("show-archenemy", variant === "archenemy" || variant === "supervillain-rumble");
   form.classList.toggle("show-emperor", variant === "emperor");
+  form.classList.toggle("show-library", document.getElementById("count-library").checked);
 }
 
 function fill(preset) {
@@ -106,8 +245,10 @@ function readForm() {
     if (cls.contains("show-cmd")) {
       p.commanders = [row.querySelector(".p-cmd").value, row.querySelector(".p-partner").value].filter((x) => x.trim());
     }
-    const lib = numberOrNull(row.querySelector(".p-library"), `${who} library`, 0);
-    if (lib !== null) p.library = lib;
+    if (cls.contains("show-library")) {
+      const lib = numberOrNull(row.querySelector(".p-library"), `${who} library`, 0);
+      if (lib !== null) p.library = lib;
+    }
     if (cls.contains("show-vanguard")) {
       const m = numberOrNull(row.querySelector(".p-modifier"), `${who} life modifier`, null);
       if (m !== null) p.life_modifier = m;
@@ -176,13 +317,20 @@ function showOpened(res) {
 }
 
 async function main() {
-  CATALOGUE = await api("GET", "/api/catalogue");
+  // What this device has: shown first, with no network too (an installed app resumes a table).
+  renderQuick();
+  renderRecent();
+  try { CATALOGUE = await api("GET", "/api/catalogue"); } catch (ex) {
+    document.getElementById("start-error").textContent = ex.status ? ex.message : WORDS.offline;
+    return;
+  }
   const variant = document.getElementById("variant");
-  variant.append(h("option", { value: "" }, "automatic"), ...CATALOGUE.variants.map((v) => h("option", { value: v.name }, `${v.name} (${v.rule})`)));
+  variant.append(h("option", { value: "" }, WORDS.variant.auto), ...CATALOGUE.variants.map((v) => h("option", { value: v.name }, nameOf(v.name))));
   const format = document.getElementById("format");
-  format.append(...CATALOGUE.formats.map((f) => h("option", { value: f }, f)));
+  format.append(...CATALOGUE.formats.map((f) => h("option", { value: f }, nameOf(f))));
   variant.addEventListener("change", applyVisibility);
   format.addEventListener("change", applyVisibility);
+  document.getElementById("count-library").addEventListener("change", applyVisibility);
   const presets = document.getElementById("presets");
   // Our playgroup: the last table's players, names and colours, offered first.
   const group = loadPlaygroup();
@@ -206,6 +354,7 @@ async function main() {
     try { form = readForm(); } catch (ex) { err.textContent = ex.message; return; }
     try {
       const res = await api("POST", "/api/tables", form);
+      saveLast(form);
       savePlaygroup({ variant: form.variant || "", format: form.format, players: form.players.map((p) => ({
         name: p.name, team: p.team, commanders: p.commanders, colour: p.colour,
       })) });
