@@ -35,6 +35,7 @@ from .store import hash_token
 from .table import PAGE, Table
 from .takeover import Takeover, Takeovers, is_host, takeovers_of
 from .tools import now_ms, tool_message, tools_view
+from .undoasks import undo_asks_of
 
 __all__ = ["GATE_KEY", "add_routes", "table_socket", "watch_socket"]
 
@@ -217,6 +218,7 @@ async def _socket(request: web.Request, table: Table, spectator: bool) -> web.St
         for held in conn.seats:
             takeovers.release(table.id, held, conn.device)
         takeovers.hosts.discard(conn)
+        undo_asks_of(hub).forget(conn)
         conn.close()
         with contextlib.suppress(Exception):
             await asyncio.wait_for(writer, 5)
@@ -278,6 +280,18 @@ def _handle(hub: Hub, conn: Conn, data: str) -> None:
     if kind == "history":
         _history(conn, msg)
         return
+    if kind == "undo_answer":  # allowing (or not) another seat's undo of this seat's change
+        if set(msg) - {"type", "request", "allow"}:
+            conn.send_json(
+                error_message(
+                    None,
+                    "malformed",
+                    'An undo answer is {"type": "undo_answer", "request": ID, "allow": bool}.',
+                )
+            )
+            return
+        undo_asks_of(hub).answer(hub, conn, msg.get("request"), msg.get("allow"))
+        return
     if kind not in ("action", "undo", "next_game", "tool"):
         conn.send_json(error_message(None, "malformed", f"Unknown message type {kind!r}."))
         return
@@ -315,6 +329,14 @@ def _handle(hub: Hub, conn: Conn, data: str) -> None:
         return
     # An undo names the action it takes back (issue 7 item 2): the table checks "target".
     body: dict[str, Any] = {k: msg.get(k) for k in allowed - {"type", "id", "as", "at_turn"}}
+    if conn.device:  # the history says what sent it: the table device (issue 17 item 11)
+        body["device"] = "table"
+    # A seat's Undo takes back its own change; another seat's is asked of that seat's device
+    # or the host (issue 17 item 10: undoasks.py). A device's seats are all its own.
+    owner = table.undo_owner(body.get("target")) if kind == "undo" else None
+    if owner is not None and not conn.holds(owner):
+        undo_asks_of(hub).ask(hub, conn, cid, acting, body["target"], owner, body)
+        return
     at_turn = msg.get("at_turn")
     if "at_turn" in msg and (
         type(at_turn) is not int or not 0 <= at_turn <= MAX_TURN_NUMBER  # a bool is no number

@@ -91,6 +91,11 @@ class Entry:
     target: int | None = None
     changes: list[dict[str, Any]] = field(default_factory=list)
     notes: list[dict[str, str]] = field(default_factory=list)
+    #: What sent it, when not the seat's own phone: ``"table"``, a table device (issue 17
+    #: item 11: a tablet's tap on a panel is the table's, whichever held seat it acts as).
+    device: str | None = None
+    #: For an undo of another seat's change: who allowed it (that seat, or ``"host"``).
+    allowed: str | None = None
     _text: str | None = None
 
     def text(self) -> str:
@@ -111,6 +116,8 @@ class Entry:
             "target": self.target,
             "changes": self.changes,
             "notes": self.notes,
+            **({"device": self.device} if self.device is not None else {}),
+            **({"allowed": self.allowed} if self.allowed is not None else {}),
         }
 
 
@@ -618,6 +625,7 @@ class Table:
         entry = Entry(
             seq=event.seq, kind=event.kind, game=self.number, seat=event.seat, time=event.time
         )
+        entry.device = _device(event.body)
         number, position = self.number, self.count
         players: frozenset[str] | None = None
         teams: frozenset[str] | None = None
@@ -665,6 +673,7 @@ class Table:
                 )
         elif event.kind == "undo":
             entry.target = self._undo_target(event.body, live)
+            entry.allowed = _allowed(event.body)
             if self.tail:
                 base, start, tail = self.base, self.base_count, self.tail
             else:
@@ -827,7 +836,8 @@ class Table:
         step.text = f'{head[:-1]}, "entry": {text}{extra}}}'
 
     def _undo_target(self, body: dict[str, Any], live: bool) -> int:
-        """The action an undo takes back, or :class:`TableError` saying why it can't."""
+        """The action an undo takes back, or :class:`TableError` saying why it can't. (Whose
+        change it is, is the socket's question: protocol.py asks the seat that made it.)"""
         target = body.get("target")
         if target is None and not live:
             target = self.last.seq if self.last else 0  # a log from before undo named targets
@@ -843,14 +853,35 @@ class Table:
                 raise TableError("already-undone", f"Event {target} has already been undone.")
             if last is None:
                 raise TableError("nothing-to-undo", "There is nothing to undo in this game.")
+            # A seat's own change under a later one is not taken back alone (issue 17 item 10:
+            # docs/table.md, "Undo"): undo takes the table's changes back last first.
             raise TableError(
                 "not-last",
-                f"Event {target} is not the last action in effect "
-                f"(that is event {last.seq}); undo takes back the last one.",
+                f"Event {target} is not the last action in effect: {self.undo_by(last)}'s "
+                f"change (event {last.seq}) came after it, and undo takes back the last "
+                "change first.",
             )
         if concessions(last.body["action"]):
             raise TableError("final", "A concession is final: it can't be undone.", rule="104.3a")
         return target
+
+    def undo_owner(self, target: object) -> str | None:
+        """The seat whose change an undo of ``target`` would take back, if ``target`` is the
+        last action in effect (``None`` otherwise, or for a change no seat sent)."""
+        last = self.last
+        if last is None or target != last.seq or concessions(last.body["action"]):
+            return None
+        return last.seat
+
+    def undo_by(self, event: Event | None = None) -> str:
+        """Who made a change (the last action in effect by default), as the history says it:
+        "the table" for a table device's, else its seat's name."""
+        event = event or self.last
+        if event is None:
+            return "nobody"
+        if _device(event.body) == "table":
+            return "the table"
+        return self.label(event.seat) if event.seat else "nobody"
 
     def _was_undone(self, target: int) -> bool:
         """Whether event ``target`` is an action of the current game that was undone: no
@@ -1030,6 +1061,18 @@ def _undoable(last: Event | None) -> int | None:
     if last is None or concessions(last.body["action"]):
         return None
     return last.seq
+
+
+def _device(body: object) -> str | None:
+    """The device that sent an event, as its body says (``"table"``; ``None``: a phone)."""
+    device = body.get("device") if isinstance(body, dict) else None
+    return device if device == "table" else None
+
+
+def _allowed(body: object) -> str | None:
+    """For an undo of another seat's change: who allowed it (a seat, or ``"host"``)."""
+    allowed = body.get("allowed") if isinstance(body, dict) else None
+    return allowed if isinstance(allowed, str) else None
 
 
 def _grows(items: list[dict[str, Any]]) -> bool:

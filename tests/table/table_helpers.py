@@ -137,7 +137,8 @@ class Phone:
             if msg["type"] == "event":
                 self.unread.append(msg)  # the sender's event too, for until("event")
                 return {"type": "ack", "id": cid, "seq": msg["seq"]}
-            if msg["type"] in ("ack", "error"):
+            # An undo of another seat's change is a question to that seat (issue 17 item 10).
+            if msg["type"] in ("ack", "error", "undo_asked"):
                 return msg
 
     async def act(self, action: dict[str, Any]) -> dict[str, Any]:

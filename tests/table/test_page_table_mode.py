@@ -52,7 +52,8 @@ def test_one_device_for_everyone_controls_every_panel_facing_its_player(
     expect(life(page, "di")).to_have_text("45")
     assert state_life(base, table, "bo") == 39
     page.locator("#history-btn").click()
-    expect(page.locator("#history-list li").first).to_contain_text("by Di")
+    # What sent it (issue 17 item 11): the table device, not the seat it acted as.
+    expect(page.locator("#history-list li").first).to_contain_text("by the table")
     page.locator('#history [data-close="history"]').click()
     # Only a player may concede (104.3a): the device holds each seat, so each can, here.
     page.locator('.panel[data-player="cy"] [data-act="more"]').click()

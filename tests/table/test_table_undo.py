@@ -47,7 +47,8 @@ async def test_undo_after_a_group_with_a_refused_part_keeps_the_table(
     """issue 7 item 1: the group is accepted (609.3: its refused part changes nothing), four
     taps follow, and undo takes back the last tap; the log still loads after a restart."""
     table = await open_table(client)
-    ana = await phone(client, table["id"], await seat(client, table["id"], "ana"))
+    token = await seat(client, table["id"], "ana")
+    ana = await phone(client, table["id"], token)
     assert (await ana.act(GROUP_WITH_A_REFUSED_PART))["type"] == "ack"
     for _ in range(4):
         assert (await ana.act(BO_GAINS_1))["type"] == "ack"
@@ -63,9 +64,10 @@ async def test_undo_after_a_group_with_a_refused_part_keeps_the_table(
     res = await again.get(f"/api/tables/{table['id']}")
     assert res.status == 200
     assert (await res.json())["state"] == data["state"]
-    # And the table goes on: the next undo takes back the next tap.
-    bo = await phone(again, table["id"], await seat(again, table["id"], "bo"))
-    assert (await bo.reply(await bo.send("undo", target=4)))["type"] == "ack"
+    # And the table goes on: the next undo takes back the next tap (Ana's: her phone's undo,
+    # issue 17 item 10, as another seat's undo would ask her).
+    ana = await phone(again, table["id"], token)
+    assert (await ana.reply(await ana.send("undo", target=4)))["type"] == "ack"
 
 
 def _new_table(tmp_path: Path, name: str = "t") -> tuple[SQLiteStore, Table]:

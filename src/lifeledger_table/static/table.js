@@ -11,7 +11,7 @@ const S = {
   lastSeq: 0, entries: [], more: false, state: null, score: null, canUndo: false, undoTarget: undefined,
   effects: [], resyncAsked: 0,
   pending: pendingMap(MODE === "play" ? KEY : null), ws: null, connected: false, everConnected: false, backoff: 500,
-  pongTimer: null, connectTimer: null, retryTimer: null, claiming: false, asks: new Map(),
+  pongTimer: null, connectTimer: null, retryTimer: null, claiming: false, asks: new Map(), undoAsks: new Map(),
   selectedHead: {}, sheetFor: null, frames: null, frame: 0, playTimer: null,
   // Table mode (layout.js): "table" when this device is the one in the middle of the table,
   // holding every free seat (``tokens``: {seat: token}; ``seats``: the seats its socket holds).
@@ -266,6 +266,7 @@ function receive(msg) {
       else S.entries.push(...entries.filter((e) => e.seq > S.lastSeq));
       takeSnapshot(msg);
       S.seat = msg.seat;
+      S.undoAsks.clear(); // questions were put to the socket before: a new one answers none
       S.seats = Array.isArray(msg.seats) ? msg.seats.slice() : msg.seat ? [msg.seat] : [];
       if (S.device === "table" && Array.isArray(msg.seats)) keepHeld(S.seats);
       if (MODE === "play" && S.token && !S.seat) { clearSeat(KEY); S.token = null; }
@@ -336,6 +337,21 @@ function receive(msg) {
       showAsk();
       break;
     case "takeover_closed":
+    case "undo_asked":
+      // Undo of another seat's change: that seat's device (or the host) is asked (issue 17).
+      S.pending.delete(msg.id);
+      renderConn();
+      toast(S.names.text(msg.message));
+      break;
+    case "undo_request":
+      S.undoAsks.set(msg.request, msg);
+      showUndoAsk();
+      break;
+    case "undo_closed":
+      S.undoAsks.delete(msg.request);
+      showUndoAsk();
+      if (msg.status === "refused" || msg.status === "expired") toast(`Not undone: ${S.names.text(msg.message)}`);
+      break;
       // Answered (from this phone or another one), or expired.
       S.asks.delete(msg.request);
       showAsk();
@@ -397,7 +413,7 @@ function announce(entry) {
   const lost = ended.filter((c) => c.team || !(teamOf(c.player) && teamSaid.get(teamOf(c.player)) === c.to));
   if (entry.kind === "undo") {
     const target = S.entries.find((e) => e.seq === entry.target);
-    toast(`Undone: ${target ? describe(target.action, S.names) : "the last action"}`);
+    toast(`Undone: ${target ? `${describe(target.action, S.names)}, by ${byWhom(target)}` : "the last action"}${allowedBy(entry)}`);
   } else if (lost.length) {
     toast(lost.map((c) => `${S.names.of(c.team || c.player)} ${describeResult(c.to, c.reason, c.rule)}`).join(" · "), "loss");
   }
@@ -529,7 +545,8 @@ function render() {
   const title = MODE === "replay" ? "Replay" : (S.info.code ? formatCode(S.info.code) : "Watching");
   $("title").textContent = title;
   $("title").title = S.device === "table" && MODE === "play" ? "The table device" : S.seat ? `You are ${S.names.of(S.seat)}` : MODE === "watch" ? "spectator" : "";
-  $("undo-btn").disabled = !(canAct && (S.canUndo || !!TAPS.run));
+  renderUndo();
+  if (S.undoAsks.size) showUndoAsk(); // a question about a change no longer last goes away
   $("undo-btn").classList.toggle("hidden", MODE !== "play");
   $("history-btn").classList.toggle("hidden", MODE === "replay");
   renderBanner();
@@ -709,6 +726,95 @@ function groupEntries(undone) {
   for (const e of S.entries) {
     const last = groups[groups.length - 1];
     const a = e.action;
+// What sent a change (issue 17 item 11): the table device ("the table"), else the seat's phone.
+function byWhom(e) { return e.device === "table" ? "the table" : e.seat ? S.names.of(e.seat) : "nobody"; }
+function sentBy(e) { return e.device === "table" ? "by the table" : seatName(e.seat); }
+// An undo of another seat's change says who allowed it.
+function allowedBy(e) {
+  if (!e.allowed) return "";
+  return ` (allowed by ${e.allowed === "host" ? "the host" : S.names.of(e.allowed)})`;
+}
+
+// ---------------------------------------------------------------- undo, named
+
+// A change as the Undo button says it: "Cy −7", "Bo +1 poison"; else the history's sentence.
+function shortAction(a) {
+  if (!a) return "";
+  const n = (id) => S.names.of(id);
+  const amt = (x) => showAmount(x, S.names);
+  switch (a.do) {
+    case "lose_life": return `${n(a.player)} \u2212${amt(a.amount)}`;
+    case "gain_life": return `${n(a.player)} +${amt(a.amount)}`;
+    case "pay_life": return a.payments ? describe(a, S.names) : `${n(a.player)} pays ${amt(a.amount)}`;
+    case "damage": return `${n(a.to)} \u2212${amt(a.amount)}${a.source ? ` (${shortName(n(a.source))})` : ""}`;
+    case "add_counters": return `${n(a.player)} +${amt(a.amount)} ${a.kind}`;
+    case "remove_counters": return `${n(a.player)} \u2212${amt(a.amount)} ${a.kind}`;
+    default: return describe(a, S.names);
+  }
+}
+
+// The Undo button names what it takes back (issue 17 item 10): "Undo: Cy −7, by Ana". Another
+// seat's change is asked of them (or the host): the button says whose it is.
+function renderUndo() {
+  const btn = $("undo-btn");
+  if (!btn || MODE !== "play") return;
+  const canAct = !!S.seat || S.seats.length > 0;
+  btn.disabled = !(canAct && (S.canUndo || !!TAPS.run));
+  let text = "Undo";
+  let title = "Nothing to undo";
+  if (TAPS.run && TAPS.run.net) {
+    text = `Undo: ${S.names.of(TAPS.run.player)} ${TAPS.run.net < 0 ? "\u2212" : "+"}${Math.abs(TAPS.run.net)}`;
+    title = `${text} (not sent yet)`;
+  } else if (S.canUndo) {
+    const e = S.entries.find((x) => x.seq === S.undoTarget);
+    if (!e) title = `Undo event ${S.undoTarget}`;
+    else if (e.seat && heldSeats().has(e.seat)) { text = `Undo: ${shortAction(e.action)}`; title = `${text} (${sentBy(e)})`; }
+    else { text = `Undo: ${shortAction(e.action)}, by ${byWhom(e)}`; title = `${text}: asks ${byWhom(e)} (or the host) to allow it`; }
+  }
+  if (btn.dataset.text !== text) {
+    btn.dataset.text = text;
+    btn.textContent = `\u21b6 ${text}`;
+    Object.assign(btn.style, { maxWidth: "min(46vw, 320px)", overflow: "hidden", textOverflow: "ellipsis" });
+  }
+  btn.title = title;
+  btn.setAttribute("aria-label", title);
+}
+
+// Another seat asks to take back this seat's change (or, on the host's phone, anyone's): one
+// question at a time, while it is still the change Undo would take back.
+function undoAskEl() {
+  let el = $("undo-ask");
+  if (el) return el;
+  el = h("div", { id: "undo-ask", class: "sheet hidden", role: "alertdialog", "aria-modal": "true", "aria-labelledby": "undo-ask-text" },
+    h("div", { class: "sheet-inner" },
+      h("div", { class: "drawer-head" }, h("h2", {}, "Undo is asked for")),
+      h("p", { id: "undo-ask-text", class: "ask-text" }),
+      h("div", { id: "undo-ask-buttons", class: "row ask-buttons" })));
+  el.style.zIndex = "47";
+  document.body.append(el);
+  return el;
+}
+
+function showUndoAsk() {
+  const el = undoAskEl();
+  const ask = [...S.undoAsks.values()].find((a) => a.target === S.undoTarget);
+  if (!ask) { el.classList.add("hidden"); return; }
+  const mine = heldSeats().has(ask.owner);
+  const what = ask.action ? shortAction(ask.action) : `event ${ask.target}`;
+  $("undo-ask-text").textContent = `${S.names.of(ask.seat)} asks to take back ${mine ? "your" : `${ask.by}'s`} change: ${what}.` +
+    (mine ? "" : " (You opened the table.)");
+  const answer = (allow) => () => {
+    S.undoAsks.delete(ask.request);
+    send({ type: "undo_answer", request: ask.request, allow });
+    showUndoAsk();
+  };
+  $("undo-ask-buttons").replaceChildren(
+    h("button", { class: "primary", "data-undo-answer": "allow", onclick: answer(true) }, "Allow undo"),
+    h("button", { "data-undo-answer": "refuse", onclick: answer(false) }, "Keep it"),
+  );
+  el.classList.remove("hidden");
+}
+
     const tappable = e.kind === "action" && (a.do === "gain_life" || a.do === "lose_life") && typeof a.amount === "number" && !undone.has(e.seq);
     if (tappable && last && last.tappable && last.seat === e.seat && last.do === a.do && last.player === a.player &&
         last.game === e.game && e.time - last.time < 4) {
@@ -743,14 +849,14 @@ function renderHistory() {
     if (e.kind === "next_game") text = `Game ${e.game} begins`;
     else if (e.kind === "undo") {
       const t = S.entries.find((x) => x.seq === e.target);
-      text = `↶ Undo: ${t ? describe(t.action, S.names) : "#" + e.target}`;
+      text = `↶ Undo: ${t ? `${describe(t.action, S.names)}, by ${byWhom(t)}` : "#" + e.target}${allowedBy(e)}`;
     } else if (g.items.length > 1) {
       text = `${S.names.of(g.player)} ${g.do === "gain_life" ? "gains" : "loses"} ${g.amount} life (${plural(g.items.length, "tap")})`;
     } else text = describe(e.action, S.names);
     const changes = mergeChanges(g.items).map((c) => describeChange(c, S.names));
     rows.push(h("li", { class: (g.items.every((x) => undone.has(x.seq)) ? "undone " : "") + e.kind, "data-seq": e.seq },
       h("div", { class: "what" }, text, undone.has(e.seq) ? h("span", { class: "muted" }, " (undone)") : null),
-      h("div", { class: "meta" }, `#${e.seq} · ${when} · ${seatName(e.seat)} · game ${e.game}`),
+      h("div", { class: "meta" }, `#${e.seq} · ${when} · ${sentBy(e)} · game ${e.game}`),
       changes.length ? h("div", { class: "changes" }, changes.join(" · ")) : null,
       ...g.items.flatMap((x) => x.notes || []).map((n) => h("div", { class: "note" }, `${S.names.text(n.text)} (${n.rule})`)),
     ));

@@ -154,8 +154,7 @@ function showTotals() {
     const row = panel.querySelector(".life-row");
     if (b && row && b.el.parentNode !== row) row.append(b.el);
   }
-  const undo = $("undo-btn");
-  if (undo && MODE === "play") undo.disabled = !(S.seat && (S.canUndo || TAPS.run));
+  renderUndo(); // table.js: the button names what it takes back (a run of taps, or a change)
 }
 
 function bump(unitId, delta) {
