@@ -12,6 +12,7 @@ __all__ = [
     "LifeledgerError",
     "MalformedError",
     "RefusedError",
+    "TooMuchWork",
     "quote",
 ]
 
@@ -127,6 +128,32 @@ class ChoiceNeeded(MalformedError):
             member=self.member,
             position=where,
         )
+
+
+class TooMuchWork(MalformedError):
+    """An action that takes more work than one action may (:mod:`lifeledger.budget`): more
+    steps than the bound every replay meets alike (``limit`` ``"steps"``: the record must state
+    the result instead, as for a loop the engine can't decide), or more time than the bound an
+    application set (``limit`` ``"seconds"``). Member ``do``; nothing of the action happens."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        limit: str = "steps",
+        member: str | None = "do",
+        position: str | None = None,
+    ):
+        super().__init__(message, member=member, position=position)
+        self.limit = limit
+
+    def __reduce__(self) -> tuple[type[MalformedError], tuple[str], dict[str, object]]:
+        return (TooMuchWork, (self.message,), dict(self.__dict__))
+
+    def at(self, position: str) -> TooMuchWork:
+        """This error at ``position``, with its limit."""
+        where = position if self.position is None else f"{position}.{self.position}"
+        return TooMuchWork(self.message, limit=self.limit, member=self.member, position=where)
 
 
 class RefusedError(LifeledgerError):

@@ -52,6 +52,7 @@ from .actions import (
     Win,
 )
 from .bounds import MAX_INTEGER, check_integer
+from .budget import Budget
 from .effects import (
     CARD_DURATION,
     CARD_ONLY_KINDS,
@@ -69,7 +70,7 @@ from .effects import (
 from .errors import ChoiceNeeded, MalformedError, RefusedError, quote
 from .formats import Format, find_format
 from .outcome import PLAYING, Outcome, Reason, Result, Status
-from .roster import POISON_THRESHOLD, Player, PlayerView, Team, TeamView, Total
+from .roster import POISON_THRESHOLD, Player, PlayerView, Team, TeamView, Total, copy_roster
 from .seats import Seat, check_text
 from .stack import MAX_HEIGHT, MAX_RESOLUTIONS, OpenChoice, Stack, Trigger
 from .turns import CLEANUP, DRAW, END, MAIN, STEPS, UPKEEP, Clock, Designations
@@ -227,7 +228,8 @@ class Game:
             if team is not None:
                 self._teams.setdefault(team, Team(team, [])).members.append(player)
         self._commander_owner = {c: s.id for s in self.seats for c in s.commanders}
-        self._lost_team_life = Result(Status.LOST, Reason.TEAM_LIFE, self.variant.team_life_rule)
+        #: The work the action being applied may still do (:mod:`lifeledger.budget`).
+        self._budget = Budget()
         self._ranges = self._initial_ranges()
         self._limited = any(r is not None for r in self._ranges.values())
         self._effects: dict[str, list[Effect]] = {}
@@ -301,6 +303,20 @@ class Game:
                 raise MalformedError(
                     "a range of influence is 0 or more", member="range_of_influence"
                 )
+
+    @property
+    def time_limit(self) -> float | None:
+        """The time one action may take, in seconds (``None``, the default: no bound in
+        time). Past it, the action raises :class:`TooMuchWork` and nothing of it happens. A
+        server deciding its users' actions sets it; a record replayed to check it needs none
+        (the bound in steps holds everywhere alike: :mod:`lifeledger.budget`)."""
+        return self._budget.seconds
+
+    @time_limit.setter
+    def time_limit(self, seconds: float | None) -> None:
+        if seconds is not None and not seconds > 0:
+            raise ValueError(f"a time limit is a positive number of seconds, not {seconds!r}")
+        self._budget.seconds = seconds
 
     @property
     def version(self) -> int:
@@ -656,7 +672,7 @@ class Game:
         if p.commander_damage and self._lethal_commander_damage(p):
             return _LOST_COMMANDER_DAMAGE
         if out_of_life:  # and shared
-            return self._lost_team_life
+            return Result(Status.LOST, Reason.TEAM_LIFE, self.variant.team_life_rule)
         if team is not None and team.shares_poison and poison >= team.poison_threshold:
             return _LOST_TEAM_POISON
         return None
@@ -693,6 +709,18 @@ class Game:
 
     def _note(self, rule: str, text: str) -> None:
         self.notes.append(Note(rule, text))
+        budget = self._budget  # a note is a step (and memory): _spend, inline
+        budget.left -= 1
+        if budget.left < budget.next_look:
+            budget.look()
+
+    def _spend(self, steps: int) -> None:
+        """The action being applied does ``steps`` steps of work (:mod:`lifeledger.budget`);
+        past its budget, :class:`TooMuchWork` (and nothing of the action happens)."""
+        budget = self._budget
+        budget.left -= steps
+        if budget.left < budget.next_look:
+            budget.look()
 
     def _present(self) -> list[Player]:
         return [p for p in self._players.values() if p.result.is_playing]
@@ -737,6 +765,7 @@ class Game:
             )
         )
         mates = {m.id for m in self._teams[p.team].members} if team_wide and p.team else {p.id}
+        self._spend(len(effects))
         for effect in effects:
             if not mates.isdisjoint(self._affected(effect)):
                 yield effect
@@ -870,6 +899,7 @@ class Game:
         # a group's refusals used to outlive a refused action after it); so is what it touched.
         self.notes = []
         self.refusals = []
+        self._budget.start()
         if self._touched:
             self._touched.clear()
         if self._touched_other:
@@ -957,6 +987,10 @@ class Game:
                 self._forget(guard, was_dirty)
                 self._event = None
                 raise
+        if guard is None:
+            # What follows has no snapshot to fall back on (version 1, or no stack): it is
+            # bounded by the players, not the cards, and not stopped half-way.
+            self._budget.hold()
         try:
             if not self._over and self._dirty != _NOBODY:
                 self._check_state_based_actions()
@@ -1087,10 +1121,18 @@ class Game:
         _HANDLERS[type(action)](self, action)
 
     def _snapshot(self) -> Any:
-        return copy.deepcopy(
-            (self._players, self._teams, self._effects, self._by_kind, self._known_ids,
-             self.triggered, self._in_range, self._over, self._clock, self._marks,
-             self._stack)
+        """What :meth:`_restore` needs to put the game back as it is now, in time linear in
+        what the game holds and without copying anything that never changes: the players and
+        teams (copied), the effects (the containers copied: an effect is immutable, and the
+        lists in them are replaced, never changed in place, :meth:`_start`), the counts, the
+        clock, the designations and the stack."""
+        self._spend(1 + (len(self._known_ids) + len(self.triggered)) // 16)
+        players, teams = copy_roster(self._players, self._teams)
+        return (
+            players, teams, dict(self._effects),
+            {kind: list(effects) for kind, effects in self._by_kind.items()},
+            set(self._known_ids), dict(self.triggered), dict(self._in_range), self._over,
+            self._clock.copy(), self._marks.copy(), self._stack.copy(),
         )  # fmt: skip
 
     def _restore(self, snapshot: Any) -> None:
@@ -1681,7 +1723,8 @@ class Game:
     def _start(self, effect: Effect) -> None:
         self._dirty = None
         self._touched_other.add(_EFFECTS)
-        self._effects.setdefault(effect.id, []).append(effect)
+        same_id = self._effects.get(effect.id)  # replaced, not changed: see _snapshot
+        self._effects[effect.id] = [effect] if same_id is None else [*same_id, effect]
         self._by_kind.setdefault(effect.kind, []).append(effect)
         if effect.kind in (Kind.ON_GAIN_LIFE, Kind.ON_LOSE_LIFE) or effect.kind in STACK_KINDS:
             self.triggered.setdefault(effect.id, 0)
@@ -2599,6 +2642,7 @@ class Game:
                     seen.clear()
                     continue
             seen[key] = point
+            self._spend(1 + len(items) + len(self.triggered))  # the loop point's copies
             top = items.pop()
             for mark in seen.values():
                 mark[1] = min(mark[1], len(items))
@@ -2838,6 +2882,7 @@ class Game:
             done = 0
             while done < action.times:
                 done += 1
+                self._spend(1)
                 for inner in action.actions:
                     self._check_in_game(inner.players())
                     if type(inner) is Together:

@@ -108,3 +108,27 @@ class Stack:
         #: How many abilities resolved in the action being applied (a ``repeat``'s iterations
         #: together): bounded by :data:`MAX_RESOLUTIONS`.
         self.resolved = 0
+
+    def copy(self) -> Stack:
+        """An independent copy, in time linear in what the stack holds: each trigger is
+        copied once, and ``merge`` lists the copies of the triggers it listed."""
+        copies: dict[int, Trigger] = {}
+
+        def trigger(t: Trigger) -> Trigger:
+            copied = copies.get(id(t))
+            if copied is None:
+                copied = copies[id(t)] = Trigger(
+                    t.id, t.controller, t.kind, t.amount, t.subject, t.target
+                )
+            return copied
+
+        new = Stack()
+        new.pending = [trigger(t) for t in self.pending]
+        new.items = [trigger(t) for t in self.items]
+        new.merge = {key: [trigger(t) for t in ts] for key, ts in self.merge.items()}
+        new.order = dict(self.order)
+        new.targets = dict(self.targets)
+        new.replacements = dict(self.replacements)
+        new.omens = dict(self.omens)
+        new.resolved = self.resolved
+        return new

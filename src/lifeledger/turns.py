@@ -53,6 +53,13 @@ class Clock:
         self.spells: dict[str, int] = {}
         self.starting = starting
 
+    def copy(self) -> Clock:
+        """An independent copy."""
+        new = Clock(self.starting)
+        new.number, new.player, new.active = self.number, self.player, self.active
+        new.team, new.step, new.spells = self.team, self.step, dict(self.spells)
+        return new
+
 
 class Designations:
     """725: the monarch; 726: who has the initiative; 731: day or night (``None``: neither,
@@ -69,3 +76,11 @@ class Designations:
         self.day_night: str | None = None
         self.city_blessing: frozenset[str] = frozenset()
         self.pending: list[tuple[str, str, str]] = []
+
+    def copy(self) -> Designations:
+        """An independent copy."""
+        new = Designations()
+        new.monarch, new.initiative = self.monarch, self.initiative
+        new.day_night, new.city_blessing = self.day_night, self.city_blessing
+        new.pending = list(self.pending)
+        return new

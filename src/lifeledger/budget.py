@@ -1,0 +1,65 @@
+"""How much work one action may do: a bound in steps, the same on every machine (so a record
+replays alike everywhere), and a bound in time that an application may add (a table server
+deciding a phone's change, the command line's ``--time-limit``).
+
+A step is the unit the engine's costly loops are counted in: an effect looked at, a note
+written, an ability resolved, a part of a group, an iteration of a shortcut played out, a
+copy made to roll back. One action may take :data:`MAX_STEPS`; past it, or past the time
+bound, it raises :class:`~lifeledger.errors.TooMuchWork` and nothing of it happens.
+"""
+
+from __future__ import annotations
+
+import time
+
+from .errors import TooMuchWork
+
+__all__ = ["MAX_STEPS", "Budget"]
+
+#: The steps one action may take (``docs/record-format.md``, "How much work an action may
+#: do"): about a second of work on a small machine.
+MAX_STEPS = 500_000
+#: How many steps pass between two looks at the clock (a look costs about what 20 steps do).
+CLOCK_EVERY = 1_024
+
+
+class Budget:
+    """The work left to the action being applied: ``left`` steps, and, where ``seconds`` is
+    set, until ``deadline`` (:func:`time.monotonic`). The engine subtracts what it spends
+    from ``left`` and calls :meth:`look` once ``left`` falls below ``next_look``."""
+
+    __slots__ = ("deadline", "left", "next_look", "seconds")
+
+    def __init__(self, seconds: float | None = None) -> None:
+        #: The time one action may take, in seconds (``None``: no bound in time).
+        self.seconds = seconds
+        self.deadline: float | None = None
+        self.left = MAX_STEPS
+        self.next_look = MAX_STEPS - CLOCK_EVERY
+
+    def start(self) -> None:
+        """A new action begins: the whole budget is its."""
+        self.left = MAX_STEPS
+        self.next_look = MAX_STEPS - CLOCK_EVERY
+        seconds = self.seconds
+        self.deadline = None if seconds is None else time.monotonic() + seconds
+
+    def hold(self) -> None:
+        """No more looks in this action: what is left of it can't be stopped half-way."""
+        self.next_look = -(1 << 62)
+
+    def look(self) -> None:
+        """Raise :class:`TooMuchWork` if the action has spent its steps or its time."""
+        if self.left < 0:
+            raise TooMuchWork(
+                f"the action takes more than {MAX_STEPS:,} steps of work (the bound of one "
+                "action): record the result it leads to (a shortcut's totals, or loop, 732.2a)",
+                limit="steps",
+            )
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise TooMuchWork(
+                f"the action takes more than {self.seconds:g} s of work (the time bound set "
+                "for this game): nothing of it happens",
+                limit="seconds",
+            )
+        self.next_look = self.left - CLOCK_EVERY
