@@ -37,7 +37,8 @@ def test_undo_names_its_change_and_asks_whose_it_is(base: str, browser: Browser)
         expect(life(page, "cy")).to_have_text("33")
     undo = bo.locator("#undo-btn")
     expect(undo).to_have_text("↶ Undo: Cy −7, by Ana")
-    expect(undo).to_have_attribute("aria-label", "Undo: Cy −7, by Ana: asks Ana (or the host) to allow it")
+    asks = "Undo: Cy −7, by Ana: asks Ana (or the host) to allow it"
+    expect(undo).to_have_attribute("aria-label", asks)
     expect(ana.locator("#undo-btn")).to_have_text("↶ Undo: Cy −7")  # her own change
     undo.click()
     expect(bo.locator("#toast")).to_contain_text("Ana's change")
