@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import functools
 import logging
+import os
 import signal
+import socket
 import ssl
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -172,6 +175,77 @@ def phones_line(scheme: str, port: int, lan: str | None) -> str:
     return f"Phones on the same Wi-Fi open {phone_url(scheme, lan, port)}"
 
 
+#: What to do when the address or port can't be listened on.
+_USE_HOST = "use 127.0.0.1 (this machine only), 0.0.0.0 (every interface) or one of its addresses"
+
+
+def _tls(cert: str, key: str | None) -> ssl.SSLContext:
+    """The TLS context of ``--cert`` and ``--key``; exits with one line if they can't be
+    read or are not a certificate and its key."""
+    for option, path in (("--cert", cert), ("--key", key)):
+        if path is not None and not os.path.isfile(path):
+            raise SystemExit(
+                f"lifeledger serve: {option} {path}: no such file: make a certificate for this "
+                "machine's address (e.g. mkcert 192.168.1.23) and pass its .pem files with "
+                "--cert and --key, or leave both out to serve plain HTTP"
+            )
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    try:
+        context.load_cert_chain(cert, key)
+    except ssl.SSLError as exc:
+        raise SystemExit(
+            f"lifeledger serve: --cert {cert} --key {key}: not a certificate and its private "
+            f"key in PEM ({exc.reason or exc}): pass the two .pem files mkcert made"
+        ) from None
+    except OSError as exc:
+        raise SystemExit(
+            f"lifeledger serve: --cert {cert} --key {key}: can't read them ({exc.strerror})"
+        ) from None
+    return context
+
+
+def _listen_problem(host: str, port: int, exc: OSError) -> str:
+    """The line saying why ``host:port`` can't be listened on, and what to do."""
+    if isinstance(exc, socket.gaierror):
+        return f"lifeledger serve: --host {host}: unknown host: {_USE_HOST}"
+    if exc.errno == errno.EADDRINUSE:
+        return (
+            f"lifeledger serve: port {port} on {host} is in use (another lifeledger serve, or "
+            "another program): stop it, or choose another port with --port"
+        )
+    if exc.errno == errno.EADDRNOTAVAIL:
+        return f"lifeledger serve: --host {host} is not an address of this machine: {_USE_HOST}"
+    if exc.errno == errno.EACCES:
+        return (
+            f"lifeledger serve: port {port} needs administrator rights (ports below 1024): "
+            "choose one from 1024 up with --port (e.g. --port 8000)"
+        )
+    return f"lifeledger serve: can't listen on {host} port {port}: {exc.strerror or exc}"
+
+
+def _can_listen(host: str, port: object) -> None:
+    """Exit with one line if the server can't listen on ``host:port``: a port out of range
+    (0 lets the system pick one), a host that doesn't resolve or is not this machine's, a
+    port in use. Each address the host resolves to is bound for a moment, as the server
+    binds it (address reuse on)."""
+    if not isinstance(port, int) or isinstance(port, bool) or not 0 <= port <= 65535:
+        raise SystemExit(
+            f"lifeledger serve: --port {port}: a port is 1 to 65535 (e.g. --port 8000)"
+        )
+    try:
+        found = socket.getaddrinfo(
+            host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )
+        for family, kind, proto, _name, address in found:
+            with socket.socket(family, kind, proto) as probe:
+                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                if family == socket.AF_INET6:
+                    probe.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+                probe.bind(address)
+    except OSError as exc:
+        raise SystemExit(_listen_problem(host, port, exc)) from None
+
+
 def run(
     host: str,
     port: int,
@@ -196,10 +270,10 @@ def run(
         TrustedProxies(trusted_proxies)
     except ValueError as exc:
         raise SystemExit(f"lifeledger serve: --trusted-proxy: {exc}") from None
-    context = None
-    if cert is not None:
-        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-        context.load_cert_chain(cert, key)
+    # Everything that can stop the server is checked before the store is opened (issue 21
+    # item 9): one line each, naming the fix, and exit status 1; never a traceback.
+    context = _tls(cert, key) if cert is not None else None
+    _can_listen(host, port)
     raise_descriptor_limit()
     try:  # a store that can't be opened, read or written stops the server at once, saying why
         store = open_store(db, pool_size=pool_size)
@@ -211,7 +285,10 @@ def run(
 
     async def main() -> None:
         app = create_app(store, trusted_proxies=trusted_proxies, lan_address=lan)
-        runner, _guard = await serve(app, host, port, ssl_context=context)
+        try:
+            runner, _guard = await serve(app, host, port, ssl_context=context)
+        except OSError as exc:  # taken since it was checked
+            raise SystemExit(_listen_problem(host, port, exc)) from None
         scheme = "https" if context else "http"
         print(
             f"lifeledger table: {scheme}://{host}:{port}/  (tables in {where(db)}; Ctrl-C stops)",

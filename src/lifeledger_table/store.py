@@ -12,6 +12,7 @@ same :class:`Store` protocol and passes the same contract tests (``tests/table/s
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -19,7 +20,7 @@ import sqlite3
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar, runtime_checkable
 
 __all__ = [
     "COLUMNS",
@@ -350,6 +351,36 @@ class LogReads:
         return newest_at_each_position(found)
 
 
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _again_when_full(
+    write: Callable[Concatenate[SQLiteStore, _P], _R],
+) -> Callable[Concatenate[SQLiteStore, _P], _R]:
+    """A write that fails for a full disk is tried once more after the write-ahead log is
+    checkpointed into the database and truncated (issue 21 item 9: on a small volume the log
+    filled it, and every write failed until a restart); if it fails again, it fails (the
+    change is refused ``storage``). The write failed whole: nothing of it was kept."""
+
+    def again(self: SQLiteStore, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        try:
+            return write(self, *args, **kwargs)
+        except sqlite3.OperationalError as exc:
+            if getattr(exc, "sqlite_errorcode", None) != sqlite3.SQLITE_FULL:
+                raise
+            if not self._truncate_log():
+                raise
+        return write(self, *args, **kwargs)
+
+    again.__name__, again.__qualname__, again.__doc__ = (
+        write.__name__,
+        write.__qualname__,
+        write.__doc__,
+    )
+    return again
+
+
 class SQLiteStore(LogReads):
     """The embedded default store: one SQLite file in WAL mode, ``synchronous=FULL``.
 
@@ -419,6 +450,10 @@ class SQLiteStore(LogReads):
             raise StoreError(f"the table store {self.path} is damaged: {problem}")
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=FULL")
+        # The log is checkpointed every 128 pages and truncated to 512 kB when it starts
+        # over: SQLite's 1,000 pages (4 MB) filled a 3 MB volume first (issue 21 item 9).
+        db.execute("PRAGMA wal_autocheckpoint=128")
+        db.execute("PRAGMA journal_size_limit=524288")
         db.execute("PRAGMA foreign_keys=ON")
         db.executescript(_SCHEMA)
         version = db.execute("PRAGMA user_version").fetchone()[0]
@@ -479,6 +514,19 @@ class SQLiteStore(LogReads):
             raise DamagedError(str(row[0]), None, str(exc)[:200]) from exc
         return TableRow(id=row[0], watch=row[1], code=row[2], setup=setup, created=row[4])
 
+    def _truncate_log(self) -> bool:
+        """Checkpoint the write-ahead log into the database and truncate it (no read is under
+        way meanwhile); whether it was (it fails too on a disk too full for the pages)."""
+        with self._reading, contextlib.ExitStack() as held:
+            if self._lock is not self._reading:
+                held.enter_context(self._lock)
+            try:
+                busy = self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+            except sqlite3.Error:
+                return False
+        return bool(busy == 0)
+
+    @_again_when_full
     def create_table(self, row: TableRow) -> None:
         """Store a new table; raises :class:`DuplicateError` if its id, watch id or code exists."""
         with self._lock:
@@ -504,6 +552,7 @@ class SQLiteStore(LogReads):
             cur = self._db.execute("SELECT id FROM tables ORDER BY created, rowid")
             return [r[0] for r in cur.fetchall()]
 
+    @_again_when_full
     def set_seat(
         self, table_id: str, seat: str, token_hash: str, previous: str | None = None
     ) -> bool:
@@ -534,6 +583,7 @@ class SQLiteStore(LogReads):
             )
             return {r[0]: r[1] for r in cur.fetchall()}
 
+    @_again_when_full
     def append(self, events: Sequence[Event], checkpoints: Sequence[Checkpoint] = ()) -> set[str]:
         """Append events of one or more tables, with ``checkpoints`` (each replacing any of the
         same table, game and count), in one transaction, each table's all or none: a table
@@ -571,6 +621,7 @@ class SQLiteStore(LogReads):
             [(c.table, c.game, c.count, c.seq, c.data) for c in checkpoints],
         )
 
+    @_again_when_full
     def derive(self, events: Sequence[Event], checkpoints: Sequence[Checkpoint]) -> None:
         """Keep what a table derived from events of a log written before it was kept
         (``game``, ``position``, ``entry`` of each event), and ``checkpoints``, at once."""
@@ -626,6 +677,7 @@ class SQLiteStore(LogReads):
             ).fetchone()
         return None if row is None else (int(row[0]), str(row[1]))
 
+    @_again_when_full
     def put_tools(self, table_id: str, version: int, data: str) -> bool:
         """Keep the table's tools as ``version`` if the store holds version ``version - 1``
         (none for version 1); returns whether they were kept."""
