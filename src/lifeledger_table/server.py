@@ -184,8 +184,9 @@ def _tls(cert: str, key: str | None) -> ssl.SSLContext:
     read or are not a certificate and its key."""
     for option, path in (("--cert", cert), ("--key", key)):
         if path is not None and not os.path.isfile(path):
+            what = "not a file" if os.path.exists(path) else "no such file"
             raise SystemExit(
-                f"lifeledger serve: {option} {path}: no such file: make a certificate for this "
+                f"lifeledger serve: {option} {path}: {what}: make a certificate for this "
                 "machine's address (e.g. mkcert 192.168.1.23) and pass its .pem files with "
                 "--cert and --key, or leave both out to serve plain HTTP"
             )

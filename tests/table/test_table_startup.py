@@ -84,3 +84,10 @@ def test_a_port_out_of_range_is_one_line_naming_the_fix(tmp_path: Path, port: st
     line = one_line(stderr)
     assert status != 0 and not made
     assert f"--port {port}" in line and "1 to 65535" in line
+
+
+def test_a_cert_that_is_a_directory_is_one_line(tmp_path: Path) -> None:
+    status, stderr, made = serve(tmp_path, "--cert", str(tmp_path), "--key", str(tmp_path))
+    line = one_line(stderr)
+    assert status != 0 and not made
+    assert f"--cert {tmp_path}: not a file" in line
