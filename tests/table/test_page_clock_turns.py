@@ -17,7 +17,9 @@ OTHER = {"ana": "bo", "bo": "ana"}
 
 
 def clock_on(page: Page, side: str) -> None:
-    expect(page.locator(f'#tl-clock .tl-side.active[data-side="{side}"]')).to_be_visible()
+    """The clock runs for ``side`` on ``page`` (soon: a loaded machine is slow to show it)."""
+    active = page.locator(f'#tl-clock .tl-side.active[data-side="{side}"]')
+    expect(active).to_be_visible(timeout=15_000)
 
 
 def test_the_clock_follows_the_turn_bar(base: str, browser: Browser) -> None:
