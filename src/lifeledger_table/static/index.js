@@ -10,7 +10,7 @@ let CATALOGUE = null;
 const WORDS = {
   players: (n) => `${n} players`,
   life: (n) => `${n} life`,
-  again: "Again",
+  player: (n) => `Player ${n}`,
   variant: { auto: "automatic" },
   // Variants and formats by the catalogue's ids; an id not here is shown as its words.
   names: {
@@ -29,7 +29,7 @@ const WORDS = {
 // One tap, one game on this device. Nobody is named: the panels say "Player 1", and the
 // players name themselves and pick colours under "More options" next time (remembered).
 function defaultPlayers(n) {
-  return Array.from({ length: n }, (_, i) => ({ name: `Player ${i + 1}`, colour: i }));
+  return Array.from({ length: n }, (_, i) => ({ name: WORDS.player(i + 1), colour: i }));
 }
 const QUICK = [
   { key: "two", label: WORDS.players(2), detail: WORDS.life(20), form: { format: "normal", players: defaultPlayers(2) } },
