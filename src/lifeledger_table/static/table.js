@@ -265,8 +265,8 @@ function receive(msg) {
       if (msg.since === 0 || gap) { S.entries = entries.slice(); S.more = !!msg.more; }
       else S.entries.push(...entries.filter((e) => e.seq > S.lastSeq));
       takeSnapshot(msg);
-      S.seat = msg.seat;
       S.undoAsks.clear(); // questions were put to the socket before: a new one answers none
+      S.seat = msg.seat;
       S.seats = Array.isArray(msg.seats) ? msg.seats.slice() : msg.seat ? [msg.seat] : [];
       if (S.device === "table" && Array.isArray(msg.seats)) keepHeld(S.seats);
       if (MODE === "play" && S.token && !S.seat) { clearSeat(KEY); S.token = null; }
@@ -336,7 +336,6 @@ function receive(msg) {
       S.asks.set(msg.request, msg);
       showAsk();
       break;
-    case "takeover_closed":
     case "undo_asked":
       // Undo of another seat's change: that seat's device (or the host) is asked (issue 17).
       S.pending.delete(msg.id);
@@ -352,6 +351,7 @@ function receive(msg) {
       showUndoAsk();
       if (msg.status === "refused" || msg.status === "expired") toast(`Not undone: ${S.names.text(msg.message)}`);
       break;
+    case "takeover_closed":
       // Answered (from this phone or another one), or expired.
       S.asks.delete(msg.request);
       showAsk();
@@ -721,11 +721,6 @@ function recordUrl(n) {
 
 function seatName(seat) { return seat ? `by ${S.names.of(seat)}` : "—"; } // the seat that sent it, on any device
 
-function groupEntries(undone) {
-  const groups = [];
-  for (const e of S.entries) {
-    const last = groups[groups.length - 1];
-    const a = e.action;
 // What sent a change (issue 17 item 11): the table device ("the table"), else the seat's phone.
 function byWhom(e) { return e.device === "table" ? "the table" : e.seat ? S.names.of(e.seat) : "nobody"; }
 function sentBy(e) { return e.device === "table" ? "by the table" : seatName(e.seat); }
@@ -815,6 +810,11 @@ function showUndoAsk() {
   el.classList.remove("hidden");
 }
 
+function groupEntries(undone) {
+  const groups = [];
+  for (const e of S.entries) {
+    const last = groups[groups.length - 1];
+    const a = e.action;
     const tappable = e.kind === "action" && (a.do === "gain_life" || a.do === "lose_life") && typeof a.amount === "number" && !undone.has(e.seq);
     if (tappable && last && last.tappable && last.seat === e.seat && last.do === a.do && last.player === a.player &&
         last.game === e.game && e.time - last.time < 4) {
