@@ -1,6 +1,7 @@
 """How much work one action may do: a bound in steps, the same on every machine (so a record
-replays alike everywhere), and a bound in time that an application may add (a table server
-deciding a phone's change, the command line's ``--time-limit``).
+replays alike everywhere), and bounds in time that an application may add: on each action (a
+table server deciding a phone's change) or on everything until an instant (the command line's
+``--time-limit`` on a whole replay).
 
 A step is the unit the engine's costly loops are counted in: an effect looked at, a note
 written, an ability resolved, a part of a group, an iteration of a shortcut played out, a
@@ -24,25 +25,34 @@ CLOCK_EVERY = 1_024
 
 
 class Budget:
-    """The work left to the action being applied: ``left`` steps, and, where ``seconds`` is
-    set, until ``deadline`` (:func:`time.monotonic`). The engine subtracts what it spends
-    from ``left`` and calls :meth:`look` once ``left`` falls below ``next_look``."""
+    """The work left to the action being applied: ``left`` steps, and, where ``seconds`` or
+    ``until`` is set, until ``deadline`` (:func:`time.monotonic`). The engine subtracts what
+    it spends from ``left`` and calls :meth:`look` once ``left`` falls below ``next_look``."""
 
-    __slots__ = ("deadline", "left", "next_look", "seconds")
+    __slots__ = ("deadline", "left", "next_look", "seconds", "until")
 
     def __init__(self, seconds: float | None = None) -> None:
         #: The time one action may take, in seconds (``None``: no bound in time).
         self.seconds = seconds
+        #: The instant (:func:`time.monotonic`) no action may work past (``None``: none).
+        self.until: float | None = None
         self.deadline: float | None = None
         self.left = MAX_STEPS
         self.next_look = MAX_STEPS - CLOCK_EVERY
 
     def start(self) -> None:
-        """A new action begins: the whole budget is its."""
+        """A new action begins: the whole budget is its (and none if ``until`` has passed)."""
         self.left = MAX_STEPS
         self.next_look = MAX_STEPS - CLOCK_EVERY
-        seconds = self.seconds
-        self.deadline = None if seconds is None else time.monotonic() + seconds
+        seconds, until = self.seconds, self.until
+        if until is not None and time.monotonic() > until:
+            self.deadline = until
+            self.look()
+        if seconds is not None:
+            deadline = time.monotonic() + seconds
+            self.deadline = deadline if until is None else min(deadline, until)
+        else:
+            self.deadline = until
 
     def hold(self) -> None:
         """No more looks in this action: what is left of it can't be stopped half-way."""
@@ -57,6 +67,12 @@ class Budget:
                 limit="steps",
             )
         if self.deadline is not None and time.monotonic() > self.deadline:
+            if self.until is not None and self.deadline >= self.until:
+                raise TooMuchWork(
+                    "the time set for this game's work ran out during this action: nothing "
+                    "of it happens",
+                    limit="deadline",
+                )
             raise TooMuchWork(
                 f"the action takes more than {self.seconds:g} s of work (the time bound set "
                 "for this game): nothing of it happens",

@@ -8,15 +8,20 @@ import io
 import json
 import os
 import sys
+import time
 from collections.abc import Sequence
 from typing import TextIO
 
-from .errors import MalformedError
+from .budget import MAX_STEPS
+from .errors import MalformedError, TooMuchWork
 from .record import _replayer, replay, source_of, start
 from .state import state_dict
 from .timeline import Timeline, escaped
 
 __all__ = ["main"]
+
+#: How long ``lifeledger replay`` works on a record by default, in seconds.
+DEFAULT_TIME_LIMIT = 600.0
 
 
 def _open(path: str) -> TextIO:
@@ -40,8 +45,15 @@ def _write(lines: list[str]) -> None:
         lines.clear()
 
 
+#: The exit status of a replay stopped by ``--time-limit``.
+TIMED_OUT = 3
+
+
 def _replay(args: argparse.Namespace) -> int:
     name = "standard input" if args.record == "-" else args.record
+    if not args.time_limit >= 0:  # NaN too
+        return _error("--time-limit", f"a number of seconds, 0 or more, not {args.time_limit}")
+    deadline = time.monotonic() + args.time_limit if args.time_limit else None
     try:
         stream = _open(args.record)
     except OSError as exc:
@@ -51,12 +63,13 @@ def _replay(args: argparse.Namespace) -> int:
             # A .jsonl file is a stream; anything else is told apart by its content.
             source = source_of(stream, stream=True if args.record.endswith(".jsonl") else None)
             if args.json:
-                result = replay(source, keep_history=False)
+                result = replay(source, keep_history=False, deadline=deadline)
                 json.dump(state_dict(result.game, result.refused), sys.stdout, indent=1)
                 sys.stdout.write("\n")
                 return 0
             if sys.stdout.isatty():  # a person watches: each line as it comes
                 game, played = start(source, keep_history=False)
+                game.deadline = deadline
                 timeline = Timeline(game, print, colour="NO_COLOR" not in os.environ)
                 timeline.header()
                 for step in played:
@@ -66,6 +79,7 @@ def _replay(args: argparse.Namespace) -> int:
             # A pipe or a file: the lines are written a few thousand at a time, and each step
             # is shown as it is played (the same steps, at less cost).
             game, run = _replayer(source, keep_history=False)
+            game.deadline = deadline
             lines: list[str] = []
             timeline = Timeline(game, lines.append)
             try:
@@ -75,6 +89,16 @@ def _replay(args: argparse.Namespace) -> int:
             finally:
                 _write(lines)
             return 0
+    except TooMuchWork as exc:
+        if exc.limit != "deadline":
+            return _error(name, exc)
+        where = "the header" if exc.position is None else f"action {exc.position}"
+        _error(
+            name,
+            f"the replay took more than its time limit of {args.time_limit:g} s (at {where}); "
+            "give it longer with --time-limit SECONDS (0: no limit)",
+        )
+        return TIMED_OUT
     except MalformedError as exc:
         return _error(name, exc)
     except UnicodeDecodeError:
@@ -115,6 +139,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     play = commands.add_parser("replay", help="replay a game record")
     play.add_argument("record", help="a record file (.json or .jsonl), or - for standard input")
     play.add_argument("--json", action="store_true", help="print the state as JSON")
+    play.add_argument(
+        "--time-limit",
+        type=float,
+        default=DEFAULT_TIME_LIMIT,
+        metavar="SECONDS",
+        help="stop a replay that takes longer, with exit status 3 (default: %(default)g; "
+        f"0: no limit). Each action is bounded anyway ({MAX_STEPS:,} steps of work)",
+    )
     play.set_defaults(run=_replay)
     serve = commands.add_parser("serve", help="serve the table app")
     serve.add_argument(

@@ -133,8 +133,9 @@ class ChoiceNeeded(MalformedError):
 class TooMuchWork(MalformedError):
     """An action that takes more work than one action may (:mod:`lifeledger.budget`): more
     steps than the bound every replay meets alike (``limit`` ``"steps"``: the record must state
-    the result instead, as for a loop the engine can't decide), or more time than the bound an
-    application set (``limit`` ``"seconds"``). Member ``do``; nothing of the action happens."""
+    the result instead, as for a loop the engine can't decide), or more time than an
+    application gave it (``limit`` ``"seconds"``: the bound on one action; ``"deadline"``: the
+    instant set for all the game's work). Member ``do``; nothing of the action happens."""
 
     def __init__(
         self,

@@ -319,6 +319,17 @@ class Game:
         self._budget.seconds = seconds
 
     @property
+    def deadline(self) -> float | None:
+        """The instant (:func:`time.monotonic`) past which no action of this game works
+        (``None``, the default: none): the action under way then raises :class:`TooMuchWork`
+        and nothing of it happens. A replay bounded in time as a whole sets it."""
+        return self._budget.until
+
+    @deadline.setter
+    def deadline(self, instant: float | None) -> None:
+        self._budget.until = instant
+
+    @property
     def version(self) -> int:
         """The version of the game record this game is written in: 2 adds turns and
         designations (``docs/record-format.md``); a version-1 game rejects them as malformed."""
@@ -2882,7 +2893,7 @@ class Game:
             done = 0
             while done < action.times:
                 done += 1
-                self._spend(1)
+                self._spend(len(action.actions))  # each action of an iteration is a step
                 for inner in action.actions:
                     self._check_in_game(inner.players())
                     if type(inner) is Together:

@@ -1259,17 +1259,22 @@ def _start(source: Json | Iterable[str], *, keep_history: bool) -> tuple[Game, I
 LINE_CACHE = 4096
 
 
-def replay(source: Json | Iterable[str], *, keep_history: bool = True) -> Replay:
+def replay(
+    source: Json | Iterable[str], *, keep_history: bool = True, deadline: float | None = None
+) -> Replay:
     """Replay a whole record (see :func:`start`). Refusals are collected; a malformed record
-    raises :class:`MalformedError`."""
+    raises :class:`MalformedError`. ``deadline``: the game's (:attr:`Game.deadline`), past
+    which the replay stops with :class:`TooMuchWork`."""
     if not isinstance(source, dict):
         header, lines = _stream_head(source)
         game = header.new_game(keep_history=keep_history)
+        game.deadline = deadline
         result = Replay(game)
         _replay_lines(game, lines, result.refused)
         return result
     header, items = _document_parts(source)
     game = header.new_game(keep_history=keep_history)
+    game.deadline = deadline
     result = Replay(game)
     apply = game.apply
     for index, item in enumerate(items):

@@ -95,16 +95,11 @@ def replay_json(text: str, max_bytes: int = MAX_BYTES, seconds: float = MAX_SECO
     add(f'{{"header": {json.dumps(document)}, "frames": [')
     first = {"position": None, "action": None, "state": state, "effects": engine.effects(game)}
     add(json.dumps(first))
-    deadline = time.monotonic() + seconds
+    # Each action is bounded (lifeledger.budget), but a record of thousands of costly actions
+    # would hold a worker for hours: the whole replay has a deadline, which the engine keeps
+    # inside an action too (a shortcut's iterations, a stack of triggers).
+    game.deadline = time.monotonic() + seconds
     for position, action in enumerate(actions):
-        if time.monotonic() > deadline:
-            # Each action is bounded (the engine gives up on triggers that resolve too many
-            # times), but a record of thousands of such actions would hold a worker for hours.
-            raise TableError(
-                "too-long",
-                f"This record takes more than {seconds:g} s to replay here (at action "
-                f"{position}); replay it with `lifeledger replay`.",
-            )
         before = state
         refused = None
         notes: list[dict[str, str]] = []
@@ -114,6 +109,14 @@ def replay_json(text: str, max_bytes: int = MAX_BYTES, seconds: float = MAX_SECO
             notes = engine.apply(game, action, position)
         except engine.RefusedError as exc:
             refused = {"rule": exc.rule, "message": exc.message}
+        except engine.TooMuchWork as exc:
+            if exc.limit != "deadline":
+                raise TableError("malformed", str(exc.at(str(position))), member="do") from exc
+            raise TableError(
+                "too-long",
+                f"This record takes more than {seconds:g} s to replay here (at action "
+                f"{position}); replay it with `lifeledger replay`.",
+            ) from exc
         except engine.MalformedError as exc:
             raise TableError(
                 "malformed",

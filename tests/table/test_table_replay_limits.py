@@ -123,3 +123,29 @@ def test_a_replay_that_takes_too_long_is_given_up_naming_the_action() -> None:
     assert caught.value.code == "too-long"
     assert "at action 0" in str(caught.value.message)
     assert replay_json(record(2, 5))  # within the time, as before
+
+
+def test_a_replay_s_time_limit_holds_inside_a_repeat() -> None:
+    """Issue 21 item 3: the limit was checked between actions, so two 51 KB records of
+    ``repeat`` 10^6 × 1,000 actions held both workers past 46 s. The engine keeps the replay's
+    deadline inside the shortcut, and bounds its work by what it does: each iteration's
+    actions are steps of its budget, so even with no deadline it is given up (malformed,
+    member ``do``) after 500,000 of them."""
+    import json
+
+    busy = [{"do": "lose_life", "player": "p1", "amount": 0}] * 1000
+    text = json.dumps(
+        {
+            "record": 2,
+            "players": [{"id": "p0"}, {"id": "p1"}],
+            "actions": [{"do": "repeat", "times": 10**6, "actions": busy}],
+        }
+    )
+    with pytest.raises(TableError) as caught:
+        replay_json(text, seconds=0.05)
+    assert caught.value.code == "too-long"
+    assert "at action 0" in str(caught.value.message)
+    with pytest.raises(TableError) as bounded:
+        replay_json(text, seconds=3600)
+    assert bounded.value.code == "malformed"
+    assert "500,000 steps" in str(bounded.value.message)
