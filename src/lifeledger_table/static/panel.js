@@ -255,8 +255,11 @@ function poisonOf(u, target) {
 function counterGroup(u, target, kind, canAct) {
   const p = playerState(target);
   const poison = kind === "poison" ? poisonOf(u, target) : null;
-  const count = poison ? poison.count : (p.counters || {})[kind] || 0;
   const players = poison ? poison.players : [target];
+  // A plain counter change shows at once, pending until the server's answer (taps.js).
+  const served = poison ? poison.count : (p.counters || {})[kind] || 0;
+  const shown = MODE === "play" ? shownCount(served, players, kind) : { n: served, pending: false };
+  const count = shown.n;
   const who = poison && players.length > 1 ? S.names.of(u.id) : S.names.of(target);
   const near = poison && count >= poison.limit - POISON_NEAR;
   const play = MODE === "play";
@@ -265,6 +268,7 @@ function counterGroup(u, target, kind, canAct) {
   const noun = (n) => plural(n, `${kind} counter`);
   const group = h("div", {
     class: "ctr" + (near ? " near" : ""), role: "group", "data-counter": kind,
+    "data-players": players.join(" "), "data-count": String(served),
     "aria-label": `${who}: ${noun(count)}${poison ? `; ${poison.limit} lose the game (${poison.rule})` : ""}`,
   });
   const minus = play ? h("button", {
@@ -288,7 +292,7 @@ function counterGroup(u, target, kind, canAct) {
     h("span", { class: "ctr-count", "aria-hidden": "true", title: `${kind} counters` },
       h("span", { class: "ctr-icon" }, icon), " ",
       COUNTER_ICONS[kind] && kind !== "poison" ? h("span", { class: "ctr-kind" }, kind + " ") : null,
-      h("strong", { class: "ctr-n" }, String(count)),
+      h("strong", { class: "ctr-n" + (shown.pending ? " pending" : "") }, String(count)),
       poison ? h("span", { class: "ctr-max" }, `/${poison.limit}`) : null),
     plus,
   ].filter(Boolean));

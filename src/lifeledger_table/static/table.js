@@ -568,6 +568,7 @@ function render() {
   S.layout = { table, own: own >= 0 ? 0 : null };
   placePanels(box, table, S.layout.own);
   renderConn();
+  showTotals(); // taps.js: counters moved by pending changes are marked as totals are
   if (!$("history").classList.contains("hidden")) renderHistory();
   graphChanged(); // graph.js: the drawer's life graph follows the game
   if (S.sheetFor) renderSheet(S.sheetFor);

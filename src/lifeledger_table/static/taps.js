@@ -25,6 +25,15 @@ const OFFLINE_PREFIX = "lifeledger-offline-";
 
 const TAPS = { run: null, bubbles: new Map(), hold: null, heldUntil: 0, offlineTimer: null, choices: new Map() };
 
+// A counter moved by changes not yet confirmed is underlined with dots, as a total is (set
+// through the style object: the page's policy allows no inline style sheet).
+function markCount(el, pending) {
+  el.classList.toggle("pending", pending);
+  Object.assign(el.style, pending
+    ? { textDecoration: "underline dotted", textDecorationThickness: "2px", textUnderlineOffset: ".15em" }
+    : { textDecoration: "", textDecorationThickness: "", textUnderlineOffset: "" });
+}
+
 // ---------------------------------------------------------------- pending changes, kept
 
 // S.pending: the changes sent (or about to be) and not yet answered, by id, in the order they
@@ -117,6 +126,37 @@ function pendingFor(members) {
   return { sum, any };
 }
 
+// The change to a counter a pending action makes ({player, kind, delta}): a plain add_counters
+// or remove_counters of a whole number (issue 17 item 15: poison shows at once, as life does).
+function counterDelta(a) {
+  if (!a || (a.do !== "add_counters" && a.do !== "remove_counters")) return null;
+  if (typeof a.player !== "string" || typeof a.kind !== "string") return null;
+  const n = a.amount;
+  if (typeof n !== "number" && typeof n !== "bigint") return null;
+  return { player: a.player, kind: a.kind, delta: a.do === "add_counters" ? n : -n };
+}
+
+// A counter as a panel shows it ({n, pending}): the server's ``count`` of ``kind`` on
+// ``players`` (a team's shared poison: its heads', 810.10), moved by the pending changes; never
+// below 0 (the engine removes no more counters than there are, 122).
+function shownCount(count, players, kind) {
+  let sum = 0;
+  let any = false;
+  for (const m of S.pending.values()) {
+    const d = m.type === "action" ? counterDelta(m.action) : null;
+    if (d && d.kind === kind && players.includes(d.player)) { sum = addExact(sum, d.delta); any = true; }
+  }
+  if (!any) return { n: count, pending: false };
+  const n = addExact(count, sum);
+  return { n: n < 0 ? 0 : n, pending: true };
+}
+
+// A count kept as text (data-count): a BigInt past 2^53 (107.1), else a number.
+function countOf(text) {
+  const n = Number(text);
+  return Number.isSafeInteger(n) ? n : BigInt(text);
+}
+
 // The life total a panel shows: the server's, moved by the pending changes (a team: its heads').
 function shownLife(unitId) {
   const u = lifeUnit(unitId);
@@ -153,6 +193,14 @@ function showTotals() {
     const b = TAPS.bubbles.get(id);
     const row = panel.querySelector(".life-row");
     if (b && row && b.el.parentNode !== row) row.append(b.el);
+    // Counters (poison, pinned kinds) move at once too, pending until the server answers.
+    for (const g of panel.querySelectorAll(".ctr[data-counter][data-count]")) {
+      const s = shownCount(countOf(g.dataset.count), (g.dataset.players || "").split(" "), g.dataset.counter);
+      const n = g.querySelector(".ctr-n");
+      if (n) { n.textContent = String(s.n); markCount(n, s.pending); }
+      const minus = g.querySelector(".ctr-minus");
+      if (minus) minus.disabled = isZero(s.n);
+    }
   }
   renderUndo(); // table.js: the button names what it takes back (a run of taps, or a change)
 }
@@ -252,10 +300,10 @@ function cancelRun() {
 function tapRefused(msg) {
   const m = msg.id ? S.pending.get(msg.id) : null;
   if (!m || msg.error === "already-undone") return;
-  const d = m.type === "action" ? lifeDelta(m.action) : null;
+  const d = m.type === "action" ? lifeDelta(m.action) || counterDelta(m.action) : null;
   const u = d ? lifeUnit(d.player) : null;
   if (!u) return;
-  dropBubble(u.id);
+  if (!("kind" in d)) dropBubble(u.id);
   const panel = panelOf(u.id);
   if (panel) {
     panel.classList.remove("refused-flash");
