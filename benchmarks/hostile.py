@@ -13,6 +13,10 @@ of what issue 7 found, then all of them at once:
 - ``sockets`` (item 8): one address opens 50 seated sockets sending 19 messages a second each;
 - ``slow`` (item 9): 1,100 connections that send half a request and then nothing;
 - ``codes`` (item 10): 100 loopback addresses guess table codes as fast as they can;
+- ``engine`` (issue 21 item 1): a seated phone of a table holding Sanguine Bond, Exquisite
+  Blood, Boon Reflection and 2,500 Ajani's Pridemates, Bo at 10^1000 life, sends
+  ``gain_life ana 1`` over and over (it froze every table 34 s a change), and the accepted
+  variant, a ``repeat`` of 5 groups of 200 ``lose_life 0`` (36.6 s with 1,000 cards);
 - ``all``: every attacker above at once.
 
 Each scenario runs ``--runs`` times, alternating with a quiet run (the baseline, measured in
@@ -53,6 +57,8 @@ VICTIM_TABLES = 5
 #: POSTs are JSON (the app refuses other content types: issue 7 item 12).
 JSON = {"Content-Type": "application/json"}
 LONG_TABLE_EVENTS = 20_000
+#: The Pridemates on the ``engine`` attacker's table.
+PRIDEMATES = 2_500
 Attack = Callable[["Server", asyncio.Event], Awaitable[None]]
 
 
@@ -64,6 +70,8 @@ class Server:
     long_table: str = ""
     attacker_table: str = ""
     attacker_token: str = ""
+    engine_table: str = ""
+    engine_token: str = ""
 
 
 @dataclass
@@ -104,6 +112,8 @@ async def prepare(base: str, db: str) -> Server:
     server.long_table, _ = await open_table(base, "127.0.9.1", ["Ana", "Bo"])
     server.attacker_table, tokens = await open_table(base, "127.0.9.2", ["Ana", "Bo"])
     server.attacker_token = tokens[0]
+    server.engine_table, tokens = await open_table(base, "127.0.9.3", ["Ana", "Bo"])
+    server.engine_token = tokens[0]
     return server
 
 
@@ -125,6 +135,39 @@ def grow(db: str, table_id: str, events: int) -> None:
                 batch = []
         if batch:
             store.append(batch)
+    finally:
+        store.close()
+
+
+def grow_engine(db: str, table_id: str) -> None:
+    """The ``engine`` attacker's table: Bo at 10^1000 life, Sanguine Bond, Exquisite Blood,
+    Boon Reflection and :data:`PRIDEMATES` Pridemates, all Ana's (written to its log)."""
+    from lifeledger_table.store import Event, SQLiteStore
+
+    cards = ["Sanguine Bond", "Exquisite Blood", "Boon Reflection"]
+    cards += ["Ajani's Pridemate"] * PRIDEMATES
+    actions: list[dict[str, Any]] = [{"do": "set_life", "player": "bo", "to": 10**1000}]
+    actions += [
+        {"do": "card", "id": f"card-{i}", "name": name, "controller": "ana"}
+        for i, name in enumerate(cards)
+    ]
+    store = SQLiteStore(db)
+    try:
+        start_seq = len(store.events(table_id))
+        store.append(
+            [
+                Event(
+                    table_id,
+                    start_seq + k + 1,
+                    "action",
+                    {"action": action},
+                    f"engine-{k}",
+                    "ana",
+                    time.time(),
+                )
+                for k, action in enumerate(actions)
+            ]
+        )
     finally:
         store.close()
 
@@ -350,6 +393,31 @@ async def attack_codes(server: Server, done: asyncio.Event) -> None:
     await asyncio.gather(*(guesser(k) for k in range(100)))
 
 
+async def attack_engine(server: Server, done: asyncio.Event) -> None:
+    """Issue 21 item 1: the costliest change a seated phone can send, over and over (each is
+    refused: too much work, then busy), and the accepted shortcut of 1,000 group parts."""
+    gain = {"do": "gain_life", "player": "ana", "amount": 1}
+    parts = {"do": "together", "actions": [{"do": "lose_life", "player": "bo", "amount": 0}] * 200}
+    shortcut = {"do": "repeat", "times": 5, "actions": [parts]}
+    async with session("127.0.7.30") as http:
+        url = f"{server.base}/ws/t/{server.engine_table}?token={server.engine_token}"
+        ws = await http.ws_connect(url, max_msg_size=0)
+        await ws.send_json({"type": "hello", "token": server.engine_token, "since": 0})
+        drain = asyncio.create_task(_drain(ws))
+        n, tag = 0, random.getrandbits(40)
+
+        async def step() -> None:
+            nonlocal n
+            n += 1
+            action = shortcut if n % 4 == 0 else gain
+            await ws.send_json({"type": "action", "id": f"e{tag}-{n}", "action": action})
+            await asyncio.sleep(0.05)
+
+        await until(done, step)
+        drain.cancel()
+        await ws.close()
+
+
 ATTACKS: dict[str, list[Attack]] = {
     "integers": [attack_integers],
     "hello": [attack_hello],
@@ -357,6 +425,7 @@ ATTACKS: dict[str, list[Attack]] = {
     "sockets": [attack_sockets],
     "slow": [attack_slow],
     "codes": [attack_codes],
+    "engine": [attack_engine],
 }
 ATTACKS["all"] = [a for attacks in list(ATTACKS.values()) for a in attacks]  # the names above
 
@@ -440,6 +509,7 @@ async def main(args: Any) -> None:
         finally:
             stop(proc)
         grow(db, server.long_table, LONG_TABLE_EVENTS)
+        grow_engine(db, server.engine_table)
         proc = await start(command, base + "/api/catalogue")
         try:
             print(f"victim: {VICTIM_TABLES} tables of 4 phones, a change per phone per second")
