@@ -13,13 +13,21 @@ machine, so a record replays alike everywhere; a server adds a bound in time
 
 from __future__ import annotations
 
-import pytest
+from typing import Any
+from unittest import mock
 
-from lifeledger import Game, Seat
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from lifeledger import Game, Seat, budget, record
 from lifeledger.actions import GainLife, LoseLife, PayLife, Repeat, Together
 from lifeledger.budget import MAX_STEPS
-from lifeledger.errors import MalformedError, TooMuchWork
+from lifeledger.errors import MalformedError, RefusedError, TooMuchWork
 from lifeledger.state import state_dict
+from test_properties import SETTINGS, Table, an_action, headers, snapshot
+from test_properties_stack import STACK_CARDS, stack_action
+from test_properties_v2 import v2_headers
 
 
 def _drain_engine(pridemates: int) -> Game:
@@ -113,3 +121,96 @@ def test_810_9a_a_part_restored_in_two_headed_giant_keeps_the_team_sharing_one_t
     game.lose_life("ana", 5)
     assert game.life_of("bo") == 25
     assert game.life_of("di") == 29
+
+
+def _plays_on_a_small_budget(data: st.DataObject, chooser: Any, head: dict[str, Any]) -> int:
+    """Apply drawn actions to a game whose every action may take only a drawn handful of
+    steps: whatever step the budget runs out at, the action changes nothing."""
+    steps = data.draw(st.integers(1, 40), label="steps")
+    game = record.replay({**head, "actions": []}).game
+    table = Table(head)
+    if chooser is stack_action:
+        table.cards = STACK_CARDS  # type: ignore[attr-defined]
+    given_up = 0
+    with mock.patch.object(budget, "MAX_STEPS", steps):
+        for index in range(data.draw(st.integers(0, 24))):
+            before = snapshot(game)
+            obj = chooser(data.draw, table, before)
+            try:
+                game.apply(record.parse_action(obj, str(index)))
+            except TooMuchWork:
+                given_up += 1
+                assert snapshot(game) == before  # nothing of it happened
+                assert game.notes == [] and game.refusals == []
+                continue
+            except (RefusedError, MalformedError):
+                assert snapshot(game) == before
+                continue
+            table.applied(obj)
+    return given_up
+
+
+@SETTINGS
+@given(st.data())
+def test_732_2a_an_action_given_up_at_any_step_changes_nothing(data: st.DataObject) -> None:
+    """Property: a budget that runs out anywhere (in a handler, a group's part, a shortcut's
+    iteration, a trigger's resolution) leaves the game exactly as it was, in every variant and
+    both record versions, with the catalogue's triggers on the stack."""
+    if data.draw(st.booleans(), label="stack"):
+        _plays_on_a_small_budget(data, stack_action, data.draw(v2_headers()))
+    else:
+        _plays_on_a_small_budget(data, an_action, data.draw(headers()))
+
+
+def _scenarios() -> list[tuple[str, Game, Any]]:
+    """Actions whose work runs through every place the budget is spent: a loop of triggers on
+    the stack, a group with a refused part, a shortcut, a turn, Two-Headed Giant."""
+    drain = Game([Seat("ana"), Seat("bo"), Seat("cy")], version=2, starting_life=9)
+    for card, name in (("bond", "Sanguine Bond"), ("blood", "Exquisite Blood")):
+        drain.card(card, name, controller="ana")
+    for i in range(3):
+        drain.card(f"pridemate-{i}", "Ajani's Pridemate", controller="ana")
+    drain.choose("ana", targets={"bond": ["bo", "cy"]})
+    group = Game([Seat("ana"), Seat("bo")])
+    for i in range(4):
+        group.card(f"pridemate-{i}", "Ajani's Pridemate", controller="ana")
+    shortcut = Game([Seat("ana"), Seat("bo")], version=2)
+    shortcut.card("bond", "Sanguine Bond", controller="ana")
+    giant = Game(
+        [Seat("ana", team="n"), Seat("bo", team="n"), Seat("cy", team="s"), Seat("di", team="s")],
+        variant="two-headed-giant",
+        version=2,
+    )
+    giant.card("angel", "Platinum Angel", controller="ana")
+    giant.card("bond", "Sanguine Bond", controller="cy")
+    giant.choose("cy", targets={"bond": ["ana"]})
+    return [
+        ("drain", drain, GainLife("ana", 1)),
+        ("group", group, Together((GainLife("ana", 2), PayLife((("bo", 99),)), LoseLife("bo", 3)))),
+        ("shortcut", shortcut, Repeat(4, (GainLife("ana", 1), LoseLife("ana", 1)))),
+        ("giant", giant, Repeat(3, (GainLife("cy", 25),))),
+    ]
+
+
+@pytest.mark.parametrize("name", ["drain", "group", "shortcut", "giant"])
+def test_732_2a_an_action_cut_at_every_step_changes_nothing(name: str) -> None:
+    """Every place an action can run out of steps, in turn: each cut leaves the game exactly as
+    it was (or, cut where nothing may stop it any more, as the whole action leaves it)."""
+    _, game, action = next(s for s in _scenarios() if s[0] == name)
+    whole = game.copy()
+    whole.apply(action)
+    used = MAX_STEPS - whole._budget.left
+    assert used > 3
+    after, before = state_dict(whole), state_dict(game)
+    given_up = 0
+    for steps in range(1, used + 1):
+        cut = game.copy()
+        with mock.patch.object(budget, "MAX_STEPS", steps):
+            try:
+                cut.apply(action)
+            except TooMuchWork:
+                given_up += 1
+                assert state_dict(cut) == before, steps
+                continue
+        assert state_dict(cut) == after, steps
+    assert given_up >= used // 2

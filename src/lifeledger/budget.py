@@ -43,7 +43,7 @@ class Budget:
     def start(self) -> None:
         """A new action begins: the whole budget is its (and none if ``until`` has passed)."""
         self.left = MAX_STEPS
-        self.next_look = MAX_STEPS - CLOCK_EVERY
+        self.next_look = max(MAX_STEPS - CLOCK_EVERY, 0)
         seconds, until = self.seconds, self.until
         if until is not None and time.monotonic() > until:
             self.deadline = until
@@ -78,4 +78,4 @@ class Budget:
                 "for this game): nothing of it happens",
                 limit="seconds",
             )
-        self.next_look = self.left - CLOCK_EVERY
+        self.next_look = max(self.left - CLOCK_EVERY, 0)
