@@ -149,6 +149,9 @@ function renderChoices() {
   } else if (!again) CHOICES.changing = null;
   box.replaceChildren(...items);
   box.classList.toggle("hidden", !items.length);
+  // On the table device the prompt faces the player who chooses (layout.js).
+  const asked = items.find((el) => el.classList.contains("choice-ask"));
+  faceOverlay(box, asked ? asked.dataset.player : null);
   if (typeof resendAfterChoice === "function") resendAfterChoice(); // taps.js
 }
 

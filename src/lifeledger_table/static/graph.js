@@ -77,7 +77,8 @@ function swatch(i) {
 
 function unitName(u) { return S.names ? (u.kind === "team" ? (S.names.known(u.id) ? S.names.of(u.id) : u.label) : S.names.of(u.id)) : u.label; }
 
-function resultText(r) {
+// (Named apart from tools.js's resultText: scripts share one global scope, and the later one won.)
+function graphResultText(r) {
   if (!r.status || r.status === "playing") return "playing";
   return describeResult(r.status, r.reason, r.rule);
 }
@@ -120,7 +121,7 @@ function drawGraph(data, box) {
   const r1 = (n) => Math.round(n * 10) / 10;
   const id = `graph-${data.game}-${Math.random().toString(36).slice(2, 8)}`;
   const title = `Life totals of game ${data.game}, over ${plural(data.count, "action")}`;
-  const summary = data.units.map((u) => `${unitName(u)}: ${shortTotal(u.start)} to ${shortTotal(u.end)} (lowest ${shortTotal(u.min)}, highest ${shortTotal(u.max)}), ${resultText(u)}`).join(". ");
+  const summary = data.units.map((u) => `${unitName(u)}: ${shortTotal(u.start)} to ${shortTotal(u.end)} (lowest ${shortTotal(u.min)}, highest ${shortTotal(u.max)}), ${graphResultText(u)}`).join(". ");
   const names = new Map(data.units.map((u) => [u.id, unitName(u)]));
   const marks = data.markers.map((mk) => `${names.get(mk.unit) || mk.unit} ${mk.status} after action ${mk.x} (${mk.rule})`).join(". ");
   const parts = [

@@ -75,8 +75,9 @@ function savePlaygroup(group) { localStorage.setItem(PLAYGROUP_KEY, JSON.stringi
 
 // A panel needs this much room (CSS px, before turning) for all its controls; a compact
 // panel (name and ⋯ beside −, total, +) this much.
-const FULL = { w: 160, h: 166 };
-const COMPACT = { w: 150, h: 80 };
+// (A compact panel: a row with its name, ⚔ and ⋯ over a row with −, the total and +.)
+const FULL = { w: 160, h: 176 };
+const COMPACT = { w: 132, h: 100 };
 const TEAM_EXTRA = 48; // a team's panel adds a row of its heads
 
 // Around a tall table (the device upright), in seating order, clockwise: each slot is
@@ -165,6 +166,7 @@ function tableSlots(n, W, H, gap, extra) {
 
 // A personal phone: its own panel first and biggest (the top part, or the left part of a
 // wide screen), the others in a grid; a grid too small for a whole panel scrolls.
+const OWN_LIFE = 80;
 function phoneSlots(n, W, H, gap, extra, own, rows, heads) {
   const need = { w: FULL.w, h: FULL.h + extra, full: true, cmds: rows.cmds, chips: rows.chips };
   if (own === null || n < 2) {
@@ -172,26 +174,32 @@ function phoneSlots(n, W, H, gap, extra, own, rows, heads) {
   }
   const wide = W > H * 1.2;
   const own0 = (x, y, w, h) => ({ x: x + gap / 2, y: y + gap / 2, w: w - gap, h: h - gap, rot: 0 });
+  // The own panel's total is the biggest number on the screen: its life row gets OWN_LIFE
+  // more than a whole panel needs.
+  const mine = Object.assign({}, need, { h: need.h + OWN_LIFE });
   // The own panel takes the largest share that leaves the others whole panels, else (up to
   // eight players) compact ones.
   const small = { w: COMPACT.w, h: COMPACT.h + heads };
   // Commander rows stay on every panel of a personal phone (it scrolls rather than hide them).
-  for (const others of n <= 8 && !rows.cmds ? [need, small] : [need]) {
+  // (Everyone on one screen first: the own life row's bonus gives way before that.)
+  const tries = [];
+  for (const own of [mine, need]) for (const others of n <= 8 && !rows.cmds ? [need, small] : [need]) tries.push([own, others]);
+  for (const [own, others] of tries) {
     for (const share of n === 2 ? [0.5] : n <= 4 ? [0.45, 0.4, 0.35, 0.3] : n <= 6 ? [0.4, 0.35, 0.3] : [0.3]) {
       if (wide) {
         const ow = Math.round(W * share);
-        const rest = ow - gap >= need.w && H - gap >= heightFor(need, ow - gap) && gridSlots(n - 1, W - ow, H, gap, false, others, false);
+        const rest = ow - gap >= need.w && H - gap >= heightFor(own, ow - gap) && gridSlots(n - 1, W - ow, H, gap, false, others, false);
         if (rest) return [own0(0, 0, ow, H), ...rest.map((s) => Object.assign(s, { x: s.x + ow }))];
       } else {
         const oh = Math.round(H * share);
-        const rest = oh - gap >= heightFor(need, W - gap) && W - gap >= need.w && gridSlots(n - 1, W, H - oh, gap, false, others, false);
+        const rest = oh - gap >= heightFor(own, W - gap) && W - gap >= need.w && gridSlots(n - 1, W, H - oh, gap, false, others, false);
         if (rest) return [own0(0, 0, W, oh), ...rest.map((s) => Object.assign(s, { y: s.y + oh }))];
       }
     }
   }
   if (!wide && W - gap >= need.w) {
     // Too many for one screen: the own panel on top, the others below, scrolled to.
-    const oh = Math.max(heightFor(need, W - gap) + gap, Math.round(H * 0.38));
+    const oh = Math.max(heightFor(mine, W - gap) + gap, Math.round(H * 0.38));
     const below = gridSlots(n - 1, W, H - oh, gap, false, need, true);
     if (below) return [own0(0, 0, W, oh), ...below.map((s) => Object.assign(s, { y: s.y + oh }))];
   }
@@ -231,6 +239,8 @@ function placePanels(box, table, ownIndex, bonus) {
     el.style.transform = rot ? `rotate(${rot}deg)` : "";
     el.dataset.facing = String(rot);
     el.classList.toggle("compact", !roomFor(s, { w: FULL.w, h: FULL.h + extraOf(el), full: true, cmds: cmdsOf(el), chips: chipsOf(el) }));
+    // A long, low compact panel keeps its name and buttons beside the total, not above it.
+    el.classList.toggle("wide", u.w >= 2.4 * u.h);
     bottom = Math.max(bottom, s.y + s.h + gap);
   });
   let filler = box.querySelector(".filler");
@@ -249,23 +259,130 @@ function placePanels(box, table, ownIndex, bonus) {
   for (const el of panels) {
     if (!el.classList.contains("compact") && el.scrollHeight > el.clientHeight + 1) el.classList.add("compact");
   }
-  fitTotals(box);
+  watchTotals(box);
+  const sizes = fitTotals(box, table, ownIndex);
+  // The table device: a whole panel whose total is much smaller than the others' (its
+  // controls take the room) is made compact, to keep the totals even (what it leaves is in ⋯).
+  if (table) {
+    const most = Math.max(...sizes);
+    const small = panels.filter((el, i) => !el.classList.contains("compact") && sizes[i] < EVEN * most);
+    if (small.length && small.length < panels.length) {
+      small.forEach((el) => el.classList.add("compact"));
+      fitTotals(box, table, ownIndex);
+    }
+  }
 }
 
-// Each life total as large as its place allows (the digits' width and the row's height).
-function fitTotals(box) {
-  for (const life of box.querySelectorAll(".life")) {
-    const row = life.parentElement;
-    const w = row.clientWidth;
-    const hgt = row.clientHeight;
-    if (!w || !hgt) continue;
-    const text = life.textContent.trim();
-    const chars = Math.max(2, Math.min(text.length, 12));
-    // The − and + keep their edges: the total fills the room between their signs.
-    const sign = row.querySelector(".tap span");
-    const edge = sign ? sign.offsetWidth + 10 : 36;
-    const room = Math.max(w - 2 * edge, w * 0.4);
-    const size = Math.max(16, Math.floor(Math.min(hgt * 0.9, room / (0.7 * chars))));
-    life.style.fontSize = `${size}px`;
+// ---------------------------------------------------------------- the totals
+
+// Each life total as large as its place allows, and set apart from the − and + (issue 17):
+// the signs are small, light and at the panel's edges, at least GAP of the total's size from
+// its digits. On the table device no total is less than EVEN of the biggest (a panel whose
+// total would be is made compact); on a personal phone the own total is the biggest.
+const GAP = 0.22;
+const EVEN = 0.62;
+const OWN_BIGGEST = 0.86; // the others' totals at most this much of the own one
+function signSize(size) { return Math.round(Math.min(36, Math.max(18, size * 0.3))); }
+let measurer = null;
+function textWidth(el, text, px) {
+  measurer = measurer || document.createElement("canvas").getContext("2d");
+  const st = getComputedStyle(el);
+  measurer.font = `${st.fontWeight} ${px}px ${st.fontFamily}`;
+  return measurer.measureText(text).width;
+}
+function fitTotal(life) {
+  const row = life.parentElement;
+  const w = row.clientWidth;
+  const hgt = row.clientHeight;
+  if (!w || !hgt) return 0;
+  const text = life.textContent.trim() || "0";
+  // The width of the digits per px of font size (two digits at least: 9 → 10 keeps its size);
+  // a negative total's box adds its padding.
+  let per = Math.max(textWidth(life, text, 100), textWidth(life, "00", 100)) / 100;
+  if (life.classList.contains("negative")) per += 0.36;
+  const tap = row.querySelector(".tap");
+  const pad = tap ? parseFloat(getComputedStyle(tap).paddingLeft) || 0 : 8;
+  const span = tap && tap.querySelector("span");
+  let size = hgt * 0.86;
+  for (let i = 0; i < 3; i++) {
+    const sign = span ? textWidth(span, "+", signSize(size)) : 0;
+    const side = pad + sign + Math.max(8, size * GAP) + 2;
+    size = Math.min(hgt * 0.86, (w - 2 * side) / per);
   }
+  return Math.max(16, Math.floor(size));
+}
+let lastFit = { table: false, own: null };
+function fitTotals(box, table, ownIndex) {
+  if (table === undefined) ({ table, own: ownIndex } = lastFit);
+  lastFit = { table, own: ownIndex };
+  const lives = [...box.querySelectorAll(".panel .life")];
+  lives.forEach((life) => { dressTotal(life); life.dataset.chars = String(life.textContent.length); });
+  let sizes = lives.map(fitTotal);
+  const shown = sizes.filter(Boolean);
+  if (table && shown.length > 1) {
+    const least = Math.min(...shown);
+    sizes = sizes.map((z) => Math.min(z, Math.floor(least / EVEN)));
+  }
+  const own = ownIndex === null || ownIndex === undefined ? -1 : ownIndex;
+  if (own >= 0 && sizes[own]) sizes = sizes.map((z, i) => (i === own ? z : Math.min(z, Math.floor(sizes[own] * OWN_BIGGEST))));
+  lives.forEach((life, i) => {
+    if (!sizes[i]) return;
+    life.style.fontSize = `${sizes[i]}px`;
+    life.parentElement.style.setProperty("--sign", `${signSize(sizes[i])}px`);
+  });
+  return sizes;
+}
+
+// A total as it is read (issue 17): a negative total keeps its minus against its digits, in a
+// box, so it can't be taken for the panel's − (a real −4 and "− 4" look different); its label
+// names the player ("Ana: −4 life").
+function dressTotal(life) {
+  const raw = life.textContent.trim();
+  const negative = /^[-\u2212]\d/.test(raw);
+  const text = negative ? "\u2212" + raw.slice(1) : raw;
+  if (text !== raw) life.textContent = text;
+  life.classList.toggle("negative", negative);
+  const panel = life.closest(".panel");
+  const name = panel ? (panel.querySelector(".pname") || {}).textContent || "" : "";
+  life.setAttribute("role", "img");
+  life.setAttribute("aria-label", `${name ? name + ": " : ""}${text} life`);
+}
+
+// Totals changed in place (an instant tap, taps.js) are dressed and fitted again at once.
+let totalsWatch = null;
+function watchTotals(box) {
+  if (totalsWatch) return;
+  totalsWatch = new MutationObserver((records) => {
+    let refit = false;
+    for (const r of records) {
+      const el = r.target.nodeType === 1 ? r.target : r.target.parentElement;
+      const life = el && el.closest ? el.closest(".life") : null;
+      if (!life) continue;
+      const before = life.textContent.length;
+      dressTotal(life);
+      if (life.dataset.chars !== String(before)) refit = true;
+      life.dataset.chars = String(life.textContent.length);
+    }
+    if (refit) fitTotals(box);
+  });
+  totalsWatch.observe(box, { childList: true, characterData: true, subtree: true });
+}
+
+// ---------------------------------------------------------------- overlays
+
+// On the table device an overlay for one player (the ⋯ sheet, the commander-amount sheet, a
+// toast, a choice, the game-over banner) is drawn for the edge that player sits at: turned
+// as their panel is (style.css, [data-facing]). Elsewhere, and for nobody, it is upright.
+function facingOf(pid) {
+  if (!pid || !document.body.querySelector("#panels.table-mode")) return 0;
+  for (const p of document.querySelectorAll("#panels .panel")) {
+    const ids = [p.dataset.unit, ...(p.dataset.heads || "").split(" ")];
+    if (ids.includes(pid)) return Number(p.dataset.facing || 0);
+  }
+  return 0;
+}
+function faceOverlay(el, pid) {
+  if (!el) return;
+  const deg = facingOf(pid);
+  if (deg) el.dataset.facing = String(deg); else delete el.dataset.facing;
 }

@@ -169,6 +169,86 @@ function panelParts(u, target, canAct) {
   return parts.childNodes.length ? [parts] : [];
 }
 
+// Commander damage one tap from a compact panel (issue 17): its commander rows give way, and
+// a ⚔ button with the most one commander has dealt opens the amounts (the sheet below). The
+// panel of a whole panel hides it (style.css): its chips are there.
+function commanderOpener(u, target, canAct) {
+  if (MODE === "replay" || !header().players.some((p) => (p.commanders || []).length)) return null;
+  const heads = u.kind === "team" ? u.heads : [u.id];
+  const most = (pid) => commandersAgainst(pid).reduce((a, x) => (!a || x.n > a.n ? x : a), null);
+  const to = heads.includes(target) && most(target) ? target : heads.find((hid) => most(hid));
+  if (!to) return null;
+  const top = heads.map(most).filter(Boolean).reduce((a, x) => (x.n > a.n ? x : a));
+  const limit = commanderLimit();
+  const level = limit === null ? "" : top.n >= limit ? " lethal" : top.n >= CMD_NEAR ? " near" : "";
+  const who = S.names.of(u.id);
+  const label = `Commander damage to ${S.names.of(to)}: the most from one commander is ${top.n}${limit !== null ? ` of ${limit}` : ""}`;
+  if (MODE !== "play") return h("span", { class: "icon cmd-open" + level, role: "img", "aria-label": label }, "⚔", String(top.n));
+  return h("button", {
+    class: "icon cmd-open" + level, "data-act": "cmd-open", "data-to": to, "aria-label": label, title: `Commander damage to ${who}`,
+    onclick: () => (canAct ? openCmdSheet(to, most(to).c) : showPicker()),
+  }, h("span", { "aria-hidden": "true" }, "⚔"), h("span", { "aria-hidden": "true" }, String(top.n)));
+}
+
+// ---------------------------------------------------------------- kept in the game
+
+// What keeps a player (a team) in the game while one of their totals is at or below the
+// threshold that loses (issue 17): life at 0 or less (704.5a; a team's, 704.6a), poison at
+// its threshold (704.5c, 704.6b), 21 combat damage from one commander (704.6c). The effects
+// in play say what (S.effects, the engine's: kind, controller and card): "can't lose the game"
+// (104.3: Platinum Angel; Abyssal Persecutor's reaches its controller's opponents) keeps a
+// player in whatever the threshold, "doesn't lose for having 0 or less life" (Phyrexian Unlife,
+// Transcendence) for life only. A team is kept where one of its players is (810.8a).
+const KEEPS = {
+  cant_lose_game: { says: "can't lose the game", rule: "104.3", what: ["life", "poison", "commander"] },
+  no_loss_for_life: { says: "doesn't lose for having 0 or less life", rule: "704.5a", what: ["life"] },
+};
+const REACHES_OPPONENTS = new Set(["Abyssal Persecutor"]);
+function keptBy(pid, what) {
+  const out = [];
+  for (const e of S.effects || []) {
+    const keep = KEEPS[e.kind];
+    if (!keep || !keep.what.includes(what)) continue;
+    const card = e.card || S.names.of(e.id);
+    const mates = (pid2) => pid2 === e.controller || (teamOf(pid2) && teamOf(pid2) === teamOf(e.controller));
+    const reaches = REACHES_OPPONENTS.has(card) ? !mates(pid) : pid === e.controller;
+    if (reaches && !out.some((x) => x.card === card && x.says === keep.says)) out.push({ card, says: keep.says, rule: keep.rule });
+  }
+  return out;
+}
+function keptLine(u, target) {
+  const st = u.kind === "team" ? u.team : u.player;
+  if (!st || st.status !== "playing" || !S.state || S.state.over) return null;
+  const heads = u.kind === "team" ? u.heads : [u.id];
+  const at = [];
+  const life = st.life;
+  if (life !== null && life !== undefined && Number(life) <= 0) at.push({ what: "life", text: `${String(life).replace("-", "\u2212")} life`, rule: u.kind === "team" ? "704.6a" : "704.5a" });
+  const poison = poisonOf(u, target);
+  if (Number(poison.count) >= poison.limit) at.push({ what: "poison", text: `${poison.count} poison`, rule: poison.rule });
+  const limit = commanderLimit();
+  if (limit !== null) {
+    for (const hid of heads) {
+      for (const x of commandersAgainst(hid)) {
+        if (x.n >= limit) at.push({ what: "commander", text: `${x.n} from ${shortName(S.names.of(x.c))}`, rule: "704.6c" });
+      }
+    }
+  }
+  if (!at.length) return null;
+  const keeps = [];
+  for (const a of at) {
+    for (const hid of heads) {
+      for (const k of keptBy(hid, a.what)) if (!keeps.some((x) => x.card === k.card && x.says === k.says)) keeps.push(k);
+    }
+  }
+  if (!keeps.length) return null;
+  const who = S.names.of(u.id);
+  const why = at.map((a) => `${a.text} (${a.rule})`).join(", ");
+  const by = keeps.map((k) => `${k.card}: ${k.says} (${k.rule})`).join("; ");
+  return h("div", { class: "kept", role: "note", "data-kept": keeps.map((k) => k.card).join("|"),
+    "aria-label": `${who} is still in the game at ${why}: ${by}` },
+  `Still in: ${keeps.map((k) => `${k.card} (${k.rule})`).join(", ")} — ${at.map((a) => a.text).join(", ")}`);
+}
+
 // The threshold of commander damage that loses (903.10a), or null where there is none
 // (Brawl, 903.12h).
 function commanderLimit() { return header().format === "brawl" ? null : CMD_LOSES; }
@@ -321,6 +401,7 @@ function openCmdSheet(pid, commander) {
   S.cmdSheet = { to: pid, commander };
   const el = cmdSheetEl();
   buildCmdSheet();
+  faceOverlay(el, pid); // the player it is for reads it (layout.js)
   el.classList.remove("hidden");
   const first = el.querySelector(`[data-pick="${CSS.escape(commander)}"]`);
   if (first) first.focus();
@@ -349,7 +430,7 @@ function buildCmdSheet() {
         onclick: () => { S.cmdSheet.commander = c; buildCmdSheet(); },
       }, h("span", {}, `${S.names.of(c)} (${S.names.of(owner)})`),
       h("span", {}, h("strong", { class: "pick-total" }, String(n)), limit !== null ? `/${limit}` : "")))),
-    cmdControllerPicks(to, owner),
+    cmdControllerPicks(to, owner) || "", // (replaceChildren would write a null as "null")
     h("div", { class: "amounts", role: "group", "aria-label": "Amount" },
       ...[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map((n) => h("button", {
         "data-amount": n, "aria-label": `${n} combat damage from ${S.names.of(commander)} to ${who}`, onclick: () => record(n),

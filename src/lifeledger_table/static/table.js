@@ -37,8 +37,9 @@ function $(id) { return document.getElementById(id); }
 
 let toastTimer = null;
 // Toasts never take taps (pointer-events: none): the buttons under them keep working.
-function toast(text, kind) {
+function toast(text, kind, pid) {
   const t = $("toast");
+  faceOverlay(t, pid); // on the table device, turned to the player it is for (layout.js)
   t.textContent = text;
   t.className = "toast " + (kind || "");
   t.toggleAttribute("aria-hidden", kind === "loss"); // a loss is said once, by #announce (panel.js)
@@ -415,7 +416,7 @@ function announce(entry) {
     const target = S.entries.find((e) => e.seq === entry.target);
     toast(`Undone: ${target ? `${describe(target.action, S.names)}, by ${byWhom(target)}` : "the last action"}${allowedBy(entry)}`);
   } else if (lost.length) {
-    toast(lost.map((c) => `${S.names.of(c.team || c.player)} ${describeResult(c.to, c.reason, c.rule)}`).join(" · "), "loss");
+    toast(lost.map((c) => `${S.names.of(c.team || c.player)} ${describeResult(c.to, c.reason, c.rule)}`).join(" · "), "loss", lost[0].team || lost[0].player);
   }
   speak(spoken(entry, lost)); // screen readers hear a loss and the end of the game (panel.js)
 }
@@ -619,6 +620,7 @@ function renderUnit(u, index, canAct, cards, turned) {
     ownPhone ? h("span", { class: "tag phone" }, "on own phone") : null,
     h("span", { class: "spacer" }),
     table ? null : h("button", { class: "icon", "aria-label": `Turn ${name}'s panel`, title: "Turn to face its player", onclick: () => toggleRotated(u.id) }, "⟲"),
+    commanderOpener(u, target, canAct), // commander damage one tap from a compact panel (panel.js)
     MODE === "play" ? h("button", { "data-act": "more", class: "icon more", "aria-label": `More for ${name}`, onclick: () => (canAct ? openSheet(target) : showPicker()) }, "⋯") : null,
   );
   panel.append(top);
@@ -636,7 +638,7 @@ function renderUnit(u, index, canAct, cards, turned) {
   const lifeButton = (sign, word) => h("button", {
     class: `tap ${sign > 0 ? "plus" : "minus"}`, "data-act": sign > 0 ? "plus" : "minus",
     "data-tap": "life", "data-player": target, "data-delta": sign,
-    "aria-label": `${name} ${word} 1 life`, disabled: MODE !== "play",
+    "aria-label": `${name} ${word} 1 life`, disabled: MODE !== "play" || !!S.state.over, // no taps once the game is over
   }, h("span", { "aria-hidden": "true" }, sign > 0 ? "+" : "−"));
   const shown = MODE === "replay" ? st.life : shownLife(u.id);
   const life = h("div", { class: "life-row" },
@@ -647,13 +649,15 @@ function renderUnit(u, index, canAct, cards, turned) {
   );
   panel.append(life);
   panel.append(statusLine(st) || h("div", { class: "status none" }));
+  const kept = keptLine(u, target); // what keeps them in at a losing total (panel.js)
+  if (kept) panel.append(kept);
   // −5/+5 and the panel's parts (panel.js: poison, commander damage, pinned counters) share
   // one row where the panel is wide enough.
   const controls = h("div", { class: "controls" });
   if (MODE === "play") {
     controls.append(h("div", { class: "steps" },
-      h("button", { "data-act": "minus5", "data-tap": "life", "data-player": target, "data-delta": -5, "aria-label": `${name} loses 5 life` }, "−5"),
-      h("button", { "data-act": "plus5", "data-tap": "life", "data-player": target, "data-delta": 5, "aria-label": `${name} gains 5 life` }, "+5"),
+      h("button", { "data-act": "minus5", "data-tap": "life", "data-player": target, "data-delta": -5, "aria-label": `${name} loses 5 life`, disabled: !!S.state.over || null }, "−5"),
+      h("button", { "data-act": "plus5", "data-tap": "life", "data-player": target, "data-delta": 5, "aria-label": `${name} gains 5 life`, disabled: !!S.state.over || null }, "+5"),
     ));
   }
   controls.append(...panelParts(u, target, canAct));
@@ -694,6 +698,7 @@ function renderBanner() {
   if (MODE !== "replay") items.push(h("a", { class: "button", href: recordUrl(S.score.game), download: "" }, "Download record"));
   if (MODE !== "replay") items.push(h("button", { "data-act": "graph", onclick: () => showGraphSheet(S.score.game) }, "Graph"));
   banner.replaceChildren(...items);
+  faceOverlay(banner, winners.length ? winners[0].team || winners[0].id : null); // the table device: to the winner
   banner.classList.remove("hidden");
 }
 
@@ -852,7 +857,8 @@ function renderHistory() {
       const t = S.entries.find((x) => x.seq === e.target);
       text = `↶ Undo: ${t ? `${describe(t.action, S.names)}, by ${byWhom(t)}` : "#" + e.target}${allowedBy(e)}`;
     } else if (g.items.length > 1) {
-      text = `${S.names.of(g.player)} ${g.do === "gain_life" ? "gains" : "loses"} ${g.amount} life (${plural(g.items.length, "tap")})`;
+      // A run of taps is one change (taps.js): the changes' amounts, not a count of taps.
+      text = `${S.names.of(g.player)} ${g.do === "gain_life" ? "gains" : "loses"} ${g.amount} life (${g.items.map((x) => x.action.amount).join(" + ")})`;
     } else text = describe(e.action, S.names);
     const changes = mergeChanges(g.items).map((c) => describeChange(c, S.names));
     rows.push(h("li", { class: (g.items.every((x) => undone.has(x.seq)) ? "undone " : "") + e.kind, "data-seq": e.seq },
@@ -877,7 +883,7 @@ function renderHistory() {
 
 // ---------------------------------------------------------------- the action sheet
 
-function openSheet(pid) { S.sheetFor = pid; S.sheetShown = null; renderSheet(pid); open("sheet"); }
+function openSheet(pid) { S.sheetFor = pid; S.sheetShown = null; renderSheet(pid); faceOverlay($("sheet"), pid); open("sheet"); }
 
 // Number fields are text fields: their text is read exactly (a total may be huge, 107.1).
 function numberInput(id, value, label, signed) {

@@ -1,0 +1,91 @@
+"""The layout grid (issue 17, items 4 and 7): a Commander table of 2, 3, 4, 5, 6, 8 and 12
+players on a 375x667 phone and an iPad Mini (768x1024), upright and turned, on the table device
+and on a personal phone, measured in the real page (grid_audit.js, getBoundingClientRect):
+
+- no control off-screen, covered, under 44x44 px, cut off by its panel, no label overflowing
+  its button (the header's included), up to eight players on the phone and at every count on
+  the tablet;
+- no total clipped, and the − and + apart from the digits (a fifth of their size at least);
+- totals at least 44 CSS px up to six players, 32 px at eight;
+- on the table device every panel faces its own seat (its foot on the edge of the table it
+  faces; in the dense grid of twelve, the nearer edge); on a personal phone none is turned;
+- commander damage one tap from every panel (a chip, or the panel's ⚔ that opens the amounts);
+- on a personal phone its own total is the biggest number on the screen; on the table device
+  no total is less than 60% of the biggest (the iPad Mini's five players, issue 17).
+
+One browser, one page per device and count, the viewport resized rather than relaunched."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+playwright_sync = pytest.importorskip("playwright.sync_api")
+from browser_helpers import screenshot  # noqa: E402
+from playwright.sync_api import Browser  # noqa: E402
+from test_page_layouts import open_page, settle  # noqa: E402
+
+pytestmark = pytest.mark.browser
+
+AUDIT = Path(__file__).with_name("grid_audit.js").read_text()
+SIZES = {
+    "phone-portrait": (375, 667),
+    "phone-landscape": (667, 375),
+    "tablet-portrait": (768, 1024),
+    "tablet-landscape": (1024, 768),
+}
+COUNTS = [2, 3, 4, 5, 6, 8, 12]
+# The screenshots docs/table.md shows: (device, players, size).
+SHOTS = {
+    ("table", 6, "phone-portrait"),
+    ("table", 5, "tablet-landscape"),
+    ("phone", 6, "phone-portrait"),
+}
+
+
+def least_total(count: int) -> int:
+    return 44 if count <= 6 else 32 if count <= 8 else 0
+
+
+def audit(page: Any, device: str, count: int, size: str) -> list[str]:
+    """What is wrong with one layout, in words."""
+    found = page.evaluate(f"(arg) => ({AUDIT})(arg)", {"device": device})
+    phone = size.startswith("phone")
+    problems = [] if phone and count > 8 else list(found["problems"])
+    sizes: dict[str, float] = found["sizes"]
+    least = least_total(count)
+    problems += [f"{u}'s total is {s:g} px (< {least})" for u, s in sizes.items() if s < least]
+    if device == "phone":
+        own, *others = sizes.values()
+        problems += [f"the own total ({own:g} px) <= {s:g} px" for s in others if s >= own]
+    elif max(sizes.values()) and min(sizes.values()) < 0.6 * max(sizes.values()) and count <= 8:
+        problems.append(f"totals from {min(sizes.values()):g} to {max(sizes.values()):g} px")
+    return [f"{device} {count} {size}: {p}" for p in problems]
+
+
+def commander(count: int) -> dict[str, Any]:
+    names = ["Ana", "Bo", "Cy", "Di", "Ed", "Flo", "Gus", "Hal", "Ida", "Jo", "Kim", "Lu"][:count]
+    players = [{"name": n, "commanders": [f"{n}'s commander"]} for n in names]
+    variant = "two-player" if count == 2 else "free-for-all"  # 800.1: free-for-all is 3+
+    return {"variant": variant, "format": "commander", "players": players}
+
+
+@pytest.mark.parametrize("count", COUNTS)
+@pytest.mark.parametrize("device", ["table", "phone"])
+def test_layout_grid(
+    base: str, browser: Browser, device: str, count: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import test_page_layouts
+
+    monkeypatch.setattr(test_page_layouts, "form", lambda n: commander(n))
+    page = open_page(browser, base, device, count)
+    problems: list[str] = []
+    for size, (width, height) in SIZES.items():
+        settle(page, width, height)
+        problems += audit(page, device, count, size)
+        if (device, count, size) in SHOTS:
+            screenshot(page, f"screens/grid-{device}-{count}-{size}.png")
+    page.context.close()
+    assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems)
