@@ -246,6 +246,53 @@ def test_727_1a_the_restarts_controller_takes_the_new_games_first_turn():
     assert libraries(s.do(step("draw"))) == {"ana": 10, "bo": 10}  # 103.8a again
 
 
+@pytest.mark.rule("103.1a")
+def test_103_1a_727_1a_after_a_restart_in_two_headed_giant_the_restarters_team_plays_first():
+    """Issue 19 item 2: under shared team turns there is a starting team (103.1a, 805.4,
+    810.2): after Di restarts the game, a first turn naming Cy, Di's teammate, is the south
+    team's first turn, which skips its draw step (103.8b, 810.6); north's is refused."""
+    s = v2(THG, variant="two-headed-giant")
+    s.do(turn("ana"))
+    s.do({"do": "restart", "controller": "di", "source": "karn"})
+    s.do(turn("bo"))
+    assert s.refused_last()["rule"] == "727.1a"
+    assert "south" in s.refused_last()["message"]
+    st = s.do(turn("cy"))
+    assert s.refused_last() is None
+    assert st["turn"] == {"number": 1, "active": ["cy", "di"], "team": "south", "step": "upkeep"}
+    st = s.do(step("draw"))
+    assert s.refused_last() is None
+    assert libraries(st) == {"ana": 10, "bo": 10, "cy": 10, "di": 10}  # 810.6: skipped
+    assert libraries(s.do(turn("ana"))) == {"ana": 10, "bo": 10, "cy": 10, "di": 10}
+    assert libraries(s.do(step("draw"))) == {"ana": 9, "bo": 9, "cy": 10, "di": 10}
+    game = Game([Seat(p["id"], team=p["team"]) for p in THG], "two-headed-giant", version=2)
+    game.restart("di")
+    assert game.first_turn_players() == ("cy", "di")
+
+
+@pytest.mark.rule("103.1a")
+def test_103_1a_727_1a_after_a_restart_in_archenemy_the_restarters_team_plays_first():
+    """Archenemy shares turns too (904.2): a hero's restart makes the heroes the starting
+    team (103.1a, 727.1a), either hero named; the archenemy's first turn is refused; no one
+    skips the first draw (103.8c)."""
+    players = [{"id": "arch", "archenemy": True, "library": 9}, lib("h0", 9), lib("h1", 9)]
+    s = v2(players, variant="archenemy")
+    s.do(turn("arch"))
+    s.do({"do": "restart", "controller": "h0", "source": "karn"})
+    s.do(turn("arch"))
+    assert s.refused_last()["rule"] == "727.1a"
+    st = s.do(turn("h1"))
+    assert s.refused_last() is None
+    assert st["turn"] == {"number": 1, "active": ["h0", "h1"], "team": "heroes", "step": "upkeep"}
+    assert libraries(s.do(step("draw"))) == {"arch": 9, "h0": 8, "h1": 8}  # 103.8c
+    game = Game([Seat("arch", archenemy=True), Seat("h0"), Seat("h1")], "archenemy", version=2)
+    assert game.first_turn_players() == ("arch",)  # 103.1b: a team of one
+    game.restart("h1")
+    assert game.first_turn_players() == ("h0", "h1")
+    game.restart("arch")
+    assert game.first_turn_players() == ("arch",)
+
+
 # --- 810 Two-Headed Giant and 805 shared team turns -------------------------------------------
 
 

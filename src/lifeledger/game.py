@@ -1888,11 +1888,14 @@ class Game:
         if (
             not clock.number
             and starting is not None
-            and p.id != starting
+            and p.id not in self._starting_side(starting)
             and self._players[starting].result.is_playing
         ):
             rule = "727.1a" if self.game_number > 1 else "103.1b"
-            raise RefusedError(rule, f"{starting} takes the game's first turn, not {p.id}")
+            who = starting
+            if self.variant.shared_turns and self._players[starting].team is not None:
+                who = f"{starting}'s team ({self._players[starting].team})"  # 103.1a
+            raise RefusedError(rule, f"{who} takes the game's first turn, not {p.id}")
         if self.has_several_turn_markers():
             raise MalformedError(
                 "a Grand Melee game of 8 or more players has several turn markers, and "
@@ -2009,16 +2012,26 @@ class Game:
 
     def first_turn_players(self) -> tuple[str, ...]:
         """103.1: the players who may take the game's first turn, in seating order: the
-        archenemy (103.1b, 904.6), or after a restart its controller (727.1a), where the rules
-        say who, else any player still in the game; none once a turn has begun or the game is
-        over."""
+        archenemy (103.1b, 904.6), or after a restart its controller (727.1a) — under shared
+        team turns each member of their team still in the game (103.1a: a starting team) —
+        where the rules say who, else any player still in the game; none once a turn has
+        begun or the game is over."""
         clock = self._clock
         if clock.number or self._over:
             return ()
         starting = clock.starting
         if starting is not None and self._players[starting].result.is_playing:
-            return (starting,)
+            return self._starting_side(starting)
         return tuple(p.id for p in self._present())
+
+    def _starting_side(self, starting: str) -> tuple[str, ...]:
+        """103.1a: under shared team turns (805.4, 810.2, 904.2) there is a starting team, not
+        a starting player: the members of ``starting``'s team still in the game, any of whom
+        the first ``turn`` may name; else ``starting`` alone."""
+        team = self._players[starting].team
+        if not self.variant.shared_turns or team is None:
+            return (starting,)
+        return tuple(m.id for m in self._teams[team].members if m.result.is_playing)
 
     def next_turn_player(self) -> str | None:
         """The player whose turn comes next in turn order (103.1: clockwise from the player
