@@ -13,6 +13,8 @@ import concurrent.futures
 import concurrent.futures.process
 import json
 import multiprocessing
+import os
+import resource
 import threading
 import time
 from typing import Any
@@ -30,6 +32,29 @@ MAX_ACTIONS = 5000
 MAX_BYTES = 8 * 1024 * 1024
 #: How long a replay may take in a worker before it is given up (``"too-long"``).
 MAX_SECONDS = 10.0
+#: The memory a replay's worker may take (its address space), and the processor time: past
+#: either the worker stops (the replay is answered ``busy``), whatever the record does; the
+#: deadline above is the engine's own (lifeledger.budget), this is the operating system's.
+WORKER_MEMORY = 1024 * 1024 * 1024
+WORKER_SECONDS = int(MAX_SECONDS) + 5
+#: How often (seconds) a worker looks whether the server that started it is still there.
+WATCH_PARENT = 0.5
+
+
+def limit_worker(parent: int, memory: int = WORKER_MEMORY, seconds: int = WORKER_SECONDS) -> None:
+    """Bound the process calling this (a replay's worker, as it starts): at most ``memory``
+    bytes of address space and ``seconds`` of processor time, and an end as soon as the
+    process ``parent`` (the server) is gone, even killed with SIGKILL: a worker never outlives
+    its server (issue 18 item 5: orphaned workers ran on for 26 minutes at 3.5 GB each)."""
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 1))
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(WATCH_PARENT)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="watch-parent", daemon=True).start()
 
 
 def _strict(text: str) -> Any:
@@ -166,8 +191,14 @@ class Replays:
 
     def _pool(self) -> concurrent.futures.Executor:
         if self.executor is None:  # made on first use: most servers never replay a record
+            # One replay per worker: its processor time is bounded from its start, and the
+            # memory a record took goes back with it.
             self.executor = concurrent.futures.ProcessPoolExecutor(
-                self.at_once, mp_context=multiprocessing.get_context("spawn")
+                self.at_once,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=limit_worker,
+                initargs=(os.getpid(),),
+                max_tasks_per_child=1,
             )
         return self.executor
 
@@ -188,8 +219,14 @@ class Replays:
         try:
             return await asyncio.wrap_future(future)
         except concurrent.futures.process.BrokenProcessPool as exc:
-            self.executor = None  # a worker died (killed, out of memory): a new pool next time
+            self.executor = None  # a worker died (killed, out of time): a new pool next time
             raise TableError("busy", "The replay could not be finished; try again.") from exc
+        except MemoryError as exc:
+            raise TableError(
+                "too-large",
+                "This record takes more memory to replay than a replay may take here; replay "
+                "it with `lifeledger replay`.",
+            ) from exc
 
     def close(self) -> None:
         """Stop the workers (the server is stopping)."""
