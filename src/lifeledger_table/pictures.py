@@ -116,6 +116,14 @@ class _Step:
     standing: list[tuple[str, dict[str, Any], dict[str, Any]]] = field(default_factory=list)
 
 
+def _takes_back(undo: Event, seq: int) -> bool:
+    """Whether an undo in a game's log takes back event ``seq``, the game's last action in
+    effect (the undo of a reset or a new game is in the log of the game it brings back, and
+    takes back nothing of it)."""
+    target = undo.body.get("target") if isinstance(undo.body, dict) else None
+    return target is None or target == seq
+
+
 def _units(state: dict[str, Any]) -> list[dict[str, Any]]:
     """The lines of the graph, in seating order: each team that shares its life (810.9a), and
     each player on no such team."""
@@ -166,7 +174,7 @@ class Fold:
         for event in events:
             if event.seq <= self.seq or event.seq > committed or event.game != self.number:
                 continue
-            if event.kind == "undo" and self.steps:
+            if event.kind == "undo" and self.steps and _takes_back(event, self.steps[-1].seq):
                 step = self.steps.pop()
                 for unit, before, _ in step.life:
                     self.life[unit] = before
@@ -397,6 +405,8 @@ def _tabulate(found: _Games) -> dict[str, Any]:
     games: list[dict[str, Any]] = []
     match, in_match = 1, list[engine.Outcome]()
     for number, outcome in enumerate(found.over, 1):
+        if not outcome.over:
+            continue  # left unfinished by a reset or a new game: not scored (issue 17 item 3)
         game = _game(found.sides, number, outcome)
         game["match"] = match
         games.append(game)

@@ -292,7 +292,7 @@ def _handle(hub: Hub, conn: Conn, data: str) -> None:
             return
         undo_asks_of(hub).answer(hub, conn, msg.get("request"), msg.get("allow"))
         return
-    if kind not in ("action", "undo", "next_game", "tool"):
+    if kind not in ("action", "undo", "next_game", "reset", "new_game", "tool"):
         conn.send_json(error_message(None, "malformed", f"Unknown message type {kind!r}."))
         return
     cid = msg.get("id")

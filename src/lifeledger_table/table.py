@@ -1,9 +1,13 @@
 """A table: its append-only log, and everything derived from it by the rules engine.
 
-The log holds three kinds of event: ``action`` (a record action, applied by the engine),
-``undo`` (takes back the last action of the current game that is still in effect) and
-``next_game`` (starts the next game of the match). A game's record is its header plus the
-actions still in effect, in log order; the engine replaying that record is the game's state.
+The log holds five kinds of event: ``action`` (a record action, applied by the engine),
+``undo`` (takes back the last action of the current game that is still in effect, or the
+``reset`` or ``new_game`` that began the game when no action of it is), ``next_game`` (starts
+the next game of the match, after a game that is over), and ``reset`` and ``new_game`` (issue
+17 item 3: the game in progress is left unfinished, never scored, and a fresh game with the
+same players begins; the two differ only in what the history says). A game's record is its
+header plus the actions still in effect, in log order; the engine replaying that record is the
+game's state.
 
 What a table holds in memory does not grow with its log (issue 9): the live game, a
 checkpoint (a copy of the game every :attr:`Table.CHECKPOINT` actions in effect) and the
@@ -76,6 +80,9 @@ PROPOSALS_KEPT = 20
 #: decisive change held the event loop (every table on the server) for a tenth of a second
 #: and more. 300 keeps it to a few milliseconds; more games are played on a new table.
 MAX_GAMES = 300
+#: The events that leave the game in progress unfinished (not scored) and begin a fresh one
+#: with the same players: an undo takes them back while no action of the new game is in effect.
+OPENERS = ("reset", "new_game")
 
 
 @dataclass(slots=True)
@@ -156,6 +163,8 @@ class _Step:
     checkpoint: Checkpoint | None = None
     #: For a next game: the outcome of the game that ended.
     outcome: engine.Outcome | None = None
+    #: For the undo of a reset or a new game: the game it ended is the current one again.
+    back: bool = False
     view: dict[str, Any] | None = None
     text: str = ""
 
@@ -170,6 +179,10 @@ class _Replay:
     checkpoints: dict[int, engine.Game] = field(default_factory=dict)
     derived: list[Event] = field(default_factory=list)
     made: list[Checkpoint] = field(default_factory=list)
+    #: The games a reset or a new game left (their actions in effect and checkpoints), for
+    #: its undo; and the reset or new game that began each game.
+    left: list[tuple[list[Event], dict[int, engine.Game]]] = field(default_factory=list)
+    openers: dict[int, Event] = field(default_factory=dict)
 
 
 class Table:
@@ -276,7 +289,12 @@ class Table:
             return True
         if last.game is None or last.position is None:
             return False
-        count = last.position + 1 if last.kind == "action" else last.position
+        if last.kind == "action":
+            count = last.position + 1
+        elif last.kind in OPENERS:
+            count = 0  # its position is the count of the game it ended
+        else:
+            count = last.position
         base_count = count // self.CHECKPOINT * self.CHECKPOINT
         base, outcomes = engine.new_game(self.header), list[engine.Outcome]()
         if last.game > 1 or base_count:
@@ -300,6 +318,8 @@ class Table:
             return False
         self.outcomes = outcomes
         self.count, self.last = count, (tail[-1] if tail else None)
+        if not count:
+            self.last = self._opener(last.game)  # a reset or a new game may be undone
         self.base, self.base_count, self.tail = base, base_count, tail[base_count - start :]
         try:
             actions = [e.body["action"] for e in self.tail]
@@ -389,7 +409,8 @@ class Table:
     ) -> dict[str, Any]:
         sides = self.sides(state)
         ids = [side for side, _ in sides]
-        score = self.match.score(outcomes, game.outcome(), ids)
+        # A game left unfinished by a reset or a new game is not scored (issue 17 item 3).
+        score = self.match.score([o for o in outcomes if o.over], game.outcome(), ids)
         return {
             "best_of": self.match.best_of,
             "game": len(outcomes) + 1,
@@ -430,7 +451,7 @@ class Table:
                 break
             if event.kind == "action":
                 effective.append(event)
-            elif event.kind == "undo" and effective:
+            elif event.kind == "undo" and effective and _takes_back(event, effective[-1]):
                 effective.pop()
         return {
             "note": f"lifeledger table, game {number}",
@@ -584,25 +605,27 @@ class Table:
         except Exception as exc:
             self._break(self.last_seq, exc)
 
-    def _checkpoint_game(self, count: int) -> engine.Game:
-        """The current game after ``count`` actions in effect (a multiple of
-        :attr:`CHECKPOINT`), from its checkpoint: never changed (copy it to play on)."""
+    def _checkpoint_game(self, count: int, number: int | None = None) -> engine.Game:
+        """The current game (or game ``number``) after ``count`` actions in effect (a multiple
+        of :attr:`CHECKPOINT`), from its checkpoint: never changed (copy it to play on)."""
+        number = self.number if number is None else number
         if count == 0:
             return engine.new_game(self.header)
         if self._replay is not None:
-            return self._replay.checkpoints[count]
+            current = number == self.number
+            return (self._replay.checkpoints if current else self._replay.left[-1][1])[count]
         for decision in self.pending.values():
             made = decision.checkpoint
-            if made is not None and made.game == self.number and made.count == count:
+            if made is not None and made.game == number and made.count == count:
                 return engine.load_checkpoint(made.data)[0]
-        found = self.store.checkpoint(self.id, self.number, count)
+        found = self.store.checkpoint(self.id, number, count)
         if found is None:
-            raise DamagedError(self.id, None, f"checkpoint {count} of game {self.number} is gone")
+            raise DamagedError(self.id, None, f"checkpoint {count} of game {number} is gone")
         try:
             return engine.load_checkpoint(found.data)[0]
         except ValueError as exc:  # another build's (or forged): the game's actions replayed
-            log.info("table %s: replaying game %d (%s)", self.id, self.number, exc)
-            actions = [e.body["action"] for e in self._actions(0, count)]
+            log.info("table %s: replaying game %d (%s)", self.id, number, exc)
+            actions = [e.body["action"] for e in self._actions(0, count, number)]
             return engine.resume(engine.new_game(self.header), actions, 0)
 
     def _segment_before(self, end: int) -> Segment:
@@ -671,6 +694,25 @@ class Table:
                     event.seq,
                     engine.dump_checkpoint(base, self.outcomes),
                 )
+        elif event.kind == "undo" and self.last is not None and self.last.kind in OPENERS:
+            # The game the reset or new game left is the current one again, as it was.
+            entry.target = self._undo_target(event.body, live)
+            entry.allowed = _allowed(event.body)
+            opened = self.last
+            left = number - 1
+            count = opened.position or 0
+            start = count // self.CHECKPOINT * self.CHECKPOINT
+            base = self._checkpoint_game(start, left)
+            kept = self._actions(start, count, left)
+            game = engine.resume(base.copy(), [e.body["action"] for e in kept], start)
+            last: Event | None = kept[-1] if kept else None
+            if not kept and start:
+                last = self._actions(start - 1, start, left)[0]
+            elif not kept:
+                last = self._opener(left)
+            entry.game = left
+            state = engine.state_of(game)
+            step = _Step(event, entry, game, state, count, last, (base, start, kept), back=True)
         elif event.kind == "undo":
             entry.target = self._undo_target(event.body, live)
             entry.allowed = _allowed(event.body)
@@ -683,6 +725,8 @@ class Table:
             last = kept[-1] if kept else None
             if not kept and start:
                 last = self._actions(start - 1, start)[0]
+            elif not kept:
+                last = self._opener(number)  # a reset or new game began it: undo may take it
             state = engine.state_of(game)
             step = _Step(event, entry, game, state, position - 1, last, (base, start, kept))
         elif event.kind == "next_game":
@@ -710,11 +754,45 @@ class Table:
                 event.seq,
                 engine.dump_checkpoint(base, [*self.outcomes, outcome]),
             )
+        elif event.kind in OPENERS:
+            # Issue 17 item 3: the game in progress is left unfinished and not scored (no
+            # result is made up for it: nobody won, lost or drew it); the same players begin
+            # a fresh game, with the setup's header. Its undo brings the game back as it was.
+            if self.state.get("over"):
+                raise TableError(
+                    "over",
+                    "This game is over: Next game starts the next one, and its result counts.",
+                )
+            if not position:
+                raise TableError(
+                    "unchanged",
+                    "Nothing has happened in this game yet: it is at its start already.",
+                )
+            if number >= MAX_GAMES:
+                raise TableError(
+                    "too-many-games",
+                    f"A table plays at most {MAX_GAMES} games: open a new table to play on "
+                    "(this one keeps its games, records and statistics).",
+                )
+            outcome = self.game.outcome()
+            game = engine.new_game(self.header)
+            entry.game = number + 1
+            state = engine.state_of(game)
+            base = engine.new_game(self.header)
+            step = _Step(event, entry, game, state, 0, None, (base, 0, []), outcome=outcome)
+            step.checkpoint = Checkpoint(
+                self.id,
+                number + 1,
+                0,
+                event.seq,
+                engine.dump_checkpoint(base, [*self.outcomes, outcome]),
+            )
         else:
             raise TableError("malformed", f"Unknown request {event.kind!r}.", member="type")
         entry.changes = changes(self.state, state, players, teams)
         # The event as stored: with its game, its position (for an action, the actions in
-        # effect before it; else after it) and its timeline entry.
+        # effect before it; for a reset or a new game, those of the game it left, which its
+        # undo brings back; else after it) and its timeline entry.
         step.event = Event(
             event.table,
             event.seq,
@@ -724,10 +802,10 @@ class Table:
             event.seat,
             event.time,
             entry.game,
-            position if event.kind == "action" else step.count,
+            position if event.kind in ("action", *OPENERS) else step.count,
             entry.text(),
         )
-        if event.kind == "action":
+        if event.kind in ("action", *OPENERS):
             step.last = step.event
         if live:
             self._present(step, effects_changed)
@@ -786,6 +864,8 @@ class Table:
         for a change that would make the view or the entry too large to send."""
         prior = self.latest
         outcomes = self.outcomes if step.outcome is None else [*self.outcomes, step.outcome]
+        if step.back:
+            outcomes = outcomes[:-1]
         decisive = step.event.kind != "action" or any(
             c["what"] in ("status", "over", "game") for c in step.entry.changes
         )
@@ -861,7 +941,7 @@ class Table:
                 f"change (event {last.seq}) came after it, and undo takes back the last "
                 "change first.",
             )
-        if concessions(last.body["action"]):
+        if _undoable(last) is None:
             raise TableError("final", "A concession is final: it can't be undone.", rule="104.3a")
         return target
 
@@ -869,7 +949,7 @@ class Table:
         """The seat whose change an undo of ``target`` would take back, if ``target`` is the
         last action in effect (``None`` otherwise, or for a change no seat sent)."""
         last = self.last
-        if last is None or target != last.seq or concessions(last.body["action"]):
+        if last is None or target != last.seq or _undoable(last) is None:
             return None
         return last.seat
 
@@ -891,30 +971,62 @@ class Table:
             return False
         decision = self.pending.get(target)
         event = decision.event if decision is not None else self.store.event(self.id, target)
+        if event is not None and event.kind in OPENERS and event.game is not None:
+            # A reset or new game is undone once its game is left, or begun by another.
+            if event.game != self.number:
+                return event.game > self.number
+            opener = self._opener(self.number)
+            return opener is None or opener.seq != target
         if event is None or event.kind != "action" or event.game != self.number:
             return False
         if event.position is None or event.position >= self.count:
             return True
         return self._actions(event.position, event.position + 1)[0].seq != target
 
-    def _actions(self, start: int, end: int) -> list[Event]:
-        """The current game's actions in effect at positions ``start`` to ``end - 1``."""
-        if start >= self.base_count:
+    def _actions(self, start: int, end: int, number: int | None = None) -> list[Event]:
+        """The current game's actions in effect at positions ``start`` to ``end - 1`` (or
+        game ``number``'s: the game a reset or a new game left, which its undo brings back)."""
+        number = self.number if number is None else number
+        current = number == self.number
+        if current and start >= self.base_count:
             return self.tail[start - self.base_count : end - self.base_count]
         if self._replay is not None:
-            return self._replay.effective[start:end]
-        found = self.store.effective(self.id, self.number, start, end)
+            effective = self._replay.effective if current else self._replay.left[-1][0]
+            return effective[start:end]
+        found = self.store.effective(self.id, number, start, end)
         waiting = [
             d.event
             for d in self.pending.values()
-            if d.event.kind == "action" and d.event.game == self.number
+            if d.event.kind == "action" and d.event.game == number
         ]
         tail = newest_at_each_position(
             [e for e in [*found, *waiting] if e.position is not None and start <= e.position < end]
         )
         if [e.position for e in tail] != list(range(start, end)):
-            raise DamagedError(self.id, None, f"actions {start} to {end} of game {self.number}")
+            raise DamagedError(self.id, None, f"actions {start} to {end} of game {number}")
         return tail
+
+    def _opener(self, number: int) -> Event | None:
+        """The reset or new game that began game ``number``, if one did (an undo takes it
+        back once no action of the game is in effect): the event its checkpoint at the
+        game's start names."""
+        if number <= 1:
+            return None
+        if self._replay is not None:
+            return self._replay.openers.get(number)
+        seq = None
+        for pending in self.pending.values():
+            made = pending.checkpoint
+            if made is not None and made.game == number and made.count == 0:
+                seq = made.seq
+        if seq is None:
+            found = self.store.checkpoint(self.id, number, 0)
+            if found is None:
+                raise DamagedError(self.id, None, f"the start of game {number} is gone")
+            seq = found.seq
+        waiting = self.pending.get(seq)
+        event = waiting.event if waiting is not None else self.store.event(self.id, seq)
+        return event if event is not None and event.kind in OPENERS else None
 
     def _adopt(self, step: _Step) -> None:
         """Take a worked-out change into the table (assignments only: nothing here fails)."""
@@ -927,15 +1039,22 @@ class Table:
         if replay is not None:
             if event.kind == "action":
                 replay.effective.append(event)
+            elif step.back:
+                replay.effective, replay.checkpoints = replay.left.pop()
             elif event.kind == "undo":
                 replay.effective.pop()
             else:
+                if event.kind in OPENERS:
+                    replay.left.append((replay.effective, replay.checkpoints))
+                    replay.openers[self.number + 1] = event
                 replay.effective = []
                 replay.checkpoints = {}
             if step.checkpoint is not None and step.count:
                 replay.checkpoints[step.count] = self.base
         if step.outcome is not None:
             self.outcomes.append(step.outcome)
+        if step.back:
+            self.outcomes.pop()
         self.count, self.last = step.count, step.last
         self.game = step.game
         self.state = step.state
@@ -1056,11 +1175,20 @@ class Table:
 
 
 def _undoable(last: Event | None) -> int | None:
-    """The sequence number of ``last``, the last action in effect, if an undo may take it
-    back (104.3a: a concession is final)."""
-    if last is None or concessions(last.body["action"]):
+    """The sequence number of ``last``, the last action in effect (or the reset or new game
+    that began the game, while no action of it is), if an undo may take it back (104.3a: a
+    concession is final)."""
+    if last is None or (last.kind == "action" and concessions(last.body["action"])):
         return None
     return last.seq
+
+
+def _takes_back(undo: Event, last: Event) -> bool:
+    """Whether an undo in a game's log takes back ``last``, the game's last action in effect
+    (not the reset or new game that began the game after it: that undo leaves its game
+    as it was)."""
+    target = undo.body.get("target") if isinstance(undo.body, dict) else None
+    return target is None or target == last.seq
 
 
 def _device(body: object) -> str | None:

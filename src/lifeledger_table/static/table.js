@@ -13,6 +13,7 @@ const S = {
   pending: pendingMap(MODE === "play" ? KEY : null), ws: null, connected: false, everConnected: false, backoff: 500,
   pongTimer: null, connectTimer: null, retryTimer: null, claiming: false, asks: new Map(), undoAsks: new Map(),
   selectedHead: {}, sheetFor: null, frames: null, frame: 0, playTimer: null,
+  startOver: null, // the menu's "Reset game" or "New game" asked, awaiting its confirming tap
   // Table mode (layout.js): "table" when this device is the one in the middle of the table,
   // holding every free seat (``tokens``: {seat: token}; ``seats``: the seats its socket holds).
   device: "phone", tokens: {}, seats: [],
@@ -148,7 +149,7 @@ function request(type, action, extra) {
 function wire(msg) {
   const out = Object.assign({}, msg);
   delete out.sent; delete out.held;
-  if (!out.as && (S.device === "table" || S.seats.length > 1) && ["action", "undo", "next_game"].includes(out.type)) {
+  if (!out.as && (S.device === "table" || S.seats.length > 1) && ["action", "undo", "next_game", "reset", "new_game"].includes(out.type)) {
     out.as = actingSeat(out.action);
   }
   return out;
@@ -754,6 +755,35 @@ function shortAction(a) {
   }
 }
 
+// Starting over (issue 17 item 3): a reset or a new game, as the Undo button and the history
+// say it. The game left unfinished is not scored; the new one is the entry's game.
+function startOverName(e) { return e.kind === "reset" ? "Reset" : "New game"; }
+function startOverText(e) {
+  return e.kind === "reset"
+    ? `↺ Reset: the game starts over (game ${e.game}; game ${e.game - 1} left unfinished, not scored)`
+    : `New game: game ${e.game - 1} left unfinished (not scored), game ${e.game} begins`;
+}
+
+// The menu's "Reset game" and "New game": one more tap confirms (S.startOver: the one asked).
+function startOverItems() {
+  if (MODE !== "play" || !(S.seat || S.seats.length) || !S.state || S.state.over) return [];
+  const items = [h("h3", {}, "This game")];
+  const asked = S.startOver;
+  if (!asked) {
+    items.push(h("button", { "data-menu": "reset", onclick: () => { S.startOver = "reset"; renderMenu(); } }, "Reset game…"));
+    items.push(h("button", { "data-menu": "new-game", onclick: () => { S.startOver = "new_game"; renderMenu(); } }, "New game…"));
+    return items;
+  }
+  const question = asked === "reset"
+    ? "Start this game over from its beginning, with the same players? Every total goes back to its start. The game so far is not scored; Undo brings it back."
+    : "End this game unfinished and begin the next, with the same players? The game so far is not scored; Undo brings it back.";
+  items.push(h("p", { id: "start-over-text", role: "alert" }, question));
+  items.push(h("div", { class: "row" },
+    h("button", { class: "primary", "data-confirm": asked, onclick: () => { S.startOver = null; close("menu"); request(asked); } }, asked === "reset" ? "Reset the game" : "Begin a new game"),
+    h("button", { "data-menu": "keep-playing", onclick: () => { S.startOver = null; renderMenu(); } }, "Keep playing")));
+  return items;
+}
+
 // The Undo button names what it takes back (issue 17 item 10): "Undo: Cy −7, by Ana". Another
 // seat's change is asked of them (or the host): the button says whose it is.
 function renderUndo() {
@@ -769,8 +799,8 @@ function renderUndo() {
   } else if (S.canUndo) {
     const e = S.entries.find((x) => x.seq === S.undoTarget);
     if (!e) title = `Undo event ${S.undoTarget}`;
-    else if (e.seat && heldSeats().has(e.seat)) { text = `Undo: ${shortAction(e.action)}`; title = `${text} (${sentBy(e)})`; }
-    else { text = `Undo: ${shortAction(e.action)}, by ${byWhom(e)}`; title = `${text}: asks ${byWhom(e)} (or the host) to allow it`; }
+    else if (e.seat && heldSeats().has(e.seat)) { text = `Undo: ${e.action ? shortAction(e.action) : startOverName(e)}`; title = `${text} (${sentBy(e)})`; }
+    else { text = `Undo: ${e.action ? shortAction(e.action) : startOverName(e)}, by ${byWhom(e)}`; title = `${text}: asks ${byWhom(e)} (or the host) to allow it`; }
   }
   if (btn.dataset.text !== text) {
     btn.dataset.text = text;
@@ -853,9 +883,10 @@ function renderHistory() {
     const when = new Date(g.time * 1000).toLocaleTimeString();
     let text;
     if (e.kind === "next_game") text = `Game ${e.game} begins`;
+    else if (e.kind === "reset" || e.kind === "new_game") text = startOverText(e);
     else if (e.kind === "undo") {
       const t = S.entries.find((x) => x.seq === e.target);
-      text = `↶ Undo: ${t ? `${describe(t.action, S.names)}, by ${byWhom(t)}` : "#" + e.target}${allowedBy(e)}`;
+      text = `↶ Undo: ${t ? `${t.action ? describe(t.action, S.names) : startOverText(t)}, by ${byWhom(t)}` : "#" + e.target}${allowedBy(e)}`;
     } else if (g.items.length > 1) {
       // A run of taps is one change (taps.js): the changes' amounts, not a count of taps.
       text = `${S.names.of(g.player)} ${g.do === "gain_life" ? "gains" : "loses"} ${g.amount} life (${g.items.map((x) => x.action.amount).join(" + ")})`;
@@ -1139,6 +1170,7 @@ function renderMenu() {
       items.push(h("button", { "data-menu": "table-device", onclick: () => { close("menu"); becomeTableDevice(); } }, "Use as the table device"));
     }
   }
+  items.push(...startOverItems());
   const games = S.score ? S.score.game : 1;
   items.push(h("button", { "data-act": "stats", onclick: () => { close("menu"); showStats(); } }, "Statistics"));
   items.push(h("h3", {}, "Game records"));
@@ -1219,7 +1251,7 @@ function setupReplay() {
 
 async function main() {
   $("history-btn").addEventListener("click", () => { renderHistory(); open("history"); showGraph(); });
-  $("menu-btn").addEventListener("click", () => { renderMenu(); open("menu"); });
+  $("menu-btn").addEventListener("click", () => { S.startOver = null; renderMenu(); open("menu"); });
   // Undo names the action it takes back: two phones pressing at once undo it once.
   $("undo-btn").addEventListener("click", () => cancelRun() || request("undo", null, S.undoTarget === undefined ? null : { target: S.undoTarget }));
   if (MODE === "replay") { setupReplay(); return; }
