@@ -63,7 +63,8 @@ screens: $(STAMP) chromium
 	LIFELEDGER_SCREENSHOTS=1 $(BIN)/pytest -q tests/table/test_table_browser.py \
 	  tests/table/test_page_layouts.py tests/table/test_page_table_mode.py tests/table/test_page_taps.py \
 	  tests/table/test_table_graph_browser.py tests/table/test_table_panels.py tests/table/test_tools_browser.py \
-	  tests/table/test_page_turns.py tests/table/test_page_designations.py tests/table/test_page_choices.py
+	  tests/table/test_page_turns.py tests/table/test_page_designations.py tests/table/test_page_choices.py \
+	  tests/table/test_page_grid.py tests/table/test_page_reading.py
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/replay.py
