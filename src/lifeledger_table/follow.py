@@ -113,8 +113,10 @@ class Follower:
             if changed and self.seats_changed is not None:
                 self.seats_changed(table, changed)
             return
+        if table.reloading:
+            return  # being loaded again: it will hold every event written
         last = await asyncio.to_thread(self.hub.store.last_event, table_id)
-        if last is None or last.seq <= table.last_seq or table.pending:
+        if last is None or last.seq <= table.last_seq or table.pending or table.reloading:
             return  # nothing new, or a write here is under way: it conflicts and redoes
         # Far behind (notices were lost a long while): load the table from its checkpoint
         # rather than deciding every event again on the event loop.
@@ -124,7 +126,7 @@ class Follower:
             if behind
             else await asyncio.to_thread(self.hub.store.events, table_id, table.last_seq)
         )
-        if table.pending or self.hub.tables.get(table_id) is not table:
+        if table.pending or table.reloading or self.hub.tables.get(table_id) is not table:
             return
         shown = table.committed
         if not behind:
@@ -136,5 +138,6 @@ class Follower:
                 for text in messages:
                     self.hub.send_all(table, text)
                 return
-        table.reload()
-        self.resync(table, shown)
+        await self.hub.writer.reload(table)  # off the event loop
+        if self.hub.tables.get(table_id) is table:
+            self.resync(table, shown)

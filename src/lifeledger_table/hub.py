@@ -17,18 +17,31 @@ from typing import Any
 
 from aiohttp import web
 
-from .errors import TableUnavailable
+from .errors import TableError, TableUnavailable
 from .follow import Follower
 from .limits import Limits, Throttle
 from .replay import Replays
 from .sockets import Conn
-from .store import DamagedError, Store
+from .store import DamagedError, Store, StoreError
 from .table import Table
 from .writer import Writer
 
-__all__ = ["HUB_KEY", "Hub"]
+__all__ = ["HUB_KEY", "Hub", "StorageDown"]
 
 log = logging.getLogger("lifeledger_table")
+
+
+class StorageDown(TableUnavailable):
+    """A table that can't be loaded now because the store can't be read (a database server
+    restarting): answered 503 ``storage``, and tried again at the next request (not kept, as
+    a damaged log is)."""
+
+    def __init__(self, table: str) -> None:
+        TableError.__init__(
+            self, "storage", "The table's storage can't be reached now; nothing changed. Try again."
+        )
+        self.table = table
+        self.seq = None
 
 
 class Hub:
@@ -69,7 +82,11 @@ class Hub:
                 loading = asyncio.ensure_future(asyncio.to_thread(self._load, table_id))
                 self.loading[table_id] = loading
                 loading.add_done_callback(lambda _: self.loading.pop(table_id, None))
-            table = await asyncio.shield(loading)
+            try:
+                table = await asyncio.shield(loading)
+            except StoreError as exc:
+                log.warning("table %s: could not be loaded (%s)", table_id, exc)
+                raise StorageDown(table_id) from exc
             if table is None:
                 return None
             self.tables.setdefault(table_id, table)
@@ -87,7 +104,7 @@ class Hub:
     async def by_watch(self, watch: str) -> Table | None:
         """The table whose spectator id is ``watch`` (see :meth:`table`)."""
         try:
-            row = self.store.table_by_watch(watch)
+            row = await asyncio.to_thread(self.store.table_by_watch, watch)
         except DamagedError as exc:
             self.broken.setdefault(exc.table, TableUnavailable(exc.table, None, "is damaged"))
             raise self.broken[exc.table] from exc
@@ -105,6 +122,7 @@ class Hub:
         now = time.monotonic() if now is None else now
         writer = self.writer
         waiting = {t.id for t, *_ in writer.retries} | {d.event.table for d, _ in writer.batch}
+        waiting |= set(writer.reloading)
         free = sorted(
             (t for t in self.tables.values() if t.id not in self.conns and t.id not in waiting),
             key=lambda t: t.used,

@@ -48,6 +48,7 @@ from .store import (
     Event,
     LogReads,
     StoreError,
+    StoreUnavailable,
     TableRow,
     _event,
     by_table,
@@ -60,6 +61,11 @@ _ROW = "(" + ", ".join(["%s"] * 10) + ")"
 
 #: The channel on which every server is told of the others' writes (``NOTIFY``).
 CHANNEL = "lifeledger"
+
+#: How long a read made on an event loop's thread waits for a connection (seconds): the few
+#: reads the table app still makes there (an undo back past a checkpoint, an old history page)
+#: must never hold the loop for the pool's whole timeout while the server can't be reached.
+LOOP_TIMEOUT = 0.5
 
 __all__ = ["SCHEMA_VERSION", "PostgresStore", "describe"]
 
@@ -208,6 +214,9 @@ class PostgresStore(LogReads):
                 f"can't open the table store {self.where}: {_line(exc, self.url)}"
             ) from exc
         self._closed = threading.Event()
+        #: Set while the server can't be reached (the last call failed so), cleared by any
+        #: call that succeeds: reads on an event loop's thread then fail at once.
+        self._down = threading.Event()
 
     # -- the schema ------------------------------------------------------------------------
 
@@ -277,29 +286,50 @@ class PostgresStore(LogReads):
     @contextmanager
     def _connection(self) -> Iterator[Connection]:
         """A connection from the pool; a database error becomes :class:`StoreError`
-        (a unique key's, :class:`DuplicateError`)."""
+        (a unique key's, :class:`DuplicateError`; a lost connection, a server that can't be
+        reached, no connection free in time or a deadlock broken, :class:`StoreUnavailable`)."""
         try:
             with self._pool.connection() as conn:
                 yield conn
         except psycopg.IntegrityError as exc:
             raise DuplicateError(_line(exc, self.url)) from exc
+        except psycopg.OperationalError as exc:
+            self._down.set()
+            raise StoreUnavailable(
+                f"the table store {self.where} can't be reached: {_line(exc, self.url)}"
+            ) from exc
         except psycopg.Error as exc:
             raise StoreError(
                 f"the table store {self.where} failed: {_line(exc, self.url)}"
             ) from exc
+        self._down.clear()
 
     def _reading(self, read: Callable[[Connection], T]) -> T:
-        """Run a read; once more on another connection if the first one was lost."""
+        """Run a read; once more on another connection if the first one was lost. On an event
+        loop's thread, a read fails at once (:class:`StoreUnavailable`) while the server can't
+        be reached, and waits at most :data:`LOOP_TIMEOUT` for a connection."""
+        on_loop = _on_loop()
+        if on_loop and self._down.is_set():
+            raise StoreUnavailable(f"the table store {self.where} can't be reached now")
         try:
-            with self._pool.connection() as conn:
-                return read(conn)
+            with self._pool.connection(timeout=LOOP_TIMEOUT if on_loop else None) as conn:
+                found = read(conn)
+            self._down.clear()
+            return found
         except PoolTimeout as exc:
-            raise StoreError(
-                f"the table store {self.where} failed: {_line(exc, self.url)}"
+            if not on_loop:
+                self._down.set()
+            raise StoreUnavailable(
+                f"the table store {self.where} can't be reached: {_line(exc, self.url)}"
             ) from exc
-        except psycopg.OperationalError:
+        except psycopg.OperationalError as exc:
             if self._closed.is_set():
                 raise StoreError(f"the table store {self.where} is closed") from None
+            if on_loop:  # no new connections made here: a thread's read does that
+                self._down.set()
+                raise StoreUnavailable(
+                    f"the table store {self.where} can't be reached: {_line(exc, self.url)}"
+                ) from exc
             self._pool.check()  # replaces every idle connection that was lost too
         except psycopg.Error as exc:
             raise StoreError(
@@ -463,6 +493,15 @@ class PostgresStore(LogReads):
         )
         return [(seq, text) for seq, text in reversed(rows)]
 
+    def client_ids(self, table_id: str, limit: int) -> list[tuple[int, str]]:
+        """The client ids of the table's newest ``limit`` events, oldest first, as ``(seq,
+        client id)``."""
+        rows = self._rows(
+            "SELECT seq, client_id FROM events WHERE table_id = %s ORDER BY seq DESC LIMIT %s",
+            (table_id, limit),
+        )
+        return [(int(seq), str(cid)) for seq, cid in reversed(rows)]
+
     def checkpoint(self, table_id: str, game: int, count: int) -> Checkpoint | None:
         """The table's checkpoint at ``count`` actions in effect of game ``game``, if any."""
         rows = self._rows(
@@ -503,6 +542,15 @@ class PostgresStore(LogReads):
         """Close the pool's connections."""
         self._closed.set()
         self._pool.close()
+
+
+def _on_loop() -> bool:
+    """Whether this thread runs an event loop (a thread of ``asyncio.to_thread`` runs none)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 def _durable(conn: Connection) -> None:

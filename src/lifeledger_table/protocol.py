@@ -350,15 +350,8 @@ def _handle(hub: Hub, conn: Conn, data: str) -> None:
             )
         )
         return
-    try:
-        decision = table.decide(kind, body, cid, acting, at_turn=at_turn)
-    except TableError as exc:
-        conn.send_json({"type": "error", "id": cid, **exc.to_json()})
-        return
-    if isinstance(decision, int):
-        hub.writer.retry(table, conn, cid, decision)
-    else:
-        hub.writer.submit(decision, conn)
+    # Decided here, written by the writer; a refusal of a change written long ago is an ack.
+    hub.writer.handle(table, conn, kind, body, cid, acting, at_turn)
 
 
 def _seats_full(hub: Hub, table: Table, full: list[str], member: str) -> dict[str, Any]:

@@ -204,7 +204,9 @@ async def lookup_code(request: web.Request) -> web.Response:
         await asyncio.sleep(wait)
     code = _norm_code(request.match_info["code"])
     try:
-        row = hub.store.table_by_code(code) if _CODE.fullmatch(code) else None
+        # Off the event loop: a store that can't be reached holds no other request.
+        found = _CODE.fullmatch(code)
+        row = await asyncio.to_thread(hub.store.table_by_code, code) if found else None
     except Exception:
         log.exception("could not look up a table code")
         return _storage_error()

@@ -34,6 +34,7 @@ __all__ = [
     "SQLiteStore",
     "Store",
     "StoreError",
+    "StoreUnavailable",
     "TableRow",
     "by_table",
     "event_row",
@@ -50,6 +51,13 @@ class DuplicateError(Exception):
 class StoreError(Exception):
     """A store that can't be used: it can't be opened, is not a table store, is damaged, or
     can't be written to. The message is one line, for the person running the server."""
+
+
+class StoreUnavailable(StoreError):
+    """The store can't be reached now (a database server restarting, a connection lost, a
+    deadlock broken): nothing was written, or a write's outcome is unknown, and the same call
+    may succeed later. A write of events may always be tried again: a second write of what was
+    written is refused by the store's unique keys."""
 
 
 class DamagedError(StoreError):
@@ -176,6 +184,10 @@ class Store(Protocol):
     def entries(self, table_id: str, before: int, limit: int) -> list[tuple[int, str | None]]:
         """The newest ``limit`` timeline entries with a sequence number below ``before``,
         oldest first, as ``(seq, JSON text)`` (``None``: not derived yet)."""
+
+    def client_ids(self, table_id: str, limit: int) -> list[tuple[int, str]]:
+        """The client ids of the table's newest ``limit`` events, oldest first, as ``(seq,
+        client id)``."""
 
     def checkpoint(self, table_id: str, game: int, count: int) -> Checkpoint | None:
         """The table's checkpoint at ``count`` actions in effect of game ``game``, if any."""
@@ -659,6 +671,16 @@ class SQLiteStore(LogReads):
                 (table_id, before, limit),
             ).fetchall()
         return [(seq, text) for seq, text in reversed(rows)]
+
+    def client_ids(self, table_id: str, limit: int) -> list[tuple[int, str]]:
+        """The client ids of the table's newest ``limit`` events, oldest first, as ``(seq,
+        client id)``."""
+        with self._reading:
+            rows = self._reader.execute(
+                "SELECT seq, client_id FROM events WHERE table_id = ? ORDER BY seq DESC LIMIT ?",
+                (table_id, limit),
+            ).fetchall()
+        return [(seq, cid) for seq, cid in reversed(rows)]
 
     def checkpoint(self, table_id: str, game: int, count: int) -> Checkpoint | None:
         """The table's checkpoint at ``count`` actions in effect of game ``game``, if any."""

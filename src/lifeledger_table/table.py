@@ -37,6 +37,7 @@ from .store import (
     DuplicateError,
     Event,
     Store,
+    StoreUnavailable,
     TableRow,
     newest_at_each_position,
 )
@@ -229,6 +230,12 @@ class Table:
         #: Client ids accepted lately (a plain dict of strings: the garbage collector never
         #: walks it), trimmed to the newest CLIENT_IDS_KEPT once twice as many.
         self.client_ids: dict[str, int] = {}
+        #: Every event from this sequence number on has its client id in :attr:`client_ids`
+        #: (an older one's is in the store: :meth:`may_be_stored`).
+        self.ids_from = 1
+        #: Being loaded again off the event loop (:meth:`.writer.Writer.reload`): nothing is
+        #: decided meanwhile, since whatever is decided on a table about to be replaced is lost.
+        self.reloading = False
         self.last_seq = 0
         self.committed = 0
         self._refusals: OrderedDict[str, TableError] = OrderedDict()
@@ -252,11 +259,15 @@ class Table:
         #: The table's tools (dice, clocks, the round timer: tools.py), kept beside its log.
         try:
             self.tools = load_tools(self.store, self.id)
+        except StoreUnavailable:
+            raise  # the store can't be reached now: the table is loaded later, not broken
         except Exception:
             log.exception("table %s: could not read its tools", self.id)
             self.tools = Tools()
         try:
             row = self.store.table(self.id)
+        except StoreUnavailable:
+            raise
         except Exception as exc:
             self._break(None, exc)
             return
@@ -269,6 +280,8 @@ class Table:
                 self._replay_log()
             self.committed = self.last_seq
             self.view = self.latest = self._view()
+        except StoreUnavailable:
+            raise
         except Exception as exc:
             self._break(self._at or self.last_seq + 1, exc)
 
@@ -329,6 +342,10 @@ class Table:
         self.state = engine.state_of(self.game)
         self.last_seq = last.seq
         self.recent.extend((seq, text) for seq, text in recent if text is not None)
+        # The newest client ids: a change sent again after a restart is known at once.
+        ids = self.store.client_ids(self.id, CLIENT_IDS_KEPT)
+        self.client_ids = {cid: seq for seq, cid in ids}
+        self.ids_from = ids[0][0] if len(ids) == CLIENT_IDS_KEPT else 1
         return True
 
     def _replay_log(self) -> None:
@@ -375,6 +392,18 @@ class Table:
     def idle(self) -> bool:
         """Whether the table may leave memory: everything it decided is written."""
         return not self.pending and self.committed == self.last_seq
+
+    def may_be_stored(self, client_id: str) -> bool:
+        """Whether the store may hold an event sent with ``client_id`` that this table does not
+        remember (one older than the client ids it keeps): the store is then asked."""
+        return client_id not in self.client_ids and self.ids_from > 1
+
+    def take_over(self, fresh: Table) -> None:
+        """Become ``fresh``, this table loaded again from the store (off the event loop):
+        assignments only. Whatever this one decided and did not write is forgotten."""
+        used = self.used
+        self.__dict__.update(fresh.__dict__)
+        self.used = used
 
     # -- derived facts -------------------------------------------------------------------------
 
@@ -512,6 +541,10 @@ class Table:
         phones pressing "Next turn" at once begin one turn, not two: the second is ``stale``).
         """
         self.check()
+        if self.reloading:
+            raise TableError(
+                "storage", "The table is being loaded again; nothing changed. Send it again."
+            )
         refused = self._refusals.get(client_id)
         if refused is not None:
             raise refused
@@ -1065,6 +1098,7 @@ class Table:
         self.client_ids[event.client_id] = event.seq
         if len(self.client_ids) > 2 * CLIENT_IDS_KEPT:
             self.client_ids = dict(list(self.client_ids.items())[-CLIENT_IDS_KEPT:])
+            self.ids_from = next(iter(self.client_ids.values()))
         self.last_seq = event.seq
         self._proposals.clear()
 

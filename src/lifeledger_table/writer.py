@@ -1,23 +1,47 @@
 """Where a decided change is written: in order, in batches (group commit: one sync per batch,
 off the event loop), and only then acknowledged to its sender and sent to every phone of its
-table. A batch another server on the same store got ahead of is decided again (issue 10)."""
+table. A batch another server on the same store got ahead of is decided again (issue 10).
+
+Nothing here waits on the store on the event loop (issue 21): a write, a table loaded again
+after a failed or refused write, and the look-up of a change sent again long after it was
+written all run in a thread, and a table being loaded again decides nothing meanwhile (its
+requests wait, in order, and are decided once it is loaded). A write the store can't take now
+(:class:`.store.StoreUnavailable`: a database server restarting) is tried again, with the
+changes decided since, for :attr:`Writer.patience` seconds before they are refused ``storage``.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING
+import time
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any
 
 from .errors import TableError
 from .sockets import Conn, error_message
+from .store import StoreUnavailable
 from .table import Decision, Table
 
 if TYPE_CHECKING:
     from .hub import Hub
 
-__all__ = ["Writer"]
+__all__ = ["PATIENCE", "Writer"]
 
 log = logging.getLogger("lifeledger_table")
+
+#: How long (seconds) a write the store can't take now is tried again before its changes are
+#: refused ``storage``: a database server's restart or fail-over takes seconds.
+PATIENCE = 60.0
+#: The pauses between tries: from the first to the longest, doubling.
+FIRST_PAUSE = 0.1
+LONGEST_PAUSE = 2.0
+
+#: A request waiting for its table to be loaded again: the socket, the message's kind, body,
+#: id, acting seat and ``at_turn``.
+Request = tuple[Conn, str, dict[str, Any], str, str | None, int | None]
+
+STORAGE = "The change could not be saved; nothing changed."
 
 
 class Writer:
@@ -32,6 +56,70 @@ class Writer:
         self.task: asyncio.Task[None] | None = None
         #: Writes another server got ahead of (each decided again).
         self.conflicts = 0
+        #: Seconds a write the store can't take now is tried again (:data:`PATIENCE`).
+        self.patience = PATIENCE
+        #: Tables being loaded again (off the event loop), with the requests for each that
+        #: wait to be decided once it is loaded, in the order they came.
+        self.reloading: dict[str, list[Request]] = {}
+        #: Look-ups and loads under way.
+        self.tasks: set[asyncio.Task[None]] = set()
+
+    # -- requests ------------------------------------------------------------------------------
+
+    def handle(
+        self,
+        table: Table,
+        conn: Conn,
+        kind: str,
+        body: dict[str, Any],
+        cid: str,
+        seat: str | None,
+        at_turn: int | None = None,
+    ) -> None:
+        """Decide a phone's change and queue it for writing (or answer a retry, or a refusal).
+        A table being loaded again keeps the request until it is loaded."""
+        waiting = self.reloading.get(table.id)
+        if waiting is not None:
+            waiting.append((conn, kind, body, cid, seat, at_turn))
+            return
+        try:
+            decision = table.decide(kind, body, cid, seat, at_turn=at_turn)
+        except TableError as exc:
+            self.refuse(table, conn, cid, exc)
+            return
+        if isinstance(decision, int):
+            self.retry(table, conn, cid, decision)
+        else:
+            self.submit(decision, conn)
+
+    def refuse(self, table: Table, conn: Conn, cid: str, exc: TableError) -> None:
+        """Answer a refusal of change ``cid``, unless the table wrote that change long ago
+        (older than the client ids it remembers: after a restart, say), which is then
+        acknowledged with its sequence number: a change sent again is never refused for what
+        it did itself. The store is asked off the event loop."""
+        if exc.code in ("table-unavailable", "storage") or not table.may_be_stored(cid):
+            conn.send_json({"type": "error", "id": cid, **exc.to_json()})
+            return
+        self._spawn(self._look_up(table, conn, cid, exc))
+
+    async def _look_up(self, table: Table, conn: Conn, cid: str, exc: TableError) -> None:
+        try:
+            found = await asyncio.to_thread(self.hub.store.event_by_client_id, table.id, cid)
+        except Exception as failed:
+            log.warning("table %s: could not look up change %s (%s)", table.id, cid, failed)
+            conn.send_json(
+                error_message(cid, "storage", "The change could not be checked; nothing changed.")
+            )
+            return
+        if found is None:
+            conn.send_json({"type": "error", "id": cid, **exc.to_json()})
+        else:
+            conn.send_json({"type": "ack", "id": cid, "seq": found.seq})
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
 
     def submit(self, decision: Decision, conn: Conn) -> None:
         """Queue a decided change for writing; it is acknowledged and broadcast once written.
@@ -52,17 +140,13 @@ class Writer:
         else:
             self.retries.append((table, conn, cid, seq))
 
+    # -- writing -------------------------------------------------------------------------------
+
     async def _write(self) -> None:
         while self.batch:
             batch, self.batch = self.batch, []
-            try:
-                events = [d.event for d, _ in batch]
-                made = [d.checkpoint for d, _ in batch if d.checkpoint is not None]
-                lost = await asyncio.to_thread(self.hub.store.append, events, made)
-            except Exception:
-                log.exception("could not store %d events", len(batch))
-                self._fail(batch + self.batch)
-                self.batch = []
+            lost = await self._append(batch)
+            if lost is None:
                 continue
             for decision, conn in batch:
                 if decision.event.table in lost:
@@ -74,35 +158,70 @@ class Writer:
             if lost:
                 # Another server on the same store wrote to these tables first (issue 10):
                 # their changes are decided again, against the log as it now is.
-                self._redo(lost, [(d, c) for d, c in batch if d.event.table in lost])
+                await self._redo(lost, [(d, c) for d, c in batch if d.event.table in lost])
             waiting, self.retries = self.retries, []
             for table, conn, cid, seq in waiting:
                 self.retry(table, conn, cid, seq)
 
-    def _redo(self, stale: set[str], lost: list[tuple[Decision, Conn]]) -> None:
-        """Tables another server's write got ahead of: each is loaded again (from its newest
-        checkpoint: it then holds every event written, by any server), its phones here are
-        shown it anew, and its changes that were not written (``lost``, and those of the next
-        batch, decided on the same stale table) are decided again, in order, and queued."""
+    async def _append(self, batch: list[tuple[Decision, Conn]]) -> set[str] | None:
+        """Write ``batch`` (which grows by the changes decided meanwhile while the store can't
+        be reached, for :attr:`patience` seconds); the tables another server wrote first, or
+        ``None`` if the write failed (its changes were refused ``storage``)."""
+        failing: float | None = None
+        pause = FIRST_PAUSE
+        while True:
+            try:
+                events = [d.event for d, _ in batch]
+                made = [d.checkpoint for d, _ in batch if d.checkpoint is not None]
+                return await asyncio.to_thread(self.hub.store.append, events, made)
+            except StoreUnavailable as exc:
+                now = time.monotonic()
+                if failing is None:
+                    failing = now
+                    log.warning("could not store %d events, trying again: %s", len(batch), exc)
+                if now - failing < self.patience:
+                    await asyncio.sleep(pause)
+                    pause = min(pause * 2, LONGEST_PAUSE)
+                    batch += self.batch  # decided since, on top of these: written with them
+                    self.batch = []
+                    continue
+                log.error("gave up storing %d events after %.0f s", len(batch), now - failing)
+            except Exception:
+                log.exception("could not store %d events", len(batch))
+            failed = batch + self.batch
+            self.batch = []
+            await self._fail(failed)
+            return None
+
+    async def _redo(self, stale: set[str], lost: list[tuple[Decision, Conn]]) -> None:
+        """Tables another server's write got ahead of: each is loaded again (off the event
+        loop, from its newest checkpoint: it then holds every event written, by any server),
+        its phones here are shown it anew, and its changes that were not written (``lost``,
+        and those of the next batch, decided on the same stale table) are decided again, in
+        order, and queued; then the requests that came meanwhile."""
         self.conflicts += 1
         redo = lost + [(d, c) for d, c in self.batch if d.event.table in stale]
         self.batch = [(d, c) for d, c in self.batch if d.event.table not in stale]
-        shown: dict[str, int] = {}
-        for table_id in stale:
-            table = self.hub.tables[table_id]
-            shown[table_id] = table.committed
-            table.reload()
+        shown = {t: self.hub.tables[t].committed for t in stale}
+        found = await self._reload(stale, redo)
         again: dict[tuple[str, str], Decision | int | TableError] = {}
         for decision, conn in redo:
-            table = self.hub.tables[decision.event.table]
             event = decision.event
             cid = event.client_id
-            try:
-                result = table.decide(event.kind, event.body, cid, event.seat, look_up=True)
-            except TableError as exc:
-                again[(table.id, cid)] = exc
-                conn.send_json({"type": "error", "id": cid, **exc.to_json()})
+            table = self.hub.tables.get(event.table)
+            if table is None or table.reloading:  # it could not be loaded: the store failed
+                conn.send_json(error_message(cid, "storage", STORAGE))
                 continue
+            result: Decision | int
+            if (table.id, cid) in found:
+                result = found[(table.id, cid)]
+            else:
+                try:
+                    result = table.decide(event.kind, event.body, cid, event.seat)
+                except TableError as exc:
+                    again[(table.id, cid)] = exc
+                    conn.send_json({"type": "error", "id": cid, **exc.to_json()})
+                    continue
             again[(table.id, cid)] = result
             if isinstance(result, int):
                 self.retry(table, conn, cid, result)
@@ -113,38 +232,108 @@ class Writer:
             if table.id not in stale:
                 self.retries.append((table, conn, cid, seq))
                 continue
-            found = again.get((table.id, cid))
-            if isinstance(found, Decision):
-                self.retries.append((table, conn, cid, found.event.seq))
-            elif isinstance(found, int):
-                self.retry(table, conn, cid, found)
-            elif isinstance(found, TableError):
-                conn.send_json({"type": "error", "id": cid, **found.to_json()})
+            found_again = again.get((table.id, cid))
+            if isinstance(found_again, Decision):
+                self.retries.append((table, conn, cid, found_again.event.seq))
+            elif isinstance(found_again, int):
+                self.retry(table, conn, cid, found_again)
+            elif isinstance(found_again, TableError):
+                conn.send_json({"type": "error", "id": cid, **found_again.to_json()})
+            else:
+                conn.send_json(error_message(cid, "storage", STORAGE))
+        self._release(stale)
         for table_id in stale:
-            self.hub.follower.resync(self.hub.tables[table_id], shown[table_id])
+            table = self.hub.tables.get(table_id)
+            if table is not None:
+                self.hub.follower.resync(table, shown[table_id])
 
-    def _fail(self, failed: list[tuple[Decision, Conn]]) -> None:
-        """A write failed: forget every change not written, and say so to who sent it."""
+    async def _fail(self, failed: list[tuple[Decision, Conn]]) -> None:
+        """A write failed: forget every change not written (the tables are loaded again, off
+        the event loop), and say so to who sent it."""
         for decision, conn in failed:
-            conn.send_json(
-                error_message(
-                    decision.event.client_id,
-                    "storage",
-                    "The change could not be saved; nothing changed.",
-                )
-            )
-        for table_id in {d.event.table for d, _ in failed}:
-            table = self.hub.tables[table_id]
-            table.reload()
-            if table.broken is not None:
+            conn.send_json(error_message(decision.event.client_id, "storage", STORAGE))
+        tables = {d.event.table for d, _ in failed}
+        await self._reload(tables, [])
+        for table_id in tables:
+            table = self.hub.tables.get(table_id)
+            if table is not None and table.broken is not None:
                 for conn in self.hub.conns.get(table_id, ()):
                     conn.send_json({"type": "error", "id": None, **table.broken.to_json()})
                     conn.close()
         waiting, self.retries = self.retries, []
         for table, conn, cid, seq in waiting:
-            if seq > table.last_seq:
-                conn.send_json(
-                    error_message(cid, "storage", "The change could not be saved; nothing changed.")
-                )
+            if table.id in tables and (table.reloading or seq > table.last_seq):
+                conn.send_json(error_message(cid, "storage", STORAGE))
             else:
                 self.retry(table, conn, cid, seq)
+        self._release(tables)
+
+    # -- loading a table again -----------------------------------------------------------------
+
+    async def reload(self, table: Table) -> None:
+        """Load a table again from the store (off the event loop), then decide the requests
+        that came meanwhile (see :meth:`_reload`)."""
+        if table.id in self.reloading:
+            return
+        await self._reload({table.id}, [])
+        self._release({table.id})
+
+    async def _reload(
+        self, table_ids: set[str], redo: list[tuple[Decision, Conn]]
+    ) -> dict[tuple[str, str], int]:
+        """Load these tables again in a thread, each taking the place of the one in memory
+        (which decides nothing meanwhile: its requests wait in :attr:`reloading`, until
+        :meth:`_release`). A table the store can't load now leaves memory, and its phones are
+        told ``storage`` and disconnected (they come back, and it is loaded then). Returns the
+        sequence numbers the store holds for the client ids of ``redo`` that the tables loaded
+        don't remember (changes written long ago)."""
+        store = self.hub.store
+        tables = {t: self.hub.tables[t] for t in table_ids if t in self.hub.tables}
+        for table_id, table in tables.items():
+            self.reloading.setdefault(table_id, [])
+            table.reloading = True
+
+        def load() -> tuple[dict[str, Table | Exception], dict[tuple[str, str], int]]:
+            fresh: dict[str, Table | Exception] = {}
+            found: dict[tuple[str, str], int] = {}
+            for table_id in tables:
+                try:
+                    loaded = Table(store, table_id)
+                    for decision, _ in redo:
+                        cid = decision.event.client_id
+                        if decision.event.table == table_id and loaded.may_be_stored(cid):
+                            event = store.event_by_client_id(table_id, cid)
+                            if event is not None:
+                                found[(table_id, cid)] = event.seq
+                except Exception as exc:
+                    fresh[table_id] = exc
+                else:
+                    fresh[table_id] = loaded
+            return fresh, found
+
+        fresh, found = await asyncio.to_thread(load)
+        for table_id, table in tables.items():
+            loaded = fresh[table_id]
+            if isinstance(loaded, Table):
+                table.take_over(loaded)
+                continue
+            log.warning("table %s: could not be loaded again (%s)", table_id, loaded)
+            if self.hub.tables.get(table_id) is table:
+                del self.hub.tables[table_id]  # loaded anew by the next request for it
+            for conn in self.hub.conns.get(table_id, ()):
+                conn.send_json(
+                    error_message(None, "storage", "The table's storage failed; reconnecting.")
+                )
+                conn.close()
+        return found
+
+    def _release(self, table_ids: set[str]) -> None:
+        """The tables are loaded again: decide the requests that waited, in order."""
+        for table_id in table_ids:
+            waiting = self.reloading.pop(table_id, [])
+            table = self.hub.tables.get(table_id)
+            for conn, kind, body, cid, seat, at_turn in waiting:
+                if table is None or table.reloading:
+                    conn.send_json(error_message(cid, "storage", STORAGE))
+                else:
+                    self.handle(table, conn, kind, body, cid, seat, at_turn)

@@ -98,6 +98,16 @@ class StoreContract:
         assert store.event_by_client_id("table-1", "other") is None
         assert len(store.events("table-1")) == 1
 
+    def test_the_newest_client_ids_are_read_in_order(self, store: Store) -> None:
+        """issue 21 item 4: a table loaded from the store knows its newest client ids."""
+        store.create_table(row(1))
+        store.create_table(row(2))
+        store.append([event("table-1", n, f"c{n}") for n in range(1, 6)])
+        store.append([event("table-2", 1, "other")])
+        assert store.client_ids("table-1", 3) == [(3, "c3"), (4, "c4"), (5, "c5")]
+        assert store.client_ids("table-1", 10) == [(n, f"c{n}") for n in range(1, 6)]
+        assert store.client_ids("table-3", 10) == []
+
     def test_seats_are_given_and_taken_over(self, store: Store) -> None:
         store.create_table(row(1))
         assert store.set_seat("table-1", "ana", "h1")
