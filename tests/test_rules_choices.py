@@ -179,3 +179,107 @@ def test_603_3d_the_target_is_asked_of_the_controller_only(players: list[str]) -
     [(player, choice, ids, options, rule)] = opened(s)
     assert (player, choice, ids, rule) == ("bo", "targets", ("vito",), "603.3d")
     assert options == tuple(p for p in players if p != "bo")
+
+
+class TestOnlyTheChooserStatesIt:
+    """Issue 19 item 1: each choice is one player's (the order of triggered abilities and their
+    targets, the controller's: 603.3b, 603.3d, 601.2c, 115.1; the order of replacement effects,
+    the affected player's: 616.1), and what anyone else states of it is ignored: it changes
+    nothing, so an unstated choice stays unstated (malformed, as always) and a stated one stays
+    as stated. The rest of their statement stands."""
+
+    def test_603_3d_a_target_stated_by_another_player_is_ignored(self) -> None:
+        s = v2(["ana", "bo", "cy"])
+        s.do(card("bond", "Sanguine Bond", "ana"))
+        s.do(choose("bo", targets={"bond": "cy"}))
+        assert s.refused_last() is None
+        notes = [(n.rule, n.text) for n in game_of(s).notes]
+        assert notes == [
+            ("603.3d", "bond is ana's: ana chooses its targets, bo's statement of them is ignored")
+        ]
+        assert opened(s) == [("ana", "targets", ("bond",), ("bo", "cy"), "603.3d")]
+        err = s.malformed(gain("ana", 3))
+        assert isinstance(err, ChoiceNeeded)
+        assert (err.player, err.choice, err.options) == ("ana", "targets", ("bo", "cy"))
+
+    def test_603_3d_a_later_statement_by_another_player_does_not_override_the_controllers(
+        self,
+    ) -> None:
+        """Ana chose Bo; Cy then states Cy for Ana's Bond: Ana's choice stands, Bo is drained."""
+        s = v2(["ana", "bo", "cy"])
+        s.do(card("bond", "Sanguine Bond", "ana"))
+        s.do(choose("ana", targets={"bond": "bo"}))
+        s.do(choose("cy", targets={"bond": "cy"}))
+        assert game_of(s).standing_targets() == {"bond": ("bo", ("bo", "cy"))}
+        assert s.do(gain("ana", 3)).lives() == {"ana": 23, "bo": 17, "cy": 20}
+
+    def test_603_3d_the_rest_of_the_statement_stands(self) -> None:
+        """Bo states the targets of Ana's Bond and of his own Vito: his Vito's stand."""
+        s = v2(["ana", "bo", "cy"])
+        s.do(card("bond", "Sanguine Bond", "ana"))
+        s.do(card("vito", "Vito, Thorn of the Dusk Rose", "bo"))
+        s.do(choose("bo", targets={"bond": "bo", "vito": "cy"}))
+        assert game_of(s).standing_targets() == {
+            "bond": (None, ("bo", "cy")),
+            "vito": ("cy", ("ana", "cy")),
+        }
+
+    def test_603_3b_an_order_stated_by_another_player_is_ignored(self) -> None:
+        s = v2(["ana", "bo"])
+        s.do(card("bond", "Sanguine Bond", "ana"))
+        s.do(card("blood", "Exquisite Blood", "ana"))
+        s.do(choose("bo", order=["blood", "bond"]))
+        assert [n.rule for n in game_of(s).notes] == ["603.3b", "603.3b"]
+        assert opened(s) == [("ana", "order", ("bond", "blood"), ("bond", "blood"), "603.3b")]
+        lifelink = {
+            "do": "damage", "to": "bo", "amount": 2, "source": "bat", "lifelink": True,
+            "controller": "ana",
+        }  # fmt: skip
+        err = s.malformed(lifelink)
+        assert isinstance(err, ChoiceNeeded) and (err.player, err.choice) == ("ana", "order")
+        s.do(choose("ana", order=["blood", "bond"]))
+        assert s.do(lifelink).refused_rules() == []
+
+    def test_616_1_a_replacement_order_stated_by_another_player_is_ignored(self) -> None:
+        """Ana's gain under her Rhox Faithmender and Bo's Tainted Remedy: the order is Ana's
+        (the affected player); Bo's statement of it, his Remedy's controller though he is, is
+        ignored."""
+        s = v2(["ana", "bo"])
+        s.do(card("rhox", "Rhox Faithmender", "ana"))
+        s.do(card("remedy", "Tainted Remedy", "bo"))
+        s.do(choose("bo", replacements=["rhox", "remedy"]))
+        assert opened(s) == [
+            ("ana", "replacements", ("remedy", "rhox"), ("remedy", "rhox"), "616.1")
+        ]
+        err = s.malformed(gain("ana", 3))
+        assert isinstance(err, ChoiceNeeded) and (err.player, err.choice) == ("ana", "replacements")
+        s.do(choose("ana", replacements=["rhox", "remedy"]))
+        assert s.do(gain("ana", 3)).lives() == {"ana": 14, "bo": 20}
+
+    def test_616_1_which_lichs_mirror_is_the_first_seated_heads_choice(self) -> None:
+        """Two-Headed Giant: Bo's two Mirrors would replace his team's loss (810.8a); the team's
+        first seated head in the game, Ana, chooses; Bo's own statement is ignored."""
+        s = v2(
+            [
+                {"id": "ana", "team": "north"},
+                {"id": "bo", "team": "north", "library": 30},
+                {"id": "cy", "team": "south"},
+                {"id": "di", "team": "south"},
+            ],
+            variant="two-headed-giant",
+        )
+        s.do(card("m1", "Lich's Mirror", "bo"))
+        s.do(card("m2", "Lich's Mirror", "bo"))
+        s.do(choose("bo", replacements=["m2", "m1"]))
+        assert opened(s) == [("ana", "replacements", ("m1", "m2"), ("m1", "m2"), "616.1")]
+        err = s.malformed({"do": "lose", "players": ["bo"], "source": "a-card"})
+        assert isinstance(err, ChoiceNeeded) and err.player == "ana"
+        s.do(choose("ana", replacements=["m2", "m1"]))
+        st = s.do({"do": "lose", "players": ["bo"], "source": "a-card"})
+        assert st.statuses() == {
+            "ana": "playing",
+            "bo": "playing",
+            "cy": "playing",
+            "di": "playing",
+        }
+        assert [e.id for e in game_of(s).effects()] == ["m1"]  # m2 went into the library

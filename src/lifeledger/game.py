@@ -2866,8 +2866,26 @@ class Game:
                 self._get(pid, "targets")
 
     def _do_choose(self, action: Choose) -> None:
-        """603.3b, 603.3d: the player's choices stand until they state them again."""
+        """603.3b, 603.3d: the player's choices stand until they state them again.
+
+        Each choice is one player's, and only theirs counts: the order of triggered abilities
+        and their targets are their controller's (603.3b, 603.3d, 601.2c, 115.1), the order of
+        replacement effects the affected player's (616.1). What a player states of a choice
+        that isn't theirs is ignored (a note says so where the engine can tell already: an
+        ability another player controls); the rest of their statement stands."""
         stack = self._stack
+        player = action.player
+        team_orders = self.variant.shared_turns  # 805.7: a team orders its members' abilities
+        for effect_id in action.order:
+            owner = self._controller_of(effect_id)
+            if team_orders and owner is not None and not self.are_opponents(owner, player):
+                continue
+            if owner is not None and owner != player:
+                self._note(
+                    "603.3b",
+                    f"{effect_id} is {owner}'s: {owner} orders its abilities, {player}'s "
+                    "statement of it is ignored",
+                )
         if action.order:
             self._set_count_any(stack.order, action.player, action.order)
         if action.replacements:
@@ -2878,7 +2896,23 @@ class Game:
             merged = (*action.replacements, *(i for i in kept if i not in stated))
             self._set_count_any(stack.replacements, action.player, merged)
         for effect_id, players in action.targets:
+            owner = self._controller_of(effect_id)
+            if owner is not None and owner != player:
+                # 603.3d, 601.2c: the controller chooses the targets; another's word changes
+                # nothing, not even a statement of the controller's own that it would follow.
+                self._note(
+                    "603.3d",
+                    f"{effect_id} is {owner}'s: {owner} chooses its targets, {player}'s "
+                    "statement of them is ignored",
+                )
+                continue
             self._set_count_any(stack.targets, effect_id, players)
+
+    def _controller_of(self, effect_id: str) -> str | None:
+        """The controller of the effect or card ``effect_id`` that applies now (``None``: none
+        does: it has ended, and no ability of it will trigger again)."""
+        group = self._effects.get(effect_id)
+        return group[0].controller if group else None
 
     def repeat(self, times: int, *actions: Action, source: str | None = None) -> None:
         """732.2a: a shortcut: ``actions`` in order, ``times`` times. Version 2."""
