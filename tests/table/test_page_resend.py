@@ -5,7 +5,9 @@ Debian's chromium, driven by Playwright, against a real server process killed wi
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -13,12 +15,13 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
 from browser_helpers import Relay, free_port, get, life, need_chromium, new_phone, post, sit  # noqa: E402
-from playwright.sync_api import Browser, expect  # noqa: E402
+from playwright.sync_api import Browser, WebSocketRoute, expect  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
@@ -107,4 +110,52 @@ def test_resent_change_after_restart_is_acked_by_the_page(killed: Server, browse
     view = get(f"{base}/api/tables/{table['id']}")
     assert view["seq"] == 1  # applied once
     assert next(p for p in view["state"]["players"] if p["id"] == "bo")["life"] == 0
+    page.context.close()
+
+
+@pytest.mark.parametrize("error", ["storage", "throttled"])
+def test_a_change_refused_storage_is_kept_and_sent_again(
+    base: str, browser: Browser, error: str
+) -> None:
+    """issue 21 item 5 (the page side): the server could not save a change (its store can't be
+    reached: `storage`) or did not take it (`throttled`): nothing changed. The page keeps it
+    pending (its total shown, not rolled back) and sends it again with its id; it applies
+    once."""
+    table = post(base + "/api/tables", {"players": [{"name": "Ana"}, {"name": "Bo"}]})
+    page = new_phone(browser)
+    sent: list[dict[str, Any]] = []
+
+    def relay(ws: WebSocketRoute) -> None:
+        server = ws.connect_to_server()
+
+        def up(message: str | bytes) -> None:
+            msg = json.loads(message)
+            if msg.get("type") == "action":
+                sent.append(msg)
+                if len(sent) == 1:  # the first try: answered as the server would, not sent
+                    answer = {
+                        "type": "error",
+                        "id": msg["id"],
+                        "error": error,
+                        "message": "The change could not be saved; nothing changed.",
+                    }
+                    ws.send(json.dumps(answer))
+                    return
+            server.send(message)
+
+        ws.on_message(up)
+        server.on_message(ws.send)
+
+    page.route_web_socket(re.compile(r"/ws/"), relay)
+    sit(page, base, table["id"], "ana")
+    page.locator('[data-player="bo"] [data-act="minus"]').click()
+    expect(life(page, "bo")).to_have_text("19")
+    page.wait_for_timeout(1000)
+    expect(life(page, "bo")).to_have_text("19")  # kept, not rolled back
+    assert page.evaluate("() => S.pending.size") == 1
+    page.wait_for_function("() => S.pending.size === 0", timeout=15_000)
+    assert len(sent) == 2 and sent[0]["id"] == sent[1]["id"]  # sent again, the same id
+    expect(life(page, "bo")).to_have_text("19")
+    view = get(f"{base}/api/tables/{table['id']}")
+    assert view["seq"] == 1
     page.context.close()

@@ -128,6 +128,15 @@ function send(msg) {
   if (S.ws && S.ws.readyState === WebSocket.OPEN && S.connected) S.ws.send(toJSON(msg));
 }
 
+// A change the server could not save ("storage": its store can't be reached) or did not take
+// ("throttled": too many at once): nothing changed, so it stays pending (its total shown, its
+// panel "waiting") and is sent again, with its id, 2 to 5 s later (and on every welcome).
+function keepToSendAgain(msg) {
+  if ((msg.error !== "storage" && msg.error !== "throttled") || !msg.id || !S.pending.has(msg.id)) return false;
+  setTimeout(() => { const m = S.pending.get(msg.id); if (m && !m.held) send(wire(m)); }, 2000 + Math.random() * 3000);
+  return true;
+}
+
 // Every change carries its own id: a retry after a reconnect never applies twice.
 function request(type, action, extra) {
   if (MODE !== "play") return;
@@ -308,6 +317,9 @@ function receive(msg) {
     case "error":
       // A change that needs a player's choice first waits for it, pending (taps.js, choices.js).
       if (keepForChoice(msg)) { renderConn(); renderChoices(); break; }
+      // Not saved (the server's store can't be reached) or not taken (too many at once):
+      // nothing changed, and it stays pending, sent again with its id (issue 21 item 5).
+      if (keepToSendAgain(msg)) { renderConn(); break; }
       if (msg.id) { tapRefused(msg); S.pending.delete(msg.id); } // a total shown early returns
       renderConn();
       // Another phone's undo took the same action back first: nothing happened, nothing to say.
