@@ -292,7 +292,7 @@ def _handle(hub: Hub, conn: Conn, data: str) -> None:
             return
         undo_asks_of(hub).answer(hub, conn, msg.get("request"), msg.get("allow"))
         return
-    if kind not in ("action", "undo", "next_game", "reset", "new_game", "tool"):
+    if kind not in ("action", "undo", "next_game", "reset", "new_game", "setup", "tool"):
         conn.send_json(error_message(None, "malformed", f"Unknown message type {kind!r}."))
         return
     cid = msg.get("id")
@@ -315,9 +315,11 @@ def _handle(hub: Hub, conn: Conn, data: str) -> None:
     if kind == "tool":  # dice, coin, first player, planar die, clocks (tools.py)
         tool_message(hub, conn, cid, msg)
         return
-    allowed = {"type", "id", "as"} | {"action": {"action", "at_turn"}, "undo": {"target"}}.get(
-        kind, set()
-    )
+    allowed = {"type", "id", "as"} | {
+        "action": {"action", "at_turn"},
+        "undo": {"target"},
+        "setup": {"player", "name", "colour"},  # a player's name or colour (issue 17 item 2)
+    }.get(kind, set())
     extra = sorted(set(msg) - allowed)
     if extra:
         conn.send_json(

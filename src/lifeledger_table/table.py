@@ -31,6 +31,7 @@ from .changes import changes
 from .errors import TableError, TableUnavailable
 from .limits import check_shortcut
 from .rights import Rights, concessions
+from .setup import COLOURS, check_name
 from .store import (
     Checkpoint,
     DamagedError,
@@ -81,6 +82,11 @@ PROPOSALS_KEPT = 20
 #: decisive change held the event loop (every table on the server) for a tenth of a second
 #: and more. 300 keeps it to a few milliseconds; more games are played on a new table.
 MAX_GAMES = 300
+#: Where the players' names and colours as changed at the table (``setup`` events, issue 17
+#: item 2) are kept: the checkpoint of "game 0" (no game has that number), as JSON, written with
+#: the event that changed them and replaced by the next one (derived from the log, as every
+#: checkpoint: a log replayed from its start makes it again).
+SETUP_KEY = (0, 0)
 #: The events that leave the game in progress unfinished (not scored) and begin a fresh one
 #: with the same players: an undo takes them back while no action of the new game is in effect.
 OPENERS = ("reset", "new_game")
@@ -104,6 +110,9 @@ class Entry:
     device: str | None = None
     #: For an undo of another seat's change: who allowed it (that seat, or ``"host"``).
     allowed: str | None = None
+    #: For a change of a player's name or colour (``setup``): the player, and each of
+    #: ``name`` and ``colour`` that changed as ``{"from": ..., "to": ...}``.
+    setup: dict[str, Any] | None = None
     _text: str | None = None
 
     def text(self) -> str:
@@ -126,6 +135,7 @@ class Entry:
             "notes": self.notes,
             **({"device": self.device} if self.device is not None else {}),
             **({"allowed": self.allowed} if self.allowed is not None else {}),
+            **({"setup": self.setup} if self.setup is not None else {}),
         }
 
 
@@ -166,6 +176,8 @@ class _Step:
     outcome: engine.Outcome | None = None
     #: For the undo of a reset or a new game: the game it ended is the current one again.
     back: bool = False
+    #: For a change of a player's name or colour: the header and the colours after it.
+    setup: tuple[dict[str, Any], dict[str, int]] | None = None
     view: dict[str, Any] | None = None
     text: str = ""
 
@@ -211,6 +223,9 @@ class Table:
         self.row = row or TableRow(self.id, "", "", {"header": {"players": []}}, 0.0)
         self.header: dict[str, Any] = self.row.setup["header"]
         self.labels: dict[str, str] = self.row.setup.get("labels", {})
+        #: Each player's colour where one was chosen (an index in the page's palette), as the
+        #: setup has it, or as changed at the table since (``setup`` events: issue 17 item 2).
+        self.colours: dict[str, int] = dict(self.row.setup.get("colours", {}))
         self.seats: dict[str, str] = {}
         teams = {p["id"]: p["team"] for p in self.header["players"] if p.get("team")}
         self.rights = Rights(teams, self.label)
@@ -301,6 +316,8 @@ class Table:
         if last is None:
             return True
         if last.game is None or last.position is None:
+            return False
+        if not self._take_setup(self.store.checkpoint(self.id, *SETUP_KEY)):
             return False
         if last.kind == "action":
             count = last.position + 1
@@ -787,6 +804,17 @@ class Table:
                 event.seq,
                 engine.dump_checkpoint(base, [*self.outcomes, outcome]),
             )
+        elif event.kind == "setup":
+            # Issue 17 item 2: a player's name or colour, changed at the table (a quick game's
+            # "Player 1" becomes Ana). The game is as it was; the setup is the table's.
+            entry.setup, header, colours = self._setup_change(event.body)
+            game, state, effects_changed = self.game, self.state, False
+            segment = (self.base, self.base_count, self.tail)
+            step = _Step(event, entry, game, state, position, self.last, segment)
+            step.setup = (header, colours)
+            names = {p["id"]: p["name"] for p in header["players"]}
+            data = json.dumps({"names": names, "colours": colours}).encode()
+            step.checkpoint = Checkpoint(self.id, *SETUP_KEY, event.seq, data)
         elif event.kind in OPENERS:
             # Issue 17 item 3: the game in progress is left unfinished and not scored (no
             # result is made up for it: nobody won, lost or drew it); the same players begin
@@ -912,6 +940,7 @@ class Table:
             "undo_target": target,
             "effects": effects,
             "choices": engine.choices(step.game),  # a few entries per card in play
+            **_setup_view(*(step.setup or (self.header, self.colours))),
         }
         turns = engine.turns(step.game)  # the turn tracker's (version 2): docs/table.md, "Turns"
         if turns is not None:
@@ -934,6 +963,9 @@ class Table:
             extra += f', "choices": {json.dumps(step.view["choices"])}'
         if turns != prior.get("turns"):
             extra += f', "turns": {json.dumps(turns)}'
+        for member in ("names", "colours"):  # a player's name or colour changed (issue 17)
+            if step.view[member] != prior.get(member):
+                extra += f', "{member}": {json.dumps(step.view[member])}'
         if len(text) > ENTRY_BYTES or (
             (extra or step.event.kind != "action" or _grows(step.entry.changes))
             and len(json.dumps(step.view)) > VIEW_BYTES
@@ -995,6 +1027,91 @@ class Table:
         if _device(event.body) == "table":
             return "the table"
         return self.label(event.seat) if event.seat else "nobody"
+
+    def _take_setup(self, found: Checkpoint | None) -> bool:
+        """Take in the players' names and colours as changed at the table (``setup`` events),
+        kept beside the log (:data:`SETUP_KEY`); ``False`` if what is kept can't be read (the
+        log is then replayed from its start, which makes it again)."""
+        if found is None:
+            return True
+        try:
+            kept = json.loads(found.data)
+            names, colours = kept["names"], kept["colours"]
+            ids = set(self.player_ids())
+            if not (
+                set(names) == ids
+                and all(isinstance(n, str) and n for n in names.values())
+                and set(colours) <= ids
+                and all(type(c) is int and 0 <= c < COLOURS for c in colours.values())
+            ):
+                raise ValueError("not the table's players")
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            log.info("table %s: replaying its log (its players' names: %s)", self.id, exc)
+            return False
+        self.header = _renamed(self.header, names)
+        self.colours = dict(colours)
+        return True
+
+    def _setup_change(
+        self, body: dict[str, Any]
+    ) -> tuple[dict[str, Any], dict[str, Any], dict[str, int]]:
+        """A change of a player's name or colour, checked whole before anything changes: the
+        timeline's account of it, and the header and colours after it. Raises
+        :class:`TableError` naming the member at fault."""
+        extra = sorted(set(body) - {"player", "name", "colour", "device"})
+        if extra:
+            raise TableError("malformed", f"Unknown member {extra[0]!r}.", member=extra[0])
+        player = body.get("player")
+        if not isinstance(player, str) or player not in self.player_ids():
+            raise TableError(
+                "unknown-player",
+                "Name the player whose name or colour changes (their id).",
+                member="player",
+            )
+        name, colour = body.get("name"), body.get("colour")
+        if name is None and colour is None:
+            raise TableError(
+                "malformed", f'Give {self.label(player)} a new "name", a "colour", or both.'
+            )
+        names = {p["id"]: str(p.get("name") or p["id"]) for p in self.header["players"]}
+        change: dict[str, Any] = {"player": player}
+        if name is not None:
+            try:
+                name = check_name(name, "player's name")
+            except TableError as exc:
+                raise TableError(exc.code, exc.message, member="name") from exc
+            for other, known in names.items():
+                if other != player and known.casefold() == name.casefold():
+                    raise TableError(
+                        "name-taken",
+                        f"{known} is another player's name at this table: choose another.",
+                        member="name",
+                    )
+            if name != names[player]:
+                change["name"] = {"from": names[player], "to": name}
+        colours = dict(self.colours)
+        if colour is not None:
+            if type(colour) is not int or not 0 <= colour < COLOURS:
+                raise TableError(
+                    "malformed",
+                    f"A colour is a number from 0 to {COLOURS - 1} (the palette's).",
+                    member="colour",
+                )
+            for other, chosen in colours.items():
+                if other != player and chosen == colour:
+                    raise TableError(
+                        "colour-taken",
+                        f"{names[other]} has that colour: choose another.",
+                        member="colour",
+                    )
+            if colours.get(player) != colour:
+                change["colour"] = {"from": colours.get(player), "to": colour}
+                colours[player] = colour
+        if len(change) == 1:
+            raise TableError("unchanged", f"{names[player]} has that name and colour already.")
+        if "name" in change:
+            names[player] = change["name"]["to"]
+        return change, _renamed(self.header, names), colours
 
     def _was_undone(self, target: int) -> bool:
         """Whether event ``target`` is an action of the current game that was undone: no
@@ -1076,18 +1193,22 @@ class Table:
                 replay.effective, replay.checkpoints = replay.left.pop()
             elif event.kind == "undo":
                 replay.effective.pop()
+            elif event.kind == "setup":
+                pass  # the game is as it was
             else:
                 if event.kind in OPENERS:
                     replay.left.append((replay.effective, replay.checkpoints))
                     replay.openers[self.number + 1] = event
                 replay.effective = []
                 replay.checkpoints = {}
-            if step.checkpoint is not None and step.count:
+            if step.checkpoint is not None and step.checkpoint.game and step.count:
                 replay.checkpoints[step.count] = self.base
         if step.outcome is not None:
             self.outcomes.append(step.outcome)
         if step.back:
             self.outcomes.pop()
+        if step.setup is not None:
+            self.header, self.colours = step.setup
         self.count, self.last = step.count, step.last
         self.game = step.game
         self.state = step.state
@@ -1125,7 +1246,7 @@ class Table:
                 "counted", [p["id"] for p in self.header["players"] if "library" in p]
             ),
             "taken": sorted(self.seats),
-            "colours": self.row.setup.get("colours", {}),
+            "colours": self.colours,
             "watch": self.row.watch,
             "catalogue": engine.catalogue(),
         }
@@ -1142,6 +1263,7 @@ class Table:
             "undo_target": self.undo_target(),
             "effects": engine.effects(self.game),
             "choices": engine.choices(self.game),
+            **_setup_view(self.header, self.colours),
         }
         turns = engine.turns(self.game)  # the turn tracker's (version 2): docs/table.md, "Turns"
         if turns is not None:
@@ -1215,6 +1337,22 @@ def _undoable(last: Event | None) -> int | None:
     if last is None or (last.kind == "action" and concessions(last.body["action"])):
         return None
     return last.seq
+
+
+def _renamed(header: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
+    """The header with its players' names as ``names`` says (a new header: never changed)."""
+    players = [
+        {**p, "name": names[p["id"]]} if names.get(p["id"], p.get("name")) != p.get("name") else p
+        for p in header["players"]
+    ]
+    return {**header, "players": players}
+
+
+def _setup_view(header: dict[str, Any], colours: dict[str, int]) -> dict[str, Any]:
+    """The players' names and chosen colours, as the view carries them (a phone that joins,
+    or comes back, after a change of either is shown them)."""
+    names = {p["id"]: str(p.get("name") or p["id"]) for p in header["players"]}
+    return {"names": names, "colours": colours}
 
 
 def _takes_back(undo: Event, last: Event) -> bool:

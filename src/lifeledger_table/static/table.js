@@ -158,8 +158,8 @@ function request(type, action, extra) {
 function wire(msg) {
   const out = Object.assign({}, msg);
   delete out.sent; delete out.held;
-  if (!out.as && (S.device === "table" || S.seats.length > 1) && ["action", "undo", "next_game", "reset", "new_game"].includes(out.type)) {
-    out.as = actingSeat(out.action);
+  if (!out.as && (S.device === "table" || S.seats.length > 1) && ["action", "undo", "next_game", "reset", "new_game", "setup"].includes(out.type)) {
+    out.as = actingSeat(out.type === "setup" ? { player: out.player } : out.action);
   }
   return out;
 }
@@ -400,6 +400,7 @@ function takeEvent(msg) {
   if ("effects" in msg) takeEffects(msg.effects);
   takeChoices(msg); // choices.js: only when they changed
   if ("turns" in msg) S.turns = msg.turns; // the turn tracker's (turns.js)
+  takeSetup(msg);
   S.canUndo = msg.can_undo;
   S.undoTarget = "undo_target" in msg ? msg.undo_target : undefined;
   return true;
@@ -417,6 +418,19 @@ function takeSnapshot(msg) {
   takeEffects(msg.effects);
   takeChoices(msg);
   S.turns = msg.turns || null; // the turn tracker's (turns.js)
+  takeSetup(msg);
+}
+
+// The players' names and chosen colours, as changed at the table (issue 17 item 2): the view
+// carries them, an event only when they changed.
+function takeSetup(msg) {
+  if (!S.info || !("names" in msg || "colours" in msg)) return;
+  if (msg.names) {
+    const players = S.info.header.players.map((p) => (p.id in msg.names && msg.names[p.id] !== p.name ? Object.assign({}, p, { name: msg.names[p.id] }) : p));
+    S.info.header = Object.assign({}, S.info.header, { players });
+  }
+  if (msg.colours) S.info.colours = msg.colours;
+  S.names = new Names(S.info.header, S.info.labels);
 }
 
 // Tell everyone what just happened that matters: a loss, the end of the game, an undo.
@@ -776,6 +790,48 @@ function startOverText(e) {
     : `New game: game ${e.game - 1} left unfinished (not scored), game ${e.game} begins`;
 }
 
+// A change of a player's name or colour (issue 17 item 2), as the history says it.
+function setupText(e) {
+  const c = e.setup || {};
+  const parts = [];
+  if (c.name) parts.push(`${c.name.from} is now ${c.name.to}`);
+  if (c.colour) parts.push(`${c.name ? c.name.to : S.names.of(c.player)}'s colour changed`);
+  return parts.join("; ") || "Names and colours";
+}
+
+// The ⋯ sheet's "Name and colour" (issue 17 item 2): a quick game's "Player 1" becomes Ana.
+// Each is sent as a "setup" change, checked by the server (a refusal names the field).
+function nameSection(pid) {
+  const name = h("input", { id: "sh-name", type: "text", value: S.names.of(pid), maxlength: 40, autocomplete: "off", "aria-label": "Name" });
+  const save = h("button", {
+    "data-sheet": "rename",
+    onclick: () => {
+      const value = name.value.trim();
+      if (!value) { toast("Name: type a name.", "bad"); return; }
+      if (value.length > 40) { toast("Name: at most 40 characters.", "bad"); return; }
+      if (/[<>]/.test(value)) { toast("Name: no < or >.", "bad"); return; }
+      if (value === S.names.of(pid)) { toast(`${value} is the name already.`, "bad"); return; }
+      request("setup", null, { player: pid, name: value });
+    },
+  }, "Rename");
+  const mine = S.colours ? S.colours[pid] : undefined;
+  const swatches = PALETTE.map((colour, i) => {
+    const owner = Object.keys(S.colours || {}).find((id) => id !== pid && S.colours[id] === i);
+    const b = h("button", {
+      class: "swatch", "data-swatch": i, "aria-pressed": String(mine === i),
+      "aria-label": owner ? `${colour.name}: ${S.names.of(owner)}'s` : colour.name,
+      disabled: owner || mine === i ? true : null,
+      onclick: () => request("setup", null, { player: pid, colour: i }),
+    }, mine === i ? "✓" : "");
+    Object.assign(b.style, { background: colour.bg, color: "#fff", minWidth: "44px", minHeight: "44px", padding: "0", opacity: owner ? "0.35" : "1" });
+    return b;
+  });
+  return h("div", { class: "sec" },
+    h("h3", {}, "Name and colour"),
+    h("div", { class: "row" }, name, save),
+    h("div", { class: "row", role: "group", "aria-label": `${S.names.of(pid)}'s colour` }, ...swatches));
+}
+
 // The menu's "Reset game" and "New game": one more tap confirms (S.startOver: the one asked).
 function startOverItems() {
   if (MODE !== "play" || !(S.seat || S.seats.length) || !S.state || S.state.over) return [];
@@ -896,6 +952,7 @@ function renderHistory() {
     let text;
     if (e.kind === "next_game") text = `Game ${e.game} begins`;
     else if (e.kind === "reset" || e.kind === "new_game") text = startOverText(e);
+    else if (e.kind === "setup") text = setupText(e);
     else if (e.kind === "undo") {
       const t = S.entries.find((x) => x.seq === e.target);
       text = `↶ Undo: ${t ? `${t.action ? describe(t.action, S.names) : startOverText(t)}, by ${byWhom(t)}` : "#" + e.target}${allowedBy(e)}`;
@@ -1012,6 +1069,7 @@ function renderSheet(pid) {
     h("p", { class: "muted", id: "sh-counts" }, [plural(p.poison, "poison counter"), ...Object.entries(p.counters || {}).map(([k, n]) => plural(n, `${k} counter`))].join(" · ")),
   ));
   if (MODE === "play") sections.push(pinSection(pid));
+  if (MODE === "play" && (S.seat || S.seats.length)) sections.push(nameSection(pid));
   const marks = designationSection(pid); // marks.js
   if (marks) sections.push(marks);
   const other = h("select", { id: "sh-other", "aria-label": "Exchange with" }, ...others.map((o) => h("option", { value: o.id }, S.names.of(o.id))));
