@@ -47,6 +47,13 @@ def test_reset_and_new_game_ask_once_more_and_undo_brings_the_game_back(
     expect(newest).to_contain_text("Reset: the game starts over")
     expect(newest).to_contain_text("by Ana")
     bo.locator('[data-close="history"]').click()
+    # Bo's Undo of Ana's reset asks Ana's phone, which names it; she keeps it.
+    bo.locator("#undo-btn").click()
+    question = ana.locator("#undo-ask")
+    expect(question).to_contain_text("Bo asks to take back your change: Reset.")
+    ana.locator('[data-undo-answer="refuse"]').click()
+    expect(bo.locator("#toast")).to_contain_text("Not undone: Ana refused.")
+    expect(life(bo, "bo")).to_have_text("20")
     # Ana's own Undo takes it back at once: Bo is at 13 again everywhere.
     expect(ana.locator("#undo-btn")).to_have_text("↶ Undo: Reset")
     ana.locator("#undo-btn").click()

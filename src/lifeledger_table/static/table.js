@@ -899,7 +899,8 @@ function showUndoAsk() {
   const ask = [...S.undoAsks.values()].find((a) => a.target === S.undoTarget);
   if (!ask) { el.classList.add("hidden"); return; }
   const mine = heldSeats().has(ask.owner);
-  const what = ask.action ? shortAction(ask.action) : `event ${ask.target}`;
+  const opened = ask.action ? null : S.entries.find((x) => x.seq === ask.target && (x.kind === "reset" || x.kind === "new_game"));
+  const what = ask.action ? shortAction(ask.action) : opened ? startOverName(opened) : `event ${ask.target}`;
   $("undo-ask-text").textContent = `${S.names.of(ask.seat)} asks to take back ${mine ? "your" : `${ask.by}'s`} change: ${what}.` +
     (mine ? "" : " (You opened the table.)");
   const answer = (allow) => () => {
