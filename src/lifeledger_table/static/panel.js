@@ -132,6 +132,7 @@ function onLongPress(el, fn) {
   el.addEventListener("pointerdown", (e) => {
     if (e.button !== undefined && e.button !== 0) return;
     stop();
+    delete el.dataset.long; // a long press whose release landed elsewhere (on its sheet) is over
     timer = setTimeout(() => { timer = null; el.dataset.long = "1"; fn(); }, LONG_PRESS_MS);
   });
   for (const type of ["pointerup", "pointerleave", "pointercancel"]) el.addEventListener(type, stop);

@@ -592,7 +592,9 @@ function render() {
   box.className = `panels n${Math.min(list.length, 8)}${list.length > 8 ? " many" : ""}${table ? " table-mode" : ""}`;
   S.colours = seatColours(header().players, S.info.colours);
   const turned = rotated();
-  box.replaceChildren(...list.map((u, i) => renderUnit(u, i, canAct, cards, turned)));
+  // In place (issue 17 item 12): a button under a finger stays the same element, so a press
+  // that began before another phone's change arrived still ends in a click.
+  updateInPlace(box, list.map((u, i) => renderUnit(u, i, canAct, cards, turned)));
   S.layout = { table, own: own >= 0 ? 0 : null };
   placePanels(box, table, S.layout.own);
   renderConn();
@@ -600,6 +602,80 @@ function render() {
   if (!$("history").classList.contains("hidden")) renderHistory();
   graphChanged(); // graph.js: the drawer's life graph follows the game
   if (S.sheetFor) renderSheet(S.sheetFor);
+}
+
+// ---------------------------------------------------------------- updating in place
+
+// Attributes that carry a value, not what an element is (the element is kept when they change),
+// and those other code owns on a kept element (layout.js's facing, a long press under way).
+const VALUE_DATA = new Set(["data-life", "data-count", "data-text"]);
+const KEPT_ATTRS = new Set(["style", "data-facing", "data-long"]);
+// Classes others add to a kept element for a moment (a refusal's shake).
+const KEPT_CLASSES = ["refused-flash"];
+
+// What an element is: its tag and data-* attributes (the handlers h() attached were made for
+// them), not its values, classes or labels.
+function identity(el) {
+  if (el.nodeType !== 1) return `#${el.nodeType}`;
+  let out = el.tagName;
+  for (const a of el.attributes) if (a.name.startsWith("data-") && !VALUE_DATA.has(a.name) && !KEPT_ATTRS.has(a.name)) out += ` ${a.name}=${a.value}`;
+  return out;
+}
+
+// ``box``'s panels become ``panels`` (fresh from renderUnit): a panel with the same unit and key
+// is updated in place, element by element; others are replaced. Other children stay.
+function updateInPlace(box, panels) {
+  const old = new Map([...box.children].filter((el) => el.classList.contains("panel")).map((el) => [el.getAttribute("data-unit"), el]));
+  const kept = panels.map((fresh) => {
+    const was = old.get(fresh.getAttribute("data-unit"));
+    if (!was || was.getAttribute("data-key") !== fresh.getAttribute("data-key")) return fresh;
+    old.delete(fresh.getAttribute("data-unit"));
+    morph(was, fresh);
+    return was;
+  });
+  for (const gone of old.values()) gone.remove();
+  place(box, kept, [...box.children].find((el) => !el.classList.contains("panel")) || null);
+}
+
+// Put ``nodes`` in ``parent`` in this order (before ``end``), moving only what is out of place.
+function place(parent, nodes, end) {
+  let at = parent.firstChild;
+  while (at && at !== end && !nodes.includes(at)) at = at.nextSibling;
+  for (const node of nodes) {
+    if (at === node) { at = node.nextSibling; continue; }
+    parent.insertBefore(node, at || end);
+  }
+}
+
+// ``was`` (in the page) made like ``fresh``: attributes, then children matched in order by
+// identity (the kept ones morphed, the others replaced).
+function morph(was, fresh) {
+  for (const a of [...was.attributes]) {
+    if (!fresh.hasAttribute(a.name) && !KEPT_ATTRS.has(a.name)) was.removeAttribute(a.name);
+  }
+  for (const a of fresh.attributes) {
+    if (a.name === "style") {
+      for (const prop of fresh.style) was.style.setProperty(prop, fresh.style.getPropertyValue(prop));
+    } else if (a.name === "class") {
+      const keep = KEPT_CLASSES.filter((c) => was.classList.contains(c));
+      if (was.className !== a.value) was.className = a.value;
+      for (const c of keep) was.classList.add(c);
+    } else if (was.getAttribute(a.name) !== a.value) was.setAttribute(a.name, a.value);
+  }
+  if ("disabled" in fresh && was.disabled !== fresh.disabled) was.disabled = fresh.disabled;
+  const olds = [...was.childNodes];
+  const wanted = [...fresh.childNodes].map((node) => {
+    if (olds.includes(node)) { olds.splice(olds.indexOf(node), 1); return node; } // the same node (a bubble)
+    const i = olds.findIndex((o) => identity(o) === identity(node));
+    if (i < 0) return node;
+    const match = olds.splice(i, 1)[0];
+    if (match.nodeType === 3) { if (match.data !== node.data) match.data = node.data; return match; }
+    if (match.nodeType !== 1) return node;
+    morph(match, node);
+    return match;
+  });
+  for (const o of olds) o.remove();
+  place(was, wanted, null);
 }
 
 function statusLine(st) {
@@ -636,6 +712,8 @@ function renderUnit(u, index, canAct, cards, turned) {
     class: `panel${out ? " out " + st.status : ""}${!table && turned.has(u.id) ? " turned" : ""}${mine ? " mine" : ""}${ownPhone ? " own-phone" : ""}${active ? " active-turn" : ""}`,
     "data-unit": u.id, "data-player": isTeam ? null : u.id, "data-team": isTeam ? u.id : null,
     "data-heads": isTeam ? [u.id, ...u.heads].join(" ") : null,
+    // What the panel's handlers were made for: a panel is updated in place only while it holds.
+    "data-key": `${target}|${canAct ? "act" : "look"}`,
     "data-colour": colour.name, "aria-label": active ? `${name}, whose turn it is (102.1)` : name,
   });
   panel.style.backgroundColor = colour.bg;
