@@ -212,3 +212,28 @@ async def test_every_phone_sees_a_reset_and_a_spectator_may_not(client: Client) 
     data = await res.json()
     assert [p["life"] for p in data["state"]["players"]] == [20, 17]
     assert data["score"]["game"] == 1
+
+
+def test_on_postgresql_a_reset_a_name_and_their_undo_load_as_they_were(pg_url: str) -> None:
+    """The same on PostgreSQL (issue 10's store): the checkpoints at a game's start and the
+    names kept beside the log are read back there too."""
+    from lifeledger_table.pgstore import PostgresStore
+
+    store = PostgresStore(pg_url)
+    try:
+        store.create_table(TableRow("t", "wt", "CT", build_setup(TWO), 0.0))
+        table = Table(store, "t")
+        _act(table, LOSE_3)
+        before = table.view
+        seq = _do(table, "reset")
+        _do(table, "setup", player="bo", name="Bob", colour=9)
+        again = Table(store, "t")
+        assert again.view == table.view and again.undo_target() == seq
+        assert again.label("bo") == "Bob" and again.view["colours"] == {"bo": 9}
+        _do(again, "undo", target=seq)
+        assert {k: v for k, v in again.view.items() if k not in ("names", "colours")} == {
+            k: v for k, v in before.items() if k not in ("names", "colours")
+        }
+        assert Table(store, "t").view == again.view
+    finally:
+        store.close()
