@@ -367,7 +367,7 @@ def _first_player(table: Table) -> dict[str, Any]:
             f"turn. ({label} may choose another player to start instead.)"
         )
         rules = ["103.1", "103.8c"]
-    if table.number > 1:
+    if any(o.over for o in table.outcomes):  # a game left unfinished is none (issue 17 item 3)
         note += (
             " In a later game of a match, the loser of the previous game makes this choice (103.1)."
         )

@@ -19,6 +19,7 @@ from lifeledger_table.pictures import stats
 from lifeledger_table.setup import build_setup
 from lifeledger_table.store import SQLiteStore, TableRow
 from lifeledger_table.table import Table
+from lifeledger_table.tools import _first_player
 
 Client = TestClient[Any, Any]
 
@@ -170,6 +171,18 @@ def test_a_game_left_unfinished_is_not_scored(tmp_path: Path) -> None:
     assert found["table"]["games"] == 1
     _same(table, _loaded(store))
     _same(table, _replayed(store))
+
+
+def test_who_starts_after_a_reset_is_a_first_games_pick(tmp_path: Path) -> None:
+    """103.1: the loser of the previous game chooses who starts a later game of a match; a
+    game left unfinished has no loser, so the pick after a reset says nothing of it."""
+    _store, table = _table(tmp_path)
+    _act(table, LOSE_3)
+    _do(table, "reset")
+    assert "previous game" not in _first_player(table)["note"]
+    _act(table, {"do": "concede", "player": "bo"}, "bo")
+    _do(table, "next_game")
+    assert "previous game" in _first_player(table)["note"]
 
 
 def test_starting_over_is_refused_where_it_would_mean_nothing(tmp_path: Path) -> None:
