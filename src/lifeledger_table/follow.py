@@ -138,6 +138,6 @@ class Follower:
                 for text in messages:
                     self.hub.send_all(table, text)
                 return
-        await self.hub.writer.reload(table)  # off the event loop
-        if self.hub.tables.get(table_id) is table:
+        reloaded = await self.hub.writer.reload(table)  # off the event loop
+        if reloaded and self.hub.tables.get(table_id) is table:
             self.resync(table, shown)

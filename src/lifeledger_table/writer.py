@@ -270,13 +270,14 @@ class Writer:
 
     # -- loading a table again -----------------------------------------------------------------
 
-    async def reload(self, table: Table) -> None:
+    async def reload(self, table: Table) -> bool:
         """Load a table again from the store (off the event loop), then decide the requests
-        that came meanwhile (see :meth:`_reload`)."""
+        that came meanwhile (see :meth:`_reload`); ``False`` if it was being loaded already."""
         if table.id in self.reloading:
-            return
+            return False
         await self._reload({table.id}, [])
         self._release({table.id})
+        return True
 
     async def _reload(
         self, table_ids: set[str], redo: list[tuple[Decision, Conn]]

