@@ -17,8 +17,9 @@ from test_table_memory import FOUR, new_table, play
 
 from lifeledger_table.hub import HUB_KEY
 from lifeledger_table.limits import Limits
+from lifeledger_table.pgstore import PostgresStore
 from lifeledger_table.server import create_app
-from lifeledger_table.store import SQLiteStore
+from lifeledger_table.store import SQLiteStore, Store
 from lifeledger_table.table import CLIENT_IDS_KEPT
 
 Client = TestClient[Any, Any]
@@ -35,15 +36,24 @@ async def resend(client: Client, table: str, token: str, msg: dict[str, Any]) ->
     return answer
 
 
+@pytest.fixture(params=["sqlite", "postgresql"])
+def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[[], Store]:
+    """A store's opener: each call opens the same store again (as a server started anew)."""
+    if request.param == "sqlite":
+        db = str(tmp_path / "t.db")
+        return lambda: SQLiteStore(db)
+    url: str = request.getfixturevalue("pg_url")
+    return lambda: PostgresStore(url)
+
+
 async def test_resent_change_after_restart_is_acked(
-    aiohttp_client: Callable[..., Any], tmp_path: Path
+    aiohttp_client: Callable[..., Any], make_store: Callable[[], Store]
 ) -> None:
     """Ana pays 15 life (20 to 5), Bo concedes, Ana's phone begins turn 1; each answer is
     lost. Sent again to a server started anew on the same store, each is acknowledged with
     its sequence number, not refused as "Ana can't pay 15 life with 5 life (119.4)", "Bo has
     left the game (800.4)" or `stale`; nothing applies twice."""
-    db = str(tmp_path / "t.db")
-    first = await aiohttp_client(create_app(SQLiteStore(db), FAST))
+    first = await aiohttp_client(create_app(make_store(), FAST))
     table = await open_table(first, FOUR)
     tokens = {p: await seat(first, table["id"], p) for p in ("ana", "bo")}
     sent = [
@@ -74,7 +84,7 @@ async def test_resent_change_after_restart_is_acked(
         }
     for restarted in (False, True):
         if restarted:
-            again = await aiohttp_client(create_app(SQLiteStore(db), FAST))
+            again = await aiohttp_client(create_app(make_store(), FAST))
         else:  # the table leaves memory: the next request loads it from the store
             again = first
             first.app[HUB_KEY].tables.clear()
