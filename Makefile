@@ -10,7 +10,7 @@ SHARED ?= ../shared
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[table,dev]'
+	$(BIN)/pip install --quiet -e '.[table,dev,fast]'
 	touch $(STAMP)
 
 # Phones on the same Wi-Fi join: it listens on every interface and prints the address (and a
@@ -28,7 +28,7 @@ lint: $(STAMP)
 	$(BIN)/lint-imports
 
 typecheck: $(STAMP)
-	$(BIN)/mypy --strict src/lifeledger src/lifeledger_table
+	$(BIN)/mypy --strict src/lifeledger src/lifeledger_table src/lifeledger_fast
 
 # The browser tests drive Debian's chromium; install it when it is missing.
 chromium:

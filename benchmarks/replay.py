@@ -16,6 +16,8 @@ another, and taking turns so that the machine's load falls on all of them alike:
 
 - ``parse``: ``json.loads`` on every line, nothing else (the floor);
 - ``json``: ``lifeledger replay --json`` of the file (its ``main``, writing to /dev/null);
+- ``fast``: ``lifeledger replay --json --fast``, the same with the ``fast`` extra's reader
+  (msgspec; skipped where it isn't installed);
 - ``text``: ``lifeledger replay`` (the text timeline) of the file, likewise;
 
 and once more ``--json`` under ``tracemalloc``, for the peak of Python allocations (the peak
@@ -23,15 +25,17 @@ resident set size is taken from the runs without it: tracemalloc's own tables gr
 number of allocations it has seen).
 
 It prints, for each stream, the min/median/max of each time and of the ratios json/parse (goal:
-at most 2) and text/json (goal: at most 2), each ratio taken run by run, both in wall time
-and in the process's CPU time (less sensitive to other work on the machine), with the load
-average (``os.getloadavg``) before and after; and the peak memory of each size (goal: the same
-for every size, since a stream replays in memory that does not grow with its length).
+at most 2), fast/parse (goal: at most 1.2) and text/json (goal: at most 2), each ratio taken
+run by run, both in wall time and in the process's CPU time (less sensitive to other work on
+the machine), with the load average (``os.getloadavg``) before and after; and the peak memory
+of each size (goal: the same for every size, since a stream replays in memory that does not
+grow with its length).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import random
@@ -119,6 +123,8 @@ else:
     if mode == "memory":
         tracemalloc.start()
     args = ["replay", path] if mode == "text" else ["replay", "--json", path]
+    if mode == "fast":
+        args.insert(1, "--fast")
     with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
         wall, cpu = time.perf_counter(), time.process_time()
         status = cli.main(args)
@@ -131,6 +137,10 @@ else:
         rss = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
     print(json.dumps({"wall": wall, "cpu": cpu, "peak": peak, "rss_kib": rss}))
 """
+
+
+#: Whether the ``fast`` extra is installed (then measured too).
+FAST = importlib.util.find_spec("msgspec") is not None
 
 
 def run(mode: str, path: Path) -> dict[str, float]:
@@ -167,6 +177,8 @@ def main() -> None:
                     assert distinct == size, (distinct, size)
                 load_before = os.getloadavg()
                 times: dict[str, list[dict[str, float]]] = {"parse": [], "json": [], "text": []}
+                if FAST:
+                    times["fast"] = []
                 for _ in range(args.runs):
                     for mode, results in times.items():
                         results.append(run(mode, path))
@@ -182,9 +194,14 @@ def main() -> None:
                     text = [r[clock] for r in times["text"]]
                     json_ratio = [r / p for r, p in zip(replay, parse, strict=True)]
                     text_ratio = [t / r for t, r in zip(text, replay, strict=True)]
+                    fast = ""
+                    if FAST:
+                        quick = [r[clock] for r in times["fast"]]
+                        fast_ratio = [q / p for q, p in zip(quick, parse, strict=True)]
+                        fast = f"  fast {spread(quick, 3)} (fast/parse {spread(fast_ratio)})"
                     print(
                         f"  {clock:>4} s: parse {spread(parse, 3)}  json {spread(replay, 3)}"
-                        f"  text {spread(text, 3)}  |  json/parse {spread(json_ratio)}"
+                        f"  text {spread(text, 3)}{fast}  |  json/parse {spread(json_ratio)}"
                         f"  text/json {spread(text_ratio)}"
                     )
                 # Resident memory from the runs without tracemalloc (whose own tables grow).

@@ -1,6 +1,9 @@
 """The record's fast path (the usual actions read with a few comparisons, and a stream's usual
 line read without the general line reader) builds exactly what the general parser builds, and
-leaves everything else to it: the same action, or the same error naming the same member."""
+leaves everything else to it: the same action, or the same error naming the same member.
+
+Every test runs twice: with the json module's reader of lines (the default) and with the
+``fast`` extra's (msgspec, :func:`lifeledger.record.use_decoder`: issue 19 item 5)."""
 
 from __future__ import annotations
 
@@ -15,6 +18,17 @@ from lifeledger import MalformedError, record
 from lifeledger import state as ll_state
 from lifeledger.bounds import MAX_INTEGER
 from test_properties import SETTINGS, Table, an_action, headers, mutated, play
+
+
+@pytest.fixture(autouse=True, scope="module", params=["json", "msgspec"])
+def decoder(request: pytest.FixtureRequest) -> Any:
+    """The reader of a stream's lines these tests run with."""
+    if request.param == "msgspec":
+        import lifeledger_fast
+
+        lifeledger_fast.install()
+    yield request.param
+    record.use_decoder(None)
 
 
 def general(value: Any) -> Any:
@@ -116,6 +130,13 @@ def test_each_usual_action_and_each_odd_value_of_its_members(action: dict[str, A
         '{"do": "gain_life", "player": "\\ud800", "amount": 1}\n',
         '{"do": "gain_life", "player": "ana", "amount": ' + "9" * 1200 + "}\n",
         '{"do": "gain_life", "player": "ana", "amount": NaN}\n',
+        '{"do": "gain_life", "player": "ana", "amount": Infinity}\n',
+        '{"do": "gain_life", "player": "ana", "amount": 18446744073709551616}\n',
+        '{"do": "gain_life", "player": "ana", "amount": -9223372036854775809}\n',
+        '{"do": "gain_life", "player": "ana", "amount": 1e400}\n',
+        '{"do": "gain_life", "player": "ana", "amount": 1.0}\n',
+        '{"do": "gain_life", "player": "\\ud83d\\ude00", "amount": 1}\n',
+        '{"do": "gain_life", "player": "ana", "amount": 1}\t\r\n',
         '{"do": "gain_life", "player": "ana", "amount": {"life_of": "bo"}}\n',
         '{"do": "gain_life", "player": "ana", "amount": 1, "x": {"a": 1, "a": 2}}\n',
         '{"do": "gain_life", "player": "ana", "amount": 1',

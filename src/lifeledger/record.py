@@ -81,6 +81,7 @@ __all__ = [
     "source_of",
     "start",
     "steps",
+    "use_decoder",
 ]
 
 #: The latest version of the game record (every version in :data:`RECORD_VERSIONS` is read).
@@ -954,16 +955,40 @@ _FAST: dict[str, Callable[[dict[str, Json]], Action | None]] = {
 }
 
 
+#: The faster decoder of a stream's short lines, if one is in use (:func:`use_decoder`).
+_DECODE: Callable[[str], Json] | None = None
+
+
+def use_decoder(loads: Callable[[str], Json] | None) -> None:
+    """Read a stream's usual lines with ``loads``, a faster JSON decoder than the json module's
+    (msgspec's: the ``fast`` extra, :mod:`lifeledger_fast`), or again with the json
+    module's own (``None``, the default). The result is the same either way: a line ``loads``
+    refuses (``NaN``, a number past a float's range, a lone surrogate, anything not JSON) or may read
+    differently (a duplicate key) is read by the json module as before, and what is wrong
+    with it named as before."""
+    global _DECODE
+    _DECODE = loads
+
+
 def _line_action(line: str) -> Action:
     """The action on one line of a stream: :func:`parse_action` of :func:`_parse_line`, with
     the usual line (a flat object of one of the usual actions) read on the shortest path."""
     if len(line) <= MAX_DIGITS:
-        try:
-            value, end = _SCAN(line, 0)
-        except (StopIteration, ValueError, RecursionError):
-            return parse_action(_parse_line(line))
+        decode = _DECODE
+        if decode is None:
+            try:
+                value, end = _SCAN(line, 0)
+            except (StopIteration, ValueError, RecursionError):
+                return parse_action(_parse_line(line))
+            whole = end == len(line) or line[end:].isspace()
+        else:
+            try:
+                value = decode(line)
+            except Exception:  # whatever it refuses, the json module reads (and names)
+                return parse_action(_parse_line(line))
+            whole = True
         if (
-            (end == len(line) or line[end:].isspace())
+            whole
             and type(value) is dict
             and line.count(":") == len(value)  # no duplicate key (see _parse_line)
         ):

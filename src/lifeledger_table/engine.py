@@ -34,7 +34,13 @@ from lifeledger.actions import (
     Win,
 )
 from lifeledger.effects import CARD_ONLY_KINDS, CATALOGUE, Kind, Reach
-from lifeledger.errors import ChoiceNeeded, LifeledgerError, MalformedError, RefusedError
+from lifeledger.errors import (
+    ChoiceNeeded,
+    LifeledgerError,
+    MalformedError,
+    RefusedError,
+    TooMuchWork,
+)
 from lifeledger.formats import FORMATS
 from lifeledger.game import Game
 from lifeledger.match import Match
@@ -66,6 +72,7 @@ __all__ = [
     "Restart",
     "StartEffect",
     "Together",
+    "TooMuchWork",
     "Win",
     "after",
     "apply",

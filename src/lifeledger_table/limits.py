@@ -24,6 +24,8 @@ __all__ = [
     "Pacer",
     "SocketGate",
     "Throttle",
+    "WorkShare",
+    "WorkShares",
     "check_shortcut",
     "network_of",
 ]
@@ -56,6 +58,70 @@ def check_shortcut(action: engine.Action) -> None:
             "in one change (732.2a): record fewer iterations, or the totals they lead to.",
             member="times",
         )
+
+
+#: The time the rules engine may take over one change a phone sends
+#: (:attr:`lifeledger.Game.time_limit`): past it the change is refused ``too-much-work`` and
+#: nothing changes. An ordinary change takes well under a millisecond.
+DECISION_SECONDS = 0.01
+#: The share of one core the changes of one table may take, on average (the seconds its
+#: changes took to decide, drained at this many seconds a second), and the changes sent from
+#: one network (:func:`network_of`: a client with many tables), each ...
+TABLE_SHARE = 0.05
+#: ... and in one burst: whose changes took more waits (``busy``) until its share has
+#: drained below it, so that no table's changes hold the others' (issue 21).
+TABLE_BURST = 0.05
+
+
+class WorkShare:
+    """What the changes of one table (or of one network's clients) cost the server to decide,
+    against its share (:data:`TABLE_SHARE`, :data:`TABLE_BURST`): a leaky bucket of seconds
+    of work. ``whose`` names them in the answer ("This table's")."""
+
+    __slots__ = ("debt", "since", "whose")
+
+    def __init__(self, whose: str = "This table's") -> None:
+        self.whose = whose
+        self.debt = 0.0
+        self.since = time.monotonic()
+
+    def check(self) -> None:
+        """Raise ``busy`` while the changes have taken more than their share."""
+        now = time.monotonic()
+        self.debt = max(0.0, self.debt - (now - self.since) * TABLE_SHARE)
+        self.since = now
+        if self.debt > TABLE_BURST:
+            wait = (self.debt - TABLE_BURST) / TABLE_SHARE
+            raise TableError(
+                "busy",
+                f"{self.whose} changes took more than their share of the server; send this "
+                f"one again in {max(1, round(wait))} s.",
+            )
+
+    def spend(self, seconds: float) -> None:
+        """A change took ``seconds`` to decide."""
+        self.debt += seconds
+
+
+class WorkShares:
+    """A :class:`WorkShare` per network (:func:`network_of`), at most ``max_keys`` of them:
+    beyond, the least recently used is forgotten (which only gives a share back early)."""
+
+    def __init__(self, max_keys: int = 100_000) -> None:
+        self.max_keys = max_keys
+        self._shares: OrderedDict[str, WorkShare] = OrderedDict()
+
+    def of(self, address: str) -> WorkShare:
+        """The share of the network ``address`` is in."""
+        key = network_of(address)
+        share = self._shares.get(key)
+        if share is None:
+            share = self._shares[key] = WorkShare("Your network's")
+            if len(self._shares) > self.max_keys:
+                self._shares.popitem(last=False)
+        else:
+            self._shares.move_to_end(key)
+        return share
 
 
 @dataclass(frozen=True, slots=True)
