@@ -134,6 +134,25 @@ async def test_a_change_past_the_writers_patience_is_refused_storage_and_nothing
     assert data["seq"] == 1
 
 
+async def test_a_table_loaded_during_an_outage_is_loaded_once_the_store_is_back(
+    aiohttp_client: Callable[..., Any], tmp_path: Path
+) -> None:
+    """A table that can't be read because the store can't be reached is answered 503
+    `storage`, and loaded at the next request once the store is back: it was marked damaged
+    (`table-unavailable`) until the server restarted."""
+    store = Outage(str(tmp_path / "t.db"))
+    store.stall = 0.1
+    client = await aiohttp_client(create_app(store, FAST))
+    table = await open_table(client)
+    client.app[HUB_KEY].tables.clear()  # it left memory
+    store.down = True
+    res = await client.get(f"/api/tables/{table['id']}")
+    assert res.status == 503 and (await res.json())["error"] == "storage"
+    store.down = False
+    res = await client.get(f"/api/tables/{table['id']}")
+    assert res.status == 200, await res.text()
+
+
 # -- a real PostgreSQL server stopped and started again ------------------------------------------
 
 
