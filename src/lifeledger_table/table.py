@@ -587,6 +587,10 @@ class Table:
             while len(self._refusals) > REFUSALS_KEPT:
                 self._refusals.popitem(last=False)
             raise
+        except StoreUnavailable as exc:  # an undo back past a checkpoint reads the store
+            raise TableError(
+                "storage", "The table's storage can't be reached now; nothing changed."
+            ) from exc
         except Exception as exc:
             # Not a refusal: the engine failed. The live game may be half changed: rebuild it.
             log.exception("table %s: the engine failed on a %s", self.id, kind)

@@ -233,3 +233,24 @@ async def test_a_postgresql_restart_stalls_no_process(own_cluster: Any) -> None:
                 await asyncio.sleep(0.1)
             assert data["seq"] == 4
             assert next(p for p in data["state"]["players"] if p["id"] == "bo")["life"] == 21
+
+
+def test_an_undo_that_reads_the_store_during_an_outage_is_refused_storage(tmp_path: Path) -> None:
+    """An undo back past a checkpoint reads the actions before it from the store: while the
+    store can't be reached it is refused `storage` (nothing changed; the page sends it again),
+    not `engine-failed`, and goes through once the store is back."""
+    from test_table_memory import new_table, play
+
+    from lifeledger_table.errors import TableError
+
+    store = Outage(str(tmp_path / "t.db"))
+    store.stall = 0.0
+    table = new_table(store)
+    play(table, 200)
+    store.down = True
+    with pytest.raises(TableError) as refused:
+        table.decide("undo", {"target": 200}, "u1", None)
+    assert refused.value.code == "storage"
+    store.down = False
+    decision = table.decide("undo", {"target": 200}, "u1", None)
+    assert not isinstance(decision, int) and table.undo_target() == 199
