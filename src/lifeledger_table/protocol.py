@@ -354,6 +354,7 @@ def _handle(hub: Hub, conn: Conn, data: str) -> None:
         return
     # Decided here, written by the writer; a refusal of a change written long ago is an ack.
     hub.writer.handle(table, conn, kind, body, cid, acting, at_turn)
+    undo_asks_of(hub).prune(table)  # a question about a change no longer last is over
 
 
 def _seats_full(hub: Hub, table: Table, full: list[str], member: str) -> dict[str, Any]:

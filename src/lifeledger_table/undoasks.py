@@ -195,6 +195,18 @@ class UndoAsks:
         for c in {*ask.asked, ask.asker}:
             c.send_json(note)
 
+    def prune(self, table: Table) -> None:
+        """After a change: the questions about a change that is no longer the one an undo
+        would take back are over (the table moved on), and the asker is told."""
+        if not self.asks:
+            return
+        target = table.undo_target()
+        for ask in self.of_table(table.id):
+            if ask.target != target:
+                self.close(
+                    ask, "stale", "The table has changed since: that is no longer the last change."
+                )
+
     def forget(self, conn: Conn) -> None:
         """A socket closed: its questions go, and it answers no more."""
         for ask in list(self.asks.values()):

@@ -102,6 +102,19 @@ async def test_a_refused_or_unanswered_question_takes_nothing_back(
     assert life(data, "cy") == 33 and data["seq"] == 1 and data["undo_target"] == 1
 
 
+async def test_a_question_about_a_change_no_longer_last_is_over(client: Client) -> None:
+    """Bo asks to take back Ana's change; Cy changes something meanwhile: the question is over
+    (Ana's yes would now take back Cy's change), and Bo and Ana are told."""
+    _table, ana, bo, cy = await three(client)
+    await ana.act(ANA_TAKES_7_FROM_CY)
+    await bo.send("undo", target=1)
+    question = await ana.until("undo_request")
+    await cy.act({"do": "gain_life", "player": "cy", "amount": 1})
+    closed = await bo.until("undo_closed")
+    assert closed["status"] == "stale" and closed["request"] == question["request"]
+    assert (await ana.until("undo_closed"))["status"] == "stale"
+
+
 async def test_a_seats_own_change_is_taken_back_at_once(client: Client) -> None:
     table, ana, bo, _cy = await three(client)
     await ana.act(ANA_TAKES_7_FROM_CY)

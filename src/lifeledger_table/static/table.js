@@ -363,7 +363,7 @@ function receive(msg) {
     case "undo_closed":
       S.undoAsks.delete(msg.request);
       showUndoAsk();
-      if (msg.status === "refused" || msg.status === "expired") toast(`Not undone: ${S.names.text(msg.message)}`);
+      if (msg.status === "refused" || msg.status === "expired" || msg.status === "stale") toast(`Not undone: ${S.names.text(msg.message)}`);
       break;
     case "takeover_closed":
       // Answered (from this phone or another one), or expired.
