@@ -20,8 +20,8 @@ __all__ = ["MAX_STEPS", "Budget"]
 #: The steps one action may take (``docs/record-format.md``, "How much work an action may
 #: do"): about a second of work on a small machine.
 MAX_STEPS = 500_000
-#: How many steps pass between two looks at the clock (a look costs about what 20 steps do).
-CLOCK_EVERY = 1_024
+#: How many steps pass between two looks at the clock (a look costs less than a step).
+CLOCK_EVERY = 256
 
 
 class Budget:

@@ -63,14 +63,15 @@ def check_shortcut(action: engine.Action) -> None:
 #: The time the rules engine may take over one change a phone sends
 #: (:attr:`lifeledger.Game.time_limit`): past it the change is refused ``too-much-work`` and
 #: nothing changes. An ordinary change takes well under a millisecond.
-DECISION_SECONDS = 0.01
+DECISION_SECONDS = 0.005
 #: The share of one core the changes of one table may take, on average (the seconds its
 #: changes took to decide, drained at this many seconds a second), and the changes sent from
 #: one network (:func:`network_of`: a client with many tables), each ...
-TABLE_SHARE = 0.05
+TABLE_SHARE = 0.2
 #: ... and in one burst: whose changes took more waits (``busy``) until its share has
-#: drained below it, so that no table's changes hold the others' (issue 21).
-TABLE_BURST = 0.05
+#: drained below it. No table holds the others long at a time (a decision is bounded by
+#: :data:`DECISION_SECONDS`), and none holds them often (issue 21).
+TABLE_BURST = 1.0
 
 
 class WorkShare:
