@@ -19,7 +19,7 @@ from aiohttp import web
 
 from .errors import TableError, TableUnavailable
 from .follow import Follower
-from .limits import Limits, Throttle
+from .limits import Limits, Throttle, WorkShares
 from .replay import Replays
 from .sockets import Conn
 from .store import DamagedError, Store, StoreError
@@ -55,6 +55,9 @@ class Hub:
         self.openings = Throttle(limits.tables_opened, limits.work_window)
         self.replays = Throttle(limits.replays, limits.work_window)
         self.downloads = Throttle(limits.downloads, limits.work_window)
+        #: What deciding the changes sent from each network costs (issue 21: a client with
+        #: many tables gets one share, as one table does).
+        self.shares = WorkShares()
         #: The records being replayed (a few at a time, each in a worker process).
         self.replaying = Replays()
         #: Tables whose setup can't be read: the error, kept so that it is not read again.

@@ -64,6 +64,10 @@ def check_shortcut(action: engine.Action) -> None:
 #: (:attr:`lifeledger.Game.time_limit`): past it the change is refused ``too-much-work`` and
 #: nothing changes. An ordinary change takes well under a millisecond.
 DECISION_SECONDS = 0.005
+#: The time an undo may take to work out again the changes since the checkpoint before it
+#: (at most a checkpoint's 100 changes, each decided within :data:`DECISION_SECONDS`): past
+#: it the undo is refused ``too-much-work``. An undo at a table at play takes a few ms.
+UNDO_SECONDS = 0.1
 #: The share of one core the changes of one table may take, on average (the seconds its
 #: changes took to decide, drained at this many seconds a second), and the changes sent from
 #: one network (:func:`network_of`: a client with many tables), each ...

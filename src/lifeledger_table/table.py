@@ -23,13 +23,14 @@ import json
 import logging
 import time
 from collections import OrderedDict, deque
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from . import engine
 from .changes import changes
 from .errors import TableError, TableUnavailable
-from .limits import check_shortcut
+from .limits import DECISION_SECONDS, UNDO_SECONDS, WorkShare, check_shortcut
 from .rights import Rights, concessions
 from .setup import COLOURS, check_name
 from .store import (
@@ -253,6 +254,8 @@ class Table:
         self.reloading = False
         self.last_seq = 0
         self.committed = 0
+        #: What deciding this table's changes cost the server, against its fair share.
+        self.share = WorkShare()
         self._refusals: OrderedDict[str, TableError] = OrderedDict()
         #: Intentional draws proposed since the last change: the action -> who agreed.
         self._proposals: dict[str, set[str]] = {}
@@ -546,6 +549,7 @@ class Table:
         *,
         look_up: bool = False,
         at_turn: int | None = None,
+        shares: Sequence[WorkShare] = (),
     ) -> Decision | int:
         """Let the engine and the table decide a client's request, and take it into memory.
 
@@ -556,6 +560,10 @@ class Table:
         turned-down request gets the same error. If the write then fails, :meth:`reload`.
         ``at_turn``: the request holds only while the game's turn number is this one (two
         phones pressing "Next turn" at once begin one turn, not two: the second is ``stale``).
+        ``shares``: a phone's request is turned down ``busy`` while the table's changes, or
+        its network's, have taken more than their share of the server (each a
+        :class:`.limits.WorkShare`); the time the decision takes counts against each, and
+        against the table's own (:attr:`share`) whoever asks.
         """
         self.check()
         if self.reloading:
@@ -570,6 +578,23 @@ class Table:
             return earlier
         if at_turn is not None:
             self._check_turn(at_turn)
+        for share in shares:
+            share.check()
+        began = time.perf_counter()
+        try:
+            return self._decide(kind, body, client_id, seat)
+        finally:
+            took = time.perf_counter() - began
+            self.share.spend(took)
+            for share in shares:
+                if share is not self.share:
+                    share.spend(took)
+
+    def _decide(
+        self, kind: str, body: dict[str, Any], client_id: str, seat: str | None
+    ) -> Decision:
+        """:meth:`decide` a new request, the engine bounded by :data:`.limits.DECISION_SECONDS`
+        (the log, replayed, is not: each of its actions was decided within it once)."""
         event = Event(
             table=self.id,
             seq=self.last_seq + 1,
@@ -579,6 +604,8 @@ class Table:
             seat=seat,
             time=time.time(),
         )
+        game = self.game
+        game.time_limit = DECISION_SECONDS
         try:
             step = self._prepare(event, seat, live=True)
         except TableError as exc:
@@ -599,6 +626,8 @@ class Table:
             raise TableError(
                 "engine-failed", "The rules engine failed on this change; nothing changed."
             ) from exc
+        finally:
+            game.time_limit = None
         self._adopt(step)
         assert step.view is not None
         decision = Decision(step.event, step.checkpoint, step.entry, step.view, step.text)
@@ -630,14 +659,20 @@ class Table:
         self._view_text = None
 
     def submit(
-        self, kind: str, body: dict[str, Any], client_id: str, seat: str | None
+        self,
+        kind: str,
+        body: dict[str, Any],
+        client_id: str,
+        seat: str | None,
+        *,
+        shares: Sequence[WorkShare] = (),
     ) -> tuple[Entry | None, int]:
         """Decide a request and write it at once (one request, one transaction).
 
         Returns ``(entry, seq)``; ``entry`` is ``None`` for a retry of a request that was
         accepted before. Raises :class:`TableError` if it is turned down.
         """
-        decision = self.decide(kind, body, client_id, seat, look_up=True)
+        decision = self.decide(kind, body, client_id, seat, look_up=True, shares=shares)
         if isinstance(decision, int):
             return None, decision
         try:
@@ -731,6 +766,10 @@ class Table:
                 if live and engine.state_of(game) != self.state:
                     self._recover()  # the engine promises nothing changed: make it so
                 raise TableError("refused", exc.message, rule=exc.rule) from exc
+            except engine.TooMuchWork as exc:
+                if live and engine.state_of(game) != self.state:
+                    self._recover()
+                raise TableError("too-much-work", _too_much_work(exc)) from exc
             except engine.MalformedError as exc:
                 if live and engine.state_of(game) != self.state:
                     self._recover()
@@ -775,7 +814,20 @@ class Table:
             else:
                 base, start, tail = self._segment_before(self.count)
             kept = tail[:-1]
-            game = engine.resume(base.copy(), [e.body["action"] for e in kept], start)
+            game = base.copy()
+            if live:  # the actions since the checkpoint are worked out again: bounded too
+                game.deadline = time.monotonic() + UNDO_SECONDS
+            try:
+                engine.resume(game, [e.body["action"] for e in kept], start)
+            except engine.TooMuchWork as exc:
+                raise TableError(
+                    "too-much-work",
+                    "Taking this back means working out the changes since the last checkpoint "
+                    f"again, more than a table may at once ({UNDO_SECONDS * 1000:g} ms); "
+                    "nothing changed. Record what undoes it instead.",
+                ) from exc
+            finally:
+                game.deadline = None
             last = kept[-1] if kept else None
             if not kept and start:
                 last = self._actions(start - 1, start)[0]
@@ -1332,6 +1384,17 @@ class Table:
         entries, more = self._page(0, before, max(0, min(limit, PAGE)))
         joined = ", ".join(entries)
         return f'{{"type": "history", "entries": [{joined}], "more": {json.dumps(more)}}}'
+
+
+def _too_much_work(exc: engine.TooMuchWork) -> str:
+    """What a phone is told of a change the engine gave up on (issue 21)."""
+    if exc.limit == "seconds":
+        return (
+            "This change takes the rules engine too long to work out at a table (over "
+            f"{DECISION_SECONDS * 1000:g} ms); nothing changed. Record the result it leads to "
+            "instead (the totals, or a loop's draw, 732.2a)."
+        )
+    return f"{exc.message}; nothing changed."
 
 
 def _undoable(last: Event | None) -> int | None:

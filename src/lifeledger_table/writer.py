@@ -83,7 +83,8 @@ class Writer:
             waiting.append((conn, kind, body, cid, seat, at_turn))
             return
         try:
-            decision = table.decide(kind, body, cid, seat, at_turn=at_turn)
+            shares = (table.share, self.hub.shares.of(conn.address))
+            decision = table.decide(kind, body, cid, seat, at_turn=at_turn, shares=shares)
         except TableError as exc:
             self.refuse(table, conn, cid, exc)
             return

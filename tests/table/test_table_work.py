@@ -150,3 +150,27 @@ def test_one_network_s_tables_share_one_share(tmp_path: Path) -> None:
     assert "Your network's changes" in refused.value.message
     assert shares.of("10.0.0.200") is shares.of("10.0.0.7")  # one /24
     assert shares.of("10.0.1.7").debt == 0.0  # another network goes on
+
+
+def test_an_undo_that_would_work_too_long_is_refused_and_changes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An undo works out again the changes since the checkpoint before it: up to 100 changes,
+    each within the engine's time, so a phone that filled them with the costliest changes it
+    could send held the server for their sum at every undo. The undo is bounded too
+    (:data:`lifeledger_table.limits.UNDO_SECONDS`; here set to nothing, so that it is past at
+    once): refused ``too-much-work``, nothing changes, and with the usual bound it goes."""
+    store = SQLiteStore(str(tmp_path / "u.db"))
+    table = new_table(store)
+    for i in range(3):
+        setting_up(table, f"gain-{i}", {"do": "gain_life", "player": "ana", "amount": 1})
+    before, seq = table.state, table.last_seq
+    monkeypatch.setattr("lifeledger_table.table.UNDO_SECONDS", 1e-9)
+    with pytest.raises(TableError) as refused:
+        table.submit("undo", {"target": seq}, "undo-1", "ana")
+    assert refused.value.code == "too-much-work"
+    assert table.state == before and table.last_seq == seq
+    assert table.game.deadline is None
+    monkeypatch.undo()
+    table.submit("undo", {"target": seq}, "undo-2", "ana")
+    assert next(p["life"] for p in table.state["players"] if p["id"] == "ana") == 22
