@@ -1,7 +1,7 @@
 """How much work one action may do: a bound in steps, the same on every machine (so a record
-replays alike everywhere), and bounds in time that an application may add: on each action (a
-table server deciding a phone's change) or on everything until an instant (the command line's
-``--time-limit`` on a whole replay).
+replays alike everywhere), and bounds in time that an application may add: on each action, in
+processor time (a table server deciding a phone's change), or on everything until an instant
+(the command line's ``--time-limit`` on a whole replay).
 
 A step is the unit the engine's costly loops are counted in: an effect looked at, a note
 written, an ability resolved, a part of a group, an iteration of a shortcut played out, a
@@ -25,18 +25,20 @@ CLOCK_EVERY = 256
 
 
 class Budget:
-    """The work left to the action being applied: ``left`` steps, and, where ``seconds`` or
-    ``until`` is set, until ``deadline`` (:func:`time.monotonic`). The engine subtracts what
-    it spends from ``left`` and calls :meth:`look` once ``left`` falls below ``next_look``."""
+    """The work left to the action being applied: ``left`` steps; where ``seconds`` is set,
+    until ``cpu_deadline`` (:func:`time.thread_time`: the processor time of the thread doing
+    the work, which other work on the machine doesn't use up); and where ``until`` is set,
+    until that instant (:func:`time.monotonic`). The engine subtracts what it spends from
+    ``left`` and calls :meth:`look` once ``left`` falls below ``next_look``."""
 
-    __slots__ = ("deadline", "left", "next_look", "seconds", "until")
+    __slots__ = ("cpu_deadline", "left", "next_look", "seconds", "until")
 
     def __init__(self, seconds: float | None = None) -> None:
-        #: The time one action may take, in seconds (``None``: no bound in time).
+        #: The processor time one action may take, in seconds (``None``: no bound).
         self.seconds = seconds
         #: The instant (:func:`time.monotonic`) no action may work past (``None``: none).
         self.until: float | None = None
-        self.deadline: float | None = None
+        self.cpu_deadline: float | None = None
         self.left = MAX_STEPS
         self.next_look = MAX_STEPS - CLOCK_EVERY
 
@@ -44,15 +46,10 @@ class Budget:
         """A new action begins: the whole budget is its (and none if ``until`` has passed)."""
         self.left = MAX_STEPS
         self.next_look = max(MAX_STEPS - CLOCK_EVERY, 0)
-        seconds, until = self.seconds, self.until
-        if until is not None and time.monotonic() > until:
-            self.deadline = until
+        seconds = self.seconds
+        self.cpu_deadline = None if seconds is None else time.thread_time() + seconds
+        if self.until is not None:
             self.look()
-        if seconds is not None:
-            deadline = time.monotonic() + seconds
-            self.deadline = deadline if until is None else min(deadline, until)
-        else:
-            self.deadline = until
 
     def hold(self) -> None:
         """No more looks in this action: what is left of it can't be stopped half-way."""
@@ -66,16 +63,16 @@ class Budget:
                 "action): record the result it leads to (a shortcut's totals, or loop, 732.2a)",
                 limit="steps",
             )
-        if self.deadline is not None and time.monotonic() > self.deadline:
-            if self.until is not None and self.deadline >= self.until:
-                raise TooMuchWork(
-                    "the time set for this game's work ran out during this action: nothing "
-                    "of it happens",
-                    limit="deadline",
-                )
+        if self.cpu_deadline is not None and time.thread_time() > self.cpu_deadline:
             raise TooMuchWork(
                 f"the action takes more than {self.seconds:g} s of work (the time bound set "
                 "for this game): nothing of it happens",
                 limit="seconds",
+            )
+        if self.until is not None and time.monotonic() > self.until:
+            raise TooMuchWork(
+                "the time set for this game's work ran out during this action: nothing of it "
+                "happens",
+                limit="deadline",
             )
         self.next_look = max(self.left - CLOCK_EVERY, 0)
