@@ -133,7 +133,13 @@ def test_a_replay_s_time_limit_holds_inside_a_repeat() -> None:
     member ``do``) after 500,000 of them."""
     import json
 
-    busy = [{"do": "lose_life", "player": "p1", "amount": 0}] * 1000
+    # Iterations whose changes alternate (a gain, then the totals exchanged), so that the
+    # shortcut can't be settled at once (issue 19 item 4): each iteration is played.
+    busy = [
+        {"do": "gain_life", "player": "p0", "amount": 1},
+        {"do": "exchange_life", "players": ["p0", "p1"]},
+        *[{"do": "lose_life", "player": "p1", "amount": 0}] * 998,
+    ]
     text = json.dumps(
         {
             "record": 2,
