@@ -20,6 +20,7 @@ __all__ = [
     "SHORTCUT_EVENTS",
     "Bucket",
     "CodeGuard",
+    "CostShares",
     "Limits",
     "Pacer",
     "SocketGate",
@@ -63,7 +64,7 @@ def check_shortcut(action: engine.Action) -> None:
 #: The time the rules engine may take over one change a phone sends
 #: (:attr:`lifeledger.Game.time_limit`): past it the change is refused ``too-much-work`` and
 #: nothing changes. An ordinary change takes well under a millisecond.
-DECISION_SECONDS = 0.005
+DECISION_SECONDS = 0.01
 #: The time an undo may take to work out again the changes since the checkpoint before it
 #: (at most a checkpoint's 100 changes, each decided within :data:`DECISION_SECONDS`): past
 #: it the undo is refused ``too-much-work``. An undo at a table at play takes a few ms.
@@ -135,6 +136,64 @@ class WorkShares:
         else:
             self._shares.move_to_end(key)
         return share
+
+
+class CostShares:
+    """What answering each key's requests (a client address, a network) cost the server, in
+    seconds of work, against a share: ``share`` of a core on average, beyond a burst of
+    ``burst`` seconds (a leaky bucket of debt per key, as :class:`WorkShare`; unlike a
+    :class:`Throttle`'s budget, a debt is never cut short, so a costly answer counts whole).
+
+    Keys are kept in the order they were last charged; one whose debt has drained is forgotten
+    from the front of that order (O(1) amortized), and beyond ``max_keys`` the oldest are
+    forgotten (which only forgives a debt early)."""
+
+    def __init__(
+        self,
+        share: float,
+        burst: float,
+        max_keys: int = 100_000,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.share = share
+        self.burst = burst
+        self.max_keys = max_keys
+        self.clock = clock
+        #: key -> (debt in seconds, when it was last charged)
+        self.debts: OrderedDict[str, tuple[float, float]] = OrderedDict()
+
+    def _prune(self, now: float) -> None:
+        debts = self.debts
+        while debts:
+            debt, at = next(iter(debts.values()))
+            if debt - (now - at) * self.share > 0 and len(debts) <= self.max_keys:
+                break
+            debts.popitem(last=False)
+
+    def debt(self, who: str, now: float | None = None) -> float:
+        """``who``'s debt now, in seconds of work."""
+        now = self.clock() if now is None else now
+        self._prune(now)
+        entry = self.debts.get(who)
+        if entry is None:
+            return 0.0
+        debt, at = entry
+        return max(0.0, debt - (now - at) * self.share)
+
+    def wait(self, who: str) -> float:
+        """Seconds until ``who`` is within its burst again (0: it is)."""
+        over = self.debt(who) - self.burst
+        return over / self.share if over > 0 else 0.0
+
+    def spend(self, who: str, seconds: float) -> None:
+        """Answering ``who`` took ``seconds``."""
+        now = self.clock()
+        self.debts[who] = (self.debt(who, now) + seconds, now)
+        self.debts.move_to_end(who)
+        self._prune(now)
+
+    def __len__(self) -> int:
+        return len(self.debts)
 
 
 @dataclass(frozen=True, slots=True)
