@@ -296,6 +296,12 @@ class Limits:
     errors_per_address: int = 60
     errors_window: float = 60.0
     error_delay: float = 5.0
+    #: The share of a core the API requests of one client address may take (what answering
+    #: them cost: :mod:`.answers`), on average, beyond a burst of seconds; and of one network.
+    answer_share: float = 0.1
+    answer_burst: float = 0.5
+    answer_network_share: float = 0.25
+    answer_network_burst: float = 1.0
 
 
 class Throttle:

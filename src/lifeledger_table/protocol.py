@@ -16,6 +16,7 @@ from typing import Any
 
 from aiohttp import WSCloseCode, WSMsgType, web
 
+from .answers import answers_of, history_text
 from .errors import TableError
 from .hub import HUB_KEY, Hub
 from .jsontext import strict_json
@@ -278,7 +279,7 @@ def _handle(hub: Hub, conn: Conn, data: str) -> None:
         conn.send_json({"type": "pong"})
         return
     if kind == "history":
-        _history(conn, msg)
+        _history(hub, conn, msg)
         return
     if kind == "undo_answer":  # allowing (or not) another seat's undo of this seat's change
         if set(msg) - {"type", "request", "allow"}:
@@ -645,7 +646,7 @@ async def _allow(hub: Hub, takeovers: Takeovers, table: Table, asked: Takeover) 
     takeovers.finish(hub, table, asked, "allowed", told)
 
 
-def _history(conn: Conn, msg: dict[str, Any]) -> None:
+def _history(hub: Hub, conn: Conn, msg: dict[str, Any]) -> None:
     """``{"type": "history", "before": SEQ, "limit": N}``: a page of older timeline entries."""
     before, limit = msg.get("before"), msg.get("limit", PAGE)
     if (
@@ -670,8 +671,14 @@ def _history(conn: Conn, msg: dict[str, Any]) -> None:
             error_message(None, "throttled", "Too many history pages asked for; slow down.")
         )
         return
+    # A page kept since the table last changed costs nothing; one built is charged to the
+    # socket's address, and past its share, as an HTTP request would be, refused.
+    refused = answers_of(hub).refusal(conn.address)
+    if refused is not None:
+        conn.send_json(error_message(None, "throttled", refused))
+        return
     try:
-        conn.send(conn.table.history_text(before, limit))
+        conn.send(history_text(hub, conn.table, before, limit, conn.address))
     except TableError as exc:
         conn.send_json({"type": "error", "id": None, **exc.to_json()})
 

@@ -21,6 +21,7 @@ import segno
 from aiohttp import web
 
 from . import engine
+from .answers import answer
 from .errors import TableError, TableUnavailable
 from .hub import HUB_KEY, Hub
 from .jsontext import strict_json
@@ -250,22 +251,30 @@ async def watched_or_404(request: web.Request) -> Table:
 async def table_info(request: web.Request) -> web.Response:
     """GET /api/tables/{table}: setup, state, timeline and score."""
     table = await table_or_404(request)
-    return web.json_response(
-        {
-            "table": table.info(spectator=False),
-            "links": _links(request, table.id, table.row.watch),
-            **table.snapshot(),
-        }
-    )
+    links = _links(request, table.id, table.row.watch)
+
+    def build() -> bytes:
+        info = table.info(spectator=False)
+        return table.snapshot_text(table=info, links=links).encode()
+
+    # Built once per change of the table (and of its seats, and per origin of its links).
+    key = ("table", table.committed, tuple(sorted(table.seats)), links["play"])
+    return await answer(request, table, key, build)
 
 
 async def watch_info(request: web.Request) -> web.Response:
     """GET /api/watch/{watch}: the same, for a spectator (without the table's id or code)."""
     table = await watched_or_404(request)
-    return web.json_response({"table": table.info(spectator=True), **table.snapshot()})
+
+    def build() -> bytes:
+        return table.snapshot_text(table=table.info(spectator=True)).encode()
+
+    return await answer(
+        request, table, ("watch", table.committed, tuple(sorted(table.seats))), build
+    )
 
 
-def _history_response(request: web.Request, table: Table) -> web.Response:
+async def _history_response(request: web.Request, table: Table) -> web.Response:
     try:
         before = int(request.query.get("before", str(table.committed + 1)))
         limit = int(request.query.get("limit", str(PAGE)))
@@ -273,17 +282,19 @@ def _history_response(request: web.Request, table: Table) -> web.Response:
         before = limit = -1
     if before < 0 or not 1 <= limit <= PAGE:
         return _error(400, "malformed", f"before is a sequence number, limit 1 to {PAGE}.")
-    return web.json_response(table.history(before, limit))
+    # The socket's history message keeps its pages under the same key (answers.history_text).
+    key = ("history", table.committed, min(before, table.committed + 1), limit)
+    return await answer(request, table, key, lambda: table.history_text(before, limit).encode())
 
 
 async def table_history(request: web.Request) -> web.Response:
     """GET /api/tables/{table}/history?before=SEQ&limit=N: older timeline entries, a page."""
-    return _history_response(request, await table_or_404(request))
+    return await _history_response(request, await table_or_404(request))
 
 
 async def watch_history(request: web.Request) -> web.Response:
     """GET /api/watch/{watch}/history?before=SEQ&limit=N: the same, for a spectator."""
-    return _history_response(request, await watched_or_404(request))
+    return await _history_response(request, await watched_or_404(request))
 
 
 async def grant_seat(hub: Hub, table: Table, seat: str) -> str:
@@ -578,9 +589,17 @@ async def qr_code(request: web.Request) -> web.Response:
     if len(request.host) > 261:  # a host name (253) and a port: a longer Host is made up
         return _error(400, "malformed", "The Host header is too long for a link.")
     url = _links(request, table.id, table.row.watch)[which]
+    # Built once per link (pure Python, some 8 ms: in a worker thread, one at a time).
+    return await answer(
+        request, table, ("qr", url), functools.partial(_qr_svg, url), "image/svg+xml", thread=True
+    )
+
+
+def _qr_svg(url: str) -> bytes:
+    """A QR code of ``url``, as SVG."""
     out = io.BytesIO()
     segno.make(url, error="m").save(out, kind="svg", scale=6, border=2, dark="#111", light="#fff")
-    return web.Response(body=out.getvalue(), content_type="image/svg+xml")
+    return out.getvalue()
 
 
 #: How much of a record is written at a time: between two writes the event loop serves others.

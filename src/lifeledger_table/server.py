@@ -27,6 +27,7 @@ from aiohttp import web
 
 from . import pictures, protocol, routes
 from .addresses import TrustedProxies
+from .answers import fair_share
 from .connections import raise_descriptor_limit, serve
 from .hub import HUB_KEY, Hub
 from .lan import (
@@ -114,7 +115,7 @@ def create_app(
     proxies = TrustedProxies(trusted_proxies)
     app = web.Application(
         client_max_size=limits.body_bytes,
-        middlewares=[client_address, slow_errors, errors, posts],
+        middlewares=[client_address, slow_errors, errors, posts, fair_share],
         handler_args={
             "keepalive_timeout": limits.header_seconds,
             "lingering_time": limits.linger_seconds,

@@ -1,0 +1,251 @@
+"""Fair share of the answers (issue 18 item 1): what a table's answer costs is paid once per
+change of the table, and what each client's requests cost is counted against its share.
+
+- An answer that depends only on its table's state (``GET /api/tables/{id}``,
+  ``/api/watch/{watch}``, a history page over HTTP or the socket, a QR code) is kept, keyed by
+  the table, its sequence number and whatever else it depends on (the seats taken, the link's
+  origin, the page's ``before`` and ``limit``): an unchanged table's is built once. Answers
+  carry an ``ETag``; ``If-None-Match`` with it is answered 304, without a body. The answers
+  kept are bounded (:data:`CACHED` answers, :data:`CACHED_BYTES` bytes: the least recently
+  used go first), and a table's go when it leaves memory.
+- Every ``/api/`` request is charged to its client's address and network (:func:`.limits
+  .network_of`): :data:`REQUEST_SECONDS` for the request itself, and the time its answer took
+  to build when it was not kept. Past a share (``Limits.answer_share`` of a core beyond a
+  burst of ``Limits.answer_burst`` seconds; a network's ``answer_network_share``,
+  ``answer_network_burst``), its requests are answered 429 ``throttled`` until the debt drains
+  (the connection closes after the refusal, and a client that keeps asking has its refusals
+  slowed: :class:`.middleware.ErrorPacer`).
+  A socket's history pages are charged to its address the same way.
+- A QR code (pure Python, some 8 ms) is built in a worker thread, one at a time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import hashlib
+import time
+import weakref
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Hashable
+from dataclasses import dataclass
+
+from aiohttp import web
+
+from .hub import HUB_KEY, Hub
+from .limits import CostShares, Limits, network_of
+from .table import Table
+
+__all__ = [
+    "CACHED",
+    "CACHED_BYTES",
+    "REQUEST_SECONDS",
+    "Answer",
+    "Answers",
+    "answer",
+    "answers_of",
+    "fair_share",
+    "history_text",
+]
+
+#: What a request costs the server besides building its answer (reading it, routing it,
+#: writing the answer): charged to every ``/api/`` request, kept or not.
+REQUEST_SECONDS = 0.0005
+#: How many answers a server keeps, and their bytes at most (an answer larger than a
+#: sixteenth of it is not kept).
+CACHED = 4096
+CACHED_BYTES = 64 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """An answer kept: its body, its ``ETag`` and its content type."""
+
+    body: bytes
+    etag: str
+    content_type: str
+
+
+class Answers:
+    """The answers a server keeps, the cost shares of its clients, and how many answers it
+    has built (:attr:`built`, for the tests)."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.kept: OrderedDict[tuple[str, Hashable], Answer] = OrderedDict()
+        self.size = 0
+        #: The keys kept for each table in memory (dropped when its table object goes).
+        self.by_table: dict[str, set[tuple[str, Hashable]]] = {}
+        self.address = CostShares(limits.answer_share, limits.answer_burst)
+        self.network = CostShares(limits.answer_network_share, limits.answer_network_burst)
+        self.built = 0
+        #: QR codes built at once (each in a worker thread: pure Python holds the
+        #: interpreter's lock, so one at a time).
+        self.threads = asyncio.Semaphore(1)
+
+    def get(self, table: Table, key: Hashable) -> Answer | None:
+        """The answer kept for ``table`` and ``key``, if any."""
+        found = self.kept.get((table.id, key))
+        if found is not None:
+            self.kept.move_to_end((table.id, key))
+        return found
+
+    def keep(self, table: Table, key: Hashable, body: bytes, content_type: str) -> Answer:
+        """Keep ``body`` as the answer for ``table`` and ``key`` (and count a build)."""
+        self.built += 1
+        etag = f'"{hashlib.blake2b(body, digest_size=12).hexdigest()}"'
+        found = Answer(body, etag, content_type)
+        if len(body) > CACHED_BYTES // 16:
+            return found
+        full = (table.id, key)
+        self._drop(full)
+        self.kept[full] = found
+        self.size += len(body)
+        keys = self.by_table.get(table.id)
+        if keys is None:
+            keys = self.by_table[table.id] = set()
+            weakref.finalize(table, self.forget, table.id)
+        keys.add(full)
+        while len(self.kept) > CACHED or self.size > CACHED_BYTES:
+            self._drop(next(iter(self.kept)))
+        return found
+
+    def _drop(self, full: tuple[str, Hashable]) -> None:
+        old = self.kept.pop(full, None)
+        if old is not None:
+            self.size -= len(old.body)
+            keys = self.by_table.get(full[0])
+            if keys is not None:
+                keys.discard(full)
+
+    def forget(self, table_id: str) -> None:
+        """Drop every answer kept for a table (its table object left memory)."""
+        for full in self.by_table.pop(table_id, set()):
+            old = self.kept.pop(full, None)
+            if old is not None:
+                self.size -= len(old.body)
+
+    def refusal(self, who: str) -> str | None:
+        """Why ``who``'s request is refused now (it is past its share), or ``None``."""
+        wait = max(self.address.wait(who), self.network.wait(network_of(who)))
+        if wait <= 0:
+            return None
+        return (
+            "Your requests have taken more than their share of the server lately; ask again "
+            f"in {max(1, round(wait))} s."
+        )
+
+    def spend(self, who: str, seconds: float) -> None:
+        """Answering ``who`` took ``seconds``: counted against its address and network."""
+        self.address.spend(who, seconds)
+        self.network.spend(network_of(who), seconds)
+
+
+_REGISTRY: weakref.WeakKeyDictionary[Hub, Answers] = weakref.WeakKeyDictionary()
+
+
+def answers_of(hub: Hub) -> Answers:
+    """The answers ``hub``'s server keeps."""
+    found = _REGISTRY.get(hub)
+    if found is None:
+        found = _REGISTRY[hub] = Answers(hub.limits)
+    return found
+
+
+#: The seconds spent building the current request's answers (set by :func:`fair_share`).
+_SPENT: contextvars.ContextVar[list[float] | None] = contextvars.ContextVar(
+    "lifeledger_spent", default=None
+)
+
+
+def _metered(seconds: float) -> None:
+    spent = _SPENT.get()
+    if spent is not None:
+        spent[0] += seconds
+
+
+@web.middleware
+async def fair_share(
+    request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+) -> web.StreamResponse:
+    """Every ``/api/`` request is charged to its address and network (:class:`Answers`):
+    past their share it is answered 429 ``throttled``."""
+    if not request.path.startswith("/api/"):
+        return await handler(request)
+    answers = answers_of(request.app[HUB_KEY])
+    who = request.remote or "?"
+    refused = answers.refusal(who)
+    if refused is not None:
+        answers.spend(who, REQUEST_SECONDS)
+        # The connection closes after the refusal: requests sent behind it on the same
+        # connection (pipelined, and perhaps never read) are not answered one by one.
+        response = web.json_response({"error": "throttled", "message": refused}, status=429)
+        response.force_close()
+        return response
+    spent = [REQUEST_SECONDS]
+    token = _SPENT.set(spent)
+    try:
+        return await handler(request)
+    finally:
+        _SPENT.reset(token)
+        answers.spend(who, spent[0])
+
+
+def _timed(build: Callable[[], bytes]) -> tuple[bytes, float]:
+    start = time.perf_counter()
+    body = build()
+    return body, time.perf_counter() - start
+
+
+def _matches(request: web.Request, etag: str) -> bool:
+    header = request.headers.get("If-None-Match")
+    if header is None:
+        return False
+    tags = {tag.strip().removeprefix("W/") for tag in header.split(",")}
+    return etag in tags or "*" in tags
+
+
+async def answer(
+    request: web.Request,
+    table: Table,
+    key: Hashable,
+    build: Callable[[], bytes],
+    content_type: str = "application/json",
+    *,
+    thread: bool = False,
+) -> web.Response:
+    """The answer for ``table`` and ``key``: the one kept, or ``build()`` (on the event loop,
+    or in a worker thread, one at a time), its time charged to the request's client; 304
+    when the request's ``If-None-Match`` names its ``ETag``."""
+    answers = answers_of(request.app[HUB_KEY])
+    found = answers.get(table, key)
+    if found is None:
+        if thread:
+            async with answers.threads:
+                found = answers.get(table, key)  # built meanwhile, by a request before
+                if found is None:
+                    body, seconds = await asyncio.to_thread(_timed, build)
+                    _metered(seconds)
+                    found = answers.keep(table, key, body, content_type)
+        else:
+            body, seconds = _timed(build)
+            _metered(seconds)
+            found = answers.keep(table, key, body, content_type)
+    headers = {"ETag": found.etag}
+    if _matches(request, found.etag):
+        return web.Response(status=304, headers=headers)
+    return web.Response(body=found.body, content_type=found.content_type, headers=headers)
+
+
+def history_text(hub: Hub, table: Table, before: int, limit: int, who: str) -> str:
+    """A page of ``table``'s history as the socket's ``history`` message (the one kept, or
+    built: its time charged to ``who``). Raises :class:`.errors.TableError` as
+    :meth:`.table.Table.history_text` does."""
+    answers = answers_of(hub)
+    table.check()
+    key = ("history", table.committed, min(before, table.committed + 1), limit)
+    found = answers.get(table, key)
+    if found is None:
+        body, seconds = _timed(lambda: table.history_text(before, limit).encode())
+        answers.spend(who, seconds)
+        found = answers.keep(table, key, body, "application/json")
+    return found.body.decode()
