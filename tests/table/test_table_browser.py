@@ -104,8 +104,11 @@ def test_two_phones_one_table(base: str, browser: Browser) -> None:
     shot(bo, "history")
     bo.locator('#history [data-close="history"]').click()
 
-    # Undo works on both screens.
+    # Undo works on both screens. The Fireball is Ana's change: Bo's Undo names it and asks
+    # her phone, whose yes takes it back (issue 17 item 10).
+    expect(bo.locator("#undo-btn")).to_contain_text("by Ana")
     bo.locator("#undo-btn").click()
+    ana.locator('[data-undo-answer="allow"]').click()
     for page in (ana, bo):
         expect(life(page, "bo")).to_have_text("16")
         expect(page.locator("#banner")).to_be_hidden()

@@ -145,7 +145,8 @@ async def test_undo_takes_back_the_last_action_on_every_phone(client: Client) ->
     table, ana, bo = await two_phones(client)
     await ana.act({"do": "lose_life", "player": "bo", "amount": 4})
     await ana.act({"do": "gain_life", "player": "ana", "amount": 2})
-    reply = await bo.reply(await bo.send("undo", target=2))
+    # Ana's own changes: her Undo takes them back (Bo's would ask her: issue 17 item 10).
+    reply = await ana.reply(await ana.send("undo", target=2))
     assert reply["type"] == "ack" and reply["seq"] == 3
     for p in (ana, bo):
         while True:
@@ -154,7 +155,7 @@ async def test_undo_takes_back_the_last_action_on_every_phone(client: Client) ->
                 break
         assert event["entry"]["kind"] == "undo" and event["entry"]["target"] == 2
         assert life(event["state"], "ana") == 20 and life(event["state"], "bo") == 16
-    await bo.reply(await bo.send("undo", target=1))
+    await ana.reply(await ana.send("undo", target=1))
     assert (await bo.reply(await bo.send("undo", target=4)))["error"] == "nothing-to-undo"
     record = await (await client.get(f"/api/tables/{table['id']}/games/1/record")).json()
     assert record["actions"] == []
