@@ -71,15 +71,15 @@ DECISION_SECONDS = 0.01
 UNDO_SECONDS = 0.1
 #: The share of one core the changes of one table may take, on average (the seconds its
 #: changes took to decide, drained at this many seconds a second) ...
-TABLE_SHARE = 0.2
+TABLE_SHARE = 0.1
 #: ... and in one burst: whose changes took more waits (``busy``) until its share has
 #: drained below it. No table holds the others long at a time (a decision is bounded by
 #: :data:`DECISION_SECONDS`), and none holds them often (issue 21).
-TABLE_BURST = 1.0
+TABLE_BURST = 0.5
 #: The same for the changes sent from one network (:func:`network_of`: a client with many
 #: tables), larger, since every table of a shop or a club on one Wi-Fi shares it.
-NETWORK_SHARE = 0.5
-NETWORK_BURST = 2.0
+NETWORK_SHARE = 0.3
+NETWORK_BURST = 1.5
 
 
 class WorkShare:
