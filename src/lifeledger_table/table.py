@@ -841,25 +841,8 @@ class Table:
                 raise TableError(
                     "not-over", "This game isn't over yet: it ends with a win, a loss or a draw."
                 )
-            if number >= MAX_GAMES:
-                raise TableError(
-                    "too-many-games",
-                    f"A table plays at most {MAX_GAMES} games: open a new table to play on "
-                    "(this one keeps its games, records and statistics).",
-                )
-            outcome = self.game.outcome()
-            game = engine.new_game(self.header)
-            entry.game = number + 1
-            state = engine.state_of(game)
-            base = engine.new_game(self.header)
-            step = _Step(event, entry, game, state, 0, None, (base, 0, []), outcome=outcome)
-            step.checkpoint = Checkpoint(
-                self.id,
-                number + 1,
-                0,
-                event.seq,
-                engine.dump_checkpoint(base, [*self.outcomes, outcome]),
-            )
+            step = self._begin_next_game(event, entry)
+            game, state = step.game, step.state
         elif event.kind == "setup":
             # Issue 17 item 2: a player's name or colour, changed at the table (a quick game's
             # "Player 1" becomes Ana). The game is as it was; the setup is the table's.
@@ -885,25 +868,8 @@ class Table:
                     "unchanged",
                     "Nothing has happened in this game yet: it is at its start already.",
                 )
-            if number >= MAX_GAMES:
-                raise TableError(
-                    "too-many-games",
-                    f"A table plays at most {MAX_GAMES} games: open a new table to play on "
-                    "(this one keeps its games, records and statistics).",
-                )
-            outcome = self.game.outcome()
-            game = engine.new_game(self.header)
-            entry.game = number + 1
-            state = engine.state_of(game)
-            base = engine.new_game(self.header)
-            step = _Step(event, entry, game, state, 0, None, (base, 0, []), outcome=outcome)
-            step.checkpoint = Checkpoint(
-                self.id,
-                number + 1,
-                0,
-                event.seq,
-                engine.dump_checkpoint(base, [*self.outcomes, outcome]),
-            )
+            step = self._begin_next_game(event, entry)
+            game, state = step.game, step.state
         else:
             raise TableError("malformed", f"Unknown request {event.kind!r}.", member="type")
         entry.changes = changes(self.state, state, players, teams)
@@ -1035,6 +1001,32 @@ class Table:
                 "This change would make the table's state too large to send to the phones.",
             )
         step.text = f'{head[:-1]}, "entry": {text}{extra}}}'
+
+    def _begin_next_game(self, event: Event, entry: Entry) -> _Step:
+        """The step of ``event`` beginning the next game with the setup's players (after the
+        current one: decided, or left unfinished), with its checkpoint of a game at its start;
+        ``too-many-games`` past :data:`MAX_GAMES`."""
+        number = self.number
+        if number >= MAX_GAMES:
+            raise TableError(
+                "too-many-games",
+                f"A table plays at most {MAX_GAMES} games: open a new table to play on "
+                "(this one keeps its games, records and statistics).",
+            )
+        outcome = self.game.outcome()
+        game = engine.new_game(self.header)
+        entry.game = number + 1
+        state = engine.state_of(game)
+        base = engine.new_game(self.header)
+        step = _Step(event, entry, game, state, 0, None, (base, 0, []), outcome=outcome)
+        step.checkpoint = Checkpoint(
+            self.id,
+            number + 1,
+            0,
+            event.seq,
+            engine.dump_checkpoint(base, [*self.outcomes, outcome]),
+        )
+        return step
 
     def _undo_target(self, body: dict[str, Any], live: bool) -> int:
         """The action an undo takes back, or :class:`TableError` saying why it can't. (Whose
