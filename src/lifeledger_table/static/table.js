@@ -607,9 +607,10 @@ function render() {
 // ---------------------------------------------------------------- updating in place
 
 // Attributes that carry a value, not what an element is (the element is kept when they change),
-// and those other code owns on a kept element (layout.js's facing, a long press under way).
+// and those other code owns on a kept element (layout.js's facing and a total's length, a long
+// press under way).
 const VALUE_DATA = new Set(["data-life", "data-count", "data-text"]);
-const KEPT_ATTRS = new Set(["style", "data-facing", "data-long"]);
+const KEPT_ATTRS = new Set(["style", "data-facing", "data-chars", "data-long"]);
 // Classes others add to a kept element for a moment (a refusal's shake).
 const KEPT_CLASSES = ["refused-flash"];
 
