@@ -2398,10 +2398,20 @@ class Game:
 
     def _apnap(self) -> list[str]:
         """101.4: the players in turn order (seating order), from the active player (the
-        player whose turn the record began); before the first turn, from the first seat."""
+        player whose turn the record began); before the first turn, from the first seat.
+        805.6, 805.7: under shared team turns every member of the active team comes before
+        the nonactive teams (from the player the turn named, then their teammates clockwise),
+        whatever seat the turn named."""
         order = list(self._players)
         start = self._players[self._clock.player].index if self._clock.player else 0
-        return order[start:] + order[:start]
+        order = order[start:] + order[:start]
+        team = self._clock.team
+        if team is None:
+            return order
+        players = self._players
+        return [p for p in order if players[p].team == team] + [
+            p for p in order if players[p].team != team
+        ]
 
     def _legal_targets(self, controller: str) -> list[str]:
         """115.1, 801.5: "target opponent": an opponent still in the game, within the
@@ -2430,13 +2440,15 @@ class Game:
                 self._note("800.4a", f"{t.id} leaves the game with {t.controller}")
                 continue
             mine.setdefault(t.controller, []).append(t)
-        for pid in self._apnap():
+        apnap = self._apnap()
+        stated = self._team_orders(mine, apnap) if self.variant.shared_turns else {}
+        for pid in apnap:
             batch = mine.get(pid)
             if not batch:
                 continue
             ids = list(dict.fromkeys(t.id for t in batch))
             if len(ids) > 1:
-                order = stack.order.get(pid, ())
+                order = stated.get(pid) or stack.order.get(pid, ())
                 missing = [i for i in ids if i not in order]
                 if missing:
                     raise ChoiceNeeded(
@@ -2460,6 +2472,35 @@ class Game:
                 self._note("603.3b", f"{t} is put on the stack")
 
     def _choose_target(self, t: Trigger) -> str | None:
+    def _team_orders(
+        self, mine: dict[str, list[Trigger]], apnap: list[str]
+    ) -> dict[str, tuple[str, ...]]:
+        """805.7: under shared team turns the members of each team put all the triggered
+        abilities any of them controls on the stack in any order they choose. Where two or more
+        members of a team have abilities waiting and a member of it in the game (the first in
+        APNAP order) stated an ``order`` that lists every one of them, they go on the stack
+        together in that order, interleaved: their batches are merged into the first member's
+        in ``mine``, and that order is returned for it. Otherwise each member puts theirs on in
+        their own order, member by member."""
+        players, order = self._players, self._stack.order
+        stated: dict[str, tuple[str, ...]] = {}
+        for team in self._teams.values():
+            members = [pid for pid in apnap if players[pid].team == team.id]
+            waiting = [pid for pid in members if mine.get(pid)]
+            if len(waiting) < 2:
+                continue
+            batch = [t for pid in waiting for t in mine[pid]]
+            ids = {t.id for t in batch}
+            for pid in members:
+                if players[pid].result.is_playing and ids.issubset(order.get(pid, ())):
+                    mine[waiting[0]] = batch
+                    for other in waiting[1:]:
+                        del mine[other]
+                    stated[waiting[0]] = order[pid]
+                    self._note("805.7", f"team {team.id} orders its abilities as {pid} stated")
+                    break
+        return stated
+
         legal = self._legal_targets(t.controller)
         for pid in self._stack.targets.get(t.id, ()):
             if pid in legal:

@@ -1,0 +1,112 @@
+"""Points the record format left open, each settled by its rules (issue 19, item 3;
+docs/record-format.md, "Choices the rules leave open" and "The state"): the order of a team's
+triggered abilities under shared team turns (805.7), radiation's life loss (728.1), what
+``triggered`` counts (603.2), "the next player in turn order" (725.4, 726.4, 800.4j) and day
+and night after the active player left (502.2, 731.2, 800.4i).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from lifeledger import Game, Seat, record
+from stories import turn
+
+
+def play(game: Game, *actions: dict[str, Any]) -> Game:
+    for position, action in enumerate(actions):
+        game.apply(record.parse_action(action, str(position)))
+    return game
+
+
+TEAMS = [Seat("ana", team="n"), Seat("bo", team="n"), Seat("cy", team="s"), Seat("di", team="s")]
+
+
+def card(card_id: str, name: str, controller: str) -> dict[str, Any]:
+    return {"do": "card", "id": card_id, "name": name, "controller": controller}
+
+
+def put_on(game: Game) -> list[str]:
+    """The ids of the abilities the last action put on the stack, in order (603.3b)."""
+    return [n.text.split(" ")[0] for n in game.notes if "is put on the stack" in n.text]
+
+
+def bonds_and_blood() -> Game:
+    """Two-Headed Giant: Ana's and Bo's Sanguine Bonds (north), Cy's Exquisite Blood (south)."""
+    return play(
+        Game(TEAMS, "two-headed-giant", version=2),
+        card("bond", "Sanguine Bond", "ana"),
+        card("bond2", "Sanguine Bond", "bo"),
+        card("blood", "Exquisite Blood", "cy"),
+        {"do": "choose", "player": "ana", "targets": {"bond": "cy"}},
+        {"do": "choose", "player": "bo", "targets": {"bond2": "di"}},
+    )
+
+
+def gains_and_a_loss() -> dict[str, Any]:
+    return {
+        "do": "together",
+        "actions": [
+            {"do": "gain_life", "player": "ana", "amount": 1},
+            {"do": "gain_life", "player": "bo", "amount": 2},
+            {"do": "lose_life", "player": "ana", "amount": 3},
+        ],
+    }
+
+
+@pytest.mark.rule("805.7")
+def test_805_7_the_active_team_puts_all_its_abilities_on_the_stack_before_the_other_team() -> None:
+    # The turn names Bo, the second seat of north: Ana's ability is north's all the same,
+    # and goes on the stack before Cy's (it went after it, as though Ana came after south).
+    game = play(bonds_and_blood(), turn("bo"), gains_and_a_loss())
+    assert put_on(game) == ["bond2", "bond", "blood"]
+
+
+@pytest.mark.rule("805.7")
+def test_805_7_a_member_states_the_order_of_the_whole_teams_abilities_interleaved() -> None:
+    game = play(
+        bonds_and_blood(),
+        card("priest", "Marauding Blight-Priest", "ana"),
+        {"do": "choose", "player": "ana", "order": ["bond", "priest"]},
+        {"do": "choose", "player": "bo", "order": ["priest", "bond2", "bond"]},
+        turn("ana"),
+        gains_and_a_loss(),
+    )
+    assert put_on(game) == ["priest", "bond2", "bond", "blood"]
+    assert [n.text for n in game.notes if n.rule == "805.7"] == [
+        "team n orders its abilities as bo stated"
+    ]
+
+
+@pytest.mark.rule("805.7")
+def test_805_7_without_an_order_of_the_whole_team_each_member_puts_theirs_on_in_turn() -> None:
+    game = play(
+        bonds_and_blood(),
+        card("priest", "Marauding Blight-Priest", "ana"),
+        {"do": "choose", "player": "ana", "order": ["priest", "bond"]},
+        turn("bo"),
+        gains_and_a_loss(),
+    )
+    assert put_on(game) == ["bond2", "priest", "bond", "blood"]
+
+
+@pytest.mark.rule("603.3b")
+def test_603_3b_without_shared_team_turns_a_teammates_order_is_not_theirs() -> None:
+    seats = [Seat("ana", team="n"), Seat("bo", team="n"), Seat("cy", team="s")]
+    game = play(
+        Game(seats, "team-vs-team", version=2),
+        card("bond", "Sanguine Bond", "ana"),
+        card("bond2", "Sanguine Bond", "bo"),
+        {"do": "choose", "player": "bo", "order": ["bond", "bond2"]},
+        turn("bo"),
+        {
+            "do": "together",
+            "actions": [
+                {"do": "gain_life", "player": "ana", "amount": 1},
+                {"do": "gain_life", "player": "bo", "amount": 2},
+            ],
+        },
+    )
+    assert put_on(game) == ["bond2", "bond"]  # APNAP: Bo's, then Ana's (101.4, 603.3b)
