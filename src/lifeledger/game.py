@@ -2471,7 +2471,6 @@ class Game:
                 stack.items.append(t)
                 self._note("603.3b", f"{t} is put on the stack")
 
-    def _choose_target(self, t: Trigger) -> str | None:
     def _team_orders(
         self, mine: dict[str, list[Trigger]], apnap: list[str]
     ) -> dict[str, tuple[str, ...]]:
@@ -2501,6 +2500,7 @@ class Game:
                     break
         return stated
 
+    def _choose_target(self, t: Trigger) -> str | None:
         legal = self._legal_targets(t.controller)
         for pid in self._stack.targets.get(t.id, ()):
             if pid in legal:
