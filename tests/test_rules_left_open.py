@@ -110,3 +110,25 @@ def test_603_3b_without_shared_team_turns_a_teammates_order_is_not_theirs() -> N
         },
     )
     assert put_on(game) == ["bond2", "bond"]  # APNAP: Bo's, then Ana's (101.4, 603.3b)
+
+
+@pytest.mark.rule("728.1")
+def test_728_1_radiation_loses_its_life_in_one_event_per_player() -> None:
+    # "For each nonland card milled this way, that player loses 1 life": one event of that
+    # many life, so Exquisite Blood triggers once (603.2c), for all of it; under shared team
+    # turns each active player's rad counters are an ability of their own: an event each.
+    game = play(
+        Game(TEAMS, "two-headed-giant", version=2),
+        card("blood", "Exquisite Blood", "ana"),
+        turn("ana"),
+        turn("cy"),
+        {"do": "add_counters", "player": "cy", "kind": "rad", "amount": 3},
+        {"do": "add_counters", "player": "di", "kind": "rad", "amount": 2},
+        {"do": "step", "step": "main", "nonland_milled": {"cy": 3, "di": 1}},
+    )
+    assert game.triggered == {"blood": 2}
+    assert (game.life_of("ana"), game.life_of("cy")) == (34, 26)
+    assert [n.text for n in game.notes if n.rule == "603.2"] == [
+        "blood triggers: cy loses 3 life",
+        "blood triggers: di loses 1 life",
+    ]
