@@ -132,3 +132,30 @@ def test_728_1_radiation_loses_its_life_in_one_event_per_player() -> None:
         "blood triggers: cy loses 3 life",
         "blood triggers: di loses 1 life",
     ]
+
+
+@pytest.mark.rule("603.2")
+def test_603_2_triggered_counts_triggers_whether_or_not_they_resolve() -> None:
+    # 603.2: an ability triggers when its event happens, and `triggered` counts that; one whose
+    # controller leaves before it goes on the stack (800.4a) counts all the same. Replacement
+    # effects (Lich's Mirror) and the upkeep "win" abilities (Near-Death Experience) are not
+    # listed.
+    three = [Seat("ana"), Seat("bo"), Seat("cy")]
+    game = play(
+        Game(three, version=2),
+        card("bond", "Sanguine Bond", "ana"),
+        card("blood", "Exquisite Blood", "bo"),
+        card("ned", "Near-Death Experience", "cy"),
+        card("mirror", "Lich's Mirror", "cy"),
+        {"do": "choose", "player": "ana", "targets": {"bond": "cy"}},
+        {
+            "do": "together",
+            "actions": [
+                {"do": "gain_life", "player": "ana", "amount": 2},
+                {"do": "damage", "source": "x", "to": "ana", "amount": 30},
+            ],
+        },
+    )
+    assert not game.is_in_game("ana")
+    assert game.triggered == {"bond": 1, "blood": 1}
+    assert game.life_of("bo") == 50  # Blood resolved; Ana's Bond left with her, unresolved
