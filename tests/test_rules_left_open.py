@@ -159,3 +159,29 @@ def test_603_2_triggered_counts_triggers_whether_or_not_they_resolve() -> None:
     assert not game.is_in_game("ana")
     assert game.triggered == {"bond": 1, "blood": 1}
     assert game.life_of("bo") == 50  # Blood resolved; Ana's Bond left with her, unresolved
+
+
+FIVE = [Seat("ana"), Seat("bo"), Seat("cy"), Seat("di"), Seat("eve")]
+
+
+@pytest.mark.rule("725.4")
+def test_725_4_800_4j_with_the_active_player_gone_the_next_player_is_the_one_after_them() -> None:
+    game = play(
+        Game(FIVE, version=2),
+        turn("ana"),
+        {"do": "become_monarch", "player": "cy"},
+        {"do": "take_initiative", "player": "cy"},
+        {"do": "concede", "player": "ana"},  # 800.4j: the turn goes on with no active player
+        {"do": "concede", "player": "cy"},
+    )
+    assert (game.monarch, game.initiative) == ("bo", "bo")  # after Ana, not after Cy (di)
+
+
+@pytest.mark.rule("726.4")
+def test_726_4_before_the_first_turn_the_next_player_is_the_one_after_the_holder() -> None:
+    game = play(
+        Game(FIVE, version=2),
+        {"do": "take_initiative", "player": "eve"},
+        {"do": "concede", "player": "eve"},
+    )
+    assert game.initiative == "ana"  # clockwise from Eve, round the table (103.1)
