@@ -185,3 +185,35 @@ def test_726_4_before_the_first_turn_the_next_player_is_the_one_after_the_holder
         {"do": "concede", "player": "eve"},
     )
     assert game.initiative == "ana"  # clockwise from Eve, round the table (103.1)
+
+
+@pytest.mark.rule("502.2")
+def test_502_2_800_4i_the_spells_of_an_active_player_who_left_count_for_day_and_night() -> None:
+    four = [Seat("ana"), Seat("bo"), Seat("cy"), Seat("di")]
+    game = play(
+        Game(four, version=2),
+        {"do": "day_night", "to": "day"},
+        turn("ana"),
+        {"do": "concede", "player": "ana"},
+        {"do": "cast", "player": "bo"},  # a nonactive player's spell counts for nothing
+        turn("bo"),
+    )
+    assert game.day_or_night == "night"  # Ana, the previous turn's active player, cast none
+    play(game, {"do": "cast", "player": "bo", "count": 2}, {"do": "concede", "player": "bo"})
+    play(game, turn("cy"))
+    assert game.day_or_night == "day"  # Bo cast two before he left (800.4i)
+
+
+@pytest.mark.rule("731.2b")
+def test_731_2b_a_member_of_the_active_team_who_left_still_counts_for_day_and_night() -> None:
+    seats = [Seat("eve", archenemy=True), Seat("hana"), Seat("ivo"), Seat("jo")]
+    game = play(
+        Game(seats, "archenemy", version=2),
+        {"do": "day_night", "to": "night"},
+        turn("eve"),
+        turn("hana"),
+        {"do": "cast", "player": "hana", "count": 2},
+        {"do": "concede", "player": "hana"},
+        turn("eve"),
+    )
+    assert game.day_or_night == "day"  # 731.2b: a player of the previous turn's active team
