@@ -20,8 +20,10 @@ __all__ = ["MAX_STEPS", "Budget"]
 #: The steps one action may take (``docs/record-format.md``, "How much work an action may
 #: do"): about a second of work on a small machine.
 MAX_STEPS = 500_000
-#: How many steps pass between two looks at the clock (a look costs less than a step).
+#: How many steps pass between two looks at the clock (a look costs less than a step) ...
 CLOCK_EVERY = 256
+#: ... and how many actions, for ``until`` (a replay's actions are mostly cheaper than that).
+ACTIONS_EVERY = 256
 
 
 class Budget:
@@ -31,7 +33,7 @@ class Budget:
     until that instant (:func:`time.monotonic`). The engine subtracts what it spends from
     ``left`` and calls :meth:`look` once ``left`` falls below ``next_look``."""
 
-    __slots__ = ("cpu_deadline", "left", "next_look", "seconds", "until")
+    __slots__ = ("countdown", "cpu_deadline", "left", "next_look", "seconds", "until")
 
     def __init__(self, seconds: float | None = None) -> None:
         #: The processor time one action may take, in seconds (``None``: no bound).
@@ -41,15 +43,20 @@ class Budget:
         self.cpu_deadline: float | None = None
         self.left = MAX_STEPS
         self.next_look = MAX_STEPS - CLOCK_EVERY
+        self.countdown = 0
 
     def start(self) -> None:
-        """A new action begins: the whole budget is its (and none if ``until`` has passed)."""
-        self.left = MAX_STEPS
-        self.next_look = max(MAX_STEPS - CLOCK_EVERY, 0)
+        """A new action begins: the whole budget is its (none if ``until`` has passed: looked
+        at every :data:`ACTIONS_EVERY` actions, and every :data:`CLOCK_EVERY` steps)."""
+        self.left = steps = MAX_STEPS
+        self.next_look = steps - CLOCK_EVERY if steps > CLOCK_EVERY else 0
         seconds = self.seconds
         self.cpu_deadline = None if seconds is None else time.thread_time() + seconds
         if self.until is not None:
-            self.look()
+            self.countdown -= 1
+            if self.countdown <= 0:
+                self.countdown = ACTIONS_EVERY
+                self.look()
 
     def hold(self) -> None:
         """No more looks in this action: what is left of it can't be stopped half-way."""
@@ -75,4 +82,5 @@ class Budget:
                 "happens",
                 limit="deadline",
             )
-        self.next_look = max(self.left - CLOCK_EVERY, 0)
+        left = self.left
+        self.next_look = left - CLOCK_EVERY if left > CLOCK_EVERY else 0

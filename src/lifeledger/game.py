@@ -306,10 +306,11 @@ class Game:
 
     @property
     def time_limit(self) -> float | None:
-        """The time one action may take, in seconds (``None``, the default: no bound in
-        time). Past it, the action raises :class:`TooMuchWork` and nothing of it happens. A
-        server deciding its users' actions sets it; a record replayed to check it needs none
-        (the bound in steps holds everywhere alike: :mod:`lifeledger.budget`)."""
+        """The processor time one action may take, in seconds (``None``, the default: no
+        bound in time): the time of the thread that applies it, which other work on the
+        machine doesn't use up. Past it, the action raises :class:`TooMuchWork` and nothing of
+        it happens. A server deciding its users' actions sets it; a record replayed to check
+        it needs none (the bound in steps holds everywhere alike: :mod:`lifeledger.budget`)."""
         return self._budget.seconds
 
     @time_limit.setter
@@ -328,6 +329,7 @@ class Game:
     @deadline.setter
     def deadline(self, instant: float | None) -> None:
         self._budget.until = instant
+        self._budget.countdown = 0  # the next action looks at once
 
     @property
     def version(self) -> int:

@@ -961,11 +961,11 @@ _DECODE: Callable[[str], Json] | None = None
 
 def use_decoder(loads: Callable[[str], Json] | None) -> None:
     """Read a stream's usual lines with ``loads``, a faster JSON decoder than the json module's
-    (msgspec's: the ``fast`` extra, :mod:`lifeledger_fast`), or again with the json
-    module's own (``None``, the default). The result is the same either way: a line ``loads``
-    refuses (``NaN``, a number past a float's range, a lone surrogate, anything not JSON) or may read
-    differently (a duplicate key) is read by the json module as before, and what is wrong
-    with it named as before."""
+    (msgspec's: the ``fast`` extra, :mod:`lifeledger_fast`), or again with the json module's
+    own (``None``, the default). The result is the same either way: a line ``loads`` refuses
+    (``NaN``, a number past a float's range, a lone surrogate, anything not JSON) or may read
+    differently (a duplicate key) is read by the json module as before, and what is wrong with
+    it named as before."""
     global _DECODE
     _DECODE = loads
 
