@@ -12,11 +12,12 @@ change of the table, and what each client's requests cost is counted against its
   .network_of`): :data:`REQUEST_SECONDS` for the request itself, and the time its answer took
   to build when it was not kept. Past a share (``Limits.answer_share`` of a core beyond a
   burst of ``Limits.answer_burst`` seconds; a network's ``answer_network_share``,
-  ``answer_network_burst``), its requests are answered 429 ``throttled`` until the debt drains
-  (the connection closes after the refusal, and a client that keeps asking has its refusals
-  slowed: :class:`.middleware.ErrorPacer`).
+  ``answer_network_burst``), its requests are answered 429 ``throttled`` until the debt drains:
+  late (a few seconds, as :class:`.middleware.ErrorPacer` slows errors: a sleeping request
+  costs nothing, one answered at once is asked again at once), and the connection closes
+  after the refusal.
   A socket's history pages are charged to its address the same way.
-- A QR code (pure Python, some 8 ms) is built in a worker thread, one at a time.
+- A QR code (pure Python, some 8 ms) is drawn in a worker process (:mod:`.drawing`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import hashlib
+import random
 import time
 import weakref
 from collections import OrderedDict
@@ -32,11 +34,13 @@ from dataclasses import dataclass
 
 from aiohttp import web
 
+from .drawing import Drawing, DrawingBusy
 from .hub import HUB_KEY, Hub
 from .limits import CostShares, Limits, network_of
 from .table import Table
 
 __all__ = [
+    "BYTE_SECONDS",
     "CACHED",
     "CACHED_BYTES",
     "REQUEST_SECONDS",
@@ -44,13 +48,17 @@ __all__ = [
     "Answers",
     "answer",
     "answers_of",
+    "close_drawing",
     "fair_share",
     "history_text",
 ]
 
 #: What a request costs the server besides building its answer (reading it, routing it,
-#: writing the answer): charged to every ``/api/`` request, kept or not.
-REQUEST_SECONDS = 0.0005
+#: writing the answer): charged to every ``/api/`` request, kept or not, and for every byte
+#: of an answer's body (measured on a loaded 2-core machine: a kept answer of 53 kB took
+#: 1.5 ms of the server's processor time).
+REQUEST_SECONDS = 0.001
+BYTE_SECONDS = 1e-3 / 50_000
 #: How many answers a server keeps, and their bytes at most (an answer larger than a
 #: sixteenth of it is not kept).
 CACHED = 4096
@@ -78,9 +86,10 @@ class Answers:
         self.address = CostShares(limits.answer_share, limits.answer_burst)
         self.network = CostShares(limits.answer_network_share, limits.answer_network_burst)
         self.built = 0
-        #: QR codes built at once (each in a worker thread: pure Python holds the
-        #: interpreter's lock, so one at a time).
-        self.threads = asyncio.Semaphore(1)
+        #: QR codes are drawn in a worker process; one asked for while it is being drawn
+        #: waits for the same.
+        self.drawing = Drawing()
+        self.drawn: dict[tuple[str, Hashable], asyncio.Future[Answer]] = {}
 
     def get(self, table: Table, key: Hashable) -> Answer | None:
         """The answer kept for ``table`` and ``key``, if any."""
@@ -176,6 +185,8 @@ async def fair_share(
     refused = answers.refusal(who)
     if refused is not None:
         answers.spend(who, REQUEST_SECONDS)
+        wait = min(answers.address.wait(who), request.app[HUB_KEY].limits.error_delay)
+        await asyncio.sleep(wait * (0.5 + random.random()))  # spreading, not secrecy
         # The connection closes after the refusal: requests sent behind it on the same
         # connection (pipelined, and perhaps never read) are not answered one by one.
         response = web.json_response({"error": "throttled", "message": refused}, status=429)
@@ -204,36 +215,63 @@ def _matches(request: web.Request, etag: str) -> bool:
     return etag in tags or "*" in tags
 
 
+def _busy() -> web.Response:
+    message = "Too many pictures are being drawn; try again shortly."
+    return web.json_response({"error": "busy", "message": message}, status=503)
+
+
 async def answer(
     request: web.Request,
     table: Table,
     key: Hashable,
-    build: Callable[[], bytes],
+    build: Callable[[], bytes] | None = None,
     content_type: str = "application/json",
     *,
-    thread: bool = False,
+    draw: Callable[[Drawing], Awaitable[tuple[bytes, float]]] | None = None,
 ) -> web.Response:
-    """The answer for ``table`` and ``key``: the one kept, or ``build()`` (on the event loop,
-    or in a worker thread, one at a time), its time charged to the request's client; 304
-    when the request's ``If-None-Match`` names its ``ETag``."""
+    """The answer for ``table`` and ``key``: the one kept, or ``build()`` on the event loop
+    (or ``draw(drawing)``, in the worker process: 503 ``busy`` when too many wait), its time
+    charged to the request's client; 304 when the request's ``If-None-Match`` names its
+    ``ETag``."""
     answers = answers_of(request.app[HUB_KEY])
     found = answers.get(table, key)
-    if found is None:
-        if thread:
-            async with answers.threads:
-                found = answers.get(table, key)  # built meanwhile, by a request before
-                if found is None:
-                    body, seconds = await asyncio.to_thread(_timed, build)
-                    _metered(seconds)
-                    found = answers.keep(table, key, body, content_type)
-        else:
-            body, seconds = _timed(build)
+    if found is None and draw is not None:
+        full = (table.id, key)
+        drawn = answers.drawn.get(full)
+        if drawn is None:
+            drawn = answers.drawn[full] = asyncio.get_running_loop().create_future()
+            try:
+                body, seconds = await draw(answers.drawing)
+            except BaseException as exc:
+                drawn.cancel()  # those waiting for it are answered busy
+                if not isinstance(exc, DrawingBusy):
+                    raise
+                return _busy()
+            finally:
+                del answers.drawn[full]
             _metered(seconds)
-            found = answers.keep(table, key, body, content_type)
+            drawn.set_result(answers.keep(table, key, body, content_type))
+        try:
+            found = await asyncio.shield(drawn)
+        except asyncio.CancelledError:
+            if not drawn.cancelled():
+                raise
+            return _busy()
+    elif found is None:
+        assert build is not None
+        body, seconds = _timed(build)
+        _metered(seconds)
+        found = answers.keep(table, key, body, content_type)
     headers = {"ETag": found.etag}
     if _matches(request, found.etag):
         return web.Response(status=304, headers=headers)
+    _metered(len(found.body) * BYTE_SECONDS)
     return web.Response(body=found.body, content_type=found.content_type, headers=headers)
+
+
+async def close_drawing(app: web.Application) -> None:
+    """Stop the worker that draws QR codes (the server is stopping)."""
+    answers_of(app[HUB_KEY]).drawing.close()
 
 
 def history_text(hub: Hub, table: Table, before: int, limit: int, who: str) -> str:

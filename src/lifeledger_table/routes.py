@@ -6,7 +6,6 @@ import asyncio
 import contextlib
 import functools
 import hashlib
-import io
 import json
 import logging
 import re
@@ -17,7 +16,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import segno
 from aiohttp import web
 
 from . import engine
@@ -589,17 +587,10 @@ async def qr_code(request: web.Request) -> web.Response:
     if len(request.host) > 261:  # a host name (253) and a port: a longer Host is made up
         return _error(400, "malformed", "The Host header is too long for a link.")
     url = _links(request, table.id, table.row.watch)[which]
-    # Built once per link (pure Python, some 8 ms: in a worker thread, one at a time).
+    # Drawn once per link (pure Python, some 8 ms: in a worker process, drawing.py).
     return await answer(
-        request, table, ("qr", url), functools.partial(_qr_svg, url), "image/svg+xml", thread=True
+        request, table, ("qr", url), content_type="image/svg+xml", draw=lambda d: d.qr(url)
     )
-
-
-def _qr_svg(url: str) -> bytes:
-    """A QR code of ``url``, as SVG."""
-    out = io.BytesIO()
-    segno.make(url, error="m").save(out, kind="svg", scale=6, border=2, dark="#111", light="#fff")
-    return out.getvalue()
 
 
 #: How much of a record is written at a time: between two writes the event loop serves others.

@@ -27,7 +27,7 @@ from aiohttp import web
 
 from . import pictures, protocol, routes
 from .addresses import TrustedProxies
-from .answers import fair_share
+from .answers import close_drawing, fair_share
 from .connections import raise_descriptor_limit, serve
 from .hub import HUB_KEY, Hub
 from .lan import (
@@ -163,6 +163,7 @@ def create_app(
     app.on_cleanup.append(stop_sweep)
     app.on_shutdown.append(close_sockets)
     app.on_cleanup.append(close_store)
+    app.on_cleanup.append(close_drawing)
     return app
 
 

@@ -18,6 +18,12 @@ pytestmark = pytest.mark.asyncio
 Client = TestClient[Any, Any]
 
 
+@pytest.fixture
+def limits() -> Limits:
+    """Refusals are sent late (a few seconds, by default): here at once."""
+    return Limits(error_delay=0.01)
+
+
 def kept(client: Client) -> Answers:
     return answers_of(client.server.app[HUB_KEY])
 
@@ -105,6 +111,7 @@ async def test_a_client_past_its_cost_budget_is_answered_429(client: Client) -> 
     # A share with no burst: the first request's cost is already past it.
     kept(client).address = CostShares(Limits().answer_share, 0.0)
     assert (await client.get(url)).status == 200
+    kept(client).address.spend("127.0.0.1", 1.0)  # past it for 10 s, however slow the test
     res = await client.get(url)
     assert res.status == 429
     body = await res.json()
