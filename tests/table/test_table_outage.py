@@ -235,7 +235,9 @@ async def test_a_postgresql_restart_stalls_no_process(own_cluster: Any) -> None:
             assert next(p for p in data["state"]["players"] if p["id"] == "bo")["life"] == 21
 
 
-def test_an_undo_that_reads_the_store_during_an_outage_is_refused_storage(tmp_path: Path) -> None:
+async def test_an_undo_that_reads_the_store_during_an_outage_is_refused_storage(
+    tmp_path: Path,
+) -> None:
     """An undo back past a checkpoint reads the actions before it from the store: while the
     store can't be reached it is refused `storage` (nothing changed; the page sends it again),
     not `engine-failed`, and goes through once the store is back."""
