@@ -214,3 +214,15 @@ def test_732_2a_an_action_cut_at_every_step_changes_nothing(name: str) -> None:
                 continue
         assert state_dict(cut) == after, steps
     assert given_up >= used // 2
+
+
+def test_a_copy_keeps_no_bound_in_time() -> None:
+    """A server's bound on its users' actions is the live game's: a copy (a checkpoint a
+    table stores, the game an undo replays) replays accepted actions whatever the machine."""
+    game = Game([Seat("ana"), Seat("bo")])
+    game.time_limit = 0.001
+    game.deadline = 0.0  # long past
+    copy = game.copy()
+    assert (copy.time_limit, copy.deadline) == (None, None)
+    copy.lose_life("bo", 3)
+    assert copy.life_of("bo") == 17

@@ -3639,6 +3639,9 @@ class Game:
         finally:
             self.history = history
         clone.history = None if history is None else list(history)
+        # The bounds in time are the application's, for this game: a copy (a checkpoint, an
+        # undo's replay) is bounded in steps only, as a record is.
+        clone._budget = Budget()
         return clone
 
     def __repr__(self) -> str:
