@@ -17,6 +17,14 @@ of what issue 7 found, then all of them at once:
   Blood, Boon Reflection and 2,500 Ajani's Pridemates, Bo at 10^1000 life, sends
   ``gain_life ana 1`` over and over (it froze every table 34 s a change), and the accepted
   variant, a ``repeat`` of 5 groups of 200 ``lose_life 0`` (36.6 s with 1,000 cards);
+- issue 18 item 1, one client (4 requests under way at once from one address) and, ``...100``,
+  one client on 100 loopback addresses of one network (127.0.4.1-100, a request under way from
+  each), repeating as fast as they are answered: ``pages``/``pages100``, history pages of the
+  20,000-event table, each one not asked for before (``pages`` adds 8 spectator sockets
+  asking for such pages over the socket); ``get``/``get100``, ``GET /api/tables/{id}`` of the
+  long table; ``qr``/``qr100``, its QR codes, every other one for a made-up ``Host`` (a link
+  not drawn before); ``spectator``/``spectator100``, ``GET /api/watch/{watch}`` and its
+  history;
 - ``all``: every attacker above at once.
 
 Each scenario runs ``--runs`` times, alternating with a quiet run (the baseline, measured in
@@ -68,6 +76,7 @@ class Server:
 
     base: str
     long_table: str = ""
+    long_watch: str = ""
     attacker_table: str = ""
     attacker_token: str = ""
     engine_table: str = ""
@@ -110,6 +119,9 @@ async def prepare(base: str, db: str) -> Server:
     to the store directly while the server is stopped: see ``grow``)."""
     server = Server(base)
     server.long_table, _ = await open_table(base, "127.0.9.1", ["Ana", "Bo"])
+    url = f"{base}/api/tables/{server.long_table}"
+    async with session("127.0.9.1") as http, http.get(url) as res:
+        server.long_watch = (await res.json())["table"]["watch"]
     server.attacker_table, tokens = await open_table(base, "127.0.9.2", ["Ana", "Bo"])
     server.attacker_token = tokens[0]
     server.engine_table, tokens = await open_table(base, "127.0.9.3", ["Ana", "Bo"])
@@ -418,7 +430,112 @@ async def attack_engine(server: Server, done: asyncio.Event) -> None:
         await ws.close()
 
 
+#: How many requests one attacking address keeps under way at once (issue 18 item 1).
+REQUESTS_AT_ONCE = 4
+#: The addresses of the 100-address attacks: one client on one network (127.0.4.0/24).
+MANY = [f"127.0.4.{1 + k}" for k in range(100)]
+
+
+async def repeat_gets(
+    server: Server,
+    done: asyncio.Event,
+    addresses: list[str],
+    request: Callable[[Server, int], tuple[str, dict[str, str]]],
+    at_once: int,
+) -> None:
+    """Issue 18 item 1: GETs from ``addresses`` as fast as they are answered, ``at_once`` under
+    way from each; ``request(server, n)`` gives the n-th one's URL and headers."""
+    counter = iter(range(10**12))
+
+    async def loop(http: aiohttp.ClientSession) -> None:
+        async def step() -> None:
+            url, headers = request(server, next(counter))
+            async with http.get(server.base + url, headers=headers) as res:
+                await res.read()
+
+        await until(done, step)
+
+    async def client(address: str) -> None:
+        async with session(address) as http:
+            await asyncio.gather(*(loop(http) for _ in range(at_once)))
+
+    await asyncio.gather(*(client(a) for a in addresses))
+
+
+def page_request(server: Server, n: int) -> tuple[str, dict[str, str]]:
+    """A history page of the long table, somewhere in its 20,000 events (every one a page
+    not asked for before: nothing kept helps)."""
+    before = random.randint(2, LONG_TABLE_EVENTS)
+    return f"/api/tables/{server.long_table}/history?before={before}&limit=64", {}
+
+
+def get_request(server: Server, n: int) -> tuple[str, dict[str, str]]:
+    """The long table itself, again and again."""
+    return f"/api/tables/{server.long_table}", {}
+
+
+def qr_request(server: Server, n: int) -> tuple[str, dict[str, str]]:
+    """A QR code of the long table's link, every other one for a host not asked for before
+    (a link not made before: nothing kept helps), the others the same."""
+    which = "play" if n % 4 < 2 else "watch"
+    headers = {"Host": f"h{n}.example.org"} if n % 2 else {}
+    return f"/api/tables/{server.long_table}/qr.svg?for={which}", headers
+
+
+def watch_request(server: Server, n: int) -> tuple[str, dict[str, str]]:
+    """The long table as a spectator sees it, and its latest history page."""
+    if n % 2:
+        return f"/api/watch/{server.long_watch}/history", {}
+    return f"/api/watch/{server.long_watch}", {}
+
+
+def gets(
+    request: Callable[[Server, int], tuple[str, dict[str, str]]], many: bool = False
+) -> Attack:
+    async def attack(server: Server, done: asyncio.Event) -> None:
+        if many:
+            await repeat_gets(server, done, MANY, request, 1)
+        else:
+            await repeat_gets(server, done, ["127.0.7.40"], request, REQUESTS_AT_ONCE)
+
+    return attack
+
+
+async def attack_socket_pages(server: Server, done: asyncio.Event) -> None:
+    """Issue 18 item 1: spectator sockets of the long table asking for history pages (each
+    one not asked for before), as fast as their budgets let them, never waiting."""
+    async with session("127.0.7.41") as http:
+        sockets = []
+        for _ in range(8):
+            with contextlib.suppress(aiohttp.ClientError):
+                ws = await http.ws_connect(f"{server.base}/ws/w/{server.long_watch}")
+                await ws.send_json({"type": "hello", "since": 0})
+                sockets.append(ws)
+
+        async def ask(ws: aiohttp.ClientWebSocketResponse) -> None:
+            drain = asyncio.create_task(_drain(ws))
+
+            async def step() -> None:
+                before = random.randint(2, LONG_TABLE_EVENTS)
+                await ws.send_json({"type": "history", "before": before, "limit": 64})
+                await asyncio.sleep(0.01)
+
+            await until(done, step)
+            drain.cancel()
+
+        await asyncio.gather(*(ask(ws) for ws in sockets))
+        await asyncio.gather(*(ws.close() for ws in sockets), return_exceptions=True)
+
+
 ATTACKS: dict[str, list[Attack]] = {
+    "pages": [gets(page_request), attack_socket_pages],
+    "pages100": [gets(page_request, many=True)],
+    "get": [gets(get_request)],
+    "get100": [gets(get_request, many=True)],
+    "qr": [gets(qr_request)],
+    "qr100": [gets(qr_request, many=True)],
+    "spectator": [gets(watch_request)],
+    "spectator100": [gets(watch_request, many=True)],
     "integers": [attack_integers],
     "hello": [attack_hello],
     "replay": [attack_replay],
@@ -512,6 +629,10 @@ async def main(args: Any) -> None:
         grow_engine(db, server.engine_table)
         proc = await start(command, base + "/api/catalogue")
         try:
+            # The long table loaded before any run (a load of 20,000 events is no attack's).
+            url = f"{base}/api/tables/{server.long_table}"
+            async with session("127.0.9.1") as http, http.get(url) as res:
+                assert res.status == 200, await res.text()
             print(f"victim: {VICTIM_TABLES} tables of 4 phones, a change per phone per second")
             print(
                 "| scenario | quiet p99 ms (min/med/max) | attacked p50 ms | attacked p99 ms |"
