@@ -3,6 +3,8 @@ and what a client's requests cost is counted against its share (not timed)."""
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 from typing import Any
 
 import pytest
@@ -10,6 +12,7 @@ from aiohttp.test_utils import TestClient
 from table_helpers import TWO, open_table, phone, seat
 
 from lifeledger_table.answers import Answers, answers_of
+from lifeledger_table.drawing import WAITING, Drawing, DrawingBusy
 from lifeledger_table.hub import HUB_KEY
 from lifeledger_table.limits import CostShares, Limits
 
@@ -141,3 +144,19 @@ async def test_a_cost_share_drains_and_forgets() -> None:
     now[0] = 7.1  # drained whole: forgotten
     shares.spend("b", 0.01)
     assert len(shares) == 1 and shares.debt("a") == 0
+
+
+async def test_qr_codes_past_those_waiting_for_the_worker_are_refused_busy() -> None:
+    class Stuck(concurrent.futures.Executor):
+        def submit(self, *args: Any, **kwargs: Any) -> concurrent.futures.Future[Any]:
+            return concurrent.futures.Future()  # never drawn
+
+    drawing = Drawing(Stuck())
+    waiting = [asyncio.create_task(drawing.qr(f"http://x/{n}")) for n in range(WAITING)]
+    await asyncio.sleep(0)
+    with pytest.raises(DrawingBusy):
+        await drawing.qr("http://x/one-more")
+    for task in waiting:
+        task.cancel()
+    await asyncio.gather(*waiting, return_exceptions=True)
+    assert drawing.waiting == 0
