@@ -234,6 +234,7 @@ const SENTENCES = [
   "{id} can't gain life: the gain of {n} does nothing",
   "{id} can't lose life: the loss of {n} does nothing",
   "{id} can't exchange life totals with a teammate",
+  "team {id} orders its abilities as {id} stated",
   "{id} can't get poison counters",
   "{id} can't lose the game{text}",
   "{id} can't win the game",
