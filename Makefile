@@ -14,9 +14,11 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 # Phones on the same Wi-Fi join: it listens on every interface and prints the address (and a
-# QR code) they open. HOST=127.0.0.1 make run keeps it to this machine (docs/table.md).
-HOST ?= 0.0.0.0
-PORT ?= 8000
+# QR code) they open. make run HOST=127.0.0.1 keeps it to this machine (docs/table.md): set
+# on make's command line, never taken from the environment, where some shells keep the
+# machine's name in HOST.
+HOST = 0.0.0.0
+PORT = 8000
 run: $(STAMP)
 	$(BIN)/lifeledger serve --host $(HOST) --port $(PORT)
 
@@ -53,7 +55,8 @@ fuzz: $(STAMP)
 	end=$$(( $$(date +%s) + $(FUZZ_SECONDS) )); \
 	while [ $$(date +%s) -lt $$end ]; do \
 	  HYPOTHESIS_PROFILE=fuzz $(BIN)/pytest -x -q tests/test_properties.py tests/table/test_table_model.py \
-	    tests/test_properties_v2.py tests/test_properties_stack.py \
+	    tests/test_properties_v2.py tests/test_properties_stack.py tests/test_properties_shortcut.py \
+	    tests/test_engine_work.py tests/test_record_fast.py \
 	    tests/test_rules_life.py tests/test_rules_two_headed_giant.py || exit 1; \
 	done
 
