@@ -129,10 +129,12 @@ function send(msg) {
 }
 
 // A change the server could not save ("storage": its store can't be reached) or did not take
-// ("throttled": too many at once): nothing changed, so it stays pending (its total shown, its
-// panel "waiting") and is sent again, with its id, 2 to 5 s later (and on every welcome).
+// ("throttled": too many at once; "busy": the table's share of the server is spent for now):
+// nothing changed, so it stays pending (its total shown, its panel "waiting") and is sent
+// again, with its id, 2 to 5 s later (and on every welcome).
+const SEND_AGAIN = new Set(["storage", "throttled", "busy"]);
 function keepToSendAgain(msg) {
-  if ((msg.error !== "storage" && msg.error !== "throttled") || !msg.id || !S.pending.has(msg.id)) return false;
+  if (!SEND_AGAIN.has(msg.error) || !msg.id || !S.pending.has(msg.id)) return false;
   setTimeout(() => { const m = S.pending.get(msg.id); if (m && !m.held) send(wire(m)); }, 2000 + Math.random() * 3000);
   return true;
 }
