@@ -17,8 +17,8 @@ from .errors import TooMuchWork
 
 __all__ = ["MAX_STEPS", "Budget"]
 
-#: The steps one action may take (``docs/record-format.md``, "How much work an action may
-#: do"): about a second of work on a small machine.
+#: The steps one action may take (``docs/record-format.md``, "How much work one action may
+#: do"): a second or two of work on a small machine.
 MAX_STEPS = 500_000
 #: How many steps pass between two looks at the clock (a look costs less than a step) ...
 CLOCK_EVERY = 256
@@ -35,9 +35,9 @@ class Budget:
 
     __slots__ = ("countdown", "cpu_deadline", "left", "next_look", "seconds", "until")
 
-    def __init__(self, seconds: float | None = None) -> None:
+    def __init__(self) -> None:
         #: The processor time one action may take, in seconds (``None``: no bound).
-        self.seconds = seconds
+        self.seconds: float | None = None
         #: The instant (:func:`time.monotonic`) no action may work past (``None``: none).
         self.until: float | None = None
         self.cpu_deadline: float | None = None
