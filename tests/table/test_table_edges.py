@@ -708,7 +708,7 @@ async def test_a_client_that_stops_reading_is_cut_off(tmp_path: Path) -> None:
     """issue 7 item 9 (a sibling): answers had no write timeout, so a client that sends
     requests and never reads the answers held its connection and a handler for ever."""
     # The requests' cost share out of the way: it would refuse them (test_table_answers.py).
-    limits = Limits(write_seconds=1.0, answer_burst=60.0)
+    limits = Limits(write_seconds=1.0, answer_burst=60.0, answer_network_burst=60.0)
     runner, guard = await serve(
         create_app(SQLiteStore(str(tmp_path / "t.db")), limits), "127.0.0.1", 0
     )
