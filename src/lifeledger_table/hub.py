@@ -70,6 +70,11 @@ class Hub:
         #: seats another server gave): the next waits for it, so that they happen in order
         #: (:func:`.routes.grant_seats`, :meth:`.follow.Follower._catch_up`).
         self.seat_work: dict[str, asyncio.Future[None]] = {}
+        #: Spectator ids looked up lately -> their table's id (never changes): a spectator's
+        #: request for a table in memory needs no lookup in the store, in a worker thread of
+        #: the pool the tables' writes use too (issue 18 item 1: 100 addresses asking for a
+        #: spectator view held every table's writes behind their lookups).
+        self.watched: dict[str, str] = {}
 
     async def table(self, table_id: str) -> Table | None:
         """The table with this id, loaded from the store on first use (off the event loop:
@@ -106,6 +111,9 @@ class Hub:
 
     async def by_watch(self, watch: str) -> Table | None:
         """The table whose spectator id is ``watch`` (see :meth:`table`)."""
+        known = self.watched.get(watch)
+        if known is not None and known in self.tables:
+            return await self.table(known)
         try:
             row = await asyncio.to_thread(self.store.table_by_watch, watch)
         except DamagedError as exc:
@@ -114,7 +122,12 @@ class Hub:
         except Exception as exc:
             log.exception("could not look up a watched table")
             raise TableUnavailable("?", None, f"can't be read ({type(exc).__name__})") from exc
-        return None if row is None else await self.table(row.id)
+        if row is None:
+            return None
+        if len(self.watched) >= 2 * self.limits.tables_held:
+            self.watched.clear()  # bounded: those of tables in memory are found again
+        self.watched[watch] = row.id
+        return await self.table(row.id)
 
     def evict(self, now: float | None = None) -> int:
         """Let tables leave memory (their log stays in the store; the next request loads them

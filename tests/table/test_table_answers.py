@@ -70,8 +70,12 @@ async def test_spectators_history_pages_and_qr_codes_are_built_once(client: Clie
     ]
     bodies = [await (await client.get(u)).read() for u in urls]
     built = kept(client).built
+    store = client.server.app[HUB_KEY].store
+    looked_up: list[str] = []
+    store.table_by_watch = lambda watch: looked_up.append(watch)  # type: ignore[method-assign]
     assert [await (await client.get(u)).read() for u in urls] == bodies
     assert kept(client).built == built
+    assert looked_up == []  # a spectator id seen before, of a table in memory: no lookup
     watched = await (await client.get(urls[0])).json()
     assert "id" not in watched["table"] and watched["seq"] == 3
     page = await (await client.get(urls[1])).json()
