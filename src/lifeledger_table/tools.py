@@ -91,7 +91,7 @@ _MEMBERS: dict[str, dict[str, set[str]]] = {
     "planar": {"": set()},
     "clock": {
         "start": {"mode", "seconds", "first"},
-        "pass": {"to"},
+        "pass": {"to", "turn"},
         "pause": set(),
         "resume": set(),
         "stop": set(),
@@ -164,6 +164,8 @@ def parse(msg: dict[str, Any]) -> ToolOp:
         args["first"] = _side(msg, "first")
     elif tool == "clock" and op == "pass":
         args["to"] = _side(msg, "to")
+        # A phone following a turn names it: the clock goes with each turn once.
+        args["turn"] = None if msg.get("turn") is None else _whole(msg, "turn", 1, 10**9, None)
     elif tool == "round" and op == "start":
         args["minutes"] = _whole(msg, "minutes", 1, MAX_ROUND_MINUTES, ROUND_MINUTES)
         args["extra_turns"] = (
@@ -443,7 +445,14 @@ def _clock(
         if not running:
             clock["since"] = now
         return clock
-    # pass: the active side's time stops, the next side's starts.
+    # pass: the active side's time stops, the next side's starts. A pass that follows a turn
+    # (issue 17 item 13) is made once per turn, and not at all once a player passed by hand
+    # during it: every phone may ask, and one may ask late.
+    turn = (table.state.get("turn") or {}).get("number")
+    follows = op.args.get("turn")
+    if follows is not None and (follows != turn or clock.get("followed") == turn):
+        return clock
+    clock["followed"] = turn
     target = op.args["to"]
     ids = [s["id"] for s in clock["sides"]]
     if target is not None and target not in ids:

@@ -669,3 +669,29 @@ async def test_a_tool_change_losing_to_other_servers_again_and_again_is_still_wr
     kept = client.app[HUB_KEY].tables[table].tools
     assert [r["tool"] for r in kept.recent] == ["coin"]  # the busy one changed nothing
     assert got["id"] in kept.ids and refused["id"] not in kept.ids
+
+
+async def test_a_clock_follows_each_turn_once_and_a_pass_by_hand_stays(
+    client: Client, clock: Clock
+) -> None:
+    """issue 17 item 13: every seated phone asks the clock to follow a new turn (its player's
+    at once, the others a moment later). The first ask passes it; the later ones, and one
+    that comes after a player passed by hand during the turn, change nothing (a phone that
+    saw the turn late sent the clock back past the hand's pass: found by a full test run)."""
+    _table, (ana, bo) = await seated(client, TWO, "ana", "bo")
+    assert (await ana.act({"do": "turn", "player": "ana"}))["type"] == "ack"
+    c = (await use(ana, "clock", op="start", seconds=600, first="ana"))["tools"]["clock"]
+    assert c["active"] == "ana"
+    assert (await bo.act({"do": "turn", "player": "bo"}))["type"] == "ack"
+    c = (await use(bo, "clock", op="pass", to="bo", turn=2))["tools"]["clock"]
+    assert c["active"] == "bo" and c["turns"] == 1
+    c = (await use(ana, "clock", op="pass", to="bo", turn=2))["tools"]["clock"]
+    assert c["active"] == "bo" and c["turns"] == 1  # asked again: one pass
+    c = (await use(bo, "clock", op="pass"))["tools"]["clock"]  # by hand, during turn 2
+    assert c["active"] == "ana" and c["turns"] == 2
+    c = (await use(ana, "clock", op="pass", to="bo", turn=2))["tools"]["clock"]
+    assert c["active"] == "ana" and c["turns"] == 2  # late: the hand's pass stays
+    c = (await use(ana, "clock", op="pass", to="bo", turn=1))["tools"]["clock"]
+    assert c["active"] == "ana"  # a turn that is over: nothing
+    got = await use(ana, "clock", op="pass", to="bo", turn=0)
+    assert got["type"] == "error" and got["member"] == "turn"

@@ -131,7 +131,7 @@ function followTurn() {
   const pass = () => { // not if the clock was passed meanwhile (by the turn, or by hand)
     const now = T.tools.clock;
     if (!now || now.active === side || now.turns !== passes || T.turnKey !== key || !S.connected) return;
-    send({ type: "tool", id: newId(), tool: "clock", op: "pass", to: side });
+    send({ type: "tool", id: newId(), tool: "clock", op: "pass", to: side, turn: turn.number });
   };
   const holds = (id) => id === S.seat || S.seats.includes(id);
   if (turn.active.some(holds)) pass(); else setTimeout(pass, FOLLOW_LATER);
