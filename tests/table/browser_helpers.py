@@ -107,6 +107,16 @@ def get(url: str) -> Any:
         return json.loads(res.read())
 
 
+def eventually(read: Any, wanted: Any, timeout: float = 5.0) -> None:
+    """``read()`` comes to equal ``wanted`` within ``timeout`` seconds. A page has sent a message
+    once it is off its queue, but the server may not have applied it yet: a test that reads the
+    server right after must wait for it, as another phone would see it a moment later."""
+    deadline = time.monotonic() + timeout
+    while (seen := read()) != wanted:
+        assert time.monotonic() < deadline, f"{seen!r} never became {wanted!r}"
+        time.sleep(0.05)
+
+
 def new_phone(browser: Browser) -> Page:
     context = browser.new_context(**PHONE)
     return context.new_page()

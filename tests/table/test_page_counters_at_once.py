@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
-from browser_helpers import Relay, get, new_phone, post, sit  # noqa: E402
+from browser_helpers import Relay, eventually, get, new_phone, post, sit  # noqa: E402
 from playwright.sync_api import Browser, expect  # noqa: E402
 from table_helpers import THG, TWO  # noqa: E402
 
@@ -54,7 +54,8 @@ def test_a_poison_tap_shows_at_once_and_is_pending_until_the_answer(
     seen = page.evaluate(TAP_AND_READ, ["bo", "plus"])
     assert seen["text"] == "2", seen
     page.wait_for_function("() => [...S.pending.values()].every((m) => !m.held)")
-    assert server_poison(base, table, "bo") == 2  # the server has them; the page hasn't heard
+    # The server has them (once it has read the socket); the page hasn't heard.
+    eventually(lambda: server_poison(base, table, "bo"), 2)
     expect(poison_of(page, "bo")).to_have_class(PENDING)
     relay.release()
     expect(poison_of(page, "bo")).not_to_have_class(PENDING)
@@ -70,7 +71,7 @@ def test_a_poison_tap_shows_at_once_and_is_pending_until_the_answer(
     expect(poison_of(page, "bo")).to_have_class(PENDING)
     relay.release()
     expect(poison_of(page, "bo")).not_to_have_class(PENDING)
-    assert server_poison(base, table, "bo") == 2
+    eventually(lambda: server_poison(base, table, "bo"), 2)
     page.context.close()
     other.context.close()
 

@@ -15,7 +15,18 @@ from typing import Any
 import pytest
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
-from browser_helpers import PHONE, Relay, box_of, get, life, new_phone, post, screenshot, sit  # noqa: E402
+from browser_helpers import (  # noqa: E402
+    PHONE,
+    Relay,
+    box_of,
+    eventually,
+    get,
+    life,
+    new_phone,
+    post,
+    screenshot,
+    sit,
+)
 from playwright.sync_api import Browser, Page, expect  # noqa: E402
 from table_helpers import THG, TWO  # noqa: E402
 
@@ -194,8 +205,7 @@ def test_pending_changes_survive_a_reload_and_apply_once(base: str, browser: Bro
     for _ in range(2):
         minus(page, "bo").click()
     page.wait_for_function("() => !TAPS.run")
-    page.wait_for_timeout(300)
-    assert server_state(base, table["id"])["seq"] == 2  # applied
+    eventually(lambda: server_state(base, table["id"])["seq"], 2)  # applied
     second = relay.actions()[-1]["id"]
     relay.hold_down = False
     relay.held.clear()  # the answer never reaches the page
