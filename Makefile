@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 SHARED ?= ../shared
 
-.PHONY: run test lint typecheck chromium postgresql unit examples fuzz bench screens clean
+.PHONY: run test lint typecheck chromium postgresql unit examples fuzz bench screens catalogues clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,9 +25,10 @@ run: $(STAMP)
 test: lint typecheck unit examples
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks tools
+	$(BIN)/ruff format --check src tests benchmarks tools
 	$(BIN)/lint-imports
+	$(BIN)/python tools/catalogues.py check
 
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict src/lifeledger src/lifeledger_table src/lifeledger_fast
@@ -68,6 +69,11 @@ screens: $(STAMP) chromium
 	  tests/table/test_table_graph_browser.py tests/table/test_table_panels.py tests/table/test_tools_browser.py \
 	  tests/table/test_page_turns.py tests/table/test_page_designations.py tests/table/test_page_choices.py \
 	  tests/table/test_page_grid.py tests/table/test_page_reading.py
+
+# The message catalogues: every message the code uses, merged into each language's .po, and
+# the .mo files compiled (docs/table.md, Languages). make test checks them.
+catalogues: $(STAMP)
+	$(BIN)/python tools/catalogues.py update
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/replay.py
