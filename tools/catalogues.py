@@ -4,6 +4,9 @@ complete.
 
     python tools/catalogues.py update   # extract, merge into every .po, compile the .mo files
     python tools/catalogues.py check    # what make test checks; exit status 1 on a problem
+    python tools/catalogues.py translate it words.json
+        # sets translations from a JSON object {"<msgid>": "<translation>" or [<forms>], or
+        # "<context>\u0004<msgid>": ...} in every domain that uses the message, then updates
 
 Three gettext domains, one per reader of the words:
 
@@ -293,9 +296,39 @@ def problems() -> list[str]:
     return out
 
 
+def translate(lang: str, words: dict[str, str | list[str]]) -> None:
+    """Set the translations ``words`` gives (by message id, or context and id joined by
+    ``\x04``) in every catalogue of ``lang`` that has the message, then :func:`update`. Each
+    catalogue is read and written at once, so that people translating different messages at
+    the same time don't undo each other's work."""
+    update()
+    left = dict(words)
+    for domain in domains():
+        catalog = read(domain, lang)
+        changed = False
+        for m in catalog:
+            if not m.id:
+                continue
+            msgid = m.id if isinstance(m.id, str) else m.id[0]
+            key = msgid if m.context is None else f"{m.context}\x04{msgid}"
+            if key in words:
+                given = words[key]
+                m.string = tuple(given) if isinstance(given, list) else given
+                left.pop(key, None)
+                changed = True
+        if changed:
+            po_path(domain, lang).write_bytes(po_bytes(catalog))
+    for key in left:
+        print(f"not used by the code: {key!r}")
+    update()
+
+
 def main(argv: list[str]) -> int:
     if argv[1:] == ["update"]:
         update()
+        return 0
+    if len(argv) == 4 and argv[1] == "translate":
+        translate(argv[2], json.loads(Path(argv[3]).read_text(encoding="utf-8")))
         return 0
     if argv[1:] == ["check"]:
         found = problems()
