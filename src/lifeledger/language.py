@@ -40,7 +40,7 @@ class Language:
 
     def number(self, value: int) -> str:
         """``value`` written for this language."""
-        digits = str(value)
+        digits = str(int(value))  # a Grouped number's own digits
         group = _NUMBERS.get(self.code)
         body = digits.lstrip("-")
         if group is None or len(body) < group[1]:

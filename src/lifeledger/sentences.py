@@ -10,7 +10,8 @@ render in their own.
 An argument is one of:
 
 - :class:`Id`: a player's, team's or commander's id (an application shows the name);
-- ``int``: a number (formatted for the reader's language);
+- ``int``: a number (formatted for the reader's language); a :class:`Grouped` one is written
+  with its thousands grouped in English too (``100,000``), as a count the engine always wrote so;
 - a :class:`Sentence`: words that are themselves translated (``"poison counters"``);
 - :class:`Items`: a list of arguments, joined as a list is (``"ana and bo"``, ``"ana, bo"``);
 - ``str``: anything shown as it is: a card's name, a rule's number, an input quoted.
@@ -27,7 +28,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Union
 
-__all__ = ["AND", "N_", "Arg", "Id", "Items", "Plural", "Sentence", "fill"]
+__all__ = ["AND", "N_", "Arg", "Grouped", "Id", "Items", "Plural", "Sentence", "fill"]
 
 
 def N_(message: str) -> str:
@@ -47,6 +48,19 @@ class Id(str):
     reader knows one, never translated."""
 
     __slots__ = ()
+
+
+class Grouped(int):
+    """A number, as an argument, that the English text writes with its thousands grouped by
+    commas (``100,000 characters``); other languages group it as they group every number, and
+    as data it is its digits."""
+
+    __slots__ = ()
+
+    def __str__(self) -> str:
+        return f"{int(self):,}"
+
+    __repr__ = __str__
 
 
 class Items(tuple["Arg", ...]):
@@ -184,7 +198,7 @@ def _json_arg(value: Arg) -> Any:
     if isinstance(value, Id):
         return {"id": str(value)}
     if isinstance(value, int) and not isinstance(value, bool):
-        return {"n": str(value)}  # within 10^1000 (lifeledger.bounds): always writable
+        return {"n": str(int(value))}  # within 10^1000 (lifeledger.bounds): always writable
     return str(value)
 
 
