@@ -415,7 +415,7 @@ RELAXED = {
 def relax_limits(values: dict[str, float]) -> None:
     """Make ``Limits()`` (wherever it is made) take ``values``: the defaults of its
     ``__init__``. A name ``Limits`` does not have is an error."""
-    from lifeledger_table.limits import Limits
+    from lifeledger_table.decide.limits import Limits
 
     names = [f.name for f in dataclasses.fields(Limits) if f.init]
     init: Any = Limits.__init__

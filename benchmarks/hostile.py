@@ -131,7 +131,8 @@ async def prepare(base: str, db: str) -> Server:
 
 def grow(db: str, table_id: str, events: int) -> None:
     """Append ``events`` life changes to a table's log, through the store's own interface."""
-    from lifeledger_table.store import Event, SQLiteStore
+    from lifeledger_table.store.records import Event
+    from lifeledger_table.store.sqlite import SQLiteStore
 
     store = SQLiteStore(db)
     try:
@@ -154,7 +155,8 @@ def grow(db: str, table_id: str, events: int) -> None:
 def grow_engine(db: str, table_id: str) -> None:
     """The ``engine`` attacker's table: Bo at 10^1000 life, Sanguine Bond, Exquisite Blood,
     Boon Reflection and :data:`PRIDEMATES` Pridemates, all Ana's (written to its log)."""
-    from lifeledger_table.store import Event, SQLiteStore
+    from lifeledger_table.store.records import Event
+    from lifeledger_table.store.sqlite import SQLiteStore
 
     cards = ["Sanguine Bond", "Exquisite Blood", "Boon Reflection"]
     cards += ["Ajani's Pridemate"] * PRIDEMATES

@@ -256,7 +256,7 @@ def test_122_1_the_table_sends_the_omen_counters_as_a_change():
     """The table builds each state from the one before (``engine.after``) and sends what
     changed (``changes``): the omen counters are one whole member, as the turn is."""
     from lifeledger import record
-    from lifeledger_table import changes, engine
+    from lifeledger_table.decide import changes, engine
 
     game = engine.replay({"record": 2, "players": [{"id": "ana"}, {"id": "bo"}]}, [])
     before = engine.state_of(game)

@@ -25,12 +25,17 @@ from concurrent.futures import ThreadPoolExecutor
 
 from aiohttp import web
 
-from . import pictures, protocol, routes
-from .addresses import TrustedProxies
-from .answers import close_drawing, fair_share
-from .connections import raise_descriptor_limit, serve
-from .hub import HUB_KEY, Hub
-from .lan import (
+from .decide.limits import CodeGuard, Limits, SocketGate
+from .live.hub import HUB_KEY, Hub
+from .live.seats import seats_given
+from .live.takeover import takeovers_of
+from .store.opening import open_store, where
+from .store.records import Feed, Store, StoreError
+from .web import pictures, protocol, routes
+from .web.addresses import TrustedProxies
+from .web.answers import close_drawing, fair_share
+from .web.connections import raise_descriptor_limit, serve
+from .web.lan import (
     LAN_KEY,
     LOCAL_ONLY,
     is_loopback_host,
@@ -39,8 +44,7 @@ from .lan import (
     phone_url,
     terminal_qr,
 )
-from .limits import CodeGuard, Limits, SocketGate
-from .middleware import (
+from .web.middleware import (
     ERRORS_KEY,
     PROXIES_KEY,
     ErrorPacer,
@@ -50,9 +54,6 @@ from .middleware import (
     posts,
     slow_errors,
 )
-from .store import Feed, Store, StoreError
-from .stores import open_store, where
-from .takeover import takeovers_of
 
 __all__ = ["Limits", "create_app", "run", "serve"]
 
@@ -125,8 +126,8 @@ def create_app(
     if lan_address is not None:
         app[LAN_KEY] = lan_address
     hub = app[HUB_KEY] = Hub(store, limits)
-    hub.follower.welcome = protocol.welcome
-    hub.follower.seats_changed = functools.partial(routes.seats_given, hub)
+    hub.welcome = protocol.welcome
+    hub.follower.seats_changed = functools.partial(seats_given, hub)
     app[routes.CODES_KEY] = CodeGuard(limits)
     app[ERRORS_KEY] = ErrorPacer(limits)
     app[protocol.GATE_KEY] = SocketGate(limits)

@@ -13,7 +13,7 @@ import pytest_asyncio
 from aiohttp.test_utils import TestClient
 
 from lifeledger_table.server import Limits, create_app
-from lifeledger_table.store import SQLiteStore
+from lifeledger_table.store.sqlite import SQLiteStore
 
 if TYPE_CHECKING:
     from pg_cluster import Cluster

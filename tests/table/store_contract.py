@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from lifeledger_table.store import Checkpoint, DuplicateError, Event, Store, TableRow
+from lifeledger_table.store.records import Checkpoint, DuplicateError, Event, Store, TableRow
 
 
 def event(table: str, seq: int, client_id: str, kind: str = "action", **body: Any) -> Event:

@@ -11,9 +11,10 @@ from typing import Any
 from aiohttp import ClientWebSocketResponse
 from aiohttp.test_utils import TestClient
 
-from lifeledger_table import engine
-from lifeledger_table.changes import apply_changes
-from lifeledger_table.store import Event, SQLiteStore
+from lifeledger_table.decide import engine
+from lifeledger_table.decide.changes import apply_changes
+from lifeledger_table.store.records import Event
+from lifeledger_table.store.sqlite import SQLiteStore
 
 #: The header every POST carries (the server refuses other content types: issue 7 item 12).
 JSON = {"Content-Type": "application/json"}

@@ -1,6 +1,6 @@
 """issue 8, "an app you can install": a web app manifest (name, icons 192/512 and maskable,
 start URL, standalone display, theme colour), icons and a favicon drawn by
-``lifeledger_table.icons``, and a service worker at /sw.js that keeps the app shell in a cache
+``lifeledger_table.web.icons``, and a service worker at /sw.js that keeps the app shell in a cache
 named by the build, so the app opens with no network; a newer build's worker replaces the
 older cache. The API and the WebSocket are never cached. The browser half runs in Debian's
 chromium (Playwright) behind a TCP proxy, so that the server can go away and come back at the
@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from lifeledger_table import icons
-from lifeledger_table.routes import STATIC, build_id
+from lifeledger_table.web import icons
+from lifeledger_table.web.pages import STATIC, build_id
 
 
 def fetch(url: str) -> tuple[str, bytes, Any]:
@@ -53,7 +53,9 @@ def test_the_committed_icons_are_what_icons_py_draws() -> None:
         "favicon.ico": icons.ico([(n, icons.png(icons.draw(n))) for n in (16, 32, 48)]),
     }
     for name, data in drawn.items():
-        assert (STATIC / name).read_bytes() == data, f"{name}: run python -m lifeledger_table.icons"
+        assert (STATIC / name).read_bytes() == data, (
+            f"{name}: run python -m lifeledger_table.web.icons"
+        )
     for name, side in (
         ("icon-192.png", 192),
         ("icon-512.png", 512),

@@ -3,7 +3,7 @@ whole state; the page applies it to its copy (common.js, ``applyChanges``), and 
 whole state again (a hello with ``since``) only when a sequence number is missing or a change
 can't be applied. In Debian's chromium, driven by Playwright, against a real server (the
 fixtures ``base`` and ``browser`` are in conftest.py); ``applyChanges`` is also checked against
-the server's reference, ``lifeledger_table.changes.apply_changes``."""
+the server's reference, ``lifeledger_table.decide.changes.apply_changes``."""
 
 from __future__ import annotations
 
@@ -22,9 +22,9 @@ from browser_helpers import get, life, new_phone, post, sit  # noqa: E402
 from playwright.sync_api import Browser, Page, WebSocketRoute, expect  # noqa: E402
 from table_helpers import THG, TWO  # noqa: E402
 
-from lifeledger_table import engine  # noqa: E402
-from lifeledger_table.changes import apply_changes, changes  # noqa: E402
-from lifeledger_table.setup import build_setup  # noqa: E402
+from lifeledger_table.decide import engine  # noqa: E402
+from lifeledger_table.decide.changes import apply_changes, changes  # noqa: E402
+from lifeledger_table.decide.setup import build_setup  # noqa: E402
 
 pytestmark = pytest.mark.browser
 

@@ -32,8 +32,9 @@ from browser_helpers import (  # noqa: E402
 )
 from playwright.sync_api import Browser, WebSocketRoute, expect  # noqa: E402
 
-from lifeledger_table.setup import build_setup  # noqa: E402
-from lifeledger_table.store import Event, SQLiteStore, TableRow  # noqa: E402
+from lifeledger_table.decide.setup import build_setup  # noqa: E402
+from lifeledger_table.store.records import Event, TableRow  # noqa: E402
+from lifeledger_table.store.sqlite import SQLiteStore  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
@@ -378,7 +379,7 @@ def test_counts_agree_with_their_nouns(base: str, browser: Browser) -> None:
 
 def test_the_favicon_is_served(base: str) -> None:
     """issue 7 item 16: /favicon.ico answered 404. Now an ICO (issue 8: icons and a favicon,
-    drawn by lifeledger_table.icons)."""
+    drawn by lifeledger_table.web.icons)."""
     with urllib.request.urlopen(base + "/favicon.ico") as res:
         assert res.status == 200
         assert res.headers["Content-Type"] in ("image/vnd.microsoft.icon", "image/x-icon")

@@ -9,7 +9,7 @@ from pathlib import Path
 from browser_helpers import more_options, new_phone, server
 from playwright.sync_api import Browser, expect
 
-from lifeledger_table.lan import lan_address
+from lifeledger_table.web.lan import lan_address
 
 
 def test_a_table_opened_on_localhost_shows_the_lan_link_to_the_other_phones(

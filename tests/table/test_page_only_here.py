@@ -13,7 +13,7 @@ playwright_sync = pytest.importorskip("playwright.sync_api")
 from browser_helpers import new_phone, server  # noqa: E402
 from playwright.sync_api import Browser, Page, expect  # noqa: E402
 
-from lifeledger_table.lan import lan_address  # noqa: E402
+from lifeledger_table.web.lan import lan_address  # noqa: E402
 
 pytestmark = pytest.mark.browser
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from lifeledger_table.errors import TableError
-from lifeledger_table.setup import build_setup, check_name
-from lifeledger_table.text import check_action_text
+from lifeledger_table.decide.errors import TableError
+from lifeledger_table.decide.setup import build_setup, check_name
+from lifeledger_table.decide.text import check_action_text
 
 STATIC = Path(__file__).resolve().parents[2] / "src" / "lifeledger_table" / "static"
 

@@ -11,10 +11,10 @@ import pytest
 from aiohttp.test_utils import TestClient
 from table_helpers import TWO, open_table, phone, seat
 
-from lifeledger_table.answers import Answers, answers_of
-from lifeledger_table.drawing import WAITING, Drawing, DrawingBusy
-from lifeledger_table.hub import HUB_KEY
-from lifeledger_table.limits import CostShares, Limits
+from lifeledger_table.decide.limits import CostShares, Limits
+from lifeledger_table.live.hub import HUB_KEY
+from lifeledger_table.web.answers import Answers, answers_of
+from lifeledger_table.workers.drawing import WAITING, Drawing, DrawingBusy
 
 pytestmark = pytest.mark.asyncio
 

@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 from test_table_memory import new_table, play
 
-from lifeledger_table import engine
-from lifeledger_table.store import SQLiteStore
-from lifeledger_table.table import Table
+from lifeledger_table.decide import engine
+from lifeledger_table.decide.table import Table
+from lifeledger_table.store.sqlite import SQLiteStore
 
 
 class Mkdir:

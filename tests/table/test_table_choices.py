@@ -197,7 +197,7 @@ async def test_732_2a_a_phone_s_shortcut_is_at_most_a_thousand_events(client: Cl
     held the server for 46 s. A shortcut from a phone is at most SHORTCUT_EVENTS events (its
     times times its actions): one more is turned down too-large, naming ``times``, and
     changes nothing; as many is applied."""
-    from lifeledger_table.limits import SHORTCUT_EVENTS
+    from lifeledger_table.decide.limits import SHORTCUT_EVENTS
 
     table, ana, _bo, _cy = await table_of_three(client)
     assert (await ana.act(BOND))["type"] == "ack"
@@ -240,7 +240,7 @@ async def test_a_long_shortcut_s_entry_lists_its_first_and_last_consequences(
     iterations alternate, a gain and an exchange of Bo's and Cy's totals, so that they are
     played one by one, not settled at once: 41 of them, 3 consequences each under Sanguine
     Bond, and the shortcut's own note.)"""
-    from lifeledger_table.engine import NOTES_HEAD, NOTES_SHOWN
+    from lifeledger_table.decide.engine import NOTES_HEAD, NOTES_SHOWN
 
     big = {"players": [{"name": n} for n in ("Ana", "Bo", "Cy")], "starting_life": 100_000}
     table = (await open_table(client, big))["id"]

@@ -15,11 +15,11 @@ from aiohttp import WSServerHandshakeError
 from aiohttp.test_utils import TestClient
 from table_helpers import JSON, Phone, open_table, phone, seat
 
-from lifeledger_table.hub import HUB_KEY
-from lifeledger_table.protocol import GATE_KEY
+from lifeledger_table.live.hub import HUB_KEY
+from lifeledger_table.live.takeover import takeovers_of
 from lifeledger_table.server import Limits, create_app
-from lifeledger_table.store import SQLiteStore
-from lifeledger_table.takeover import takeovers_of
+from lifeledger_table.store.sqlite import SQLiteStore
+from lifeledger_table.web.protocol import GATE_KEY
 
 pytestmark = pytest.mark.asyncio
 

@@ -22,7 +22,8 @@ from aiohttp.test_utils import TestClient
 from table_helpers import open_table, phone, seat
 
 from lifeledger_table.server import create_app
-from lifeledger_table.store import Event, SQLiteStore, TableRow
+from lifeledger_table.store.records import Event, TableRow
+from lifeledger_table.store.sqlite import SQLiteStore
 
 MB = 1024 * 1024
 

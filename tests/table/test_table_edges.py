@@ -17,12 +17,14 @@ from aiohttp import WSMsgType, web
 from aiohttp.test_utils import TestClient
 from table_helpers import JSON, TWO, Phone, ask_takeover, open_table, phone, seat
 
-from lifeledger_table import routes
-from lifeledger_table.jsontext import MAX_DEPTH, strict_json
-from lifeledger_table.limits import CodeGuard, Throttle, network_of
-from lifeledger_table.protocol import GATE_KEY
+from lifeledger_table.decide.jsontext import MAX_DEPTH, strict_json
+from lifeledger_table.decide.limits import CodeGuard, Throttle, network_of
+from lifeledger_table.live.hub import HUB_KEY
 from lifeledger_table.server import Limits, create_app, serve
-from lifeledger_table.store import SQLiteStore, TableRow
+from lifeledger_table.store.records import TableRow
+from lifeledger_table.store.sqlite import SQLiteStore
+from lifeledger_table.web import routes
+from lifeledger_table.web.protocol import GATE_KEY
 
 Client = TestClient[Any, Any]
 
@@ -363,7 +365,7 @@ async def test_codes_are_ten_characters_and_old_eight_character_codes_still_open
     """issue 7 item 10: new codes are longer (31^10); a table opened before keeps its code."""
     table = await open_table(client)
     assert len(table["code"]) == 10 and set(table["code"]) <= set(routes.CODE_ALPHABET)
-    store = client.app[routes.HUB_KEY].store
+    store = client.app[HUB_KEY].store
     store.create_table(
         TableRow(id="t" * 32, watch="w" * 32, code="ABCD2345", setup=dict(_setup()), created=0)
     )
@@ -372,7 +374,7 @@ async def test_codes_are_ten_characters_and_old_eight_character_codes_still_open
 
 
 def _setup() -> dict[str, Any]:
-    from lifeledger_table.setup import build_setup
+    from lifeledger_table.decide.setup import build_setup
 
     return build_setup(TWO)
 
@@ -666,10 +668,10 @@ async def test_closed_sockets_leave_nothing_behind(client: Client) -> None:
     ana = await phone(client, table["id"], await seat(client, table["id"], "ana"))
     await ana.ws.close()
     for _ in range(100):
-        if not client.app[routes.HUB_KEY].conns:
+        if not client.app[HUB_KEY].conns:
             break
         await asyncio.sleep(0.02)
-    assert client.app[routes.HUB_KEY].conns == {}
+    assert client.app[HUB_KEY].conns == {}
     gate = client.app[GATE_KEY]
     assert gate.by_address == {} and gate.by_table == {}
 

@@ -15,12 +15,13 @@ from aiohttp import WSMsgType
 from aiohttp.test_utils import TestClient
 from table_helpers import open_table, phone, seat
 
-from lifeledger_table.hub import HUB_KEY
-from lifeledger_table.limits import Limits
+from lifeledger_table.decide.limits import Limits
+from lifeledger_table.decide.table import PAGE, Entry
+from lifeledger_table.live.hub import HUB_KEY
+from lifeledger_table.live.sockets import Conn
 from lifeledger_table.server import create_app
-from lifeledger_table.sockets import Conn
-from lifeledger_table.store import Event, SQLiteStore
-from lifeledger_table.table import PAGE, Entry
+from lifeledger_table.store.records import Event
+from lifeledger_table.store.sqlite import SQLiteStore
 
 Client = TestClient[Any, Any]
 EVENTS = 3000

@@ -21,9 +21,9 @@ import segno
 from aiohttp.test_utils import TestClient
 from table_helpers import TWO, open_table
 
-from lifeledger_table.lan import is_loopback_host, lan_address, listens_everywhere, phone_url
 from lifeledger_table.server import create_app, phones_line
-from lifeledger_table.store import SQLiteStore
+from lifeledger_table.store.sqlite import SQLiteStore
+from lifeledger_table.web.lan import is_loopback_host, lan_address, listens_everywhere, phone_url
 
 Client = TestClient[Any, Any]
 LAN = "192.168.1.23"

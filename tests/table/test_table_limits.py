@@ -10,8 +10,8 @@ from aiohttp import WSMsgType
 from aiohttp.test_utils import TestClient
 from table_helpers import TWO, open_table, phone, seat
 
-from lifeledger_table.routes import build_id
 from lifeledger_table.server import Limits
+from lifeledger_table.web.pages import build_id
 
 pytestmark = pytest.mark.asyncio
 
@@ -88,7 +88,7 @@ async def test_a_table_plays_at_most_max_games_and_the_next_is_refused_changing_
     at 3,000 games, every table on the server waiting). A table plays at most MAX_GAMES: the
     next game past them is refused (``too-many-games``, saying to open a new table) and
     changes nothing; the last game is still played, and its statistics are there."""
-    from lifeledger_table import table as table_module
+    from lifeledger_table.decide import table as table_module
 
     monkeypatch.setattr(table_module, "MAX_GAMES", 3)
     table = await open_table(client)

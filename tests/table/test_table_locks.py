@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 import psycopg
 from store_contract import event, row
 
-from lifeledger_table.pgstore import PostgresStore
+from lifeledger_table.store.postgres import PostgresStore
 
 INSERT = (
     "INSERT INTO events (table_id, seq, kind, body, client_id, seat, time) "

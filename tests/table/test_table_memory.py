@@ -15,12 +15,13 @@ import pytest
 from aiohttp.test_utils import TestClient
 from table_helpers import open_table, phone, seat
 
-from lifeledger_table import engine as table_engine
-from lifeledger_table.hub import HUB_KEY
-from lifeledger_table.limits import Limits
-from lifeledger_table.setup import build_setup
-from lifeledger_table.store import SQLiteStore, TableRow
-from lifeledger_table.table import PAGE, RECENT, Table
+from lifeledger_table.decide import engine as table_engine
+from lifeledger_table.decide.limits import Limits
+from lifeledger_table.decide.setup import build_setup
+from lifeledger_table.decide.table import PAGE, RECENT, Table
+from lifeledger_table.live.hub import HUB_KEY
+from lifeledger_table.store.records import TableRow
+from lifeledger_table.store.sqlite import SQLiteStore
 
 Client = TestClient[Any, Any]
 FOUR = {"players": [{"name": n} for n in ("Ana", "Bo", "Cy", "Di")]}

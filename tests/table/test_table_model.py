@@ -12,12 +12,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lifeledger_table import engine
-from lifeledger_table.changes import apply_changes, changes
-from lifeledger_table.errors import TableError
-from lifeledger_table.setup import build_setup
-from lifeledger_table.store import Checkpoint, Event, SQLiteStore, TableRow
-from lifeledger_table.table import Table
+from lifeledger_table.decide import engine
+from lifeledger_table.decide.changes import apply_changes, changes
+from lifeledger_table.decide.errors import TableError
+from lifeledger_table.decide.setup import build_setup
+from lifeledger_table.decide.table import Table
+from lifeledger_table.store.records import Checkpoint, Event, TableRow
+from lifeledger_table.store.sqlite import SQLiteStore
 
 PLAYERS = ["ana", "bo", "cy"]
 counter = itertools.count()

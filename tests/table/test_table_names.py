@@ -14,11 +14,12 @@ import pytest
 from aiohttp.test_utils import TestClient
 from table_helpers import open_table, phone, seat
 
-from lifeledger_table.errors import TableError
+from lifeledger_table.decide.errors import TableError
+from lifeledger_table.decide.setup import build_setup
+from lifeledger_table.decide.table import Table
 from lifeledger_table.server import create_app
-from lifeledger_table.setup import build_setup
-from lifeledger_table.store import SQLiteStore, TableRow
-from lifeledger_table.table import Table
+from lifeledger_table.store.records import TableRow
+from lifeledger_table.store.sqlite import SQLiteStore
 
 Client = TestClient[Any, Any]
 

@@ -20,10 +20,11 @@ import pytest
 from aiohttp.test_utils import TestClient
 from table_helpers import Phone, open_table, phone, seat
 
-from lifeledger_table.hub import HUB_KEY
-from lifeledger_table.limits import Limits
+from lifeledger_table.decide.limits import Limits
+from lifeledger_table.live.hub import HUB_KEY
 from lifeledger_table.server import create_app
-from lifeledger_table.store import SQLiteStore, StoreUnavailable
+from lifeledger_table.store.records import StoreUnavailable
+from lifeledger_table.store.sqlite import SQLiteStore
 
 Client = TestClient[Any, Any]
 FAST = Limits(rate=1000, burst=1000, table_rate=1000, table_burst=1000)
@@ -243,7 +244,7 @@ async def test_an_undo_that_reads_the_store_during_an_outage_is_refused_storage(
     not `engine-failed`, and goes through once the store is back."""
     from test_table_memory import new_table, play
 
-    from lifeledger_table.errors import TableError
+    from lifeledger_table.decide.errors import TableError
 
     store = Outage(str(tmp_path / "t.db"))
     store.stall = 0.0

@@ -15,10 +15,11 @@ from table_helpers import THG, open_table, phone, seat
 
 from lifeledger.outcome import Reason
 from lifeledger.record import parse_action, parse_header
-from lifeledger_table import pictures
-from lifeledger_table.hub import HUB_KEY
-from lifeledger_table.pictures import BUCKETS, ENDINGS, POINTS, category, game_series, life_at
-from lifeledger_table.store import Event, SQLiteStore
+from lifeledger_table.live.hub import HUB_KEY
+from lifeledger_table.store.records import Event
+from lifeledger_table.store.sqlite import SQLiteStore
+from lifeledger_table.web import pictures
+from lifeledger_table.web.pictures import BUCKETS, ENDINGS, POINTS, category, game_series, life_at
 
 Client = TestClient[Any, Any]
 

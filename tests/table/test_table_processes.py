@@ -20,7 +20,7 @@ import pytest
 from browser_helpers import server
 from table_helpers import Phone, log_replayed, play_randomly
 
-from lifeledger_table.stores import open_store
+from lifeledger_table.store.opening import open_store
 
 FOUR = {"players": [{"name": n} for n in ("Ana", "Bo", "Cy", "Di")]}
 pytestmark = pytest.mark.asyncio

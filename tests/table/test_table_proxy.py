@@ -19,9 +19,9 @@ from aiohttp.test_utils import TestClient
 from table_helpers import TWO, Phone, open_table
 
 from lifeledger import cli
-from lifeledger_table.addresses import TrustedProxies, parse_address
 from lifeledger_table.server import Limits, create_app, serve
-from lifeledger_table.store import SQLiteStore
+from lifeledger_table.store.sqlite import SQLiteStore
+from lifeledger_table.web.addresses import TrustedProxies, parse_address
 
 Client = TestClient[Any, Any]
 #: The test client connects from here: a trusted proxy when a test trusts it.

@@ -14,10 +14,10 @@ import pytest
 from aiohttp.test_utils import TestClient
 from table_helpers import JSON
 
-from lifeledger_table import replay
-from lifeledger_table.errors import TableError
-from lifeledger_table.hub import HUB_KEY
-from lifeledger_table.replay import MAX_PLAYERS, Replays, replay_json
+from lifeledger_table.decide.errors import TableError
+from lifeledger_table.live.hub import HUB_KEY
+from lifeledger_table.workers import replay
+from lifeledger_table.workers.replay import MAX_PLAYERS, Replays, replay_json
 
 Client = TestClient[Any, Any]
 

@@ -17,14 +17,14 @@ from pathlib import Path
 
 import pytest
 
-from lifeledger_table.replay import limit_worker
+from lifeledger_table.workers.replay import limit_worker
 
 #: A server stand-in: starts the replay workers, replays a record that keeps a worker busy,
 #: prints the workers' process ids, and waits to be killed.
 SERVER = textwrap.dedent(
     """
     import asyncio, json, sys, time
-    from lifeledger_table.replay import Replays
+    from lifeledger_table.workers.replay import Replays
 
     busy = [{"do": "lose_life", "player": "p1", "amount": 0}] * 1000
     record = json.dumps({"record": 2, "players": [{"id": "p0"}, {"id": "p1"}],

@@ -15,12 +15,13 @@ from aiohttp.test_utils import TestClient
 from table_helpers import open_table, phone, seat
 from test_table_memory import FOUR, new_table, play
 
-from lifeledger_table.hub import HUB_KEY
-from lifeledger_table.limits import Limits
-from lifeledger_table.pgstore import PostgresStore
+from lifeledger_table.decide.limits import Limits
+from lifeledger_table.decide.table import CLIENT_IDS_KEPT
+from lifeledger_table.live.hub import HUB_KEY
 from lifeledger_table.server import create_app
-from lifeledger_table.store import SQLiteStore, Store
-from lifeledger_table.table import CLIENT_IDS_KEPT
+from lifeledger_table.store.postgres import PostgresStore
+from lifeledger_table.store.records import Store
+from lifeledger_table.store.sqlite import SQLiteStore
 
 Client = TestClient[Any, Any]
 FAST = Limits(rate=1000, burst=1000, table_rate=1000, table_burst=1000)

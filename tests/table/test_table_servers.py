@@ -25,12 +25,12 @@ from table_helpers import (
     seat,
 )
 
-from lifeledger_table.hub import HUB_KEY
-from lifeledger_table.limits import Limits
+from lifeledger_table.decide.limits import Limits
+from lifeledger_table.decide.table import Table
+from lifeledger_table.live.hub import HUB_KEY
+from lifeledger_table.live.takeover import takeovers_of
 from lifeledger_table.server import create_app
-from lifeledger_table.store import Event
-from lifeledger_table.table import Table
-from lifeledger_table.takeover import takeovers_of
+from lifeledger_table.store.records import Event
 
 Client = TestClient[Any, Any]
 FOUR = {"players": [{"name": n} for n in ("Ana", "Bo", "Cy", "Di")]}

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import segno
 
-from lifeledger_table.lan import LOCAL_ONLY, lan_address, phone_url, terminal_qr
+from lifeledger_table.web.lan import LOCAL_ONLY, lan_address, phone_url, terminal_qr
 
 ROOT = Path(__file__).resolve().parents[2]
 

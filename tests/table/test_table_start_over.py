@@ -14,12 +14,13 @@ import pytest
 from aiohttp.test_utils import TestClient
 from table_helpers import TWO, open_table, phone, seat
 
-from lifeledger_table.errors import TableError
-from lifeledger_table.pictures import stats
-from lifeledger_table.setup import build_setup
-from lifeledger_table.store import SQLiteStore, TableRow
-from lifeledger_table.table import Table
-from lifeledger_table.tools import _first_player
+from lifeledger_table.decide.errors import TableError
+from lifeledger_table.decide.setup import build_setup
+from lifeledger_table.decide.table import Table
+from lifeledger_table.decide.tools import _first_player
+from lifeledger_table.store.records import TableRow
+from lifeledger_table.store.sqlite import SQLiteStore
+from lifeledger_table.web.pictures import stats
 
 Client = TestClient[Any, Any]
 
@@ -230,7 +231,7 @@ async def test_every_phone_sees_a_reset_and_a_spectator_may_not(client: Client) 
 def test_on_postgresql_a_reset_a_name_and_their_undo_load_as_they_were(pg_url: str) -> None:
     """The same on PostgreSQL (issue 10's store): the checkpoints at a game's start and the
     names kept beside the log are read back there too."""
-    from lifeledger_table.pgstore import PostgresStore
+    from lifeledger_table.store.postgres import PostgresStore
 
     store = PostgresStore(pg_url)
     try:

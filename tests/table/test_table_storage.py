@@ -15,8 +15,9 @@ import pytest
 from aiohttp.test_utils import TestClient
 from table_helpers import TWO, open_table, phone, seat
 
-from lifeledger_table.setup import build_setup
-from lifeledger_table.store import Event, SQLiteStore, StoreError, TableRow
+from lifeledger_table.decide.setup import build_setup
+from lifeledger_table.store.records import Event, StoreError, TableRow
+from lifeledger_table.store.sqlite import SQLiteStore
 
 
 def filled(path: Path, events: int = 400) -> None:

@@ -14,16 +14,10 @@ import psycopg
 import pytest
 from store_contract import StoreContract, event, row
 
-from lifeledger_table.pgstore import SCHEMA_VERSION, PostgresStore
-from lifeledger_table.store import (
-    Checkpoint,
-    DamagedError,
-    SQLiteStore,
-    Store,
-    StoreError,
-    hash_token,
-)
-from lifeledger_table.stores import open_store, sqlite_path
+from lifeledger_table.store.opening import open_store, sqlite_path
+from lifeledger_table.store.postgres import SCHEMA_VERSION, PostgresStore
+from lifeledger_table.store.records import Checkpoint, DamagedError, Store, StoreError, hash_token
+from lifeledger_table.store.sqlite import SQLiteStore
 
 if TYPE_CHECKING:
     from pg_cluster import Cluster

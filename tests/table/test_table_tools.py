@@ -23,12 +23,13 @@ from browser_helpers import server
 from store_contract import row
 from table_helpers import THG, TWO, Phone, SharedStore, open_table, phone, seat
 
-from lifeledger_table import tools as tools_module
-from lifeledger_table.hub import HUB_KEY
-from lifeledger_table.limits import Limits
-from lifeledger_table.pgstore import SCHEMA_VERSION, PostgresStore
+from lifeledger_table.decide import tools as tools_module
+from lifeledger_table.decide.limits import Limits
+from lifeledger_table.live import toolmessages
+from lifeledger_table.live.hub import HUB_KEY
 from lifeledger_table.server import create_app
-from lifeledger_table.store import SQLiteStore
+from lifeledger_table.store.postgres import SCHEMA_VERSION, PostgresStore
+from lifeledger_table.store.sqlite import SQLiteStore
 
 pytestmark = pytest.mark.asyncio
 
@@ -64,7 +65,7 @@ class Clock:
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[Clock]:
     made = Clock()
-    monkeypatch.setattr(tools_module, "now_ms", made)
+    monkeypatch.setattr(toolmessages, "now_ms", made)
     yield made
 
 
@@ -662,7 +663,7 @@ async def test_a_tool_change_losing_to_other_servers_again_and_again_is_still_wr
     Contended.losses = 5
     got = await use(ana, "coin")
     assert got["type"] == "tools" and got["tools"]["recent"][-1]["tool"] == "coin"
-    Contended.losses = tools_module.ATTEMPTS
+    Contended.losses = toolmessages.ATTEMPTS
     refused = await use(ana, "coin")
     assert refused["type"] == "error" and refused["error"] == "busy"
     Contended.losses = 0

@@ -14,13 +14,14 @@ import pytest
 from aiohttp.test_utils import TestClient
 from table_helpers import TWO, open_table, phone, seat
 
-import lifeledger_table.engine as table_engine
-from lifeledger_table import engine
-from lifeledger_table.errors import TableError
+import lifeledger_table.decide.engine as table_engine
+from lifeledger_table.decide import engine
+from lifeledger_table.decide.errors import TableError
+from lifeledger_table.decide.setup import build_setup
+from lifeledger_table.decide.table import Table
 from lifeledger_table.server import create_app
-from lifeledger_table.setup import build_setup
-from lifeledger_table.store import SQLiteStore, TableRow
-from lifeledger_table.table import Table
+from lifeledger_table.store.records import TableRow
+from lifeledger_table.store.sqlite import SQLiteStore
 
 Client = TestClient[Any, Any]
 
@@ -271,7 +272,7 @@ def test_a_log_with_an_impossible_undo_is_named_not_500(tmp_path: Path) -> None:
     concession) can't load: the table names the event instead of failing with an IndexError."""
     store = SQLiteStore(str(tmp_path / "u.db"))
     store.create_table(TableRow("t", "w", "C", build_setup(TWO), 0.0))
-    from lifeledger_table.store import Event
+    from lifeledger_table.store.records import Event
 
     store.append([Event("t", 1, "undo", {}, "x", "ana", 0.0)])
     table = Table(store, "t")

@@ -13,7 +13,7 @@ import pytest
 from aiohttp.test_utils import TestClient
 from table_helpers import Phone, open_table, phone, seat
 
-from lifeledger_table import undoasks
+from lifeledger_table.live import undoasks
 
 pytestmark = pytest.mark.asyncio
 

@@ -1,8 +1,8 @@
 """Issue 21, item 1: one seated phone's change can't hold the server.
 
-The engine gives up on a change past :data:`lifeledger_table.limits.DECISION_SECONDS` of work
+The engine gives up on a change past :data:`lifeledger_table.decide.limits.DECISION_SECONDS` of work
 (``too-much-work``, nothing changes), and a table whose changes took more than their share of
-the server (:data:`lifeledger_table.limits.TABLE_SHARE`) waits (``busy``) while every other
+the server (:data:`lifeledger_table.decide.limits.TABLE_SHARE`) waits (``busy``) while every other
 table goes on. ``benchmarks/hostile.py --scenario engine`` measures another table's receipts
 while a phone does this.
 """
@@ -15,11 +15,12 @@ from typing import Any
 
 import pytest
 
-from lifeledger_table import engine, limits
-from lifeledger_table.errors import TableError
-from lifeledger_table.setup import build_setup
-from lifeledger_table.store import SQLiteStore, TableRow
-from lifeledger_table.table import Table
+from lifeledger_table.decide import engine, limits
+from lifeledger_table.decide.errors import TableError
+from lifeledger_table.decide.setup import build_setup
+from lifeledger_table.decide.table import Table
+from lifeledger_table.store.records import TableRow
+from lifeledger_table.store.sqlite import SQLiteStore
 
 counter = itertools.count()
 TWO = {"players": [{"name": "Ana"}, {"name": "Bo"}]}
@@ -129,7 +130,7 @@ def test_the_log_of_a_table_replays_without_the_time_bound(tmp_path: Path) -> No
 def test_one_network_s_tables_share_one_share(tmp_path: Path) -> None:
     """A client that opens many tables gets no more of the server than one table: the
     changes sent from one network (an IPv4 /24) count against one share too."""
-    from lifeledger_table.limits import WorkShares
+    from lifeledger_table.decide.limits import WorkShares
 
     store = SQLiteStore(str(tmp_path / "n.db"))
     shares = WorkShares()
@@ -157,14 +158,14 @@ def test_an_undo_that_would_work_too_long_is_refused_and_changes_nothing(
     """An undo works out again the changes since the checkpoint before it: up to 100 changes,
     each within the engine's time, so a phone that filled them with the costliest changes it
     could send held the server for their sum at every undo. The undo is bounded too
-    (:data:`lifeledger_table.limits.UNDO_SECONDS`; here set to nothing, so that it is past at
+    (:data:`lifeledger_table.decide.limits.UNDO_SECONDS`; here set to nothing, so that it is past at
     once): refused ``too-much-work``, nothing changes, and with the usual bound it goes."""
     store = SQLiteStore(str(tmp_path / "u.db"))
     table = new_table(store)
     for i in range(3):
         setting_up(table, f"gain-{i}", {"do": "gain_life", "player": "ana", "amount": 1})
     before, seq = table.state, table.last_seq
-    monkeypatch.setattr("lifeledger_table.table.UNDO_SECONDS", 1e-9)
+    monkeypatch.setattr("lifeledger_table.decide.table.UNDO_SECONDS", 1e-9)
     with pytest.raises(TableError) as refused:
         table.submit("undo", {"target": seq}, "undo-1", "ana")
     assert refused.value.code == "too-much-work"

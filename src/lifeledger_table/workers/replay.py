@@ -19,11 +19,11 @@ import threading
 import time
 from typing import Any
 
-from . import engine
-from .changes import changes
-from .errors import TableError
-from .jsontext import strict_json
-from .setup import MAX_PLAYERS
+from ..decide import engine
+from ..decide.changes import changes
+from ..decide.errors import TableError
+from ..decide.jsontext import strict_json
+from ..decide.setup import MAX_PLAYERS
 
 __all__ = ["MAX_ACTIONS", "MAX_BYTES", "MAX_PLAYERS", "Replays", "replay_frames", "replay_json"]
 

@@ -39,20 +39,16 @@ import psycopg
 from psycopg import conninfo
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from .store import (
-    COLUMNS,
-    EVENT_COLUMNS,
+from .records import (
     Checkpoint,
     DamagedError,
     DuplicateError,
     Event,
-    LogReads,
     StoreError,
     StoreUnavailable,
     TableRow,
-    _event,
-    by_table,
 )
+from .sqlite import COLUMNS, EVENT_COLUMNS, LogReads, _event, by_table
 
 log = logging.getLogger("lifeledger_table")
 

@@ -1,53 +1,44 @@
-"""The HTTP API and the pages: opening tables, codes, seats, records, QR codes and replays."""
+"""The HTTP API: opening tables, codes, seats, records, QR codes and replays (the pages are
+:mod:`.pages`)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
-import hashlib
 import json
 import logging
 import re
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Mapping
-from importlib import resources
-from pathlib import Path
 from typing import Any
 
 from aiohttp import web
 
-from . import engine
+from ..decide import engine
+from ..decide.errors import TableError
+from ..decide.limits import CodeGuard
+from ..decide.setup import build_setup
+from ..decide.table import PAGE, Table
+from ..live.hub import HUB_KEY
+from ..live.seats import SeatTaken, StorageFailure, grant_seat, grant_seats
+from ..live.takeover import Takeover, is_host, takeovers_of
+from ..store.records import DuplicateError, TableRow, hash_token
 from .answers import answer
-from .errors import TableError, TableUnavailable
-from .hub import HUB_KEY, Hub
-from .jsontext import strict_json
 from .lan import link_origin
-from .limits import CodeGuard
-from .setup import build_setup
-from .store import DuplicateError, TableRow, hash_token
-from .table import PAGE, Table
-from .takeover import Takeover, is_host, takeovers_of
+from .pages import add_pages
+from .requests import (
+    SHOWN,
+    error_response,
+    quoted,
+    read_body,
+    read_text,
+    storage_error,
+    table_or_404,
+    watched_or_404,
+)
 
-__all__ = [
-    "CODES_KEY",
-    "STATIC",
-    "SeatTaken",
-    "StorageFailure",
-    "add_routes",
-    "build_id",
-    "grant_seat",
-    "grant_seats",
-    "quoted",
-    "read_body",
-    "same_origin",
-    "seats_given",
-    "table_or_404",
-    "watched_or_404",
-]
+__all__ = ["CODES_KEY", "add_routes"]
 
-STATIC = Path(str(resources.files("lifeledger_table"))) / "static"
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 #: New tables get 10-character codes (49.5 bits; docs/table.md, Limits, has the arithmetic);
 #: tables opened before keep their 8-character codes.
@@ -60,63 +51,6 @@ POLL_SECONDS = 25.0
 CODES_KEY = web.AppKey("codes", CodeGuard)
 
 log = logging.getLogger("lifeledger_table")
-
-
-class StorageFailure(Exception):
-    """The store could not do what was asked (a disk, a database that refuses writes)."""
-
-
-class SeatTaken(Exception):
-    """Another server on the same database gave the seat first (issue 10)."""
-
-
-def _error(status: int, code: str, message: str, **extra: Any) -> web.Response:
-    return web.json_response({"error": code, "message": message, **extra}, status=status)
-
-
-async def read_text(request: web.Request) -> str:
-    """The request's body as text, read within ``limits.body_seconds`` (a client that sends
-    it slowly is answered 408 and cut off)."""
-    try:
-        async with asyncio.timeout(request.app[HUB_KEY].limits.body_seconds):
-            return await request.text()
-    except TimeoutError as exc:
-        raise web.HTTPRequestTimeout(
-            text=json.dumps({"error": "timeout", "message": "The request was sent too slowly."}),
-            content_type="application/json",
-            headers={"Connection": "close"},
-        ) from exc
-    except UnicodeDecodeError as exc:
-        raise web.HTTPBadRequest(
-            text=json.dumps({"error": "malformed", "message": "The body is not UTF-8 text."}),
-            content_type="application/json",
-        ) from exc
-
-
-async def read_body(request: web.Request) -> Any:
-    """The request's JSON body, read by the one strict reader (:mod:`.jsontext`)."""
-    text = await read_text(request)
-    try:
-        return strict_json(text)
-    except ValueError as exc:
-        raise web.HTTPBadRequest(
-            text=json.dumps({"error": "malformed", "message": f"The body is not JSON: {exc}"}),
-            content_type="application/json",
-        ) from exc
-
-
-def same_origin(request: web.Request) -> bool:
-    """Whether the request's ``Origin``, if it names one, is this server (by host and port;
-    the scheme aside, since a proxy may end TLS in front of the app)."""
-    origin = request.headers.get("Origin")
-    if origin is None:
-        return True
-    scheme, sep, rest = origin.partition("://")
-    return bool(sep) and scheme in ("http", "https") and rest.lower() == request.host.lower()
-
-
-def _storage_error() -> web.Response:
-    return _error(503, "storage", "The table's storage failed; nothing changed. Try again.")
 
 
 def _new_code() -> str:
@@ -139,7 +73,9 @@ async def create_table(request: web.Request) -> web.Response:
     """POST /api/tables: open a table from the setup form."""
     store = request.app[HUB_KEY].store
     if not request.app[HUB_KEY].openings.allow(request.remote or "?"):
-        return _error(429, "throttled", "Too many tables opened from here; wait a few minutes.")
+        return error_response(
+            429, "throttled", "Too many tables opened from here; wait a few minutes."
+        )
     try:
         setup = build_setup(await read_body(request))
     except TableError as exc:
@@ -163,9 +99,9 @@ async def create_table(request: web.Request) -> web.Response:
             continue
         except Exception:
             log.exception("could not store a new table")
-            return _storage_error()
+            return storage_error()
     else:
-        return _error(503, "busy", "Could not find a free table code; try again.")
+        return error_response(503, "busy", "Could not find a free table code; try again.")
     return web.json_response(
         {
             "id": row.id,
@@ -196,7 +132,7 @@ async def lookup_code(request: web.Request) -> web.Response:
     who = request.remote or "?"
     wait = guard.wait(who)
     if wait is None:
-        return _error(
+        return error_response(
             429, "throttled", "Too many wrong codes; wait a minute, or open the table's link."
         )
     if wait > 0:
@@ -208,42 +144,11 @@ async def lookup_code(request: web.Request) -> web.Response:
         row = await asyncio.to_thread(hub.store.table_by_code, code) if found else None
     except Exception:
         log.exception("could not look up a table code")
-        return _storage_error()
+        return storage_error()
     if row is None:
         guard.failed(who)
-        return _error(404, "unknown-table", "No table has this code.")
+        return error_response(404, "unknown-table", "No table has this code.")
     return web.json_response({"id": row.id})
-
-
-def _unavailable(exc: TableUnavailable) -> web.HTTPServiceUnavailable:
-    """A table that can't be loaded: 503, naming the table and the event (issue 7 item 1)."""
-    return web.HTTPServiceUnavailable(
-        text=json.dumps(exc.to_json()), content_type="application/json"
-    )
-
-
-async def _found(lookup: Awaitable[Table | None]) -> Table:
-    """The table ``lookup`` finds: 404 if there is none, 503 if it can't be loaded."""
-    try:
-        table = await lookup
-    except TableUnavailable as exc:
-        raise _unavailable(exc) from exc
-    if table is None:
-        raise web.HTTPNotFound(
-            text=json.dumps({"error": "unknown-table", "message": "There is no such table."}),
-            content_type="application/json",
-        )
-    return table
-
-
-async def table_or_404(request: web.Request) -> Table:
-    """The table named by the path's ``{table}`` (its id)."""
-    return await _found(request.app[HUB_KEY].table(request.match_info["table"]))
-
-
-async def watched_or_404(request: web.Request) -> Table:
-    """The table named by the path's ``{watch}`` (its spectator id)."""
-    return await _found(request.app[HUB_KEY].by_watch(request.match_info["watch"]))
 
 
 async def table_info(request: web.Request) -> web.Response:
@@ -279,7 +184,7 @@ async def _history_response(request: web.Request, table: Table) -> web.Response:
     except ValueError:
         before = limit = -1
     if before < 0 or not 1 <= limit <= PAGE:
-        return _error(400, "malformed", f"before is a sequence number, limit 1 to {PAGE}.")
+        return error_response(400, "malformed", f"before is a sequence number, limit 1 to {PAGE}.")
     # The socket's history message keeps its pages under the same key (answers.history_text).
     key = ("history", table.committed, min(before, table.committed + 1), limit)
     return await answer(request, table, key, lambda: table.history_text(before, limit).encode())
@@ -293,127 +198,6 @@ async def table_history(request: web.Request) -> web.Response:
 async def watch_history(request: web.Request) -> web.Response:
     """GET /api/watch/{watch}/history?before=SEQ&limit=N: the same, for a spectator."""
     return await _history_response(request, await watched_or_404(request))
-
-
-async def grant_seat(hub: Hub, table: Table, seat: str) -> str:
-    """Give ``seat`` to a new token (returned): the previous holder's token stops working and
-    its sockets get ``seat_lost``. Raises :class:`StorageFailure` if the store fails (then
-    nothing changed), :class:`SeatTaken` if another server gave it first."""
-    tokens, failed = await grant_seats(hub, table, {seat: table.seats.get(seat)})
-    if seat in tokens:
-        return tokens[seat]
-    if failed.get(seat) == "storage":
-        raise StorageFailure(seat)
-    raise SeatTaken(seat)
-
-
-async def grant_seats(
-    hub: Hub, table: Table, wanted: Mapping[str, str | None]
-) -> tuple[dict[str, str], dict[str, str]]:
-    """Give each seat of ``wanted`` to a new token, if it is still held by the digest given
-    for it (``None``: if it is free). Returns the tokens given and the seats not given, each
-    with why: ``taken`` (it changed hands meanwhile, here or on another server) or
-    ``storage`` (the store failed: nothing changed for it, nor for the seats after it).
-
-    Every seat is claimed in memory at once, before anything is written, so that two phones
-    (or table devices) asking at once never both get a seat; each is then written to the
-    store (off the loop) by compare-and-set before anyone is told: another server on the same
-    database may have given it meanwhile (issue 10). The previous holders' sockets get
-    ``seat_lost``, and every phone of the table one ``seats`` message."""
-    failed: dict[str, str] = {}
-    claims: list[tuple[str, str, str, str | None]] = []  # seat, token, digest, previous
-    for seat, previous in wanted.items():
-        if table.seats.get(seat) != previous:
-            failed[seat] = "taken"
-            continue
-        token = secrets.token_urlsafe(32)
-        digest = hash_token(token)
-        table.seats[seat] = digest
-        claims.append((seat, token, digest, previous))
-
-    def unclaim(seat: str, digest: str, previous: str | None) -> None:
-        if table.seats.get(seat) == digest:
-            if previous is None:
-                del table.seats[seat]
-            else:
-                table.seats[seat] = previous
-
-    def write() -> tuple[list[bool | Exception], dict[str, str] | None]:
-        out: list[bool | Exception] = []
-        for seat, _token, digest, previous in claims:
-            try:
-                out.append(hub.store.set_seat(table.id, seat, digest, previous))
-            except Exception as exc:  # the seats after it are not written
-                out.append(exc)
-                break
-        if False not in out:
-            return out, None
-        try:  # another server gave a seat meanwhile: the store says to whom
-            return out, hub.store.seats(table.id)
-        except Exception:
-            log.exception("could not read the seats again")
-            return out, None
-
-    if not claims:
-        written: list[bool | Exception] = []
-        stored: dict[str, str] | None = None
-    else:
-        # A table's seat writes are made in the order their seats were claimed (each waits
-        # for the one before): one made in another worker thread could overtake an earlier
-        # one, fail its compare-and-set, and read the seats back without the earlier seat.
-        before = hub.seat_work.get(table.id)
-        mine: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        hub.seat_work[table.id] = mine
-        try:
-            if before is not None:
-                await asyncio.shield(before)
-            written, stored = await asyncio.to_thread(write)
-        except BaseException:
-            for seat, _token, digest, previous in claims:
-                unclaim(seat, digest, previous)
-            raise
-        finally:
-            mine.set_result(None)
-            if hub.seat_work.get(table.id) is mine:
-                del hub.seat_work[table.id]
-    tokens: dict[str, str] = {}
-    for n, (seat, token, digest, previous) in enumerate(claims):
-        result = written[n] if n < len(written) else None
-        if result is True:
-            tokens[seat] = token
-            continue
-        unclaim(seat, digest, previous)
-        if isinstance(result, Exception):
-            log.error("could not store a seat", exc_info=result)
-        if result is not False:
-            failed[seat] = "storage"
-            continue
-        failed[seat] = "taken"
-        # Given by another server: the seat is as the store has it (unless it changed hands
-        # here since, by a claim whose own write will say).
-        if stored is not None and table.seats.get(seat) == previous:
-            if seat in stored:
-                table.seats[seat] = stored[seat]
-            else:
-                table.seats.pop(seat, None)
-    if tokens:
-        seats_given(hub, table, set(tokens))
-    return tokens, failed
-
-
-def seats_given(hub: Hub, table: Table, seats: set[str]) -> None:
-    """Seats changed hands (here, or on another server on the same database): the sockets
-    that held them get ``seat_lost`` (one for each seat: a table device's keeps the others it
-    holds), requests to take them over are moot, and every phone of the table hears which
-    seats are taken."""
-    takeovers = takeovers_of(hub)
-    for conn in hub.conns.get(table.id, ()):
-        for seat in [s for s in conn.seats if s in seats]:
-            conn.lose(seat)
-            takeovers.release(table.id, seat, conn.device)
-    for seat in sorted(seats):
-        takeovers.seat_changed(hub, table, seat)
-    hub.broadcast(table, {"type": "seats", "taken": sorted(table.seats)})
 
 
 async def take_seat(request: web.Request) -> web.Response:
@@ -431,7 +215,7 @@ async def take_seat(request: web.Request) -> web.Response:
     table = await table_or_404(request)
     seat = request.match_info["seat"]
     if seat not in table.player_ids():
-        return _error(404, "unknown-seat", "This table has no such seat.")
+        return error_response(404, "unknown-seat", "This table has no such seat.")
     body = await read_body(request)
     if (
         not isinstance(body, dict)
@@ -440,7 +224,7 @@ async def take_seat(request: web.Request) -> web.Response:
         or not isinstance(body.get("host", ""), str)
         or body.get("device", "phone") not in ("table", "phone")
     ):
-        return _error(
+        return error_response(
             400,
             "malformed",
             'The body is {}, or {"takeover": true} (and "host"); "device": "table" from a '
@@ -450,7 +234,7 @@ async def take_seat(request: web.Request) -> web.Response:
         connected = takeovers.held_lately(hub, table, seat)
         if not body.get("takeover", False):
             on_device = {"device": True} if takeovers.on_device(hub, table, seat) else {}
-            return _error(
+            return error_response(
                 409,
                 "seat-taken",
                 "This seat is taken. Take it over?",
@@ -458,19 +242,21 @@ async def take_seat(request: web.Request) -> web.Response:
                 **on_device,
             )
         if not takeovers.throttle.allow(request.remote or "?"):
-            return _error(429, "throttled", "Too many takeovers from here; wait a few minutes.")
+            return error_response(
+                429, "throttled", "Too many takeovers from here; wait a few minutes."
+            )
         if connected and not is_host(table, body.get("host")):
             asked = takeovers.ask(hub, table, seat)
             if asked is None:
-                return _error(429, "busy", "Too many takeovers are waiting at this table.")
+                return error_response(429, "busy", "Too many takeovers are waiting at this table.")
             expires = round(asked.expires - asked.created)
             return web.json_response({"request": asked.id, "expires": expires}, status=202)
     try:
         token = await grant_seat(hub, table, seat)
     except StorageFailure:
-        return _storage_error()
+        return storage_error()
     except SeatTaken:
-        return _error(409, "seat-taken", "This seat was just taken. Take it over?")
+        return error_response(409, "seat-taken", "This seat was just taken. Take it over?")
     return web.json_response({"seat": seat, "token": token})
 
 
@@ -491,7 +277,7 @@ async def take_seats(request: web.Request) -> web.Response:
     problem = _seats_body_problem(table, body)
     if problem is not None:
         member, code, message = problem
-        return _error(400, code, message, member=member)
+        return error_response(400, code, message, member=member)
     seats: list[str] = body["seats"]
     host = is_host(table, body.get("host"))
     takeover = bool(body.get("takeover", False))
@@ -507,28 +293,14 @@ async def take_seats(request: web.Request) -> web.Response:
     if any(held is not None for held in wanted.values()) and not takeovers.throttle.allow(
         request.remote or "?"
     ):
-        return _error(429, "throttled", "Too many takeovers from here; wait a few minutes.")
+        return error_response(429, "throttled", "Too many takeovers from here; wait a few minutes.")
     tokens, failed = await grant_seats(hub, table, wanted)
     if failed and not tokens and all(why == "storage" for why in failed.values()):
-        return _storage_error()
+        return storage_error()
     skipped.update(failed)
     return web.json_response(
         {"tokens": tokens, "skipped": {s: skipped[s] for s in seats if s in skipped}}
     )
-
-
-def quoted(value: Any) -> str:
-    """A value a client sent, as an error message quotes it: at most :data:`_SHOWN`
-    characters (a body may be a megabyte: an error never sends it back)."""
-    try:
-        text = repr(value[: 2 * _SHOWN] if isinstance(value, str) else value)
-    except ValueError:  # an integer of more digits than Python writes out
-        text = f"an {type(value).__name__} too long to show"
-    return text if len(text) <= _SHOWN else text[: _SHOWN - 1] + "…"
-
-
-#: The most characters of a client's value an error message quotes.
-_SHOWN = 60
 
 
 def _seats_body_problem(table: Table, body: Any) -> tuple[str, str, str] | None:
@@ -537,7 +309,7 @@ def _seats_body_problem(table: Table, body: Any) -> tuple[str, str, str] | None:
         return "seats", "malformed", 'The body is {"seats": [SEAT, ...], "device": "table"}.'
     extra = sorted(set(body) - {"seats", "device", "takeover", "host"})
     if extra:
-        return extra[0][:_SHOWN], "malformed", f"Unknown member {quoted(extra[0])}."
+        return extra[0][:SHOWN], "malformed", f"Unknown member {quoted(extra[0])}."
     seats = body.get("seats")
     if not isinstance(seats, list) or not seats:
         return "seats", "malformed", '"seats" is a list of the seats wanted (at least one).'
@@ -568,7 +340,7 @@ async def takeover_status(request: web.Request) -> web.Response:
     table = await table_or_404(request)
     asked: Takeover | None = takeovers.requests.get(request.match_info["request"])
     if asked is None or asked.table != table.id:
-        return _error(404, "unknown-request", "There is no such takeover request.")
+        return error_response(404, "unknown-request", "There is no such takeover request.")
     if asked.state() == "pending":
         wait = min(POLL_SECONDS, max(0.0, asked.expires - time.monotonic()))
         with contextlib.suppress(TimeoutError):
@@ -583,9 +355,9 @@ async def qr_code(request: web.Request) -> web.Response:
     table = await table_or_404(request)
     which = request.query.get("for", "play")
     if which not in ("play", "watch"):
-        return _error(400, "malformed", "for is play or watch.")
+        return error_response(400, "malformed", "for is play or watch.")
     if len(request.host) > 261:  # a host name (253) and a port: a longer Host is made up
-        return _error(400, "malformed", "The Host header is too long for a link.")
+        return error_response(400, "malformed", "The Host header is too long for a link.")
     url = _links(request, table.id, table.row.watch)[which]
     # Drawn once per link (pure Python, some 8 ms: in a worker process, drawing.py).
     return await answer(
@@ -601,9 +373,11 @@ async def _record_response(
     request: web.Request, table: Table, number_text: str
 ) -> web.StreamResponse:
     if not _GAME_NUMBER.fullmatch(number_text):  # not str.isdigit: it takes "²"
-        return _error(404, "unknown-game", "No such game.")
+        return error_response(404, "unknown-game", "No such game.")
     if not request.app[HUB_KEY].downloads.allow(request.remote or "?"):
-        return _error(429, "throttled", "Too many records downloaded from here; wait a minute.")
+        return error_response(
+            429, "throttled", "Too many records downloaded from here; wait a minute."
+        )
     day, n = time.strftime("%Y-%m-%d", time.localtime(table.row.created)), number_text
     try:
         document = await asyncio.to_thread(table.record, int(number_text))
@@ -647,7 +421,9 @@ async def replay_record(request: web.Request) -> web.Response:
 
     The replay runs in a worker process, so that the tables being played go on meanwhile."""
     if not request.app[HUB_KEY].replays.allow(request.remote or "?"):
-        return _error(429, "throttled", "Too many records replayed from here; wait a few minutes.")
+        return error_response(
+            429, "throttled", "Too many records replayed from here; wait a few minutes."
+        )
     text = await read_text(request)
     try:
         # A few at a time, in a worker process, bounded in size (issue 7 item 7).
@@ -658,68 +434,9 @@ async def replay_record(request: web.Request) -> web.Response:
     return web.Response(body=body, content_type="application/json")
 
 
-def _page(name: str) -> Callable[[web.Request], Awaitable[web.FileResponse]]:
-    async def handler(request: web.Request) -> web.FileResponse:
-        return web.FileResponse(STATIC / name)
-
-    handler.__doc__ = f"The page {name}."
-    return handler
-
-
-#: Static files that are not part of the app shell the service worker keeps: itself (a
-#: template, served filled in at /sw.js).
-_NOT_SHELL = frozenset({"sw.js"})
-
-
-@functools.cache
-def build_id(directory: Path = STATIC) -> tuple[str, tuple[str, ...]]:
-    """The build of the static files: a digest of every file's name and bytes (12 hex
-    digits), and the app shell's URLs. A change to any file is a new build: a new service
-    worker, which replaces the cached shell."""
-    digest = hashlib.sha256()
-    names = sorted(p.name for p in directory.iterdir() if p.is_file())
-    for name in names:
-        digest.update(name.encode() + b"\0" + (directory / name).read_bytes() + b"\0")
-    shell = [f"/static/{n}" for n in names if n not in _NOT_SHELL]
-    return digest.hexdigest()[:12], ("/manifest.webmanifest", "/favicon.ico", *shell)
-
-
-async def service_worker(request: web.Request) -> web.Response:
-    """GET /sw.js: the service worker, with this build's id and app shell written in. Served
-    from the root so that its scope covers every page (/, /t/, /w/, /replay); never cached
-    by HTTP (the browser compares it byte for byte to find a new build)."""
-    build, shell = build_id()
-    text = (
-        (STATIC / "sw.js")
-        .read_text()
-        .replace('"__BUILD__"', json.dumps(build))
-        .replace("__SHELL__", json.dumps(list(shell)))
-    )
-    return web.Response(
-        text=text,
-        content_type="text/javascript",
-        headers={"Cache-Control": "no-cache", "Service-Worker-Allowed": "/"},
-    )
-
-
-async def web_manifest(request: web.Request) -> web.FileResponse:
-    """GET /manifest.webmanifest: the web app manifest (name, icons, start URL)."""
-    return web.FileResponse(
-        STATIC / "manifest.webmanifest",
-        headers={"Content-Type": "application/manifest+json", "Cache-Control": "no-cache"},
-    )
-
-
 def add_routes(router: web.UrlDispatcher) -> None:
     """The pages, the static files and the HTTP API."""
-    router.add_get("/", _page("index.html"))
-    router.add_get("/t/{table}", _page("table.html"))
-    router.add_get("/w/{watch}", _page("table.html"))
-    router.add_get("/replay", _page("table.html"))
-    router.add_get("/favicon.ico", _page("favicon.ico"))  # drawn by icons.py
-    router.add_get("/sw.js", service_worker)
-    router.add_get("/manifest.webmanifest", web_manifest)
-    router.add_static("/static/", STATIC)
+    add_pages(router)
     router.add_get("/api/catalogue", catalogue)
     router.add_post("/api/tables", create_table)
     router.add_get("/api/code/{code}", lookup_code)

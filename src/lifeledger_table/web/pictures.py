@@ -29,13 +29,13 @@ from typing import Any
 
 from aiohttp import web
 
-from . import engine
-from .errors import TableError, TableUnavailable
-from .hub import HUB_KEY, Hub
-from .limits import Throttle
-from .routes import table_or_404, watched_or_404
-from .store import Event, Store
-from .table import Table
+from ..decide import engine
+from ..decide.errors import TableError, TableUnavailable
+from ..decide.limits import Throttle
+from ..decide.table import Table
+from ..live.hub import HUB_KEY, Hub
+from ..store.records import Event, Store
+from .requests import table_or_404, watched_or_404
 
 __all__ = [
     "BUCKETS",

@@ -148,7 +148,7 @@ def write_all(directory: Path) -> list[Path]:
 
 
 if __name__ == "__main__":  # pragma: no cover - the command line
-    from .routes import STATIC
+    from .pages import STATIC
 
     for path in write_all(Path(sys.argv[1]) if len(sys.argv) > 1 else STATIC):
         print(path)

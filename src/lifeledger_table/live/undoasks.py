@@ -18,15 +18,13 @@ import secrets
 import time
 import weakref
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .errors import TableError
+from ..decide.errors import TableError
+from ..decide.table import Table
+from .hub import Hub
 from .sockets import Conn, error_message
 from .takeover import takeovers_of
-
-if TYPE_CHECKING:
-    from .hub import Hub
-    from .table import Table
 
 __all__ = ["ASKS_PER_TABLE", "ASK_SECONDS", "UndoAsk", "UndoAsks", "undo_asks_of"]
 

@@ -1,29 +1,27 @@
 """The hub: the tables in memory (loaded on first use, leaving when idle) and the sockets on
 each, and sending a message to every socket of a table (fan-out).
 
-Where each step of a change happens: it is decided by :class:`.table.Table` on the event loop,
-written by :class:`.writer.Writer` (in batches, off the loop), then acknowledged and sent to
-every phone of the table from here; :class:`.follow.Follower` takes in what other servers on
-the same store wrote.
+Where each step of a change happens: it is decided by :class:`..decide.table.Table` on the
+event loop, written by :class:`.writer.Writer` (in batches, off the loop), then acknowledged and
+sent to every phone of the table (:class:`.fanout.Fanout`, which the hub is);
+:class:`.follow.Follower` takes in what other servers on the same store wrote.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
-from typing import Any
 
 from aiohttp import web
 
-from .errors import TableError, TableUnavailable
+from ..decide.errors import TableError, TableUnavailable
+from ..decide.limits import Limits, Throttle
+from ..decide.table import Table
+from ..store.records import DamagedError, Store, StoreError
+from ..workers.replay import Replays
+from .fanout import Fanout
 from .follow import Follower
-from .limits import Limits, Throttle, WorkShares
-from .replay import Replays
-from .sockets import Conn
-from .store import DamagedError, Store, StoreError
-from .table import Table
 from .writer import Writer
 
 __all__ = ["HUB_KEY", "Hub", "StorageDown"]
@@ -44,32 +42,23 @@ class StorageDown(TableUnavailable):
         self.seq = None
 
 
-class Hub:
-    """The tables in memory and the sockets open on each."""
+class Hub(Fanout):
+    """The tables in memory and the sockets open on each, loading and leaving; the writer of
+    the changes decided here, and the follower of the other servers' writes."""
 
     def __init__(self, store: Store, limits: Limits) -> None:
-        self.store = store
-        self.limits = limits
-        self.tables: dict[str, Table] = {}
-        self.conns: dict[str, set[Conn]] = {}
+        super().__init__(store, limits)
         self.openings = Throttle(limits.tables_opened, limits.work_window)
         self.replays = Throttle(limits.replays, limits.work_window)
         self.downloads = Throttle(limits.downloads, limits.work_window)
-        #: What deciding the changes sent from each network costs (issue 21: a client with
-        #: many tables gets one share, as one table does).
-        self.shares = WorkShares()
         #: The records being replayed (a few at a time, each in a worker process).
         self.replaying = Replays()
         #: Tables whose setup can't be read: the error, kept so that it is not read again.
         self.broken: dict[str, TableUnavailable] = {}
         self.writer = Writer(self)
-        self.follower = Follower(self)
+        self.follower = Follower(self, self.writer)
         #: Tables being loaded (off the event loop): every request for one waits for the same.
         self.loading: dict[str, asyncio.Future[Table | None]] = {}
-        #: Each table's last seat work under way (a write of seats given here, or a read of
-        #: seats another server gave): the next waits for it, so that they happen in order
-        #: (:func:`.routes.grant_seats`, :meth:`.follow.Follower._catch_up`).
-        self.seat_work: dict[str, asyncio.Future[None]] = {}
         #: Spectator ids looked up lately -> their table's id (never changes): a spectator's
         #: request for a table in memory needs no lookup in the store, in a worker thread of
         #: the pool the tables' writes use too (issue 18 item 1: 100 addresses asking for a
@@ -157,19 +146,6 @@ class Hub:
         while True:
             await asyncio.sleep(self.limits.sweep)
             self.evict()
-
-    def broadcast(self, table: Table, message: dict[str, Any]) -> None:
-        """Queue one message for every socket on the table (serialized once)."""
-        self.send_all(table, json.dumps(message))
-
-    def send_all(self, table: Table, text: str, sender: Conn | None = None, cid: str = "") -> None:
-        """Queue one message, already JSON text (an object), for every socket on the table;
-        ``sender`` gets it with ``"id": cid``, which acknowledges its change ``cid``."""
-        for conn in self.conns.get(table.id, ()):
-            if conn is sender:
-                conn.send(f'{text[:-1]}, "id": {json.dumps(cid)}}}')
-            elif conn.hello:
-                conn.send(text)
 
 
 HUB_KEY = web.AppKey("hub", Hub)

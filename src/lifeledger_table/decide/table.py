@@ -28,13 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import engine
-from .changes import changes
-from .errors import TableError, TableUnavailable
-from .limits import DECISION_SECONDS, UNDO_SECONDS, WorkShare, check_shortcut
-from .rights import Rights, concessions
-from .setup import COLOURS, check_name
-from .store import (
+from ..store.records import (
     Checkpoint,
     DamagedError,
     DuplicateError,
@@ -44,6 +38,12 @@ from .store import (
     TableRow,
     newest_at_each_position,
 )
+from . import engine
+from .changes import changes
+from .errors import TableError, TableUnavailable
+from .limits import DECISION_SECONDS, UNDO_SECONDS, WorkShare, check_shortcut
+from .rights import Rights, concessions
+from .setup import COLOURS, check_name
 from .text import check_action_text
 from .tools import Tools, load_tools
 

@@ -34,10 +34,10 @@ from dataclasses import dataclass
 
 from aiohttp import web
 
-from .drawing import Drawing, DrawingBusy
-from .hub import HUB_KEY, Hub
-from .limits import CostShares, Limits, network_of
-from .table import Table
+from ..decide.limits import CostShares, Limits, network_of
+from ..decide.table import Table
+from ..live.hub import HUB_KEY, Hub
+from ..workers.drawing import Drawing, DrawingBusy
 
 __all__ = [
     "BYTE_SECONDS",

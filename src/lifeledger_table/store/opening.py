@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 from urllib.parse import unquote, urlsplit
 
-from .store import SQLiteStore, Store, StoreError
+from .records import Store, StoreError
+from .sqlite import SQLiteStore
 
 __all__ = ["open_store", "sqlite_path", "where"]
 
@@ -22,7 +23,7 @@ def open_store(db: str, *, pool_size: int | None = None) -> Store:
     found = _SCHEME.match(db)
     scheme = found.group(1).lower() if found else None
     if scheme in POSTGRES_SCHEMES:
-        from .pgstore import PostgresStore  # psycopg is loaded only for a PostgreSQL store
+        from .postgres import PostgresStore  # psycopg is loaded only for a PostgreSQL store
 
         return PostgresStore(db) if pool_size is None else PostgresStore(db, pool_size=pool_size)
     if scheme is None:
@@ -53,7 +54,7 @@ def where(db: str) -> str:
     """Where ``db`` keeps tables, for messages: a PostgreSQL URL without its password."""
     found = _SCHEME.match(db)
     if found and found.group(1).lower() in POSTGRES_SCHEMES:
-        from .pgstore import describe
+        from .postgres import describe
 
         return describe(db)
     return db

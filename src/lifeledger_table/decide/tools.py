@@ -15,43 +15,36 @@ server so that every phone at the table sees the same result.
 Randomness comes from :mod:`secrets`. The tools' state is kept in memory on the table
 (:attr:`.table.Table.tools`) and in the store (one row a table, written with a version so
 that servers sharing a store never overwrite each other's change), and every phone of the
-table is sent it whole (``{"type": "tools", "tools": ..., "now": ms}``) after each change.
-Times are the server's epoch milliseconds: every phone shows the same countdown.
+table is sent it whole (``{"type": "tools", "tools": ..., "now": ms}``) after each change
+(:mod:`lifeledger_table.live.toolmessages`). Times are the server's epoch milliseconds: every
+phone shows the same countdown. This module decides; it sends nothing.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import re
 import secrets
-import time
-import weakref
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from ..store.records import Store
+from . import engine
 from .errors import TableError
-from .limits import Limits, Throttle
-
-if TYPE_CHECKING:
-    from .hub import Hub
-    from .sockets import Conn
-    from .store import Store
-    from .table import Table
 
 __all__ = [
     "MAX_DICE",
     "MAX_SIDES",
     "PLANAR_FACES",
+    "Seating",
     "ToolOp",
     "Tools",
+    "decide",
     "load_tools",
-    "now_ms",
     "parse",
-    "tool_message",
-    "tools_changed",
-    "tools_view",
+    "round_phase",
 ]
 
 log = logging.getLogger("lifeledger_table")
@@ -75,11 +68,6 @@ MAX_ROUND_MINUTES = 600
 MAX_EXTRA_TURNS = 10
 MIN_CLOCK_SECONDS = 10
 MAX_CLOCK_SECONDS = 24 * 3600
-#: How often a change is tried when other servers keep changing the tools meanwhile, and the
-#: most seconds of the pause before each retry (random: two servers each with changes queued
-#: for one table would otherwise keep meeting, one of them losing every time).
-ATTEMPTS = 8
-RETRY_PAUSE = 0.02
 
 _SIDE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
@@ -107,9 +95,21 @@ _MEMBERS: dict[str, dict[str, set[str]]] = {
 }
 
 
-def now_ms() -> int:
-    """The server's time in epoch milliseconds."""
-    return int(time.time() * 1000)
+class Seating(Protocol):
+    """What the tools read of a table (:class:`.table.Table`): its players, its state, its
+    games and their outcomes, and the players' labels."""
+
+    @property
+    def header(self) -> dict[str, Any]: ...
+    @property
+    def labels(self) -> dict[str, str]: ...
+    @property
+    def state(self) -> dict[str, Any]: ...
+    @property
+    def game(self) -> engine.Game: ...
+    @property
+    def outcomes(self) -> Sequence[engine.Outcome]: ...
+    def label(self, side: str) -> str: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,7 +234,7 @@ class Tools:
         """A deep copy, to work a change out on."""
         return Tools.load(self.version, self.dump())
 
-    def view(self, table: Table, now: int) -> dict[str, Any]:
+    def view(self, table: Seating, now: int) -> dict[str, Any]:
         """The tools as a phone is sent them, with the labels of the sides and what the round
         timer is at ``now``."""
         out: dict[str, Any] = {"recent": self.recent, "clock": None, "round": None}
@@ -247,7 +247,7 @@ class Tools:
         return out
 
 
-def _label(table: Table, side: str) -> str:
+def _label(table: Seating, side: str) -> str:
     return table.labels.get(side) or table.label(side)
 
 
@@ -260,14 +260,14 @@ def load_tools(store: Store, table_id: str) -> Tools:
 # -- deciding a change --------------------------------------------------------------------
 
 
-def shared_turns(table: Table) -> bool:
+def shared_turns(table: Seating) -> bool:
     """Whether the table's teams share their turns (805.4: Two-Headed Giant, 810.2, and
     Archenemy, 904.2, as the engine's variant says): its clock and its starting pick are per
     team (103.1a)."""
     return table.game.variant.shared_turns
 
 
-def sides(table: Table) -> list[tuple[str, list[str]]]:
+def sides(table: Seating) -> list[tuple[str, list[str]]]:
     """Who takes turns, in seating order: each team where teams share their turns, else each
     player; with the players of each."""
     if not shared_turns(table):
@@ -278,7 +278,7 @@ def sides(table: Table) -> list[tuple[str, list[str]]]:
     return list(teams.items())
 
 
-def _playing(table: Table, players: list[str]) -> bool:
+def _playing(table: Seating, players: list[str]) -> bool:
     status = {p["id"]: p.get("status") for p in table.state.get("players", [])}
     return any(status.get(p, "playing") == "playing" for p in players)
 
@@ -297,7 +297,7 @@ def _after_time(timer: dict[str, Any]) -> str:
     return "over" if timer["turns_done"] > timer["extra_turns"] else "time"
 
 
-def decide(tools: Tools, op: ToolOp, by: str | None, table: Table, now: int, cid: str) -> Tools:
+def decide(tools: Tools, op: ToolOp, by: str | None, table: Seating, now: int, cid: str) -> Tools:
     """The tools after ``op`` (a copy; ``tools`` is unchanged), sent by the seat ``by`` (a
     personal phone's) or by the table device (``None``: everyone plays on it, so no one seat
     rolled); raises :class:`TableError` if the table's state refuses it."""
@@ -315,7 +315,7 @@ def decide(tools: Tools, op: ToolOp, by: str | None, table: Table, now: int, cid
     return new
 
 
-def _random(op: ToolOp, table: Table) -> dict[str, Any]:
+def _random(op: ToolOp, table: Seating) -> dict[str, Any]:
     if op.tool == "roll":
         values = [secrets.randbelow(op.args["sides"]) + 1 for _ in range(op.args["count"])]
         return {"tool": "roll", "sides": op.args["sides"], "values": values, "total": sum(values)}
@@ -333,7 +333,7 @@ def _random(op: ToolOp, table: Table) -> dict[str, Any]:
     return _first_player(table)
 
 
-def _first_player(table: Table) -> dict[str, Any]:
+def _first_player(table: Seating) -> dict[str, Any]:
     """103.1: a random pick of the starting player (103.1 lets the one picked choose another
     instead: the result says so). In Two-Headed Giant a team is picked (103.1a) and skips the
     draw step of its first turn (810.6); in a two-player game the starting player skips
@@ -385,14 +385,14 @@ def _first_player(table: Table) -> dict[str, Any]:
     }
 
 
-def _turn_side(table: Table) -> str | None:
+def _turn_side(table: Seating) -> str | None:
     """The side whose turn it is (a player, or a team where teams share their turns), or
     ``None`` before the first turn: one turn, one clock."""
     active = (table.state.get("turn") or {}).get("active") or []
     return next((side for side, players in sides(table) if set(players) & set(active)), None)
 
 
-def _next_side(clock: dict[str, Any], table: Table, after: str) -> str:
+def _next_side(clock: dict[str, Any], table: Seating, after: str) -> str:
     """The side after ``after`` in turn order that is still in the game."""
     ids: list[str] = [str(s["id"]) for s in clock["sides"]]
     heads = dict(sides(table))
@@ -407,7 +407,7 @@ def _next_side(clock: dict[str, Any], table: Table, after: str) -> str:
 def _clock(
     clock: dict[str, Any] | None,
     op: ToolOp,
-    table: Table,
+    table: Seating,
     now: int,
     recent: list[dict[str, Any]],
 ) -> dict[str, Any] | None:
@@ -478,7 +478,7 @@ def _spend(clock: dict[str, Any], now: int) -> None:
 
 
 def _round(
-    timer: dict[str, Any] | None, op: ToolOp, table: Table, now: int
+    timer: dict[str, Any] | None, op: ToolOp, table: Seating, now: int
 ) -> dict[str, Any] | None:
     if op.op == "start":
         minutes = op.args["minutes"]
@@ -546,166 +546,3 @@ def _round(
         )
     timer["turns_done"] += 1
     return timer
-
-
-# -- on the socket ------------------------------------------------------------------------
-
-#: Tool changes under way, one table at a time each (kept so that they are not collected).
-_TASKS: set[asyncio.Task[None]] = set()
-#: One lock a table with tool changes under way (gone once no change holds or awaits it).
-_LOCKS: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
-
-
-class _Budgets:
-    """The tool messages a table's sockets, and an address's, may send (each is a write of
-    its own to the store: ``Limits.tools_*``), and the tool changes waiting per table."""
-
-    def __init__(self, limits: Limits) -> None:
-        self.limits = limits
-        self.tables = Throttle(limits.tools_burst, limits.tools_burst / limits.tools_rate)
-        self.addresses = Throttle(
-            limits.tools_address_burst, limits.tools_address_burst / limits.tools_address_rate
-        )
-        self.waiting: dict[str, int] = {}
-
-    def refusal(self, table: str, address: str) -> TableError | None:
-        """Why a tool message may not be decided now (``None``: it may; it is counted)."""
-        if self.waiting.get(table, 0) >= self.limits.tools_waiting:
-            return TableError(
-                "busy", "The table's tools are still saving earlier changes; try again."
-            )
-        if self.tables.blocked(table) or self.addresses.blocked(address):
-            return TableError(
-                "throttled", "Too many tool uses at this table or from here; slow down."
-            )
-        self.tables.count(table)
-        self.addresses.count(address)
-        return None
-
-    def wait(self, table: str, step: int) -> None:
-        n = self.waiting.get(table, 0) + step
-        if n > 0:
-            self.waiting[table] = n
-        else:
-            self.waiting.pop(table, None)
-
-
-_BUDGETS: weakref.WeakKeyDictionary[Hub, _Budgets] = weakref.WeakKeyDictionary()
-
-
-def _budgets(hub: Hub) -> _Budgets:
-    found = _BUDGETS.get(hub)
-    if found is None:
-        found = _BUDGETS[hub] = _Budgets(hub.limits)
-    return found
-
-
-def tools_view(table: Table, now: int | None = None) -> dict[str, Any]:
-    """The tools as a phone is sent them."""
-    return table.tools.view(table, now_ms() if now is None else now)
-
-
-def broadcast(hub: Hub, table: Table, sender: Conn | None = None, cid: str = "") -> None:
-    """Send every phone of the table its tools (``sender`` gets them with ``"id": cid``: the
-    acknowledgement of its tool message)."""
-    now = now_ms()
-    text = json.dumps({"type": "tools", "tools": tools_view(table, now), "now": now})
-    hub.send_all(table, text, sender, cid)
-
-
-def tool_message(hub: Hub, conn: Conn, cid: str, msg: dict[str, Any]) -> None:
-    """A seated phone's tool message (its id checked, the sender seated): checked in full
-    here, then decided, written and sent to every phone of the table, one table's tool
-    changes at a time."""
-    assert conn.seat is not None
-    try:
-        op = parse(msg)
-    except TableError as exc:
-        conn.send_json({"type": "error", "id": cid, **exc.to_json()})
-        return
-    table = conn.table
-    if cid in table.tools.ids:
-        answer_retry(conn, table, cid)
-        return
-    budgets = _budgets(hub)
-    refused = budgets.refusal(table.id, conn.address)
-    if refused is not None:
-        conn.send_json({"type": "error", "id": cid, **refused.to_json()})
-        return
-    budgets.wait(table.id, 1)
-    by = None if conn.device else conn.seat
-    task = asyncio.get_running_loop().create_task(_change(hub, conn, table, op, cid, by))
-    _TASKS.add(task)
-    task.add_done_callback(_TASKS.discard)
-    task.add_done_callback(lambda _: budgets.wait(table.id, -1))
-
-
-def answer_retry(conn: Conn, table: Table, cid: str) -> None:
-    """The tools as they are, to one phone, acknowledging ``cid`` (a retry)."""
-    now = now_ms()
-    conn.send_json({"type": "tools", "tools": tools_view(table, now), "now": now, "id": cid})
-
-
-async def _change(hub: Hub, conn: Conn, table: Table, op: ToolOp, cid: str, by: str | None) -> None:
-    lock = _LOCKS.get(table.id)
-    if lock is None:
-        lock = _LOCKS[table.id] = asyncio.Lock()
-    async with lock:
-        await _decide_and_write(hub, conn, table, op, cid, by)
-
-
-async def _decide_and_write(
-    hub: Hub, conn: Conn, table: Table, op: ToolOp, cid: str, by: str | None
-) -> None:
-    store = hub.store
-    for attempt in range(ATTEMPTS):
-        if attempt:
-            await asyncio.sleep(RETRY_PAUSE * attempt * (0.5 + secrets.randbelow(1000) / 1000))
-        if cid in table.tools.ids:
-            answer_retry(conn, table, cid)
-            return
-        try:
-            new = decide(table.tools, op, by, table, now_ms(), cid)
-        except TableError as exc:
-            conn.send_json({"type": "error", "id": cid, **exc.to_json()})
-            return
-        try:
-            written = await asyncio.to_thread(store.put_tools, table.id, new.version, new.dump())
-            if not written:
-                # Another server sharing the store changed the tools first: decide again.
-                table.tools = await asyncio.to_thread(load_tools, store, table.id)
-                continue
-        except Exception:
-            log.exception("table %s: could not store its tools", table.id)
-            conn.send_json(
-                {
-                    "type": "error",
-                    "id": cid,
-                    "error": "storage",
-                    "message": "The change could not be saved; nothing changed.",
-                }
-            )
-            return
-        table.tools = new
-        broadcast(hub, table, conn, cid)
-        return
-    conn.send_json(
-        {
-            "type": "error",
-            "id": cid,
-            "error": "busy",
-            "message": "The table's tools kept changing on another server; try again.",
-        }
-    )
-
-
-async def tools_changed(hub: Hub, table_id: str, version: int | None) -> None:
-    """Another server changed a table's tools (its notice says to which version; ``None``:
-    notices may have been missed): a table held here reads them and shows its phones."""
-    table = hub.tables.get(table_id)
-    if table is None or (version is not None and version <= table.tools.version):
-        return
-    found = await asyncio.to_thread(load_tools, hub.store, table_id)
-    if found.version > table.tools.version and hub.tables.get(table_id) is table:
-        table.tools = found
-        broadcast(hub, table)

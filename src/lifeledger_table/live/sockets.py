@@ -7,14 +7,12 @@ import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from aiohttp import web
 
-from .limits import Bucket, Limits
-
-if TYPE_CHECKING:
-    from .table import Table
+from ..decide.limits import Bucket, Limits
+from ..decide.table import Table
 
 __all__ = ["Conn", "error_message"]
 

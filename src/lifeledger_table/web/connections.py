@@ -15,9 +15,9 @@ from http import HTTPStatus
 from aiohttp import web
 from aiohttp.web_protocol import RequestHandler
 
+from ..decide.limits import Limits
+from ..live.hub import HUB_KEY
 from .addresses import TrustedProxies
-from .hub import HUB_KEY
-from .limits import Limits
 from .middleware import PROXIES_KEY, SECURITY_HEADERS, SERVER_NAME, slug
 
 __all__ = ["ConnectionGuard", "GuardedHandler", "raise_descriptor_limit", "serve"]

@@ -28,11 +28,11 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..decide.limits import Limits, Throttle
+from ..decide.table import Table
+from ..store.records import hash_token
 from .hub import Hub
-from .limits import Limits, Throttle
 from .sockets import Conn
-from .store import hash_token
-from .table import Table
 
 __all__ = ["Takeover", "Takeovers", "is_host", "takeovers_of"]
 

@@ -7,14 +7,11 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
-from .sockets import Conn
-from .table import Table
-from .tools import tools_changed
-
-if TYPE_CHECKING:
-    from .hub import Hub
+from ..decide.table import Table
+from .fanout import Fanout
+from .toolmessages import tools_changed
+from .writer import Writer
 
 __all__ = ["Follower"]
 
@@ -24,29 +21,16 @@ log = logging.getLogger("lifeledger_table")
 class Follower:
     """What this server does with the writes of the others."""
 
-    def __init__(self, hub: Hub) -> None:
+    def __init__(self, hub: Fanout, writer: Writer) -> None:
         self.hub = hub
-        #: How a phone is shown its table anew (a welcome after a sequence number), and what
-        #: follows seats given by another server: set by the app (the protocol knows how).
-        self.welcome: Callable[[Conn, int], None] | None = None
+        self.writer = writer
+        #: What follows seats given by another server: set by the app (the seat grants know
+        #: how).
         self.seats_changed: Callable[[Table, set[str]], None] | None = None
         #: What is done with the other notices (seat takeovers across servers).
         self.relayed: Callable[[str, str, str], None] | None = None
         #: Catching up with other servers' writes.
         self.following: set[asyncio.Task[None]] = set()
-
-    def resync(self, table: Table, since: int) -> None:
-        """Show every phone of the table the table anew (a welcome after ``since``): what it
-        was sent before may no longer be how the log goes on."""
-        if table.broken is not None:
-            for conn in self.hub.conns.get(table.id, ()):
-                conn.send_json({"type": "error", "id": None, **table.broken.to_json()})
-                conn.close()
-            return
-        if self.welcome is not None:
-            for conn in self.hub.conns.get(table.id, ()):
-                if conn.hello:
-                    self.welcome(conn, since)
 
     def notified(self, kind: str, table_id: str, detail: str) -> None:
         """A notice from a server on the same store (issue 10). ``event``: it wrote events of
@@ -138,6 +122,6 @@ class Follower:
                 for text in messages:
                     self.hub.send_all(table, text)
                 return
-        reloaded = await self.hub.writer.reload(table)  # off the event loop
+        reloaded = await self.writer.reload(table)  # off the event loop
         if reloaded and self.hub.tables.get(table_id) is table:
-            self.resync(table, shown)
+            self.hub.resync(table, shown)

@@ -11,9 +11,9 @@ from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 
+from ..decide.limits import Limits, Throttle
 from .addresses import PROXIES_KEY
-from .limits import Limits, Throttle
-from .routes import same_origin
+from .requests import same_origin
 
 __all__ = [
     "ERRORS_KEY",

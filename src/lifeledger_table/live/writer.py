@@ -16,15 +16,13 @@ import asyncio
 import logging
 import time
 from collections.abc import Coroutine
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .errors import TableError
+from ..decide.errors import TableError
+from ..decide.table import Decision, Table
+from ..store.records import StoreUnavailable
+from .fanout import Fanout
 from .sockets import Conn, error_message
-from .store import StoreUnavailable
-from .table import Decision, Table
-
-if TYPE_CHECKING:
-    from .hub import Hub
 
 __all__ = ["PATIENCE", "Writer"]
 
@@ -47,7 +45,7 @@ STORAGE = "The change could not be saved; nothing changed."
 class Writer:
     """The changes a server decided, on their way to the store and then to the phones."""
 
-    def __init__(self, hub: Hub) -> None:
+    def __init__(self, hub: Fanout) -> None:
         self.hub = hub
         #: Decided changes waiting to be written, with the socket that sent each.
         self.batch: list[tuple[Decision, Conn]] = []
@@ -246,7 +244,7 @@ class Writer:
         for table_id in stale:
             table = self.hub.tables.get(table_id)
             if table is not None:
-                self.hub.follower.resync(table, shown[table_id])
+                self.hub.resync(table, shown[table_id])
 
     async def _fail(self, failed: list[tuple[Decision, Conn]]) -> None:
         """A write failed: forget every change not written (the tables are loaded again, off

@@ -16,27 +16,20 @@ from typing import Any
 
 from aiohttp import WSCloseCode, WSMsgType, web
 
+from ..decide.errors import TableError
+from ..decide.jsontext import strict_json
+from ..decide.limits import SocketGate
+from ..decide.setup import MAX_PLAYERS
+from ..decide.table import PAGE, Table
+from ..live.hub import HUB_KEY, Hub
+from ..live.seats import SeatTaken, StorageFailure, grant_seat
+from ..live.sockets import Conn, error_message
+from ..live.takeover import Takeover, Takeovers, is_host, takeovers_of
+from ..live.toolmessages import now_ms, tool_message, tools_view
+from ..live.undoasks import undo_asks_of
+from ..store.records import hash_token
 from .answers import answers_of, history_text
-from .errors import TableError
-from .hub import HUB_KEY, Hub
-from .jsontext import strict_json
-from .limits import SocketGate
-from .routes import (
-    SeatTaken,
-    StorageFailure,
-    grant_seat,
-    quoted,
-    same_origin,
-    table_or_404,
-    watched_or_404,
-)
-from .setup import MAX_PLAYERS
-from .sockets import Conn, error_message
-from .store import hash_token
-from .table import PAGE, Table
-from .takeover import Takeover, Takeovers, is_host, takeovers_of
-from .tools import now_ms, tool_message, tools_view
-from .undoasks import undo_asks_of
+from .requests import quoted, same_origin, table_or_404, watched_or_404
 
 __all__ = ["GATE_KEY", "add_routes", "table_socket", "watch_socket"]
 

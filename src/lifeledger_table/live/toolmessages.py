@@ -1,0 +1,205 @@
+"""The tools' messages (docs/table.md): a phone's tool message checked, decided
+(:mod:`..decide.tools`), written and sent to every phone of the table, one table's tool
+changes at a time; and the tools another server changed, read and shown here."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import secrets
+import time
+import weakref
+from typing import Any
+
+from ..decide.errors import TableError
+from ..decide.limits import Limits, Throttle
+from ..decide.table import Table
+from ..decide.tools import ToolOp, decide, load_tools, parse
+from .fanout import Fanout
+from .sockets import Conn
+
+__all__ = [
+    "answer_retry",
+    "broadcast",
+    "now_ms",
+    "tool_message",
+    "tools_changed",
+    "tools_view",
+]
+
+log = logging.getLogger("lifeledger_table")
+
+#: How often a change is tried when other servers keep changing the tools meanwhile, and the
+#: most seconds of the pause before each retry (random: two servers each with changes queued
+#: for one table would otherwise keep meeting, one of them losing every time).
+ATTEMPTS = 8
+RETRY_PAUSE = 0.02
+
+
+def now_ms() -> int:
+    """The server's time in epoch milliseconds (what the tools' decisions are given as now)."""
+    return int(time.time() * 1000)
+
+
+#: Tool changes under way, one table at a time each (kept so that they are not collected).
+_TASKS: set[asyncio.Task[None]] = set()
+#: One lock a table with tool changes under way (gone once no change holds or awaits it).
+_LOCKS: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+
+
+class _Budgets:
+    """The tool messages a table's sockets, and an address's, may send (each is a write of
+    its own to the store: ``Limits.tools_*``), and the tool changes waiting per table."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self.tables = Throttle(limits.tools_burst, limits.tools_burst / limits.tools_rate)
+        self.addresses = Throttle(
+            limits.tools_address_burst, limits.tools_address_burst / limits.tools_address_rate
+        )
+        self.waiting: dict[str, int] = {}
+
+    def refusal(self, table: str, address: str) -> TableError | None:
+        """Why a tool message may not be decided now (``None``: it may; it is counted)."""
+        if self.waiting.get(table, 0) >= self.limits.tools_waiting:
+            return TableError(
+                "busy", "The table's tools are still saving earlier changes; try again."
+            )
+        if self.tables.blocked(table) or self.addresses.blocked(address):
+            return TableError(
+                "throttled", "Too many tool uses at this table or from here; slow down."
+            )
+        self.tables.count(table)
+        self.addresses.count(address)
+        return None
+
+    def wait(self, table: str, step: int) -> None:
+        n = self.waiting.get(table, 0) + step
+        if n > 0:
+            self.waiting[table] = n
+        else:
+            self.waiting.pop(table, None)
+
+
+_BUDGETS: weakref.WeakKeyDictionary[Fanout, _Budgets] = weakref.WeakKeyDictionary()
+
+
+def _budgets(hub: Fanout) -> _Budgets:
+    found = _BUDGETS.get(hub)
+    if found is None:
+        found = _BUDGETS[hub] = _Budgets(hub.limits)
+    return found
+
+
+def tools_view(table: Table, now: int | None = None) -> dict[str, Any]:
+    """The tools as a phone is sent them."""
+    return table.tools.view(table, now_ms() if now is None else now)
+
+
+def broadcast(hub: Fanout, table: Table, sender: Conn | None = None, cid: str = "") -> None:
+    """Send every phone of the table its tools (``sender`` gets them with ``"id": cid``: the
+    acknowledgement of its tool message)."""
+    now = now_ms()
+    text = json.dumps({"type": "tools", "tools": tools_view(table, now), "now": now})
+    hub.send_all(table, text, sender, cid)
+
+
+def tool_message(hub: Fanout, conn: Conn, cid: str, msg: dict[str, Any]) -> None:
+    """A seated phone's tool message (its id checked, the sender seated): checked in full
+    here, then decided, written and sent to every phone of the table, one table's tool
+    changes at a time."""
+    assert conn.seat is not None
+    try:
+        op = parse(msg)
+    except TableError as exc:
+        conn.send_json({"type": "error", "id": cid, **exc.to_json()})
+        return
+    table = conn.table
+    if cid in table.tools.ids:
+        answer_retry(conn, table, cid)
+        return
+    budgets = _budgets(hub)
+    refused = budgets.refusal(table.id, conn.address)
+    if refused is not None:
+        conn.send_json({"type": "error", "id": cid, **refused.to_json()})
+        return
+    budgets.wait(table.id, 1)
+    by = None if conn.device else conn.seat
+    task = asyncio.get_running_loop().create_task(_change(hub, conn, table, op, cid, by))
+    _TASKS.add(task)
+    task.add_done_callback(_TASKS.discard)
+    task.add_done_callback(lambda _: budgets.wait(table.id, -1))
+
+
+def answer_retry(conn: Conn, table: Table, cid: str) -> None:
+    """The tools as they are, to one phone, acknowledging ``cid`` (a retry)."""
+    now = now_ms()
+    conn.send_json({"type": "tools", "tools": tools_view(table, now), "now": now, "id": cid})
+
+
+async def _change(
+    hub: Fanout, conn: Conn, table: Table, op: ToolOp, cid: str, by: str | None
+) -> None:
+    lock = _LOCKS.get(table.id)
+    if lock is None:
+        lock = _LOCKS[table.id] = asyncio.Lock()
+    async with lock:
+        await _decide_and_write(hub, conn, table, op, cid, by)
+
+
+async def _decide_and_write(
+    hub: Fanout, conn: Conn, table: Table, op: ToolOp, cid: str, by: str | None
+) -> None:
+    store = hub.store
+    for attempt in range(ATTEMPTS):
+        if attempt:
+            await asyncio.sleep(RETRY_PAUSE * attempt * (0.5 + secrets.randbelow(1000) / 1000))
+        if cid in table.tools.ids:
+            answer_retry(conn, table, cid)
+            return
+        try:
+            new = decide(table.tools, op, by, table, now_ms(), cid)
+        except TableError as exc:
+            conn.send_json({"type": "error", "id": cid, **exc.to_json()})
+            return
+        try:
+            written = await asyncio.to_thread(store.put_tools, table.id, new.version, new.dump())
+            if not written:
+                # Another server sharing the store changed the tools first: decide again.
+                table.tools = await asyncio.to_thread(load_tools, store, table.id)
+                continue
+        except Exception:
+            log.exception("table %s: could not store its tools", table.id)
+            conn.send_json(
+                {
+                    "type": "error",
+                    "id": cid,
+                    "error": "storage",
+                    "message": "The change could not be saved; nothing changed.",
+                }
+            )
+            return
+        table.tools = new
+        broadcast(hub, table, conn, cid)
+        return
+    conn.send_json(
+        {
+            "type": "error",
+            "id": cid,
+            "error": "busy",
+            "message": "The table's tools kept changing on another server; try again.",
+        }
+    )
+
+
+async def tools_changed(hub: Fanout, table_id: str, version: int | None) -> None:
+    """Another server changed a table's tools (its notice says to which version; ``None``:
+    notices may have been missed): a table held here reads them and shows its phones."""
+    table = hub.tables.get(table_id)
+    if table is None or (version is not None and version <= table.tools.version):
+        return
+    found = await asyncio.to_thread(load_tools, hub.store, table_id)
+    if found.version > table.tools.version and hub.tables.get(table_id) is table:
+        table.tools = found
+        broadcast(hub, table)
