@@ -1,12 +1,13 @@
 """The table web app assembled: its routes and middleware, slow-client timeouts, idle tables
 leaving memory, and ``run`` for ``lifeledger serve``.
 
-Where things are decided: :mod:`.routes` (HTTP), :mod:`.protocol` (the WebSocket), :mod:`.table`
-(what a change does, by the rules engine), :mod:`.hub` (ordering, writing and fan-out),
-:mod:`.store` (the log), :mod:`.limits` (what one client may send), :mod:`.middleware` (what
-every HTTP answer goes through), :mod:`.addresses` (who the client is, behind a reverse proxy),
-:mod:`.lan` (the LAN address phones open), :mod:`.connections` (connection caps and
-:func:`serve`).
+The top layer (the layers: :mod:`lifeledger_table`). Where things are decided:
+:mod:`.web.routes` (HTTP), :mod:`.web.protocol` (the WebSocket), :mod:`.decide.table` (what a
+change does, by the rules engine), :mod:`.live.hub` (ordering, writing and fan-out),
+:mod:`.store` (the log), :mod:`.decide.limits` (what one client may send),
+:mod:`.web.middleware` (what every HTTP answer goes through), :mod:`.web.addresses` (who the
+client is, behind a reverse proxy), :mod:`.web.lan` (the LAN address phones open),
+:mod:`.web.connections` (connection caps and :func:`serve`).
 """
 
 from __future__ import annotations
@@ -109,7 +110,7 @@ def create_app(
     Slow clients: aiohttp has no timeout of its own for a request's headers, but its keep-alive
     timer runs from the moment a connection opens (and again after each answer) and closes the
     connection if no whole request has arrived by then; set to ``header_seconds``, it is the
-    header timeout. A body is read within ``body_seconds`` (:func:`.routes.read_text`), and a
+    header timeout. A body is read within ``body_seconds`` (:func:`.web.requests.read_text`), and a
     body nobody reads is drained for at most ``linger_seconds`` before the connection closes.
     """
     limits = limits or Limits()

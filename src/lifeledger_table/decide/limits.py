@@ -253,7 +253,7 @@ class Limits:
     #: ... and all the seated sockets of one table together.
     table_rate: float = 30.0
     table_burst: float = 60.0
-    #: Tool messages (dice, clocks, the round timer: tools.py) a table's sockets may send
+    #: Tool messages (dice, clocks, the round timer: decide/tools.py) a table's sockets may send
     #: together a second, and in one burst; those of one address, over all its tables; and
     #: how many may wait at one table for their write. Each is a write of its own to the
     #: store (a sync to disk: the game's changes are written in batches, the tools' one at a

@@ -275,7 +275,7 @@ class Table:
         has no such table; if the log can't be loaded, :attr:`broken` says why."""
         self.broken: TableUnavailable | None = None
         self._reset(None)
-        #: The table's tools (dice, clocks, the round timer: tools.py), kept beside its log.
+        #: The table's tools (dice, clocks, the round timer: decide/tools.py), kept beside its log.
         try:
             self.tools = load_tools(self.store, self.id)
         except StoreUnavailable:
@@ -1039,7 +1039,7 @@ class Table:
 
     def _undo_target(self, body: dict[str, Any], live: bool) -> int:
         """The action an undo takes back, or :class:`TableError` saying why it can't. (Whose
-        change it is, is the socket's question: protocol.py asks the seat that made it.)"""
+        change it is, is the socket's question: web/protocol.py asks the seat that made it.)"""
         target = body.get("target")
         if target is None and not live:
             target = self.last.seq if self.last else 0  # a log from before undo named targets

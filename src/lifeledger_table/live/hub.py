@@ -1,7 +1,7 @@
 """The hub: the tables in memory (loaded on first use, leaving when idle) and the sockets on
 each, and sending a message to every socket of a table (fan-out).
 
-Where each step of a change happens: it is decided by :class:`..decide.table.Table` on the
+Where each step of a change happens: it is decided by :class:`.table.Table` on the
 event loop, written by :class:`.writer.Writer` (in batches, off the loop), then acknowledged and
 sent to every phone of the table (:class:`.fanout.Fanout`, which the hub is);
 :class:`.follow.Follower` takes in what other servers on the same store wrote.

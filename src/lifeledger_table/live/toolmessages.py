@@ -1,6 +1,6 @@
 """The tools' messages (docs/table.md): a phone's tool message checked, decided
-(:mod:`..decide.tools`), written and sent to every phone of the table, one table's tool
-changes at a time; and the tools another server changed, read and shown here."""
+(:mod:`lifeledger_table.decide.tools`), written and sent to every phone of the table, one
+table's tool changes at a time; and the tools another server changed, read and shown here."""
 
 from __future__ import annotations
 

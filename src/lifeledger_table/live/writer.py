@@ -6,7 +6,7 @@ Nothing here waits on the store on the event loop (issue 21): a write, a table l
 after a failed or refused write, and the look-up of a change sent again long after it was
 written all run in a thread, and a table being loaded again decides nothing meanwhile (its
 requests wait, in order, and are decided once it is loaded). A write the store can't take now
-(:class:`.store.StoreUnavailable`: a database server restarting) is tried again, with the
+(:class:`.records.StoreUnavailable`: a database server restarting) is tried again, with the
 changes decided since, for :attr:`Writer.patience` seconds before they are refused ``storage``.
 """
 

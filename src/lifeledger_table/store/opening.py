@@ -1,5 +1,5 @@
 """Which store ``lifeledger serve --db`` opens: a PostgreSQL URL opens a
-:class:`~.pgstore.PostgresStore`, anything else an SQLite file."""
+:class:`~.postgres.PostgresStore`, anything else an SQLite file."""
 
 from __future__ import annotations
 

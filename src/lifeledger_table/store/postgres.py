@@ -1,7 +1,7 @@
-"""The PostgreSQL store: the :class:`~.store.Store` protocol on a database server, for several
+"""The PostgreSQL store: the :class:`~.records.Store` protocol on a database server, for several
 ``lifeledger serve`` processes sharing their tables.
 
-Same schema ideas as :class:`~.store.SQLiteStore` (a table's setup, its seats' token digests,
+Same schema ideas as :class:`~.sqlite.SQLiteStore` (a table's setup, its seats' token digests,
 its append-only log with what was derived from each event, and checkpoints), the same
 guarantees, and the same contract tests (``tests/table/store_contract.py``):
 
@@ -10,7 +10,7 @@ guarantees, and the same contract tests (``tests/table/store_contract.py``):
   back to ``on``);
 - ``(table, seq)`` and ``(table, client_id)`` are unique keys: of two processes appending the
   same sequence number (or client op id) to a table, one wins and the other gets
-  :class:`~.store.DuplicateError`, whichever commits second;
+  :class:`~.records.DuplicateError`, whichever commits second;
 - bodies and setups are kept as the JSON text they were written as (not ``jsonb``, which
   reorders keys and refuses some strings), so they read back exactly.
 
@@ -158,9 +158,9 @@ class PostgresStore(LogReads):
     """A table store in a PostgreSQL database (``url``: any libpq URL or connection string),
     through a pool of ``pool_size`` connections (opened at the start, each replaced when lost).
 
-    Opening checks the database as :class:`~.store.SQLiteStore` checks its file: that it can
+    Opening checks the database as :class:`~.sqlite.SQLiteStore` checks its file: that it can
     be reached, creates or upgrades the schema, refuses a newer one or another program's tables,
-    and takes a write; if not, :class:`~.store.StoreError` says why in one line.
+    and takes a write; if not, :class:`~.records.StoreError` says why in one line.
     """
 
     _PARAM = "%s"

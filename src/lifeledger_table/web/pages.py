@@ -76,7 +76,7 @@ def add_pages(router: web.UrlDispatcher) -> None:
     router.add_get("/t/{table}", page("table.html"))
     router.add_get("/w/{watch}", page("table.html"))
     router.add_get("/replay", page("table.html"))
-    router.add_get("/favicon.ico", page("favicon.ico"))  # drawn by icons.py
+    router.add_get("/favicon.ico", page("favicon.ico"))  # drawn by web/icons.py
     router.add_get("/sw.js", service_worker)
     router.add_get("/manifest.webmanifest", web_manifest)
     router.add_static("/static/", STATIC)

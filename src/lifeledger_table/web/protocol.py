@@ -306,7 +306,7 @@ def _handle(hub: Hub, conn: Conn, data: str) -> None:
     if not conn.seats:
         conn.send_json(error_message(cid, "no-seat", "Take a seat to act."))
         return
-    if kind == "tool":  # dice, coin, first player, planar die, clocks (tools.py)
+    if kind == "tool":  # dice, coin, first player, planar die, clocks (live/toolmessages.py)
         tool_message(hub, conn, cid, msg)
         return
     allowed = {"type", "id", "as"} | {
@@ -328,7 +328,7 @@ def _handle(hub: Hub, conn: Conn, data: str) -> None:
     if conn.device:  # the history says what sent it: the table device (issue 17 item 11)
         body["device"] = "table"
     # A seat's Undo takes back its own change; another seat's is asked of that seat's device
-    # or the host (issue 17 item 10: undoasks.py). A device's seats are all its own.
+    # or the host (issue 17 item 10: live/undoasks.py). A device's seats are all its own.
     owner = table.undo_owner(body.get("target")) if kind == "undo" else None
     if owner is not None and not conn.holds(owner):
         undo_asks_of(hub).ask(hub, conn, cid, acting, body["target"], owner, body)

@@ -359,7 +359,7 @@ async def qr_code(request: web.Request) -> web.Response:
     if len(request.host) > 261:  # a host name (253) and a port: a longer Host is made up
         return error_response(400, "malformed", "The Host header is too long for a link.")
     url = _links(request, table.id, table.row.watch)[which]
-    # Drawn once per link (pure Python, some 8 ms: in a worker process, drawing.py).
+    # Drawn once per link (pure Python, some 8 ms: in a worker process, workers/drawing.py).
     return await answer(
         request, table, ("qr", url), content_type="image/svg+xml", draw=lambda d: d.qr(url)
     )
