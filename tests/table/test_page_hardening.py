@@ -538,12 +538,14 @@ ID = r"(\.id|\.target|\bpid|player_id|controller|\bstarting|\bholder|\bheir|\bne
 
 
 def _engine_sentences() -> list[tuple[str, str]]:
-    """Every sentence shape of the engine's refusals and notes (lifeledger/game.py), written
-    out twice: with the player id ``life`` and id lists ``life and bo`` where ids go, and as
-    the page should show it (``Life``, ``Life and Bo``); the word "life" elsewhere stays."""
-    tree = ast.parse((SRC / "lifeledger" / "game.py").read_text(encoding="utf-8"))
+    """Every sentence shape of the engine's refusals and notes (every module of lifeledger:
+    the game and its rule areas, lifeledger/life.py, ending.py, ...), written out twice: with
+    the player id ``life`` and id lists ``life and bo`` where ids go, and as the page should
+    show it (``Life``, ``Life and Bo``); the word "life" elsewhere stays."""
+    modules = sorted((SRC / "lifeledger").glob("*.py"))
+    trees = [ast.parse(path.read_text(encoding="utf-8")) for path in modules]
     found: list[tuple[str, str]] = []
-    for node in ast.walk(tree):
+    for node in (node for tree in trees for node in ast.walk(tree)):
         if not isinstance(node, ast.Call) or len(node.args) < 2:
             continue
         func = node.func
@@ -577,8 +579,8 @@ def _engine_sentences() -> list[tuple[str, str]]:
 
 def test_every_engine_sentence_is_named_by_its_parts(base: str, browser: Browser) -> None:
     """issue 7 item 16: the page names the ids of every sentence the engine writes (refusals
-    and notes, read from lifeledger/game.py) by the sentence's shape, never as words; a new
-    shape in the engine fails here until the page knows it (common.js, SENTENCES)."""
+    and notes, read from the modules of lifeledger) by the sentence's shape, never as words; a
+    new shape in the engine fails here until the page knows it (common.js, SENTENCES)."""
     table = post(base + "/api/tables", {"players": [{"name": "Life"}, {"name": "Bo"}]})
     page = new_phone(browser)
     page.goto(f"{base}/t/{table['id']}")

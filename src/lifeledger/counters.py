@@ -1,0 +1,69 @@
+"""Counters on players (122), poison counters among them, and drawing cards (121, 104.3c)."""
+
+from __future__ import annotations
+
+from .actions import AddCounters, Draw, RemoveCounters, Win
+from .core import COUNTER_KIND, COUNTER_KIND_LENGTH, POISON, GameBase
+from .effects import Kind
+from .errors import MalformedError, quote
+
+
+class CountersMixin(GameBase):
+    """Counters (122) and drawing (121)."""
+
+    # -- counters (122) ---------------------------------------------------------------------
+
+    def _do_add_counters(self, action: AddCounters) -> None:
+        """122.1: a player gets counters; poison counters: 122.1f, 810.10."""
+        p = self._players[action.player]
+        amount = self._amount(action.amount, "amount")
+        if action.kind == POISON:
+            self._add_poison(p, amount)
+        elif amount:
+            count = p.counters.get(action.kind, 0) + amount
+            what = f"{p.id}'s {action.kind} counters"
+            self._set_count(p.counters, action.kind, count, what, "amount")
+            self._changed(p)
+
+    def _do_remove_counters(self, action: RemoveCounters) -> None:
+        """122: a count never goes below 0; 810.10b: a player's lost poison counters are the
+        team's."""
+        p = self._players[action.player]
+        amount = self._amount(action.amount, "amount")
+        if action.kind == POISON:
+            poison = max(0, p.poison.value - amount)
+            self._set_total(p, p.poison, poison, "poison counters", "amount")
+            return
+        left = p.counters.get(action.kind, 0) - amount
+        self._set_count(p.counters, action.kind, left, "a count", "amount")
+        self._changed(p)
+
+    # -- drawing (121) ----------------------------------------------------------------------
+
+    def _do_draw(self, action: Draw) -> None:
+        """121, 104.3c: a player draws the cards they can; an attempt to draw from an empty
+        library is marked for 704.5b, unless an effect makes the player win instead."""
+        p = self._players[action.player]
+        count = self._amount(action.count, "count")
+        if p.library is None or count == 0:
+            return
+        drawn = min(count, p.library)
+        self._set_attribute(p, "library", p.library - drawn)
+        if count == drawn:
+            return
+        maniac = next(self._effects_reaching(Kind.WIN_ON_EMPTY_DRAW, p), None)
+        if maniac is not None:
+            self._note("614.1a", f"{maniac.id}: {p.id} would win the game instead of drawing")
+            self._do_win(Win(p.id, source=maniac.id))
+        else:
+            self._set_attribute(p, "drew_from_empty", True)
+            self._touch(p)
+            self._note("121.4", f"{p.id} attempted to draw from an empty library")
+
+    def _check_counter_kind(self, action: AddCounters | RemoveCounters) -> None:
+        if len(action.kind) > COUNTER_KIND_LENGTH or not COUNTER_KIND.fullmatch(action.kind):
+            raise MalformedError(
+                f"{quote(action.kind)} is not a counter kind (a lowercase word of at most "
+                f"{COUNTER_KIND_LENGTH} characters)",
+                member="kind",
+            )
