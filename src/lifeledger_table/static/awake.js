@@ -70,12 +70,12 @@ function awakeVideo() {
 
 // What the menu says about it.
 function awakeText() {
-  if (AWAKE.how === "lock" && AWAKE.lock) return "The screen stays awake while this page is open (Screen Wake Lock).";
+  if (AWAKE.how === "lock" && AWAKE.lock) return t("The screen stays awake while this page is open (Screen Wake Lock).");
   if (AWAKE.how === "video" && AWAKE.video && !AWAKE.video.paused) {
-    return "The screen stays awake while this page is open (a silent video: this browser has no Wake Lock here).";
+    return t("The screen stays awake while this page is open (a silent video: this browser has no Wake Lock here).");
   }
-  if (!AWAKE.tried) return "The screen is kept awake from your first tap.";
-  return "This browser can't keep the screen awake: set a longer screen timeout on the phone.";
+  if (!AWAKE.tried) return t("The screen is kept awake from your first tap.");
+  return t("This browser can't keep the screen awake: set a longer screen timeout on the phone.");
 }
 
 document.addEventListener("visibilitychange", () => {

@@ -61,11 +61,11 @@ function replacesLoss(c) {
 // "the target of Sanguine Bond", "the order of Sanguine Bond and Exquisite Blood", "the order
 // in which Rhox Faithmender and Tainted Remedy apply to Ana's gains of life".
 function choiceWhat(c) {
-  const cards = c.ids.map(cardName).join(" and ");
-  if (c.choice === "targets") return `the target of ${cardName(c.ids[0])}`;
-  if (c.choice === "replacements" && replacesLoss(c)) return `which of ${cards} replaces a loss of the game`;
-  if (c.choice === "replacements") return `the order in which ${cards} apply to ${S.names.of(c.player)}'s gains of life`;
-  return `the order of ${cards}`;
+  const cards = listOf(c.ids.map(cardName));
+  if (c.choice === "targets") return t("the target of {card}", { card: cardName(c.ids[0]) });
+  if (c.choice === "replacements" && replacesLoss(c)) return t("which of {cards} replaces a loss of the game", { cards });
+  if (c.choice === "replacements") return t("the order in which {cards} apply to {name}'s gains of life", { cards, name: S.names.of(c.player) });
+  return t("the order of {cards}", { cards });
 }
 
 function chooseTarget(player, id, target) {
@@ -85,12 +85,12 @@ function orderQuestion(c, who) {
     // A team that shares its life total loses as one (810.8a): its first head chooses.
     const team = (S.state.teams || []).find((t) => t.life !== null && t.players.includes(c.player));
     const loser = team ? S.names.of(team.id) : who;
-    return `If ${loser} would lose the game, ${c.ids.map(cardName).join(" and ")} could each replace it: tap the one that does (616.1)`;
+    return t("If {name} would lose the game, {cards} could each replace it: tap the one that does (616.1)", { name: loser, cards: listOf(c.ids.map(cardName)) });
   }
   if (c.choice === "replacements") {
-    return `When ${who} gains life, ${c.ids.map(cardName).join(" and ")} all apply: tap them in the order they apply — a life doubler applied before the gain becomes a loss doubles the loss (616.1)`;
+    return t("When {name} gains life, {cards} all apply: tap them in the order they apply — a life doubler applied before the gain becomes a loss doubles the loss (616.1)", { name: who, cards: listOf(c.ids.map(cardName)) });
   }
-  return `${who}'s triggered abilities at once: tap them in the order they go on the stack — the last resolves first (603.3b)`;
+  return t("{name}'s triggered abilities at once: tap them in the order they go on the stack — the last resolves first (603.3b)", { name: who });
 }
 
 // The prompt for one choice, on a device holding the chooser's seat.
@@ -99,11 +99,11 @@ function choicePrompt(c) {
   if (c.choice === "targets") {
     const id = c.ids[0];
     return h("div", { class: "choice-ask", "data-choice": "targets", "data-player": c.player, "data-id": id },
-      h("p", {}, `${cardName(id)} (${who}'s): when ${who} gains life, which opponent loses that much?`),
+      h("p", {}, t("{card} ({name}'s): when {name} gains life, which opponent loses that much?", { card: cardName(id), name: who })),
       h("div", { class: "row" },
         ...c.options.map((pid) => h("button", { class: "primary", "data-target": pid, onclick: () => chooseTarget(c.player, id, pid) }, S.names.of(pid))),
         h("span", { class: "rule" }, "(603.3d)"),
-        CHOICES.changing === id ? h("button", { "data-act": "keep", onclick: () => { CHOICES.changing = null; renderChoices(); } }, "Keep") : null));
+        CHOICES.changing === id ? h("button", { "data-act": "keep", onclick: () => { CHOICES.changing = null; renderChoices(); } }, t("Keep")) : null));
   }
   const key = orderKey(c);
   const picked = CHOICES.order.get(key) || [];
@@ -112,7 +112,7 @@ function choicePrompt(c) {
   const label = (id) => {
     if (!loss) return cardName(id);
     const owner = (activeCards().find((x) => x.id === id) || {}).controller;
-    return owner ? `${cardName(id)} (${S.names.of(owner)}'s)` : cardName(id);
+    return owner ? t("{card} ({name}'s)", { card: cardName(id), name: S.names.of(owner) }) : cardName(id);
   };
   const tap = (id) => {
     const next = [...picked, id];
@@ -126,7 +126,7 @@ function choicePrompt(c) {
     picked.length ? h("p", { class: "muted order-so-far" }, picked.map((id, i) => `${i + 1}. ${cardName(id)}`).join(" · ")) : null,
     h("div", { class: "row" },
       ...left.map((id) => h("button", { class: "primary", "data-order": id, onclick: () => tap(id) }, label(id))),
-      picked.length ? h("button", { "data-act": "order-again", onclick: () => { CHOICES.order.delete(key); renderChoices(); } }, "Start again") : null));
+      picked.length ? h("button", { "data-act": "order-again", onclick: () => { CHOICES.order.delete(key); renderChoices(); } }, t("Start again")) : null));
 }
 
 // The open choices: asked here of the seats this device holds, waited for elsewhere. Also
@@ -139,7 +139,7 @@ function renderChoices() {
   const items = [];
   for (const c of open) {
     if (holdsSeat(c.player)) items.push(choicePrompt(c));
-    else items.push(h("p", { class: "choice-wait", "data-player": c.player }, `Waiting for ${S.names.of(c.player)} to choose ${choiceWhat(c)} (${c.rule})`));
+    else items.push(h("p", { class: "choice-wait", "data-player": c.player }, t("Waiting for {name} to choose {what} ({rule})", { name: S.names.of(c.player), what: choiceWhat(c), rule: c.rule })));
   }
   // A badge's tap: its controller chooses the target again among the legal ones now.
   const again = CHOICES.changing && ch.targets[CHOICES.changing];
@@ -158,12 +158,12 @@ function renderChoices() {
 // A card's badge: its name, and where it targets, its standing target ("Sanguine Bond → Bo");
 // its controller (on a device holding their seat) taps it to choose again.
 function cardBadge(c) {
-  const t = (S.choices || noChoices()).targets[c.id];
-  if (!t) return h("span", { class: "badge card" }, c.name);
-  const text = `${c.name} → ${t.target ? S.names.of(t.target) : "?"}`;
-  if (!holdsSeat(c.controller) || t.options.length < 2) return h("span", { class: "badge card", "data-card": c.id }, text);
+  const aim = (S.choices || noChoices()).targets[c.id];
+  if (!aim) return h("span", { class: "badge card" }, c.name);
+  const text = `${c.name} → ${aim.target ? S.names.of(aim.target) : "?"}`;
+  if (!holdsSeat(c.controller) || aim.options.length < 2) return h("span", { class: "badge card", "data-card": c.id }, text);
   return h("button", {
-    class: "badge card target", "data-card": c.id, title: `Choose ${cardName(c.id)}'s target again (603.3d)`,
+    class: "badge card target", "data-card": c.id, title: t("Choose {card}'s target again (603.3d)", { card: cardName(c.id) }),
     onclick: () => { CHOICES.changing = c.id; renderChoices(); },
   }, text);
 }

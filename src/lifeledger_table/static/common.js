@@ -49,16 +49,18 @@ function toJSON(value) {
 // BigInt beyond 2^53. Throws an Error whose message names the field.
 const MAX_WHOLE = BigInt("1" + "0".repeat(1000)); // the record's bound on integers (10^1000)
 function parseWhole(text, label, min) {
-  const t = String(text).trim().replace(/^[\u2212\u2013]/, "-");
-  const m = /^([+-]?)0*(\d+)$/.exec(t);
+  const text_ = String(text).trim().replace(/^[\u2212\u2013]/, "-");
+  const m = /^([+-]?)0*(\d+)$/.exec(text_);
   if (!m) {
-    throw new Error(t === "" ? `${label}: enter a whole number.`
-      : `${label}: “${t}” is not a whole number${min === 0 ? " (0 or more)" : ""}.`);
+    throw new Error(text_ === "" ? t("{label}: enter a whole number.", { label })
+      : min === 0 ? t("{label}: “{text}” is not a whole number (0 or more).", { label, text: text_ })
+        : t("{label}: “{text}” is not a whole number.", { label, text: text_ }));
   }
-  if (m[2].length > 1001 || BigInt(m[2]) > MAX_WHOLE) throw new Error(`${label}: at most 10^1000.`);
+  if (m[2].length > 1001 || BigInt(m[2]) > MAX_WHOLE) throw new Error(t("{label}: at most 10^1000.", { label }));
   const big = BigInt(m[1] === "-" ? "-" + m[2] : m[2]);
   if (min !== null && min !== undefined && big < BigInt(min)) {
-    throw new Error(min === 0 ? `${label} can't be negative (“${t}”).` : `${label}: at least ${min} (not “${t}”).`);
+    throw new Error(min === 0 ? t("{label} can't be negative (“{text}”).", { label, text: text_ })
+      : t("{label}: at least {min} (not “{text}”).", { label, min, text: text_ }));
   }
   const n = Number(big);
   return Number.isSafeInteger(n) ? n : big;
@@ -109,9 +111,9 @@ function saveHost(tableId, host) { if (host) localStorage.setItem(hostKey(tableI
 const CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789";
 function normCode(text) { return String(text).replace(/[\s\-\u2010-\u2015]/g, "").toUpperCase(); }
 function checkCode(code) {
-  if (code.length < 8 || code.length > 12) return "A table code has 8 to 12 letters and digits.";
+  if (code.length < 8 || code.length > 12) return t("A table code has 8 to 12 letters and digits.");
   const bad = [...code].find((c) => !CODE_ALPHABET.includes(c));
-  if (bad) return `A table code has no “${bad}” (codes leave out 0, 1, I, L and O).`;
+  if (bad) return t("A table code has no “{char}” (codes leave out 0, 1, I, L and O).", { char: bad });
   return null;
 }
 // ABCD-EFGH, ABCD-EFGH-JK: groups of four, to read out.
@@ -120,20 +122,41 @@ function formatCode(code) { return (String(code).match(/.{1,4}/g) || []).join("-
 // A table's link that only the serving machine can open (localhost, 127.x.x.x, [::1]): the
 // server listens on this machine only (or found no LAN address). The note saying so and how
 // to let phones on the same Wi-Fi in, or null for a link phones can open.
-const ONLY_HERE = "Only this computer can open this link and QR code: phones can't. To let phones on "
-  + "the same Wi-Fi join, start the server with make run (or lifeledger serve --host 0.0.0.0) "
-  + "and open the table again.";
+function onlyHereText() {
+  return t("Only this computer can open this link and QR code: phones can't. To let phones on the same Wi-Fi join, start the server with {make} (or {serve}) and open the table again.",
+    { make: "make run", serve: "lifeledger serve --host 0.0.0.0" });
+}
 function onlyHereNote(url) {
   let host;
   try { host = new URL(url).hostname.replace(/^\[|\]$/g, "").toLowerCase(); } catch (e) { return null; }
   const here = host === "localhost" || host.endsWith(".localhost") || /^127\./.test(host) || host === "::1";
-  return here ? h("p", { class: "error only-here", role: "alert" }, ONLY_HERE) : null;
+  return here ? h("p", { class: "error only-here", role: "alert" }, onlyHereText()) : null;
 }
 
-// "1 counter", "2 counters": a count and its noun, in agreement.
-function plural(n, one, many) {
-  const word = String(n) === "1" ? one : (many || one + "s");
-  return `${n} ${word}`;
+// "1 poison counter", "2 poison counters": a count and its counters' kind, in agreement. The
+// kinds the table knows have their own words; another kind is named as the record names it.
+function counterWords(n, kind) {
+  const args = { n, kind };
+  switch (kind) {
+    case "poison": return tn("{n} poison counter", "{n} poison counters", n, args);
+    case "energy": return tn("{n} energy counter", "{n} energy counters", n, args);
+    case "experience": return tn("{n} experience counter", "{n} experience counters", n, args);
+    case "rad": return tn("{n} rad counter", "{n} rad counters", n, args);
+    case "omen": return tn("{n} omen counter", "{n} omen counters", n, args);
+    default: return tn("{n} {kind} counter", "{n} {kind} counters", n, args);
+  }
+}
+
+// A counter kind's name, as a panel's label says it ("poison", "veleno").
+function counterKind(kind) {
+  switch (kind) {
+    case "poison": return t("poison");
+    case "energy": return t("energy");
+    case "experience": return t("experience");
+    case "rad": return t("rad");
+    case "omen": return t("omen");
+    default: return kind;
+  }
 }
 
 // Taking a seat: free seats at once; a taken seat by asking its phone (or the host) to allow
@@ -154,7 +177,7 @@ async function claimSeat(tableId, seat, takeover, hooks) {
     throw err;
   }
   if (res.token) { saveSeat(tableId, res.seat, res.token); return res; }
-  if (!res.request) throw new Error("The server didn't give this seat.");
+  if (!res.request) throw new Error(t("The server didn't give this seat."));
   const rid = res.request;
   if (hooks && hooks.waiting) hooks.waiting(rid);
   const pause = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -166,14 +189,14 @@ async function claimSeat(tableId, seat, takeover, hooks) {
     try {
       st = await api("GET", `/api/tables/${tableId}/takeovers/${encodeURIComponent(rid)}`);
     } catch (ex) {
-      if (ex.status === 404) throw fail("expired", "The request has expired; ask again.");
+      if (ex.status === 404) throw fail("expired", t("The request has expired; ask again."));
       await pause(2000);
       continue;
     }
     if (st.status === "allowed" && st.token) { saveSeat(tableId, seat, st.token); return { seat, token: st.token }; }
-    if (st.status === "allowed") throw fail("expired", "The seat was given, but not to this page; ask again.");
-    if (st.status === "refused") throw fail("refused", "The seat's phone refused.");
-    if (st.status === "expired") throw fail("expired", "No answer came in time; ask again.");
+    if (st.status === "allowed") throw fail("expired", t("The seat was given, but not to this page; ask again."));
+    if (st.status === "refused") throw fail("refused", t("The seat's phone refused."));
+    if (st.status === "expired") throw fail("expired", t("No answer came in time; ask again."));
     if (Date.now() - asked < 1000) await pause(1000);
   }
 }
@@ -310,34 +333,69 @@ const SENTENCES = [
   return { re: new RegExp(re), parts, kinds };
 });
 
+// An amount: a whole number (for the locale), or an expression ("Ana's life × 1/2 (rounded up)").
 function showAmount(amount, names) {
   if (amount && typeof amount === "object" && "life_of" in amount) {
-    const f = amount.fraction ? ` × ${amount.fraction[0]}/${amount.fraction[1]}` : "";
-    const r = amount.round ? ` (rounded ${amount.round})` : "";
-    return `${names.of(amount.life_of)}'s life${f}${r}`;
+    const who = names.of(amount.life_of);
+    const life = amount.fraction
+      ? t("{name}'s life × {a}/{b}", { name: who, a: amount.fraction[0], b: amount.fraction[1] })
+      : t("{name}'s life", { name: who });
+    if (!amount.round) return life;
+    return amount.round === "up" ? t("{amount} (rounded up)", { amount: life })
+      : amount.round === "down" ? t("{amount} (rounded down)", { amount: life })
+        : t("{amount} (rounded {way})", { amount: life, way: amount.round });
   }
-  return String(amount);
+  return typeof amount === "number" || typeof amount === "bigint" || /^-?\d+$/.test(String(amount)) ? formatNumber(amount) : String(amount);
 }
+
+// The count a plural form is chosen by: an expression counts as many.
+function pluralAmount(amount) { return amount && typeof amount === "object" ? 2 : amount; }
 
 // "1 poison counter", "3 energy counters", "Ana's life poison counters" (an expression).
 function counters(amount, kind, names) {
-  if (amount && typeof amount === "object") return `${showAmount(amount, names)} ${kind} counters`;
-  return plural(amount, `${kind} counter`);
+  return counterWords(amount && typeof amount === "object" ? showAmount(amount, names) : amount, kind);
 }
 
-const REASONS = {
-  "life": "0 or less life", "team-life": "team at 0 or less life", "poison": "10 poison counters",
-  "team-poison": "team's poison counters", "empty-library": "drew from an empty library",
-  "commander-damage": "21 commander damage", "conceded": "conceded", "effect": "an effect",
-  "penalty": "a penalty", "teammate": "a teammate lost", "emperor": "the emperor",
-  "opponent-won": "an opponent won", "last-standing": "last one standing", "team": "the team won",
-  "simultaneous-loss": "everyone lost at once", "loop": "a loop of mandatory actions",
-  "intentional": "an intentional draw",
-};
+// Why a game ended for a player, by the engine's reason ids.
+function reasonText(reason) {
+  switch (reason) {
+    case "life": return t("0 or less life");
+    case "team-life": return t("team at 0 or less life");
+    case "poison": return t("10 poison counters");
+    case "team-poison": return t("team's poison counters");
+    case "empty-library": return t("drew from an empty library");
+    case "commander-damage": return t("21 commander damage");
+    case "conceded": return t("conceded");
+    case "effect": return t("an effect");
+    case "penalty": return t("a penalty");
+    case "teammate": return t("a teammate lost");
+    case "emperor": return t("the emperor");
+    case "opponent-won": return t("an opponent won");
+    case "last-standing": return t("last one standing");
+    case "team": return t("the team won");
+    case "simultaneous-loss": return t("everyone lost at once");
+    case "loop": return t("a loop of mandatory actions");
+    case "intentional": return t("an intentional draw");
+    default: return reason;
+  }
+}
+
+// A player's standing, as a word: "won", "lost", "drew", "playing".
+function statusWord(status) {
+  switch (status) {
+    case "won": return t("won");
+    case "lost": return t("lost");
+    case "drew": return t("drew");
+    case "playing": return t("playing");
+    case "left": return t("left");
+    default: return status;
+  }
+}
 
 function describeResult(status, reason, rule) {
-  const why = reason ? (REASONS[reason] || reason) : "";
-  return `${status}${why ? " — " + why : ""}${rule ? " (" + rule + ")" : ""}`;
+  const why = reason ? reasonText(reason) : "";
+  const word = status ? statusWord(status) : "";
+  return `${word}${why ? (word ? " — " : "") + why : ""}${rule ? " (" + rule + ")" : ""}`;
 }
 
 // One sentence for a record action.
@@ -345,101 +403,148 @@ function describe(a, names) {
   if (!a) return "";
   const n = (id) => names.of(id);
   const amt = (x) => showAmount(x, names);
+  const pairs = (obj) => listOf(Object.entries(obj).map(([p, v]) => t("{name} {amount}", { name: n(p), amount: amt(v) })));
   switch (a.do) {
     case "damage": {
       const bits = [];
-      if (a.combat) bits.push("combat");
-      if (a.infect) bits.push("infect");
-      if (a.lifelink) bits.push(`lifelink for ${n(a.controller)}`);
-      else if (a.controller) bits.push(`controlled by ${n(a.controller)}`); // 725.2, 726.2
-      return `${a.source ? n(a.source) : "Damage"}: ${amt(a.amount)} damage to ${n(a.to)}` +
-        (bits.length ? ` (${bits.join(", ")})` : "");
+      if (a.combat) bits.push(t("combat"));
+      if (a.infect) bits.push(t("infect"));
+      if (a.lifelink) bits.push(t("lifelink for {name}", { name: n(a.controller) }));
+      else if (a.controller) bits.push(t("controlled by {name}", { name: n(a.controller) })); // 725.2, 726.2
+      const args = { source: a.source ? n(a.source) : t("Damage"), amount: amt(a.amount), to: n(a.to), how: bits.join(", ") };
+      return bits.length
+        ? tn("{source}: {amount} damage to {to} ({how})", "{source}: {amount} damage to {to} ({how})", pluralAmount(a.amount), args)
+        : tn("{source}: {amount} damage to {to}", "{source}: {amount} damage to {to}", pluralAmount(a.amount), args);
     }
-    case "lose_life": return `${n(a.player)} loses ${amt(a.amount)} life`;
-    case "gain_life": return `${n(a.player)} gains ${amt(a.amount)} life`;
+    case "lose_life": return tn("{name} loses {amount} life", "{name} loses {amount} life", pluralAmount(a.amount), { name: n(a.player), amount: amt(a.amount) });
+    case "gain_life": return tn("{name} gains {amount} life", "{name} gains {amount} life", pluralAmount(a.amount), { name: n(a.player), amount: amt(a.amount) });
     case "pay_life":
-      if (a.payments) return "Pay life: " + Object.entries(a.payments).map(([p, v]) => `${n(p)} ${amt(v)}`).join(", ");
-      return `${n(a.player)} pays ${amt(a.amount)} life`;
+      if (a.payments) return t("Pay life: {payments}", { payments: pairs(a.payments) });
+      return tn("{name} pays {amount} life", "{name} pays {amount} life", pluralAmount(a.amount), { name: n(a.player), amount: amt(a.amount) });
     case "set_life":
-      if (a.each) return "Life totals become " + Object.entries(a.each).map(([p, v]) => `${n(p)} ${amt(v)}`).join(", ");
-      return `${n(a.player)}'s life total becomes ${amt(a.to)}`;
-    case "exchange_life": return `${n(a.players[0])} and ${n(a.players[1])} exchange life totals`;
-    case "redistribute_life": return "Life totals redistributed";
-    case "add_counters": return `${n(a.player)} gets ${counters(a.amount, a.kind, names)}`;
-    case "remove_counters": return `${n(a.player)} loses ${counters(a.amount, a.kind, names)}`;
-    case "draw": return `${n(a.player)} draws ${plural(a.count, "card")}`;
-    case "concede": return `${n(a.player)} concedes`;
-    case "win": return `${n(a.player)} wins by an effect`;
-    case "lose": return `${a.players ? a.players.map(n).join(", ") : n(a.player)} lose${a.players ? "" : "s"} by an effect`;
-    case "draw_game": return "An effect makes the game a draw";
-    case "loop": return "The game is in a loop of mandatory actions";
-    case "intentional_draw": return "The players agree to a draw";
-    case "penalty": return `${n(a.player)} gets a game loss (penalty)`;
-    case "restart": return "The game restarts";
-    case "card": return `${a.name} on ${n(a.controller)}'s battlefield`;
-    case "effect": return `Effect ${a.kind} (${n(a.controller)})`;
-    case "end": return `${names.of(a.id)} stops applying`;
-    case "upkeep": return `${n(a.player)}'s upkeep begins`;
-    case "turn": return `${n(a.player)}'s turn begins`;
-    case "step": return `The ${STEP_NAMES[a.step] || a.step} begins` +
-      (a.nonland_milled ? " (rad counters milled " + Object.entries(a.nonland_milled).map(([p, v]) => `${plural(v, "nonland card")} for ${n(p)}`).join(", ") + ")" : "");
-    case "cast": return `${n(a.player)} casts ${plural(a.count === undefined ? 1 : a.count, "spell")}`;
-    case "become_monarch": return `${n(a.player)} becomes the monarch`;
-    case "take_initiative": return `${n(a.player)} takes the initiative`;
-    case "day_night": return `It becomes ${a.to}`;
-    case "city_blessing": return `${n(a.player)} gets the city's blessing`;
-    case "set_library": return `${n(a.player)}'s library has ${plural(a.count, "card")}`;
+      if (a.each) return t("Life totals become {totals}", { totals: pairs(a.each) });
+      return t("{name}'s life total becomes {amount}", { name: n(a.player), amount: amt(a.to) });
+    case "exchange_life": return t("{a} and {b} exchange life totals", { a: n(a.players[0]), b: n(a.players[1]) });
+    case "redistribute_life": return t("Life totals redistributed");
+    case "add_counters": return t("{name} gets {counters}", { name: n(a.player), counters: counters(a.amount, a.kind, names) });
+    case "remove_counters": return t("{name} loses {counters}", { name: n(a.player), counters: counters(a.amount, a.kind, names) });
+    case "draw": return tn("{name} draws {n} card", "{name} draws {n} cards", a.count, { name: n(a.player), n: a.count });
+    case "concede": return t("{name} concedes", { name: n(a.player) });
+    case "win": return t("{name} wins by an effect", { name: n(a.player) });
+    case "lose": return a.players
+      ? t("{names} lose by an effect", { names: listOf(a.players.map(n)) })
+      : t("{name} loses by an effect", { name: n(a.player) });
+    case "draw_game": return t("An effect makes the game a draw");
+    case "loop": return t("The game is in a loop of mandatory actions");
+    case "intentional_draw": return t("The players agree to a draw");
+    case "penalty": return t("{name} gets a game loss (penalty)", { name: n(a.player) });
+    case "restart": return t("The game restarts");
+    case "card": return t("{card} on {name}'s battlefield", { card: a.name, name: n(a.controller) });
+    case "effect": return t("Effect {kind} ({name})", { kind: a.kind, name: n(a.controller) });
+    case "end": return t("{card} stops applying", { card: names.of(a.id) });
+    case "upkeep": return t("{name}'s upkeep begins", { name: n(a.player) });
+    case "turn": return t("{name}'s turn begins", { name: n(a.player) });
+    case "step": {
+      const begins = stepBegins(a.step);
+      if (!a.nonland_milled) return begins;
+      const milled = listOf(Object.entries(a.nonland_milled).map(([p, v]) =>
+        tn("{n} nonland card for {name}", "{n} nonland cards for {name}", v, { n: v, name: n(p) })));
+      return t("{step} (rad counters milled {milled})", { step: begins, milled });
+    }
+    case "cast": {
+      const c = a.count === undefined ? 1 : a.count;
+      return tn("{name} casts {n} spell", "{name} casts {n} spells", c, { name: n(a.player), n: c });
+    }
+    case "become_monarch": return t("{name} becomes the monarch", { name: n(a.player) });
+    case "take_initiative": return t("{name} takes the initiative", { name: n(a.player) });
+    case "day_night": return a.to === "day" ? t("It becomes day") : a.to === "night" ? t("It becomes night") : t("It becomes {what}", { what: a.to });
+    case "city_blessing": return t("{name} gets the city's blessing", { name: n(a.player) });
+    case "set_library": return tn("{name}'s library has {n} card", "{name}'s library has {n} cards", a.count, { name: n(a.player), n: a.count });
     case "choose": {
       const bits = [];
-      if (a.order) bits.push("puts " + a.order.map(n).join(", then ") + " on the stack in that order");
-      for (const [id, t] of Object.entries(a.targets || {})) bits.push(`${n(id)} targets ${[].concat(t).map(n).join(" or else ")}`);
-      if (a.replacements) bits.push("applies " + a.replacements.map(n).join(", then ") + " to their life gains");
-      return `${n(a.player)} chooses: ${bits.join("; ")}`;
+      if (a.order) bits.push(t("puts {cards} on the stack in that order", { cards: a.order.map(n).join(t(", then ")) }));
+      for (const [id, x] of Object.entries(a.targets || {})) {
+        bits.push(t("{card} targets {targets}", { card: n(id), targets: [].concat(x).map(n).join(t(" or else ")) }));
+      }
+      if (a.replacements) bits.push(t("applies {effects} to their life gains", { effects: a.replacements.map(n).join(t(", then ")) }));
+      return t("{name} chooses: {choices}", { name: n(a.player), choices: bits.join("; ") });
     }
-    case "repeat": return `${plural(a.times, "time")}: ` + a.actions.map((x) => describe(x, names)).join("; ");
-    case "together": return "Together: " + a.actions.map((x) => describe(x, names)).join("; ");
+    case "repeat": return tn("{n} time: {actions}", "{n} times: {actions}", a.times, { n: a.times, actions: a.actions.map((x) => describe(x, names)).join("; ") });
+    case "together": return t("Together: {actions}", { actions: a.actions.map((x) => describe(x, names)).join("; ") });
     default: return a.do;
   }
 }
 
-// The steps of a turn the record marks (docs/record-format.md, "Turns").
-const STEP_NAMES = { upkeep: "upkeep", draw: "draw step", main: "main phase", end: "end step", cleanup: "cleanup step" };
+// The steps of a turn the record marks (docs/record-format.md, "Turns"), by name.
+function stepName(step) {
+  switch (step) {
+    case "upkeep": return t("upkeep");
+    case "draw": return t("draw step");
+    case "main": return t("main phase");
+    case "end": return t("end step");
+    case "cleanup": return t("cleanup step");
+    default: return step;
+  }
+}
+
+// "The draw step begins".
+function stepBegins(step) {
+  switch (step) {
+    case "upkeep": return t("The upkeep begins");
+    case "draw": return t("The draw step begins");
+    case "main": return t("The main phase begins");
+    case "end": return t("The end step begins");
+    case "cleanup": return t("The cleanup step begins");
+    default: return t("The {step} begins", { step });
+  }
+}
 
 // What changed among the designations (725 monarch, 726 initiative, 731 day/night, 702.131c).
 function designationsChange(from, to, names) {
   const out = [];
-  if (from.monarch !== to.monarch) out.push(to.monarch ? `${names.of(to.monarch)} is the monarch` : "no monarch");
-  if (from.initiative !== to.initiative) out.push(to.initiative ? `${names.of(to.initiative)} has the initiative` : "no initiative");
-  if (from.day_night !== to.day_night) out.push(`it is ${to.day_night || "neither day nor night"}`);
+  if (from.monarch !== to.monarch) out.push(to.monarch ? t("{name} is the monarch", { name: names.of(to.monarch) }) : t("no monarch"));
+  if (from.initiative !== to.initiative) out.push(to.initiative ? t("{name} has the initiative", { name: names.of(to.initiative) }) : t("no initiative"));
+  if (from.day_night !== to.day_night) {
+    out.push(to.day_night === "day" ? t("it is day") : to.day_night === "night" ? t("it is night")
+      : to.day_night ? t("it is {what}", { what: to.day_night }) : t("it is neither day nor night"));
+  }
   const had = new Set(from.city_blessing || []);
-  for (const p of to.city_blessing || []) if (!had.has(p)) out.push(`${names.of(p)} has the city's blessing`);
-  return out.join(", ") || "designations";
+  for (const p of to.city_blessing || []) if (!had.has(p)) out.push(t("{name} has the city's blessing", { name: names.of(p) }));
+  return out.join(", ") || t("designations");
 }
 
 // What changed among the omen counters on each Celestial Convergence (122.1), by card id.
 function omensChange(from, to, names) {
   const out = [];
-  for (const [id, n] of Object.entries(to)) if (from[id] !== n) out.push(`${names.of(id)}: ${n} omen counter${n === 1 ? "" : "s"}`);
-  for (const id of Object.keys(from)) if (!(id in to)) out.push(`${names.of(id)}: no omen counters`);
-  return out.join(", ") || "omen counters";
+  for (const [id, n] of Object.entries(to)) if (from[id] !== n) out.push(t("{card}: {counters}", { card: names.of(id), counters: counterWords(n, "omen") }));
+  for (const id of Object.keys(from)) if (!(id in to)) out.push(t("{card}: no omen counters", { card: names.of(id) }));
+  return out.join(", ") || t("omen counters");
 }
+
+// A count in a change: a number for the locale, "uncounted" for none.
+function countText(value) { return value === null || value === undefined ? t("uncounted") : formatNumber(value); }
 
 function describeChange(c, names) {
   const who = c.team ? names.of(c.team) : c.player ? names.of(c.player) : "";
+  const fromTo = { who, from: countText(c.from), to: countText(c.to) };
   switch (c.what) {
-    case "life": return `${who} life ${c.from} → ${c.to}`;
-    case "poison": return `${who} poison ${c.from} → ${c.to}`;
-    case "library": return `${who} library ${c.from ?? "uncounted"} → ${c.to ?? "uncounted"}`;
-    case "counters": return `${who} ${c.key} ${c.from} → ${c.to}`;
-    case "commander_damage": return `${who} commander damage from ${names.of(c.key)} ${c.from} → ${c.to}`;
+    case "life": return t("{who} life {from} → {to}", fromTo);
+    case "poison": return t("{who} poison {from} → {to}", fromTo);
+    case "library": return t("{who} library {from} → {to}", fromTo);
+    case "counters": return t("{who} {kind} {from} → {to}", Object.assign({ kind: counterKind(c.key) }, fromTo));
+    case "commander_damage": return t("{who} commander damage from {commander} {from} → {to}", Object.assign({ commander: names.of(c.key) }, fromTo));
     case "status": return `${who} ${describeResult(c.to, c.reason, c.rule)}`;
-    case "game": return `game ${c.from} → ${c.to} (restart)`;
+    case "game": return t("game {from} → {to} (restart)", fromTo);
     // "over" is reported both ways: false when an undo takes back the action that ended it.
-    case "over": return c.to === false ? "the game is no longer over" : "the game is over";
-    case "turn": return c.to ? `turn ${c.to.number}: ${c.to.active.map((p) => names.of(p)).join(" & ")}, ${STEP_NAMES[c.to.step] || c.to.step}` : "no turn";
+    case "over": return c.to === false ? t("the game is no longer over") : t("the game is over");
+    case "turn": return c.to
+      ? t("turn {n}: {players}, {step}", { n: c.to.number, players: c.to.active.map((p) => names.of(p)).join(" & "), step: stepName(c.to.step) })
+      : t("no turn");
     case "designations": return designationsChange(c.from || {}, c.to || {}, names);
     case "omens": return omensChange(c.from || {}, c.to || {}, names);
-    case "triggered": return c.to === null ? `${names.of(c.key)}: triggers no longer counted` : `${names.of(c.key)} triggered (${c.to})`;
+    case "triggered": return c.to === null
+      ? t("{card}: triggers no longer counted", { card: names.of(c.key) })
+      : t("{card} triggered ({n})", { card: names.of(c.key), n: c.to });
     default: return c.what;
   }
 }

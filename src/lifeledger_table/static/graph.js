@@ -12,10 +12,18 @@ const SVG_NS = "http://www.w3.org/2000/svg";
 const GRAPH_COLOURS = ["#7aa7ff", "#ff8fb0", "#4fd6a0", "#ffc061", "#c4a0ff", "#5fd8e8", "#e8df6a", "#d3d8e0"];
 const MARK_COLOURS = { lost: "#ff6b6b", won: "#3ecf8e", drew: "#ffb547" };
 // How a game ended, as the statistics name it, with the rule of each kind.
-const ENDED = {
-  "life": "life (704.5a)", "poison": "poison (704.5c)", "commander-damage": "commander damage (704.6c)",
-  "concession": "concession (104.3a)", "draw": "draw (104.4)", "other": "other", "mixed": "mixed",
-};
+function endedText(kind) {
+  switch (kind) {
+    case "life": return t("life (704.5a)");
+    case "poison": return t("poison (704.5c)");
+    case "commander-damage": return t("commander damage (704.6c)");
+    case "concession": return t("concession (104.3a)");
+    case "draw": return t("draw (104.4)");
+    case "other": return t("other");
+    case "mixed": return t("mixed");
+    default: return kind;
+  }
+}
 
 // An SVG element: svg("path", {d: ...}, child, ...). Strings become text nodes.
 function svg(tag, attrs, ...children) {
@@ -47,10 +55,11 @@ function symlog(v) {
 
 // A total to read: exact below a million, else a few digits and a power of ten.
 function shortTotal(v) {
-  if (!isBig(v)) return String(v);
+  if (!isBig(v)) return formatNumber(v);
   const neg = String(v).startsWith("-");
   const digits = String(v).replace("-", "");
-  return `${neg ? "−" : ""}${digits[0]}.${digits.slice(1, 3)}×10^${digits.length - 1}`;
+  const point = (new Intl.NumberFormat(lang()).formatToParts(1.5).find((p) => p.type === "decimal") || { value: "." }).value;
+  return `${neg ? "−" : ""}${digits[0]}${point}${digits.slice(1, 3)}×10^${digits.length - 1}`;
 }
 
 // A round step for about ``parts`` gridlines over ``range``.
@@ -79,7 +88,7 @@ function unitName(u) { return S.names ? (u.kind === "team" ? (S.names.known(u.id
 
 // (Named apart from tools.js's resultText: scripts share one global scope, and the later one won.)
 function graphResultText(r) {
-  if (!r.status || r.status === "playing") return "playing";
+  if (!r.status || r.status === "playing") return t("playing");
   return describeResult(r.status, r.reason, r.rule);
 }
 
@@ -120,14 +129,15 @@ function drawGraph(data, box) {
   const Y = (v) => m.top + (1 - (scaled(v) - lo) / (hi - lo)) * ph;
   const r1 = (n) => Math.round(n * 10) / 10;
   const id = `graph-${data.game}-${Math.random().toString(36).slice(2, 8)}`;
-  const title = `Life totals of game ${data.game}, over ${plural(data.count, "action")}`;
-  const summary = data.units.map((u) => `${unitName(u)}: ${shortTotal(u.start)} to ${shortTotal(u.end)} (lowest ${shortTotal(u.min)}, highest ${shortTotal(u.max)}), ${graphResultText(u)}`).join(". ");
+  const title = tn("Life totals of game {game}, over {n} action", "Life totals of game {game}, over {n} actions", data.count, { game: data.game, n: data.count });
+  const summary = data.units.map((u) => t("{name}: {start} to {end} (lowest {min}, highest {max}), {result}",
+    { name: unitName(u), start: shortTotal(u.start), end: shortTotal(u.end), min: shortTotal(u.min), max: shortTotal(u.max), result: graphResultText(u) })).join(". ");
   const names = new Map(data.units.map((u) => [u.id, unitName(u)]));
-  const marks = data.markers.map((mk) => `${names.get(mk.unit) || mk.unit} ${mk.status} after action ${mk.x} (${mk.rule})`).join(". ");
+  const marks = data.markers.map((mk) => t("{name} {status} after action {n} ({rule})", { name: names.get(mk.unit) || mk.unit, status: statusWord(mk.status), n: mk.x, rule: mk.rule })).join(". ");
   const parts = [
     svg("title", { id: id + "-t" }, title),
     svg("desc", { id: id + "-d" }, summary + "." + (marks ? " " + marks + "." : "") +
-      (log ? " The scale is logarithmic." : "") + (data.decimated ? " Simplified: every high, low and loss is kept." : "")),
+      (log ? " " + t("The scale is logarithmic.") : "") + (data.decimated ? " " + t("Simplified: every high, low and loss is kept.") : "")),
   ];
   // Gridlines and the vertical axis's figures.
   const grid = svg("g", { class: "grid" });
@@ -138,7 +148,7 @@ function drawGraph(data, box) {
   }
   grid.append(svg("text", { x: m.left, y: gh - 8, "text-anchor": "start" }, "0"),
     svg("text", { x: m.left + pw, y: gh - 8, "text-anchor": "end" }, String(data.count)),
-    svg("text", { x: m.left + pw / 2, y: gh - 8, "text-anchor": "middle", class: "axis" }, log ? "actions · log scale" : "actions"));
+    svg("text", { x: m.left + pw / 2, y: gh - 8, "text-anchor": "middle", class: "axis" }, log ? t("actions · log scale") : t("actions")));
   parts.push(grid);
   // One line per player or team: a step line (a total holds until it changes), to the end.
   data.units.forEach((u, i) => {
@@ -181,11 +191,11 @@ function drawGraph(data, box) {
     h("td", { class: "num end" }, shortTotal(u.end)),
     h("td", { class: "num" }, shortTotal(u.min)),
     h("td", { class: "num" }, shortTotal(u.max)),
-    h("td", { class: "res" }, u.status === "playing" ? "—" : `${u.status}${u.rule ? " " + u.rule : ""}`),
+    h("td", { class: "res" }, u.status === "playing" ? "—" : `${statusWord(u.status)}${u.rule ? " " + u.rule : ""}`),
   ));
   const table = h("table", { class: "graph-table" },
-    h("caption", { class: "sr-only" }, `Life totals of game ${data.game}`),
-    h("thead", {}, h("tr", {}, ...["", "Now", "Low", "High", "Result"].map((t) => h("th", { scope: "col" }, t)))),
+    h("caption", { class: "sr-only" }, t("Life totals of game {game}", { game: data.game })),
+    h("thead", {}, h("tr", {}, ...["", t("Now"), t("Low"), t("High"), t("Result")].map((x) => h("th", { scope: "col" }, x)))),
     h("tbody", {}, ...rows));
   return h("figure", { class: "graph-figure" }, picture, table);
 }
@@ -205,13 +215,13 @@ async function showGraph(n) {
   const current = S.score.game;
   if (n) GRAPH.follow = n >= current;
   GRAPH.game = GRAPH.follow ? current : Math.min(n || GRAPH.game, current);
-  const slot = box.querySelector(".graph-slot") || h("div", { class: "graph-slot" }, "Loading…");
-  const pick = current > 1 ? h("div", { class: "graph-games", role: "group", "aria-label": "Graph of game" },
+  const slot = box.querySelector(".graph-slot") || h("div", { class: "graph-slot" }, t("Loading…"));
+  const pick = current > 1 ? h("div", { class: "graph-games", role: "group", "aria-label": t("Graph of game") },
     ...Array.from({ length: current }, (_, i) => i + 1).map((k) => h("button", {
       class: "chip" + (k === GRAPH.game ? " selected" : ""), "data-graph-game": k, "aria-pressed": k === GRAPH.game ? "true" : "false",
       onclick: () => showGraph(k),
-    }, k === current ? `Game ${k} (now)` : `Game ${k}`))) : null;
-  box.replaceChildren(h("h3", {}, `Life graph — game ${GRAPH.game}`), ...(pick ? [pick] : []), slot);
+    }, k === current ? t("Game {n} (now)", { n: k }) : t("Game {n}", { n: k })))) : null;
+  box.replaceChildren(h("h3", {}, t("Life graph — game {n}", { n: GRAPH.game })), ...(pick ? [pick] : []), slot);
   const seq = GRAPH.game === current ? S.lastSeq : 0;
   if (GRAPH.data && GRAPH.data.game === GRAPH.game && GRAPH.seq === seq) { placeGraph(); return; }
   const ticket = ++GRAPH.ticket;
@@ -244,8 +254,8 @@ function graphChanged() {
 // A game's graph in the sheet (the banner's "Graph", the statistics' games).
 async function showGraphSheet(n) {
   S.sheetFor = null;
-  $("sheet-title").textContent = `Game ${n} — life graph`;
-  const slot = h("div", { class: "graph-slot" }, "Loading…");
+  $("sheet-title").textContent = t("Game {n} — life graph", { n });
+  const slot = h("div", { class: "graph-slot" }, t("Loading…"));
   $("sheet-body").replaceChildren(slot);
   open("sheet");
   try {
@@ -265,23 +275,23 @@ window.addEventListener("resize", () => {
 
 function countsText(counts) {
   const items = Object.entries(counts || {});
-  return items.length ? items.map(([k, n]) => `${ENDED[k] || k}: ${n}`).join(" · ") : "—";
+  return items.length ? items.map(([k, n]) => `${endedText(k)}: ${formatNumber(n)}`).join(" · ") : "—";
 }
 
 async function showStats() {
   S.sheetFor = null;
-  $("sheet-title").textContent = "Statistics";
+  $("sheet-title").textContent = t("Statistics");
   const body = $("sheet-body");
-  body.replaceChildren(h("p", { class: "muted" }, "Loading…"));
+  body.replaceChildren(h("p", { class: "muted" }, t("Loading…")));
   open("sheet");
   let st;
   try { st = await api("GET", statsUrl()); } catch (ex) { body.replaceChildren(h("p", { class: "muted" }, ex.message)); return; }
   const name = (id) => S.names.of(id) || id;
   const label = (side) => (S.names.known(side.id) ? S.names.of(side.id) : side.label);
   const wins = h("table", { class: "stats-table", id: "stats-wins" },
-    h("caption", {}, "Games won"),
-    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, ""), h("th", { scope: "col" }, `Match ${st.match.number}`),
-      h("th", { scope: "col" }, "Table"), h("th", { scope: "col" }, "Matches"))),
+    h("caption", {}, t("Games won")),
+    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, ""), h("th", { scope: "col" }, t("Match {n}", { n: st.match.number })),
+      h("th", { scope: "col" }, t("Table")), h("th", { scope: "col" }, t("Matches")))),
     h("tbody", {}, ...st.sides.map((side) => h("tr", { "data-side": side.id },
       h("th", { scope: "row" }, label(side)),
       h("td", { class: "num", "data-of": "match" }, String(st.match.wins[side.id] || 0)),
@@ -289,23 +299,24 @@ async function showStats() {
       h("td", { class: "num", "data-of": "matches" }, String(st.table.matches[side.id] || 0))))));
   const kinds = [...new Set([...Object.keys(st.match.ended), ...Object.keys(st.table.ended)])];
   const ended = h("table", { class: "stats-table", id: "stats-ended" },
-    h("caption", {}, "How the games ended"),
-    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, ""), h("th", { scope: "col" }, `Match ${st.match.number}`), h("th", { scope: "col" }, "Table"))),
+    h("caption", {}, t("How the games ended")),
+    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, ""), h("th", { scope: "col" }, t("Match {n}", { n: st.match.number })), h("th", { scope: "col" }, t("Table")))),
     h("tbody", {}, ...(kinds.length ? kinds.map((k) => h("tr", { "data-ended": k },
-      h("th", { scope: "row" }, ENDED[k] || k),
+      h("th", { scope: "row" }, endedText(k)),
       h("td", { class: "num", "data-of": "match" }, String(st.match.ended[k] || 0)),
-      h("td", { class: "num", "data-of": "table" }, String(st.table.ended[k] || 0)))) : [h("tr", {}, h("td", { colspan: 3, class: "muted" }, "No game is over yet."))])));
-  const head = `${plural(st.table.games, "game")} over at this table${st.best_of ? ` · matches are best of ${st.best_of}` : " · open match"}` +
-    (st.match.winner ? ` · ${name(st.match.winner)} won match ${st.match.number} (100.6a)` : "");
+      h("td", { class: "num", "data-of": "table" }, String(st.table.ended[k] || 0)))) : [h("tr", {}, h("td", { colspan: 3, class: "muted" }, t("No game is over yet.")))])));
+  const head = [tn("{n} game over at this table", "{n} games over at this table", st.table.games, { n: st.table.games }),
+    st.best_of ? t("matches are best of {n}", { n: st.best_of }) : t("open match"),
+    st.match.winner ? t("{name} won match {n} (100.6a)", { name: name(st.match.winner), n: st.match.number }) : null].filter(Boolean).join(" · ");
   const games = st.games.slice().reverse().map((g) => {
-    const who = g.winners.length ? `${g.winners.map(name).join(" & ")} won` : g.ended === "draw" ? "a draw" : "no winner";
+    const who = g.winners.length ? tn("{names} won", "{names} won", g.winners.length, { names: g.winners.map(name).join(" & ") }) : g.ended === "draw" ? t("a draw") : t("no winner");
     const why = g.results.filter((r) => r.status !== "won").map((r) => `${name(r.side)} ${describeResult(r.status, r.reason, r.rule)}`).join(" · ");
     return h("li", { "data-game": g.game },
-      h("div", { class: "what" }, `Game ${g.game} (match ${g.match}): ${who} — ${ENDED[g.ended] || g.ended}`),
+      h("div", { class: "what" }, t("Game {n} (match {match}): {who} — {how}", { n: g.game, match: g.match, who, how: endedText(g.ended) })),
       why ? h("div", { class: "meta" }, why) : null,
       h("button", { class: "chip", "data-graph-game": g.game, onclick: () => showGraphSheet(g.game) }, "Graph"));
   });
-  const lossTotals = Object.keys(st.table.losses).length ? h("p", { class: "muted" }, `Losses by cause (table): ${countsText(st.table.losses)}`) : null;
+  const lossTotals = Object.keys(st.table.losses).length ? h("p", { class: "muted" }, t("Losses by cause (table): {counts}", { counts: countsText(st.table.losses) })) : null;
   body.replaceChildren(
     h("p", { class: "muted" }, head), wins, ended, lossTotals,
     games.length ? h("ol", { class: "history stats-games" }, ...games) : null);

@@ -6,35 +6,52 @@
 
 let CATALOGUE = null;
 
-// What a person reads on this page, in one place.
+// What a person reads on this page, in one place (in the page's language, i18n.js).
 const WORDS = {
-  players: (n) => `${n} players`,
-  life: (n) => `${n} life`,
-  player: (n) => `Player ${n}`,
-  variant: { auto: "automatic" },
-  // Variants and formats by the catalogue's ids; an id not here is shown as its words.
-  names: {
-    "two-player": "Two players", "free-for-all": "Free-for-all", "grand-melee": "Grand Melee",
-    "team-vs-team": "Team vs. team", "two-headed-giant": "Two-Headed Giant", emperor: "Emperor",
-    "alternating-teams": "Alternating teams", archenemy: "Archenemy", "supervillain-rumble": "Supervillain Rumble",
-    normal: "Normal", commander: "Commander", brawl: "Brawl", vanguard: "Vanguard", planechase: "Planechase",
-  },
-  startFailed: (why) => `The table could not be opened: ${why}`,
-  offline: "No connection to the server: a new table needs it. Recent tables open offline.",
-  lifeOf: (name, life) => `${name} ${life}`,
-  over: "game over",
-  today: (time) => `today ${time}`,
+  players: (n) => tn("{n} player", "{n} players", n, { n }),
+  life: (n) => tn("{n} life", "{n} life", n, { n }),
+  player: (n) => t("Player {n}", { n }),
+  startFailed: (why) => t("The table could not be opened: {why}", { why }),
+  offline: () => t("No connection to the server: a new table needs it. Recent tables open offline."),
+  lifeOf: (name, life) => t("{name} {life}", { name, life }),
+  over: () => t("game over"),
+  today: (time) => t("today {time}", { time }),
 };
 
+// Variants and formats by the catalogue's ids; an id not here is shown as its words.
+function variantName(id) {
+  switch (id) {
+    case "two-player": return t("Two players");
+    case "free-for-all": return t("Free-for-all");
+    case "grand-melee": return t("Grand Melee");
+    case "team-vs-team": return t("Team vs. team");
+    case "two-headed-giant": return t("Two-Headed Giant");
+    case "emperor": return t("Emperor");
+    case "alternating-teams": return t("Alternating teams");
+    case "archenemy": return t("Archenemy");
+    case "supervillain-rumble": return t("Supervillain Rumble");
+    case "normal": return t("Normal");
+    case "commander": return t("Commander");
+    case "brawl": return t("Brawl");
+    case "vanguard": return t("Vanguard");
+    case "planechase": return t("Planechase");
+    default: return null;
+  }
+}
+
 // One tap, one game on this device. Nobody is named: the panels say "Player 1", and the
-// players name themselves and pick colours under "More options" next time (remembered).
+// players name themselves and pick colours under "More options" next time (remembered). The
+// names are in the language of the page that starts the game ("Giocatore 1").
 function defaultPlayers(n) {
   return Array.from({ length: n }, (_, i) => ({ name: WORDS.player(i + 1), colour: i }));
 }
-const QUICK = [
-  { key: "two", label: WORDS.players(2), detail: WORDS.life(20), form: { format: "normal", players: defaultPlayers(2) } },
-  { key: "commander", label: `${WORDS.players(4)} · Commander`, detail: WORDS.life(40), form: { format: "commander", players: defaultPlayers(4) } },
-];
+let QUICK = [];
+function quickGames() {
+  return [
+    { key: "two", label: WORDS.players(2), detail: WORDS.life(20), form: { format: "normal", players: defaultPlayers(2) } },
+    { key: "commander", label: t("{players} · Commander", { players: WORDS.players(4) }), detail: WORDS.life(40), form: { format: "commander", players: defaultPlayers(4) } },
+  ];
+}
 
 // The last setup a game was started with on this device (the form as sent), offered first.
 const LAST_KEY = "lifeledger-last-setup";
@@ -50,7 +67,8 @@ function saveLast(form) {
 
 // A variant's or format's name as read: "two-headed-giant" -> "Two-Headed Giant".
 function nameOf(id) {
-  if (Object.prototype.hasOwnProperty.call(WORDS.names, id)) return WORDS.names[id];
+  const known = variantName(id);
+  if (known) return known;
   const words = String(id).replace(/-/g, " ");
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
@@ -79,7 +97,7 @@ async function startHere(form, btn) {
     location.href = `/t/${res.id}`;
   } catch (ex) {
     btn.disabled = false;
-    err.textContent = ex.status ? WORDS.startFailed(ex.message) : WORDS.offline;
+    err.textContent = ex.status ? WORDS.startFailed(said(ex.data, null) || ex.message) : WORDS.offline();
   }
 }
 
@@ -92,6 +110,7 @@ function quickButton(key, text, form, primary) {
 }
 
 function renderQuick() {
+  QUICK = quickGames();
   const last = loadLast();
   const same = (a, b) => toJSON(a) === toJSON(b);
   const buttons = [];
@@ -124,8 +143,8 @@ function recentTables() {
 function whenText(ms) {
   if (!ms) return "";
   const d = new Date(ms);
-  const time = d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
-  return d.toDateString() === new Date().toDateString() ? WORDS.today(time) : d.toLocaleDateString();
+  const time = d.toLocaleTimeString(lang(), { hour: "2-digit", minute: "2-digit" });
+  return d.toDateString() === new Date().toDateString() ? WORDS.today(time) : d.toLocaleDateString(lang());
 }
 
 function renderRecent() {
@@ -133,34 +152,45 @@ function renderRecent() {
   document.getElementById("recent").classList.toggle("hidden", !tables.length);
   document.getElementById("recent-list").replaceChildren(...tables.map(({ id, kept }) => {
     const names = new Map(kept.info.header.players.map((p) => [p.id, p.name || p.id]));
-    const lives = kept.state.players.map((p) => WORDS.lifeOf(names.get(p.id) || p.id, p.life));
+    const lives = kept.state.players.map((p) => WORDS.lifeOf(names.get(p.id) || p.id, formatNumber(p.life)));
     const fmt = kept.info.header.format && kept.info.header.format !== "normal" ? nameOf(kept.info.header.format) : "";
-    const meta = [fmt, kept.state.over ? WORDS.over : "", whenText(kept.kept)].filter(Boolean).join(" · ");
+    const meta = [fmt, kept.state.over ? WORDS.over() : "", whenText(kept.kept)].filter(Boolean).join(" · ");
     return h("li", {}, h("a", { class: "recent-table", href: `/t/${id}`, "data-table": id },
       h("span", { class: "recent-lives" }, lives.join(" · ")), h("span", { class: "recent-meta muted" }, meta)));
   }));
 }
 
+// The presets of "More options", by key (their labels: presetLabel).
 const PRESETS = {
-  "Two players": { variant: "two-player", format: "normal", players: [{ name: "Ana" }, { name: "Bo" }] },
-  "Commander ×4": {
+  "two": { variant: "two-player", format: "normal", players: [{ name: "Ana" }, { name: "Bo" }] },
+  "commander": {
     variant: "free-for-all", format: "commander",
     players: [
       { name: "Ana", commanders: ["Atraxa"] }, { name: "Bo", commanders: ["Thrasios", "Tymna"] },
       { name: "Cy", commanders: ["Edgar"] }, { name: "Di", commanders: ["Krenko"] },
     ],
   },
-  "Two-Headed Giant": {
+  "two-headed-giant": {
     variant: "two-headed-giant", format: "normal",
     players: [
       { name: "Ana", team: "North" }, { name: "Bo", team: "North" },
       { name: "Cy", team: "South" }, { name: "Di", team: "South" },
     ],
   },
-  "Free-for-all ×3": {
+  "free-for-all": {
     variant: "free-for-all", format: "normal", players: [{ name: "Ana" }, { name: "Bo" }, { name: "Cy" }],
   },
 };
+
+function presetLabel(key) {
+  switch (key) {
+    case "two": return t("Two players");
+    case "commander": return t("Commander ×4");
+    case "two-headed-giant": return t("Two-Headed Giant");
+    case "free-for-all": return t("Free-for-all ×3");
+    default: return key;
+  }
+}
 
 // A colour for a new player: the first no other row has.
 function freeColour() {
@@ -170,8 +200,8 @@ function freeColour() {
 }
 
 function colourSelect(value) {
-  const sel = h("select", { class: "p-colour", "aria-label": "Colour" },
-    ...PALETTE.map((c, i) => h("option", { value: i }, c.name)));
+  const sel = h("select", { class: "p-colour", "aria-label": t("Colour") },
+    ...PALETTE.map((c, i) => h("option", { value: i }, colourName(c))));
   sel.value = String(value);
   const paint = () => { sel.style.backgroundColor = PALETTE[Number(sel.value)].bg; };
   sel.addEventListener("change", paint);
@@ -184,16 +214,16 @@ function playerRow(p) {
   const cmd = p.commanders || [];
   const colour = Number.isInteger(p.colour) && p.colour >= 0 && p.colour < PALETTE.length ? p.colour : freeColour();
   const row = h("div", { class: "player-row" },
-    h("input", { class: "p-name", placeholder: "Name", value: p.name || "", "aria-label": "Name", maxlength: 40 }),
+    h("input", { class: "p-name", placeholder: t("Name"), value: p.name || "", "aria-label": t("Name"), maxlength: 40 }),
     colourSelect(colour),
-    h("input", { class: "p-team opt-team", placeholder: "Team", value: p.team || "", "aria-label": "Team", maxlength: 40 }),
-    h("input", { class: "p-cmd opt-cmd", placeholder: "Commander", value: cmd[0] || "", "aria-label": "Commander", maxlength: 40 }),
-    h("input", { class: "p-partner opt-cmd", placeholder: "Partner", value: cmd[1] || "", "aria-label": "Partner", maxlength: 40 }),
-    h("input", { class: "p-library opt-library", type: "text", inputmode: "numeric", autocomplete: "off", placeholder: "Library", value: p.library ?? "", "aria-label": "Cards in library (optional)" }),
-    h("input", { class: "p-modifier opt-vanguard", type: "text", autocomplete: "off", placeholder: "Life modifier", value: p.life_modifier ?? "", "aria-label": "Vanguard life modifier" }),
-    h("label", { class: "check opt-archenemy" }, h("input", { type: "checkbox", class: "p-archenemy", checked: !!p.archenemy }), "Archenemy"),
-    h("label", { class: "check opt-emperor" }, h("input", { type: "checkbox", class: "p-emperor", checked: !!p.emperor }), "Emperor"),
-    h("button", { type: "button", class: "remove", "aria-label": "Remove player", onclick: (e) => { e.target.closest(".player-row").remove(); } }, "✕"),
+    h("input", { class: "p-team opt-team", placeholder: t("Team"), value: p.team || "", "aria-label": t("Team"), maxlength: 40 }),
+    h("input", { class: "p-cmd opt-cmd", placeholder: t("Commander"), value: cmd[0] || "", "aria-label": t("Commander"), maxlength: 40 }),
+    h("input", { class: "p-partner opt-cmd", placeholder: t("Partner"), value: cmd[1] || "", "aria-label": t("Partner"), maxlength: 40 }),
+    h("input", { class: "p-library opt-library", type: "text", inputmode: "numeric", autocomplete: "off", placeholder: t("Library"), value: p.library ?? "", "aria-label": t("Cards in library (optional)") }),
+    h("input", { class: "p-modifier opt-vanguard", type: "text", autocomplete: "off", placeholder: t("Life modifier"), value: p.life_modifier ?? "", "aria-label": t("Vanguard life modifier") }),
+    h("label", { class: "check opt-archenemy" }, h("input", { type: "checkbox", class: "p-archenemy", checked: !!p.archenemy }), t("Archenemy")),
+    h("label", { class: "check opt-emperor" }, h("input", { type: "checkbox", class: "p-emperor", checked: !!p.emperor }), t("Emperor")),
+    h("button", { type: "button", class: "remove", "aria-label": t("Remove player"), onclick: (e) => { e.target.closest(".player-row").remove(); } }, "✕"),
   );
   return row;
 }
@@ -229,7 +259,7 @@ function readForm() {
   const form = {
     variant: document.getElementById("variant").value || null,
     format: document.getElementById("format").value,
-    starting_life: numberOrNull(document.getElementById("starting-life"), "Starting life", 1),
+    starting_life: numberOrNull(document.getElementById("starting-life"), t("Starting life"), 1),
     players: [],
   };
   const bestOf = document.getElementById("best-of").value;
@@ -240,17 +270,17 @@ function readForm() {
   for (const row of document.querySelectorAll(".player-row")) {
     index += 1;
     const p = { name: row.querySelector(".p-name").value, colour: Number(row.querySelector(".p-colour").value) };
-    const who = p.name.trim() ? `${p.name.trim()}'s` : `Player ${index}'s`;
+    const who = p.name.trim() || WORDS.player(index);
     if (cls.contains("show-team") && row.querySelector(".p-team").value.trim()) p.team = row.querySelector(".p-team").value;
     if (cls.contains("show-cmd")) {
       p.commanders = [row.querySelector(".p-cmd").value, row.querySelector(".p-partner").value].filter((x) => x.trim());
     }
     if (cls.contains("show-library")) {
-      const lib = numberOrNull(row.querySelector(".p-library"), `${who} library`, 0);
+      const lib = numberOrNull(row.querySelector(".p-library"), t("{name}'s library", { name: who }), 0);
       if (lib !== null) p.library = lib;
     }
     if (cls.contains("show-vanguard")) {
-      const m = numberOrNull(row.querySelector(".p-modifier"), `${who} life modifier`, null);
+      const m = numberOrNull(row.querySelector(".p-modifier"), t("{name}'s life modifier", { name: who }), null);
       if (m !== null) p.life_modifier = m;
     }
     if (cls.contains("show-archenemy") && row.querySelector(".p-archenemy").checked) p.archenemy = true;
@@ -272,19 +302,19 @@ function seatButton(res, p) {
       btn.disabled = true;
       try {
         await claimSeat(res.id, p.id, !!btn.dataset.ask, {
-          waiting: () => { note.textContent = `Waiting for ${name}'s phone to allow it…`; },
+          waiting: () => { note.textContent = t("Waiting for {name}'s phone to allow it…", { name }); },
         });
         location.href = `/t/${res.id}`;
       } catch (ex) {
         btn.disabled = false;
         if (ex.code === "seat-taken") {
           btn.dataset.ask = "1";
-          btn.textContent = `Ask to take ${name}'s seat`;
-          note.textContent = `Another phone has taken ${name}'s seat. Ask to take it?`;
-        } else note.textContent = ex.code === "refused" ? `${name}'s phone refused to give the seat.` : ex.message;
+          btn.textContent = t("Ask to take {name}'s seat", { name });
+          note.textContent = t("Another phone has taken {name}'s seat. Ask to take it?", { name });
+        } else note.textContent = ex.code === "refused" ? t("{name}'s phone refused to give the seat.", { name }) : said(ex.data, null) || ex.message;
       }
     },
-  }, `I'm ${name}`);
+  }, t("I'm {name}", { name }));
   return btn;
 }
 
@@ -311,21 +341,70 @@ function showOpened(res) {
   const seats = document.getElementById("opened-seats");
   seats.replaceChildren(
     ...res.header.players.map((p) => seatButton(res, p)),
-    h("a", { class: "seat watch", href: `/t/${res.id}` }, "Choose later"),
+    h("a", { class: "seat watch", href: `/t/${res.id}` }, t("Choose later")),
   );
   document.getElementById("opened").scrollIntoView({ behavior: "smooth" });
 }
 
+// The page's own words (its HTML is in English) in the page's language.
+function translatePage() {
+  document.title = t("lifeledger — the table");
+  translateStatic([
+    ["#tagline", t("A life counter that knows the rules.")],
+    ["#start-title", t("New game on this device")],
+    ["#quick-note", t("One tap, and everyone plays on this screen. Phones join from the table's menu (☰) with its code or QR code.")],
+    ["#recent-title", t("Recent tables")],
+    ["#join-title", t("Join a table")],
+    ["#join-code", t("Table code"), "placeholder"],
+    ["#join-code", t("Table code, e.g. K7QM-2XPA-RT"), "aria-label"],
+    ["#join-btn", t("Join")],
+    ["#more-title", t("More options")],
+    ["#more-note", t("Names, colours, teams, commanders, variants and formats; a table for everyone's own phone, with its code and QR code.")],
+    ["#variant-label", t("Variant")],
+    ["#format-label", t("Format")],
+    ["#life-label", t("Starting life")],
+    ["#starting-life", t("usual"), "placeholder"],
+    ["#match-label", t("Match")],
+    ["#best-of option[value=auto]", t("usual length")],
+    ["#best-of option[value='1']", t("best of {n}", { n: 1 })],
+    ["#best-of option[value='3']", t("best of {n}", { n: 3 })],
+    ["#best-of option[value='5']", t("best of {n}", { n: 5 })],
+    ["#best-of option[value='7']", t("best of {n}", { n: 7 })],
+    ["#best-of option[value=open]", t("no limit")],
+    ["#players-title", t("Players")],
+    ["#players-order", t("(in seating order, clockwise)")],
+    ["#add-player", t("+ Add player")],
+    ["#count-library-label", t("Count cards in libraries")],
+    ["#open-table", t("Open table")],
+    ["#replay-link", t("Watch a game record replay →")],
+    ["#opened-title", t("Table open")],
+    ["#opened-code-label", t("Code to type:")],
+    ["#opened-qr", t("QR code of the table's link"), "alt"],
+    ["#opened-link-label", t("Link:")],
+    ["#opened-watch-label", t("Spectators (read-only):")],
+    ["#how-title", t("How do you play?")],
+    ["#one-device", t("One device for everyone")],
+    ["#own-phones", t("Everyone on their own phone")],
+    ["#how-note", t("One device in the middle of the table: every panel turns to face its player. Players may still join on their own phones with the code.")],
+    ["#opened-seats-title", t("Which seat is this phone?")],
+  ]);
+  document.getElementById("lang-box").replaceChildren(languagePicker("lang-select"));
+}
+
 async function main() {
+  await i18nReady();
+  translatePage();
+  // Another language chosen: the page again, in it.
+  onLangChange(() => location.reload());
   // What this device has: shown first, with no network too (an installed app resumes a table).
   renderQuick();
   renderRecent();
   try { CATALOGUE = await api("GET", "/api/catalogue"); } catch (ex) {
-    document.getElementById("start-error").textContent = ex.status ? ex.message : WORDS.offline;
+    document.getElementById("start-error").textContent = ex.status ? said(ex.data, null) || ex.message : WORDS.offline();
     return;
   }
   const variant = document.getElementById("variant");
-  variant.append(h("option", { value: "" }, WORDS.variant.auto), ...CATALOGUE.variants.map((v) => h("option", { value: v.name }, nameOf(v.name))));
+  variant.append(h("option", { value: "" }, t("automatic")), ...CATALOGUE.variants.map((v) => h("option", { value: v.name }, nameOf(v.name))));
   const format = document.getElementById("format");
   format.append(...CATALOGUE.formats.map((f) => h("option", { value: f }, nameOf(f))));
   variant.addEventListener("change", applyVisibility);
@@ -336,12 +415,12 @@ async function main() {
   const group = loadPlaygroup();
   if (group) {
     presets.append(h("button", { type: "button", class: "chip playgroup", "data-preset": "playgroup", onclick: () => fill(group) },
-      `Our playgroup: ${group.players.map((p) => p.name).join(", ")}`));
+      t("Our playgroup: {names}", { names: group.players.map((p) => p.name).join(", ") })));
   }
-  for (const [label, preset] of Object.entries(PRESETS)) {
-    presets.append(h("button", { type: "button", class: "chip", onclick: () => fill(preset) }, label));
+  for (const [key, preset] of Object.entries(PRESETS)) {
+    presets.append(h("button", { type: "button", class: "chip", "data-preset": key, onclick: () => fill(preset) }, presetLabel(key)));
   }
-  fill(group || PRESETS["Two players"]);
+  fill(group || PRESETS.two);
   document.getElementById("add-player").addEventListener("click", () => {
     document.getElementById("players").append(playerRow({}));
     applyVisibility();
@@ -360,7 +439,7 @@ async function main() {
       })) });
       showOpened(res);
     } catch (ex) {
-      err.textContent = ex.message + (ex.data && ex.data.member ? ` (${ex.data.member})` : "");
+      err.textContent = (said(ex.data, null) || ex.message) + (ex.data && ex.data.member ? ` (${ex.data.member})` : "");
     }
   });
   document.getElementById("join-form").addEventListener("submit", async (e) => {
@@ -373,7 +452,7 @@ async function main() {
     try {
       const res = await api("GET", "/api/code/" + encodeURIComponent(code));
       location.href = `/t/${res.id}`;
-    } catch (ex) { err.textContent = ex.message; }
+    } catch (ex) { err.textContent = said(ex.data, null) || ex.message; }
   });
 }
 

@@ -17,6 +17,29 @@ const PALETTE = [
   { name: "Rose", bg: "#9a3460" }, { name: "Pine", bg: "#23584f" },
 ];
 
+// A colour's name, in the page's language (``name`` stays the colour's id: data-colour).
+function colourName(c) {
+  switch (c.name) {
+    case "Blue": return t("Blue");
+    case "Crimson": return t("Crimson");
+    case "Green": return t("Green");
+    case "Amber": return t("Amber");
+    case "Purple": return t("Purple");
+    case "Teal": return t("Teal");
+    case "Olive": return t("Olive");
+    case "Slate": return t("Slate");
+    case "Red": return t("Red");
+    case "Forest": return t("Forest");
+    case "Magenta": return t("Magenta");
+    case "Sky": return t("Sky");
+    case "Brown": return t("Brown");
+    case "Indigo": return t("Indigo");
+    case "Rose": return t("Rose");
+    case "Pine": return t("Pine");
+    default: return c.name;
+  }
+}
+
 // The colour of each seat: chosen when the table was opened (``colours``), else the seat's
 // place; a chosen colour is never given to a second seat while another is free.
 function seatColours(players, chosen) {
@@ -345,7 +368,9 @@ function dressTotal(life) {
   const panel = life.closest(".panel");
   const name = panel ? (panel.querySelector(".pname") || {}).textContent || "" : "";
   life.setAttribute("role", "img");
-  life.setAttribute("aria-label", `${name ? name + ": " : ""}${text} life`);
+  const n = text.replace("\u2212", "-");
+  const said = tn("{n} life", "{n} life", /^-?\d+$/.test(n) ? n : 2, { n: text });
+  life.setAttribute("aria-label", name ? t("{name}: {life}", { name, life: said }) : said);
 }
 
 // Totals changed in place (an instant tap, taps.js) are dressed and fitted again at once.

@@ -13,19 +13,22 @@
 // Each designation a player can hold: its state member, its mark, and its rule.
 const MARKS = [
   {
-    key: "monarch", icon: "♛", text: "Monarch", rule: "725",
-    holds: (n) => `${n} is the monarch`,
-    title: "The monarch (725): draws a card at the beginning of their end step; combat damage to them makes the creature's controller the monarch (725.2)",
+    key: "monarch", icon: "♛", text: () => t("Monarch"), rule: "725",
+    holds: (n) => t("{name} is the monarch", { name: n }),
+    short: () => t("the monarch"),
+    title: () => t("The monarch (725): draws a card at the beginning of their end step; combat damage to them makes the creature's controller the monarch (725.2)"),
   },
   {
-    key: "initiative", icon: "⚔", text: "Initiative", rule: "726",
-    holds: (n) => `${n} has the initiative`,
-    title: "The initiative (726): ventures into Undercity; combat damage to them passes it to the creatures' controller (726.2)",
+    key: "initiative", icon: "⚔", text: () => t("Initiative"), rule: "726",
+    holds: (n) => t("{name} has the initiative", { name: n }),
+    short: () => t("the initiative"),
+    title: () => t("The initiative (726): ventures into Undercity; combat damage to them passes it to the creatures' controller (726.2)"),
   },
   {
-    key: "city_blessing", icon: "♜", text: "City's blessing", rule: "702.131c",
-    holds: (n) => `${n} has the city's blessing`,
-    title: "The city's blessing (702.131c): for the rest of the game; any number of players may have it",
+    key: "city_blessing", icon: "♜", text: () => t("City's blessing"), rule: "702.131c",
+    holds: (n) => t("{name} has the city's blessing", { name: n }),
+    short: () => t("the city's blessing"),
+    title: () => t("The city's blessing (702.131c): for the rest of the game; any number of players may have it"),
   },
 ];
 
@@ -45,10 +48,10 @@ function marksOf(pid) {
 // One mark: its sign and word (the word gives way on a narrow or compact panel), said whole to
 // screen readers with its rule.
 function markEl(pid, m, onHead) {
-  const said = onHead ? `${m.holds("").trim().replace(/^(is|has) /, "")} (${m.rule})` : `${m.holds(S.names.of(pid))} (${m.rule})`;
-  return h("span", { class: `mark ${m.key.replace("_", "-")}`, "data-mark": m.key, role: "img", "aria-label": said, title: m.title },
+  const label = onHead ? `${m.short()} (${m.rule})` : `${m.holds(S.names.of(pid))} (${m.rule})`;
+  return h("span", { class: `mark ${m.key.replace("_", "-")}`, "data-mark": m.key, role: "img", "aria-label": label, title: m.title() },
     h("span", { class: "mark-icon", "aria-hidden": "true" }, m.icon),
-    h("span", { class: "mark-text", "aria-hidden": "true" }, m.text));
+    h("span", { class: "mark-text", "aria-hidden": "true" }, m.text()));
 }
 
 // The marks on a player's panel (its top line, beside the name), or null. A team's panel shows
@@ -82,16 +85,16 @@ function designationSection(pid) {
   const buttons = [];
   // 725.3: becoming the monarch again changes nothing; 726.5: taking the initiative again
   // triggers again (it ventures), so it stays offered.
-  if (d.monarch !== pid) buttons.push(button("monarch", "♛", "Becomes the monarch", { do: "become_monarch", player: pid }));
-  buttons.push(button("initiative", "⚔", d.initiative === pid ? "Takes the initiative again" : "Takes the initiative", { do: "take_initiative", player: pid }));
+  if (d.monarch !== pid) buttons.push(button("monarch", "♛", t("Becomes the monarch"), { do: "become_monarch", player: pid }));
+  buttons.push(button("initiative", "⚔", d.initiative === pid ? t("Takes the initiative again") : t("Takes the initiative"), { do: "take_initiative", player: pid }));
   // 702.131a-b: "if you don't have the city's blessing": once they have it, it isn't offered.
-  if (!(d.city_blessing || []).includes(pid)) buttons.push(button("blessing", "♜", "Gets the city's blessing", { do: "city_blessing", player: pid }));
+  if (!(d.city_blessing || []).includes(pid)) buttons.push(button("blessing", "♜", t("Gets the city's blessing"), { do: "city_blessing", player: pid }));
   const held = marksOf(pid);
   return h("div", { class: "sec designations" },
-    h("h3", {}, "Designations"),
-    h("p", { class: "muted", "data-holds": pid }, held.length ? held.map((m) => `${m.holds(who)} (${m.rule}).`).join(" ") : `${who} has no designation.`),
+    h("h3", {}, t("Designations")),
+    h("p", { class: "muted", "data-holds": pid }, held.length ? held.map((m) => `${m.holds(who)} (${m.rule}).`).join(" ") : t("{name} has no designation.", { name: who })),
     h("div", { class: "row" }, ...buttons),
-    h("p", { class: "muted" }, "Combat damage to the monarch or the player with the initiative passes it to the creature's controller (725.2, 726.2); when its holder leaves the game, the active player gets it (725.4, 726.4)."));
+    h("p", { class: "muted" }, t("Combat damage to the monarch or the player with the initiative passes it to the creature's controller (725.2, 726.2); when its holder leaves the game, the active player gets it (725.4, 726.4).")));
 }
 
 // ---------------------------------------------------------------- who controls the damage
@@ -128,8 +131,8 @@ function commanderController(owner, to) {
 // record takes turns, else nobody yet (the page asks before combat damage is sent).
 function controllerSelect(pid) {
   const def = defaultController(pid);
-  return h("select", { id: "sh-controller", "aria-label": "Controlled by" },
-    h("option", { value: "" }, "controlled by…"),
+  return h("select", { id: "sh-controller", "aria-label": t("Controlled by") },
+    h("option", { value: "" }, t("controlled by…")),
     ...header().players.filter((o) => o.id !== pid).map((o) => h("option", { value: o.id, selected: o.id === def || null }, S.names.of(o.id))));
 }
 
@@ -139,8 +142,8 @@ function sheetController(select, combat, lifelink) {
   const value = select.value;
   if (value || !(combat || lifelink)) return value || null;
   throw new Error(combat
-    ? "Controlled by: whose creature dealt the combat damage? (725.2, 726.2: the monarch and the initiative pass to its controller)"
-    : "Controlled by: who controls the source with lifelink? (702.15b)");
+    ? t("Controlled by: whose creature dealt the combat damage? (725.2, 726.2: the monarch and the initiative pass to its controller)")
+    : t("Controlled by: who controls the source with lifelink? (702.15b)"));
 }
 
 // The commander-damage sheet's question (panel.js), when the commander's controller can't be
@@ -149,17 +152,17 @@ function sheetController(select, combat, lifelink) {
 function cmdControllerPicks(to, owner) {
   if (commanderController(owner, to)) return null;
   const chosen = S.cmdSheet && S.cmdSheet.controller;
-  return h("div", { class: "picks ctl-picks", role: "group", "aria-label": "Controlled by" },
-    h("p", { class: "muted" }, "Whose creature is it now? Combat damage names its controller (725.2, 726.2)."),
+  return h("div", { class: "picks ctl-picks", role: "group", "aria-label": t("Controlled by") },
+    h("p", { class: "muted" }, t("Whose creature is it now? Combat damage names its controller (725.2, 726.2).")),
     ...header().players.filter((o) => opposes(o.id, to)).map((o) => h("button", {
       class: "pick", "data-controller": o.id, "aria-pressed": String(o.id === chosen),
       onclick: () => { S.cmdSheet.controller = o.id; buildCmdSheet(); },
-    }, `Controlled by ${S.names.of(o.id)}`)));
+    }, t("Controlled by {name}", { name: S.names.of(o.id) }))));
 }
 
 // The controller the commander-damage sheet sends, or throws an Error naming the question.
 function cmdSheetController(to, owner) {
   const known = commanderController(owner, to) || (S.cmdSheet && S.cmdSheet.controller);
-  if (!known) throw new Error("Controlled by: pick whose creature dealt the combat damage (725.2, 726.2).");
+  if (!known) throw new Error(t("Controlled by: pick whose creature dealt the combat damage (725.2, 726.2)."));
   return known;
 }

@@ -42,7 +42,8 @@ function spoken(entry, ended) {
   if (over) {
     const won = S.state.players.filter((p) => p.status === "won").map((p) => S.names.of(p.id));
     const drew = S.state.players.some((p) => p.status === "drew");
-    parts.push(won.length ? `Game over: ${won.join(" and ")} won.` : drew ? "Game over: a draw." : "Game over.");
+    parts.push(won.length ? tn("Game over: {names} won.", "Game over: {names} won.", won.length, { names: listOf(won) })
+      : drew ? t("Game over: a draw.") : t("Game over."));
   }
   return parts.join(" ");
 }
@@ -69,17 +70,17 @@ function setPinned(unitId, kind, on) {
   const list = pinnedKinds(unitId).filter((k) => k !== kind);
   if (on) list.push(kind);
   if (list.length) pins[unitId] = list; else delete pins[unitId];
-  try { localStorage.setItem(pinsKey(), JSON.stringify(pins)); } catch (e) { toast("This browser can't keep pins (storage is full or off).", "bad"); }
+  try { localStorage.setItem(pinsKey(), JSON.stringify(pins)); } catch (e) { toast(t("This browser can't keep pins (storage is full or off)."), "bad"); }
 }
 
 // A counter kind typed by a player, as the record allows it; throws an Error naming the field.
 function readKind(text) {
   const kind = String(text).trim().toLowerCase();
-  if (!kind) throw new Error("Counter kind: enter a kind (energy, experience, rad, …).");
+  if (!kind) throw new Error(t("Counter kind: enter a kind (energy, experience, rad, …)."));
   if (!validKind(kind)) {
-    throw new Error(`Counter kind: “${kind.slice(0, 70)}” is not a counter kind (one lowercase word of at most ${COUNTER_KIND_MAX} letters, digits after the first letter, words joined by - or _).`);
+    throw new Error(t("Counter kind: “{kind}” is not a counter kind (one lowercase word of at most {max} letters, digits after the first letter, words joined by - or _).", { kind: kind.slice(0, 70), max: COUNTER_KIND_MAX }));
   }
-  if (kind === "poison") throw new Error("Counter kind: poison has − and + on every panel already.");
+  if (kind === "poison") throw new Error(t("Counter kind: poison has − and + on every panel already."));
   return kind;
 }
 
@@ -183,10 +184,12 @@ function commanderOpener(u, target, canAct) {
   const limit = commanderLimit();
   const level = limit === null ? "" : top.n >= limit ? " lethal" : top.n >= CMD_NEAR ? " near" : "";
   const who = S.names.of(u.id);
-  const label = `Commander damage to ${S.names.of(to)}: the most from one commander is ${top.n}${limit !== null ? ` of ${limit}` : ""}`;
+  const label = limit !== null
+    ? t("Commander damage to {name}: the most from one commander is {n} of {limit}", { name: S.names.of(to), n: top.n, limit })
+    : t("Commander damage to {name}: the most from one commander is {n}", { name: S.names.of(to), n: top.n });
   if (MODE !== "play") return h("span", { class: "icon cmd-open" + level, role: "img", "aria-label": label }, "⚔", String(top.n));
   return h("button", {
-    class: "icon cmd-open" + level, "data-act": "cmd-open", "data-to": to, "aria-label": label, title: `Commander damage to ${who}`,
+    class: "icon cmd-open" + level, "data-act": "cmd-open", "data-to": to, "aria-label": label, title: t("Commander damage to {name}", { name: who }),
     onclick: () => (canAct ? openCmdSheet(to, most(to).c) : showPicker()),
   }, h("span", { "aria-hidden": "true" }, "⚔"), h("span", { "aria-hidden": "true" }, String(top.n)));
 }
@@ -201,8 +204,8 @@ function commanderOpener(u, target, canAct) {
 // player in whatever the threshold, "doesn't lose for having 0 or less life" (Phyrexian Unlife,
 // Transcendence) for life only. A team is kept where one of its players is (810.8a).
 const KEEPS = {
-  cant_lose_game: { says: "can't lose the game", rule: "104.3", what: ["life", "poison", "commander"] },
-  no_loss_for_life: { says: "doesn't lose for having 0 or less life", rule: "704.5a", what: ["life"] },
+  cant_lose_game: { says: () => t("can't lose the game"), rule: "104.3", what: ["life", "poison", "commander"] },
+  no_loss_for_life: { says: () => t("doesn't lose for having 0 or less life"), rule: "704.5a", what: ["life"] },
 };
 const REACHES_OPPONENTS = new Set(["Abyssal Persecutor"]);
 function keptBy(pid, what) {
@@ -213,7 +216,7 @@ function keptBy(pid, what) {
     const card = e.card || S.names.of(e.id);
     const mates = (pid2) => pid2 === e.controller || (teamOf(pid2) && teamOf(pid2) === teamOf(e.controller));
     const reaches = REACHES_OPPONENTS.has(card) ? !mates(pid) : pid === e.controller;
-    if (reaches && !out.some((x) => x.card === card && x.says === keep.says)) out.push({ card, says: keep.says, rule: keep.rule });
+    if (reaches && !out.some((x) => x.card === card && x.says === keep.says())) out.push({ card, says: keep.says(), rule: keep.rule });
   }
   return out;
 }
@@ -223,14 +226,14 @@ function keptLine(u, target) {
   const heads = u.kind === "team" ? u.heads : [u.id];
   const at = [];
   const life = st.life;
-  if (life !== null && life !== undefined && Number(life) <= 0) at.push({ what: "life", text: `${String(life).replace("-", "\u2212")} life`, rule: u.kind === "team" ? "704.6a" : "704.5a" });
+  if (life !== null && life !== undefined && Number(life) <= 0) at.push({ what: "life", text: tn("{n} life", "{n} life", life, { n: formatNumber(life).replace("-", "\u2212") }), rule: u.kind === "team" ? "704.6a" : "704.5a" });
   const poison = poisonOf(u, target);
-  if (Number(poison.count) >= poison.limit) at.push({ what: "poison", text: `${poison.count} poison`, rule: poison.rule });
+  if (Number(poison.count) >= poison.limit) at.push({ what: "poison", text: t("{n} poison", { n: poison.count }), rule: poison.rule });
   const limit = commanderLimit();
   if (limit !== null) {
     for (const hid of heads) {
       for (const x of commandersAgainst(hid)) {
-        if (x.n >= limit) at.push({ what: "commander", text: `${x.n} from ${shortName(S.names.of(x.c))}`, rule: "704.6c" });
+        if (x.n >= limit) at.push({ what: "commander", text: t("{n} from {commander}", { n: x.n, commander: shortName(S.names.of(x.c)) }), rule: "704.6c" });
       }
     }
   }
@@ -246,8 +249,8 @@ function keptLine(u, target) {
   const why = at.map((a) => `${a.text} (${a.rule})`).join(", ");
   const by = keeps.map((k) => `${k.card}: ${k.says} (${k.rule})`).join("; ");
   return h("div", { class: "kept", role: "note", "data-kept": keeps.map((k) => k.card).join("|"),
-    "aria-label": `${who} is still in the game at ${why}: ${by}` },
-  `Still in: ${keeps.map((k) => `${k.card} (${k.rule})`).join(", ")} — ${at.map((a) => a.text).join(", ")}`);
+    "aria-label": t("{name} is still in the game at {why}: {by}", { name: who, why, by }) },
+  t("Still in: {cards} — {at}", { cards: keeps.map((k) => `${k.card} (${k.rule})`).join(", "), at: at.map((a) => a.text).join(", ") }));
 }
 
 // The threshold of commander damage that loses (903.10a), or null where there is none
@@ -284,19 +287,21 @@ function commanderRow(pid, labelled, canAct) {
   const who = S.names.of(pid);
   const play = MODE === "play";
   const chips = h("div", { class: "cmd-chips" });
-  const row = h("div", { class: "cmds", role: "group", "data-cmd-to": pid, "aria-label": `Commander damage to ${who}` },
+  const row = h("div", { class: "cmds", role: "group", "data-cmd-to": pid, "aria-label": t("Commander damage to {name}", { name: who }) },
     labelled ? h("span", { class: "cmd-who", "aria-hidden": "true" }, who) : null, chips);
   for (const { c, owner, n } of list) {
     const name = S.names.of(c);
     const ownerName = S.names.of(owner);
     const near = limit !== null && n >= CMD_NEAR;
     const lethal = limit !== null && n >= limit;
-    const total = `${who} has taken ${n}${limit !== null ? ` of ${limit}` : ""} combat damage from ${name}`;
+    const total = limit !== null
+      ? t("{name} has taken {n} of {limit} combat damage from {commander}", { name: who, n, limit, commander: name })
+      : t("{name} has taken {n} combat damage from {commander}", { name: who, n, commander: name });
     const chip = h(play ? "button" : "div", {
       class: "cmd" + (lethal ? " lethal" : near ? " near" : ""),
       "data-from": c, "data-owner": owner, "data-to": pid,
-      "aria-label": play ? `${name} (${ownerName}) deals 1 combat damage to ${who}. ${total}. Hold for another amount.` : null,
-      title: play ? `1 combat damage from ${name} (${ownerName}), 903.10a; hold for another amount` : total,
+      "aria-label": play ? t("{commander} ({owner}) deals 1 combat damage to {name}. {total}. Hold for another amount.", { commander: name, owner: ownerName, name: who, total }) : null,
+      title: play ? t("1 combat damage from {commander} ({owner}), 903.10a; hold for another amount", { commander: name, owner: ownerName }) : total,
     },
     h("span", { class: "cmd-name" }, shortName(name)),
     h("span", { class: "cmd-line" },
@@ -346,33 +351,34 @@ function counterGroup(u, target, kind, canAct) {
   const play = MODE === "play";
   const icon = COUNTER_ICONS[kind] || kind.slice(0, 4);
   const undoes = play && ownLastTap(players, kind);
-  const noun = (n) => plural(n, `${kind} counter`);
+  const noun = (n) => counterWords(n, kind);
+  const kindName = counterKind(kind);
   const group = h("div", {
     class: "ctr" + (near ? " near" : ""), role: "group", "data-counter": kind,
     "data-players": players.join(" "), "data-count": String(served),
-    "aria-label": `${who}: ${noun(count)}${poison ? `; ${poison.limit} lose the game (${poison.rule})` : ""}`,
+    "aria-label": `${who}: ${noun(count)}${poison ? "; " + t("{n} lose the game ({rule})", { n: poison.limit, rule: poison.rule }) : ""}`,
   });
   const minus = play ? h("button", {
     class: "ctr-minus" + (undoes ? " undoes" : ""), "data-step": "minus", disabled: isZero(count) || null,
-    "aria-label": undoes ? `Take back ${who}'s last ${kind} counter (undo)` : `${who} loses 1 ${kind} counter`,
-    title: undoes ? "Undo the last + (a mistake leaves no trace)" : "Remove 1 (an effect removes it, 122)",
+    "aria-label": undoes ? t("Take back {name}'s last {kind} counter (undo)", { name: who, kind: kindName }) : t("{name} loses {counters}", { name: who, counters: noun(1) }),
+    title: undoes ? t("Undo the last + (a mistake leaves no trace)") : t("Remove 1 (an effect removes it, 122)"),
     onclick: () => {
       if (!canAct) { showPicker(); return; }
       if (ownLastTap(players, kind)) { document.getElementById("undo-btn").click(); return; }
-      if (pendingTap(players, kind)) { toast("The last + is still on its way: tap − again once it shows."); return; }
+      if (pendingTap(players, kind)) { toast(t("The last + is still on its way: tap − again once it shows.")); return; }
       act({ do: "remove_counters", player: target, kind, amount: 1 });
     },
   }, "−") : null;
   const plus = play ? h("button", {
     class: "ctr-plus", "data-step": "plus",
-    "aria-label": `${who} gets 1 ${kind} counter`,
+    "aria-label": t("{name} gets {counters}", { name: who, counters: noun(1) }),
     onclick: () => (canAct ? act({ do: "add_counters", player: target, kind, amount: 1 }) : showPicker()),
   }, "+") : null;
   group.append(...[
     minus,
-    h("span", { class: "ctr-count", "aria-hidden": "true", title: `${kind} counters` },
+    h("span", { class: "ctr-count", "aria-hidden": "true", title: t("{kind} counters", { kind: kindName }) },
       h("span", { class: "ctr-icon" }, icon), " ",
-      COUNTER_ICONS[kind] && kind !== "poison" ? h("span", { class: "ctr-kind" }, kind + " ") : null,
+      COUNTER_ICONS[kind] && kind !== "poison" ? h("span", { class: "ctr-kind" }, kindName + " ") : null,
       h("strong", { class: "ctr-n" + (shown.pending ? " pending" : "") }, String(count)),
       poison ? h("span", { class: "ctr-max" }, `/${poison.limit}`) : null),
     plus,
@@ -391,7 +397,7 @@ function cmdSheetEl() {
     h("div", { class: "sheet-inner" },
       h("div", { class: "drawer-head" },
         h("h2", { id: "cmd-sheet-title" }),
-        h("button", { class: "close", "data-close": "cmd-sheet", "aria-label": "Close" }, "✕")),
+        h("button", { class: "close", "data-close": "cmd-sheet", "aria-label": t("Close") }, "✕")),
       h("div", { id: "cmd-sheet-body" })));
   el.addEventListener("keydown", (e) => { if (e.key === "Escape") closeCmdSheet(); });
   document.body.append(el);
@@ -411,7 +417,7 @@ function openCmdSheet(pid, commander) {
 function buildCmdSheet() {
   const { to, commander } = S.cmdSheet;
   const who = S.names.of(to);
-  document.getElementById("cmd-sheet-title").textContent = `Commander damage to ${who}`;
+  document.getElementById("cmd-sheet-title").textContent = t("Commander damage to {name}", { name: who });
   const limit = commanderLimit();
   const list = commandersAgainst(to);
   const owner = (commanderOwner(commander) || {}).id;
@@ -421,29 +427,30 @@ function buildCmdSheet() {
     act({ do: "damage", source: S.cmdSheet.commander, to, amount, combat: true, controller });
     closeCmdSheet();
   };
-  const field = h("input", { id: "cmd-amount", type: "text", inputmode: "numeric", autocomplete: "off", "aria-label": "Amount", class: "num", value: "" });
+  const field = h("input", { id: "cmd-amount", type: "text", inputmode: "numeric", autocomplete: "off", "aria-label": t("Amount"), class: "num", value: "" });
   document.getElementById("cmd-sheet-body").replaceChildren(
-    h("p", { class: "muted" }, `Combat damage from a commander: ${who} loses that much life (120.3)` +
-      (limit !== null ? `, and ${limit} from the same commander loses the game (903.10a, 704.6c).` : "; in Brawl it never loses the game (903.12h).")),
-    h("div", { class: "picks", role: "group", "aria-label": "Commander" },
+    h("p", { class: "muted" }, limit !== null
+      ? t("Combat damage from a commander: {name} loses that much life (120.3), and {limit} from the same commander loses the game (903.10a, 704.6c).", { name: who, limit })
+      : t("Combat damage from a commander: {name} loses that much life (120.3); in Brawl it never loses the game (903.12h).", { name: who })),
+    h("div", { class: "picks", role: "group", "aria-label": t("Commander") },
       ...list.map(({ c, owner, n }) => h("button", {
         class: "pick", "data-pick": c, "aria-pressed": String(c === commander),
         onclick: () => { S.cmdSheet.commander = c; buildCmdSheet(); },
       }, h("span", {}, `${S.names.of(c)} (${S.names.of(owner)})`),
       h("span", {}, h("strong", { class: "pick-total" }, String(n)), limit !== null ? `/${limit}` : "")))),
     cmdControllerPicks(to, owner) || "", // (replaceChildren would write a null as "null")
-    h("div", { class: "amounts", role: "group", "aria-label": "Amount" },
+    h("div", { class: "amounts", role: "group", "aria-label": t("Amount") },
       ...[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map((n) => h("button", {
-        "data-amount": n, "aria-label": `${n} combat damage from ${S.names.of(commander)} to ${who}`, onclick: () => record(n),
+        "data-amount": n, "aria-label": tn("{n} combat damage from {commander} to {name}", "{n} combat damage from {commander} to {name}", n, { n, commander: S.names.of(commander), name: who }), onclick: () => record(n),
       }, `+${n}`))),
     h("div", { class: "row" }, field, h("button", {
       class: "primary", "data-amount": "typed",
       onclick: () => {
         let n;
-        try { n = parseWhole(field.value, "Amount", 1); } catch (ex) { toast(ex.message, "bad"); return; }
+        try { n = parseWhole(field.value, t("Amount"), 1); } catch (ex) { toast(ex.message, "bad"); return; }
         record(n);
       },
-    }, "Record")),
+    }, t("Record"))),
   );
 }
 
@@ -470,11 +477,11 @@ function pinSection(pid) {
   const p = playerState(pid);
   const pin = (kind) => { setPinned(unit, kind, true); render(); };
   const offered = [...new Set([...COUNTER_KINDS, ...Object.keys(p.counters || {})])].filter((k) => k !== "poison" && !pinned.includes(k));
-  const field = h("input", { id: "sh-pin-kind", type: "text", autocomplete: "off", autocapitalize: "none", maxlength: 80, placeholder: "another kind", "aria-label": "Counter kind" });
+  const field = h("input", { id: "sh-pin-kind", type: "text", autocomplete: "off", autocapitalize: "none", maxlength: 80, placeholder: t("another kind"), "aria-label": t("Counter kind") });
   return h("div", { class: "sec pins" },
-    h("h3", {}, "Counters on the panel"),
-    h("p", { class: "muted" }, `Pin a kind to give it − and + on ${S.names.of(unit)}'s panel (this device remembers it). A mistake is taken back with Undo.`),
-    h("div", { class: "row" }, ...offered.map((k) => h("button", { "data-pin": k, "aria-label": `Pin ${k} counters to the panel`, onclick: () => pin(k) }, `📌 ${k}`))),
+    h("h3", {}, t("Counters on the panel")),
+    h("p", { class: "muted" }, t("Pin a kind to give it − and + on {name}'s panel (this device remembers it). A mistake is taken back with Undo.", { name: S.names.of(unit) })),
+    h("div", { class: "row" }, ...offered.map((k) => h("button", { "data-pin": k, "aria-label": t("Pin {kind} counters to the panel", { kind: counterKind(k) }), onclick: () => pin(k) }, `📌 ${counterKind(k)}`))),
     h("div", { class: "row" }, field, h("button", {
       "data-pin": "typed",
       onclick: () => {
@@ -482,9 +489,9 @@ function pinSection(pid) {
         try { kind = readKind(field.value); } catch (ex) { toast(ex.message, "bad"); return; }
         pin(kind);
       },
-    }, "Pin")),
+    }, t("Pin"))),
     ...pinned.map((k) => h("div", { class: "row" },
-      h("span", { class: "grow" }, `${k}: pinned`),
-      h("button", { "data-unpin": k, "aria-label": `Unpin ${k} counters`, onclick: () => { setPinned(unit, k, false); render(); } }, "Unpin"))),
+      h("span", { class: "grow" }, t("{kind}: pinned", { kind: counterKind(k) })),
+      h("button", { "data-unpin": k, "aria-label": t("Unpin {kind} counters", { kind: counterKind(k) }), onclick: () => { setPinned(unit, k, false); render(); } }, t("Unpin")))),
   );
 }

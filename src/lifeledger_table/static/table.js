@@ -39,13 +39,13 @@ function $(id) { return document.getElementById(id); }
 let toastTimer = null;
 // Toasts never take taps (pointer-events: none): the buttons under them keep working.
 function toast(text, kind, pid) {
-  const t = $("toast");
-  faceOverlay(t, pid); // on the table device, turned to the player it is for (layout.js)
-  t.textContent = text;
-  t.className = "toast " + (kind || "");
-  t.toggleAttribute("aria-hidden", kind === "loss"); // a loss is said once, by #announce (panel.js)
+  const el = $("toast");
+  faceOverlay(el, pid); // on the table device, turned to the player it is for (layout.js)
+  el.textContent = text;
+  el.className = "toast " + (kind || "");
+  el.toggleAttribute("aria-hidden", kind === "loss"); // a loss is said once, by #announce (panel.js)
   clearTimeout(toastTimer);
-  toastTimer = setTimeout(() => t.classList.add("hidden"), 5000);
+  toastTimer = setTimeout(() => el.classList.add("hidden"), 5000);
 }
 
 function open(id) { $(id).classList.remove("hidden"); }
@@ -146,7 +146,7 @@ function request(type, action, extra) {
   closeRun(); // taps still gathering go first (taps.js)
   const msg = Object.assign({ type, id: newId() }, extra || {});
   if (action) msg.action = action;
-  if (new TextEncoder().encode(toJSON(msg)).length > MAX_MESSAGE) { toast("That is too long to send.", "bad"); return; }
+  if (new TextEncoder().encode(toJSON(msg)).length > MAX_MESSAGE) { toast(t("That is too long to send."), "bad"); return; }
   msg.sent = Date.now();
   S.pending.set(msg.id, msg);
   send(wire(msg));
@@ -204,7 +204,7 @@ async function takeFreeSeats(always) {
   const taken = new Set(S.info.taken || []);
   const free = header().players.map((p) => p.id).filter((id) => !taken.has(id) && !(id in S.tokens));
   S.tookSeats = true;
-  if (!free.length) { if (always) toast("Every seat is held already."); return; }
+  if (!free.length) { if (always) toast(t("Every seat is held already.")); return; }
   S.takingSeats = true;
   try {
     const body = { seats: free, device: "table" };
@@ -214,10 +214,10 @@ async function takeFreeSeats(always) {
     Object.assign(S.tokens, res.tokens || {});
     saveSeats(KEY, S.tokens);
     const skipped = Object.keys(res.skipped || {});
-    if (skipped.length) toast(`On their own phones: ${skipped.map((id) => S.names.of(id)).join(", ")}`);
+    if (skipped.length) toast(t("On their own phones: {names}", { names: listOf(skipped.map((id) => S.names.of(id))) }));
     send(hello());
   } catch (ex) {
-    toast(`The table device could not take the seats: ${ex.message}`, "bad");
+    toast(t("The table device could not take the seats: {why}", { why: said(ex.data, S.names) || ex.message }), "bad");
   } finally {
     S.takingSeats = false;
   }
@@ -253,7 +253,7 @@ function seatLeft(seat) {
   delete S.tokens[seat];
   saveSeats(KEY, S.tokens);
   if (S.seat === seat) { S.seat = S.seats[0] || null; S.token = S.seat ? S.tokens[S.seat] || null : null; }
-  toast(`${S.names.of(seat)} is on their own phone now.`);
+  toast(t("{name} is on their own phone now.", { name: S.names.of(seat) }));
   render();
 }
 
@@ -330,8 +330,8 @@ function receive(msg) {
       if (msg.error === "bad-token" && S.device === "table") break;
       // The server can't load this table (a damaged log): say so where it stays.
       if (msg.error === "table-unavailable") { S.unavailable = msg.message; renderConn(); break; }
-      if (msg.error === "refused") toast(`Refused: ${S.names.text(msg.message)} — ${msg.rule}`, "refused");
-      else toast(S.names.text(msg.message) + (msg.rule ? ` — ${msg.rule}` : "") + (msg.member ? ` (${msg.member})` : ""), "bad");
+      if (msg.error === "refused") toast(t("Refused: {why} — {rule}", { why: said(msg, S.names), rule: msg.rule }), "refused");
+      else toast(said(msg, S.names) + (msg.rule ? ` — ${msg.rule}` : "") + (msg.member ? ` (${msg.member})` : ""), "bad");
       break;
     case "seats":
       S.info.taken = msg.taken;
@@ -344,7 +344,7 @@ function receive(msg) {
       S.seat = null; S.token = null; clearSeat(KEY); S.seats = []; S.tokens = {}; saveSeats(KEY, {});
       for (const [rid, ask] of S.asks) if (ask.seat === msg.seat) S.asks.delete(rid);
       showAsk();
-      toast("Your seat was taken over on another device.", "bad");
+      toast(t("Your seat was taken over on another device."), "bad");
       showPicker();
       render();
       break;
@@ -356,7 +356,7 @@ function receive(msg) {
       // Undo of another seat's change: that seat's device (or the host) is asked (issue 17).
       S.pending.delete(msg.id);
       renderConn();
-      toast(S.names.text(msg.message));
+      toast(said(msg, S.names));
       break;
     case "undo_request":
       S.undoAsks.set(msg.request, msg);
@@ -365,7 +365,7 @@ function receive(msg) {
     case "undo_closed":
       S.undoAsks.delete(msg.request);
       showUndoAsk();
-      if (msg.status === "refused" || msg.status === "expired" || msg.status === "stale") toast(`Not undone: ${S.names.text(msg.message)}`);
+      if (msg.status === "refused" || msg.status === "expired" || msg.status === "stale") toast(t("Not undone: {why}", { why: said(msg, S.names) }));
       break;
     case "takeover_closed":
       // Answered (from this phone or another one), or expired.
@@ -443,7 +443,8 @@ function announce(entry) {
   const lost = ended.filter((c) => c.team || !(teamOf(c.player) && teamSaid.get(teamOf(c.player)) === c.to));
   if (entry.kind === "undo") {
     const target = S.entries.find((e) => e.seq === entry.target);
-    toast(`Undone: ${target ? `${describe(target.action, S.names)}, by ${byWhom(target)}` : "the last action"}${allowedBy(entry)}`);
+    const what = target ? t("{action}, by {who}", { action: describe(target.action, S.names), who: byWhom(target) }) : t("the last action");
+    toast(t("Undone: {what}", { what }) + allowedBy(entry));
   } else if (lost.length) {
     toast(lost.map((c) => `${S.names.of(c.team || c.player)} ${describeResult(c.to, c.reason, c.rule)}`).join(" · "), "loss", lost[0].team || lost[0].player);
   }
@@ -540,19 +541,20 @@ function renderConn() {
   const c = $("conn");
   const live = MODE === "replay" || S.connected;
   c.className = "conn " + (live ? "on" : "off");
-  c.title = live ? "connected" : "reconnecting…";
+  c.title = live ? t("connected") : t("reconnecting…");
+  c.setAttribute("aria-label", c.title);
   const strip = $("netstate");
   if (!strip) return;
   const wait = MODE === "play" ? waiting().filter((m) => !waitsForChoice(m.id)).length : 0;
   const chooser = MODE === "play" ? [...S.pending.keys()].map(waitsForChoice).filter(Boolean) : [];
   const parts = [];
   if (S.unavailable) parts.push(S.unavailable);
-  else if (!live && (!navigator.onLine || (S.fromKept && !S.everConnected))) parts.push("Offline — taps are kept and sent when the connection returns");
-  else if (!live) parts.push(S.everConnected ? "Connection lost — reconnecting…" : "Connecting…");
-  if (wait) parts.push(`${plural(wait, "change")} waiting to be sent`);
-  if (chooser.length) parts.push(`${plural(chooser.length, "change")} waiting for ${S.names.of(chooser[0])}'s choice`);
+  else if (!live && (!navigator.onLine || (S.fromKept && !S.everConnected))) parts.push(t("Offline — taps are kept and sent when the connection returns"));
+  else if (!live) parts.push(S.everConnected ? t("Connection lost — reconnecting…") : t("Connecting…"));
+  if (wait) parts.push(tn("{n} change waiting to be sent", "{n} changes waiting to be sent", wait, { n: wait }));
+  if (chooser.length) parts.push(tn("{n} change waiting for {name}'s choice", "{n} changes waiting for {name}'s choice", chooser.length, { n: chooser.length, name: S.names.of(chooser[0]) }));
   strip.replaceChildren(parts.join(" · "),
-    chooser.length ? h("button", { "data-act": "cancel-waits", onclick: cancelChoiceWaits }, "Cancel") : "");
+    chooser.length ? h("button", { "data-act": "cancel-waits", onclick: cancelChoiceWaits }, t("Cancel")) : "");
   strip.classList.toggle("hidden", !parts.length);
   strip.classList.toggle("lost", !live || !!S.unavailable);
   const marked = waitingPlayers();
@@ -561,7 +563,7 @@ function renderConn() {
     const on = heads.some((id) => marked.has(id));
     panel.classList.toggle("pending", on);
     const tag = panel.querySelector(".tag.waiting");
-    if (on && !tag) panel.querySelector(".panel-top .spacer").before(h("span", { class: "tag waiting" }, "waiting"));
+    if (on && !tag) panel.querySelector(".panel-top .spacer").before(h("span", { class: "tag waiting" }, t("waiting")));
     else if (!on && tag) tag.remove();
   }
 }
@@ -572,9 +574,9 @@ function render() {
   renderConn();
   const canAct = MODE === "play" && (!!S.seat || S.seats.length > 0);
   // The table's code, to tell the others; who you are shows on your panel ("you").
-  const title = MODE === "replay" ? "Replay" : (S.info.code ? formatCode(S.info.code) : "Watching");
+  const title = MODE === "replay" ? t("Replay") : (S.info.code ? formatCode(S.info.code) : t("Watching"));
   $("title").textContent = title;
-  $("title").title = S.device === "table" && MODE === "play" ? "The table device" : S.seat ? `You are ${S.names.of(S.seat)}` : MODE === "watch" ? "spectator" : "";
+  $("title").title = S.device === "table" && MODE === "play" ? t("The table device") : S.seat ? t("You are {name}", { name: S.names.of(S.seat) }) : MODE === "watch" ? t("spectator") : "";
   renderUndo();
   if (S.undoAsks.size) showUndoAsk(); // a question about a change no longer last goes away
   $("undo-btn").classList.toggle("hidden", MODE !== "play");
@@ -683,14 +685,16 @@ function morph(was, fresh) {
 
 function statusLine(st) {
   if (!st || st.status === "playing") return null;
-  return h("div", { class: "status " + st.status }, describeResult(st.status.toUpperCase(), st.reason, st.rule));
+  const word = statusWord(st.status).toLocaleUpperCase(lang());
+  const why = st.reason ? reasonText(st.reason) : "";
+  return h("div", { class: "status " + st.status }, `${word}${why ? " — " + why : ""}${st.rule ? " (" + st.rule + ")" : ""}`);
 }
 
 function badges(p, cards) {
   const out = [];
   // Poison, commander damage and pinned counters are the panel's parts (panel.js).
-  for (const [kind, n] of Object.entries(p.counters || {})) if (!pinnedOnPanel(p.id, kind)) out.push(h("span", { class: "badge" }, `${kind} ${n}`));
-  if (counted(p.id)) out.push(h("span", { class: "badge" }, `library ${p.library}`));
+  for (const [kind, n] of Object.entries(p.counters || {})) if (!pinnedOnPanel(p.id, kind)) out.push(h("span", { class: "badge" }, t("{kind} {n}", { kind: counterKind(kind), n })));
+  if (counted(p.id)) out.push(h("span", { class: "badge" }, t("library {n}", { n: p.library })));
   for (const c of cards.filter((c) => c.controller === p.id)) out.push(cardBadge(c)); // choices.js
   return out;
 }
@@ -717,19 +721,19 @@ function renderUnit(u, index, canAct, cards, turned) {
     "data-heads": isTeam ? [u.id, ...u.heads].join(" ") : null,
     // What the panel's handlers were made for: a panel is updated in place only while it holds.
     "data-key": `${target}|${canAct ? "act" : "look"}`,
-    "data-colour": colour.name, "aria-label": active ? `${name}, whose turn it is (102.1)` : name,
+    "data-colour": colour.name, "aria-label": active ? t("{name}, whose turn it is (102.1)", { name }) : name,
   });
   panel.style.backgroundColor = colour.bg;
   const top = h("div", { class: "panel-top" },
     h("span", { class: "pname" }, name),
     panelMarks(u), // the monarch, the initiative, the city's blessing (marks.js)
     !isTeam && u.player.team ? h("span", { class: "tag" }, S.names.of(u.player.team)) : null,
-    mine ? h("span", { class: "tag you" }, "you") : null,
-    ownPhone ? h("span", { class: "tag phone" }, "on own phone") : null,
+    mine ? h("span", { class: "tag you" }, t("you")) : null,
+    ownPhone ? h("span", { class: "tag phone" }, t("on own phone")) : null,
     h("span", { class: "spacer" }),
-    table ? null : h("button", { class: "icon", "aria-label": `Turn ${name}'s panel`, title: "Turn to face its player", onclick: () => toggleRotated(u.id) }, "⟲"),
+    table ? null : h("button", { class: "icon", "aria-label": t("Turn {name}'s panel", { name }), title: t("Turn to face its player"), onclick: () => toggleRotated(u.id) }, "⟲"),
     commanderOpener(u, target, canAct), // commander damage one tap from a compact panel (panel.js)
-    MODE === "play" ? h("button", { "data-act": "more", class: "icon more", "aria-label": `More for ${name}`, onclick: () => (canAct ? openSheet(target) : showPicker()) }, "⋯") : null,
+    MODE === "play" ? h("button", { "data-act": "more", class: "icon more", "aria-label": t("More for {name}", { name }), onclick: () => (canAct ? openSheet(target) : showPicker()) }, "⋯") : null,
   );
   panel.append(top);
   if (isTeam) {
@@ -739,19 +743,19 @@ function renderUnit(u, index, canAct, cards, turned) {
         class: "head" + (hid === target ? " selected" : "") + (hp.status !== "playing" ? " out" : ""),
         "data-head": hid, "aria-pressed": hid === target ? "true" : "false",
         onclick: () => { S.selectedHead[u.id] = hid; render(); },
-      }, S.names.of(hid), hp.status !== "playing" ? ` (${hp.status})` : "", ...headMarks(hid));
+      }, S.names.of(hid), hp.status !== "playing" ? ` (${statusWord(hp.status)})` : "", ...headMarks(hid));
     })));
   }
   // Life taps are taps.js's (data-tap): shown at once, pending until the server confirms.
-  const lifeButton = (sign, word) => h("button", {
+  const lifeButton = (sign) => h("button", {
     class: `tap ${sign > 0 ? "plus" : "minus"}`, "data-act": sign > 0 ? "plus" : "minus",
     "data-tap": "life", "data-player": target, "data-delta": sign,
-    "aria-label": `${name} ${word} 1 life`, disabled: MODE !== "play" || !!S.state.over, // no taps once the game is over
+    "aria-label": sign > 0 ? t("{name} gains 1 life", { name }) : t("{name} loses 1 life", { name }), disabled: MODE !== "play" || !!S.state.over, // no taps once the game is over
   }, h("span", { "aria-hidden": "true" }, sign > 0 ? "+" : "−"));
   const shown = MODE === "replay" ? st.life : shownLife(u.id);
   const life = h("div", { class: "life-row" },
-    lifeButton(-1, "loses"),
-    lifeButton(1, "gains"),
+    lifeButton(-1),
+    lifeButton(1),
     h("div", { class: "life" + (MODE !== "replay" && pendingMark(u.id) ? " pending" : ""), "data-life": st.life }, String(shown === null || shown === undefined ? st.life : shown)),
     MODE === "replay" ? null : tapBubble(u.id),
   );
@@ -764,8 +768,8 @@ function renderUnit(u, index, canAct, cards, turned) {
   const controls = h("div", { class: "controls" });
   if (MODE === "play") {
     controls.append(h("div", { class: "steps" },
-      h("button", { "data-act": "minus5", "data-tap": "life", "data-player": target, "data-delta": -5, "aria-label": `${name} loses 5 life`, disabled: !!S.state.over || null }, "−5"),
-      h("button", { "data-act": "plus5", "data-tap": "life", "data-player": target, "data-delta": 5, "aria-label": `${name} gains 5 life`, disabled: !!S.state.over || null }, "+5"),
+      h("button", { "data-act": "minus5", "data-tap": "life", "data-player": target, "data-delta": -5, "aria-label": t("{name} loses 5 life", { name }), disabled: !!S.state.over || null }, "−5"),
+      h("button", { "data-act": "plus5", "data-tap": "life", "data-player": target, "data-delta": 5, "aria-label": t("{name} gains 5 life", { name }), disabled: !!S.state.over || null }, "+5"),
     ));
   }
   controls.append(...panelParts(u, target, canAct));
@@ -790,21 +794,22 @@ function renderBanner() {
   let text;
   if (winners.length) {
     const w = winners[0];
-    text = `Game over — ${winners.map((p) => S.names.of(p.id)).join(" & ")} won: ${describeResult("", w.reason, w.rule).replace(/^ — /, "")}`;
+    text = tn("Game over — {names} won: {why}", "Game over — {names} won: {why}", winners.length,
+      { names: winners.map((p) => S.names.of(p.id)).join(" & "), why: describeResult("", w.reason, w.rule) });
   } else if (drew.length) {
     const d = drew[0];
-    text = `Game over — a draw: ${describeResult("", d.reason, d.rule).replace(/^ — /, "")}`;
+    text = t("Game over — a draw: {why}", { why: describeResult("", d.reason, d.rule) });
   } else {
-    text = "Game over — everyone lost";
+    text = t("Game over — everyone lost");
   }
   const items = [h("strong", { class: "over-text" }, text)];
   const matchOver = S.score && S.score.match_winner;
-  if (matchOver) items.push(h("span", { class: "match" }, `${S.names.of(S.score.match_winner)} won the match (100.6a)`));
+  if (matchOver) items.push(h("span", { class: "match" }, t("{name} won the match (100.6a)", { name: S.names.of(S.score.match_winner) })));
   if (MODE === "play" && S.seat) {
-    items.push(h("button", { class: "primary", "data-act": "next-game", onclick: () => request("next_game") }, matchOver ? "Next match" : "Next game"));
+    items.push(h("button", { class: "primary", "data-act": "next-game", onclick: () => request("next_game") }, matchOver ? t("Next match") : t("Next game")));
   }
-  if (MODE !== "replay") items.push(h("a", { class: "button", href: recordUrl(S.score.game), download: "" }, "Download record"));
-  if (MODE !== "replay") items.push(h("button", { "data-act": "graph", onclick: () => showGraphSheet(S.score.game) }, "Graph"));
+  if (MODE !== "replay") items.push(h("a", { class: "button", href: recordUrl(S.score.game), download: "" }, t("Download record")));
+  if (MODE !== "replay") items.push(h("button", { "data-act": "graph", onclick: () => showGraphSheet(S.score.game) }, t("Graph")));
   banner.replaceChildren(...items);
   faceOverlay(banner, winners.length ? winners[0].team || winners[0].id : null); // the table device: to the winner
   banner.classList.remove("hidden");
@@ -817,10 +822,14 @@ function renderScore() {
   // The game's number within its match ("game" counts the table's games across matches):
   // the match's games that are over, plus this one while it is played.
   const inMatch = typeof sc.finished === "number" ? sc.finished + (S.state && S.state.over ? 0 : 1) : sc.game;
-  const parts = [h("span", {}, `${sc.match > 1 ? `Match ${sc.match} · ` : ""}Game ${Math.max(inMatch, 1)}${sc.best_of ? ` · best of ${sc.best_of}` : " · open match"}`)];
+  const bits = [];
+  if (sc.match > 1) bits.push(t("Match {n}", { n: sc.match }));
+  bits.push(t("Game {n}", { n: Math.max(inMatch, 1) }));
+  bits.push(sc.best_of ? t("best of {n}", { n: sc.best_of }) : t("open match"));
+  const parts = [h("span", {}, bits.join(" · "))];
   if (sc.finished || sc.match > 1) {
     for (const side of sc.sides) {
-      const matches = sc.match > 1 ? ` (${plural(side.matches, "match", "matches")} won)` : "";
+      const matches = sc.match > 1 ? ` (${tn("{n} match won", "{n} matches won", side.matches, { n: side.matches })})` : "";
       parts.push(h("span", { class: "side" }, `${S.names.of(side.id)} ${side.wins}–${side.losses}–${side.draws}${matches}`));
     }
   }
@@ -833,15 +842,15 @@ function recordUrl(n) {
 
 // ---------------------------------------------------------------- history
 
-function seatName(seat) { return seat ? `by ${S.names.of(seat)}` : "—"; } // the seat that sent it, on any device
+function seatName(seat) { return seat ? t("by {name}", { name: S.names.of(seat) }) : "—"; } // the seat that sent it, on any device
 
 // What sent a change (issue 17 item 11): the table device ("the table"), else the seat's phone.
-function byWhom(e) { return e.device === "table" ? "the table" : e.seat ? S.names.of(e.seat) : "nobody"; }
-function sentBy(e) { return e.device === "table" ? "by the table" : seatName(e.seat); }
+function byWhom(e) { return e.device === "table" ? t("the table") : e.seat ? S.names.of(e.seat) : t("nobody"); }
+function sentBy(e) { return e.device === "table" ? t("by the table") : seatName(e.seat); }
 // An undo of another seat's change says who allowed it.
 function allowedBy(e) {
   if (!e.allowed) return "";
-  return ` (allowed by ${e.allowed === "host" ? "the host" : S.names.of(e.allowed)})`;
+  return " " + (e.allowed === "host" ? t("(allowed by the host)") : t("(allowed by {name})", { name: S.names.of(e.allowed) }));
 }
 
 // ---------------------------------------------------------------- undo, named
@@ -854,53 +863,53 @@ function shortAction(a) {
   switch (a.do) {
     case "lose_life": return `${n(a.player)} \u2212${amt(a.amount)}`;
     case "gain_life": return `${n(a.player)} +${amt(a.amount)}`;
-    case "pay_life": return a.payments ? describe(a, S.names) : `${n(a.player)} pays ${amt(a.amount)}`;
+    case "pay_life": return a.payments ? describe(a, S.names) : t("{name} pays {amount}", { name: n(a.player), amount: amt(a.amount) });
     case "damage": return `${n(a.to)} \u2212${amt(a.amount)}${a.source ? ` (${shortName(n(a.source))})` : ""}`;
-    case "add_counters": return `${n(a.player)} +${amt(a.amount)} ${a.kind}`;
-    case "remove_counters": return `${n(a.player)} \u2212${amt(a.amount)} ${a.kind}`;
+    case "add_counters": return `${n(a.player)} +${amt(a.amount)} ${counterKind(a.kind)}`;
+    case "remove_counters": return `${n(a.player)} \u2212${amt(a.amount)} ${counterKind(a.kind)}`;
     default: return describe(a, S.names);
   }
 }
 
 // Starting over (issue 17 item 3): a reset or a new game, as the Undo button and the history
 // say it. The game left unfinished is not scored; the new one is the entry's game.
-function startOverName(e) { return e.kind === "reset" ? "Reset" : "New game"; }
+function startOverName(e) { return e.kind === "reset" ? t("Reset") : t("New game"); }
 function startOverText(e) {
   return e.kind === "reset"
-    ? `↺ Reset: the game starts over (game ${e.game}; game ${e.game - 1} left unfinished, not scored)`
-    : `New game: game ${e.game - 1} left unfinished (not scored), game ${e.game} begins`;
+    ? t("↺ Reset: the game starts over (game {game}; game {before} left unfinished, not scored)", { game: e.game, before: e.game - 1 })
+    : t("New game: game {before} left unfinished (not scored), game {game} begins", { game: e.game, before: e.game - 1 });
 }
 
 // A change of a player's name or colour (issue 17 item 2), as the history says it.
 function setupText(e) {
   const c = e.setup || {};
   const parts = [];
-  if (c.name) parts.push(`${c.name.from} is now ${c.name.to}`);
-  if (c.colour) parts.push(`${c.name ? c.name.to : S.names.of(c.player)}'s colour changed`);
-  return parts.join("; ") || "Names and colours";
+  if (c.name) parts.push(t("{old} is now {name}", { old: c.name.from, name: c.name.to }));
+  if (c.colour) parts.push(t("{name}'s colour changed", { name: c.name ? c.name.to : S.names.of(c.player) }));
+  return parts.join("; ") || t("Names and colours");
 }
 
 // The ⋯ sheet's "Name and colour" (issue 17 item 2): a quick game's "Player 1" becomes Ana.
 // Each is sent as a "setup" change, checked by the server (a refusal names the field).
 function nameSection(pid) {
-  const name = h("input", { id: "sh-name", type: "text", value: S.names.of(pid), maxlength: 40, autocomplete: "off", "aria-label": "Name" });
+  const name = h("input", { id: "sh-name", type: "text", value: S.names.of(pid), maxlength: 40, autocomplete: "off", "aria-label": t("Name") });
   const save = h("button", {
     "data-sheet": "rename",
     onclick: () => {
       const value = name.value.trim();
-      if (!value) { toast("Name: type a name.", "bad"); return; }
-      if (value.length > 40) { toast("Name: at most 40 characters.", "bad"); return; }
-      if (/[<>]/.test(value)) { toast("Name: no < or >.", "bad"); return; }
-      if (value === S.names.of(pid)) { toast(`${value} is the name already.`, "bad"); return; }
+      if (!value) { toast(t("Name: type a name."), "bad"); return; }
+      if (value.length > 40) { toast(t("Name: at most 40 characters."), "bad"); return; }
+      if (/[<>]/.test(value)) { toast(t("Name: no < or >."), "bad"); return; }
+      if (value === S.names.of(pid)) { toast(t("{name} is the name already.", { name: value }), "bad"); return; }
       request("setup", null, { player: pid, name: value });
     },
-  }, "Rename");
+  }, t("Rename"));
   const mine = S.colours ? S.colours[pid] : undefined;
   const swatches = PALETTE.map((colour, i) => {
     const owner = Object.keys(S.colours || {}).find((id) => id !== pid && S.colours[id] === i);
     const b = h("button", {
       class: "swatch", "data-swatch": i, "aria-pressed": String(mine === i),
-      "aria-label": owner ? `${colour.name}: ${S.names.of(owner)}'s` : colour.name,
+      "aria-label": owner ? t("{colour}: {name}'s", { colour: colourName(colour), name: S.names.of(owner) }) : colourName(colour),
       disabled: owner || mine === i ? true : null,
       onclick: () => request("setup", null, { player: pid, colour: i }),
     }, mine === i ? "✓" : "");
@@ -908,28 +917,28 @@ function nameSection(pid) {
     return b;
   });
   return h("div", { class: "sec" },
-    h("h3", {}, "Name and colour"),
+    h("h3", {}, t("Name and colour")),
     h("div", { class: "row" }, name, save),
-    h("div", { class: "row", role: "group", "aria-label": `${S.names.of(pid)}'s colour` }, ...swatches));
+    h("div", { class: "row", role: "group", "aria-label": t("{name}'s colour", { name: S.names.of(pid) }) }, ...swatches));
 }
 
 // The menu's "Reset game" and "New game": one more tap confirms (S.startOver: the one asked).
 function startOverItems() {
   if (MODE !== "play" || !(S.seat || S.seats.length) || !S.state || S.state.over) return [];
-  const items = [h("h3", {}, "This game")];
+  const items = [h("h3", {}, t("This game"))];
   const asked = S.startOver;
   if (!asked) {
-    items.push(h("button", { "data-menu": "reset", onclick: () => { S.startOver = "reset"; renderMenu(); } }, "Reset game…"));
-    items.push(h("button", { "data-menu": "new-game", onclick: () => { S.startOver = "new_game"; renderMenu(); } }, "New game…"));
+    items.push(h("button", { "data-menu": "reset", onclick: () => { S.startOver = "reset"; renderMenu(); } }, t("Reset game…")));
+    items.push(h("button", { "data-menu": "new-game", onclick: () => { S.startOver = "new_game"; renderMenu(); } }, t("New game…")));
     return items;
   }
   const question = asked === "reset"
-    ? "Start this game over from its beginning, with the same players? Every total goes back to its start. The game so far is not scored; Undo brings it back."
-    : "End this game unfinished and begin the next, with the same players? The game so far is not scored; Undo brings it back.";
+    ? t("Start this game over from its beginning, with the same players? Every total goes back to its start. The game so far is not scored; Undo brings it back.")
+    : t("End this game unfinished and begin the next, with the same players? The game so far is not scored; Undo brings it back.");
   items.push(h("p", { id: "start-over-text", role: "alert" }, question));
   items.push(h("div", { class: "row" },
-    h("button", { class: "primary", "data-confirm": asked, onclick: () => { S.startOver = null; close("menu"); request(asked); } }, asked === "reset" ? "Reset the game" : "Begin a new game"),
-    h("button", { "data-menu": "keep-playing", onclick: () => { S.startOver = null; renderMenu(); } }, "Keep playing")));
+    h("button", { class: "primary", "data-confirm": asked, onclick: () => { S.startOver = null; close("menu"); request(asked); } }, asked === "reset" ? t("Reset the game") : t("Begin a new game")),
+    h("button", { "data-menu": "keep-playing", onclick: () => { S.startOver = null; renderMenu(); } }, t("Keep playing"))));
   return items;
 }
 
@@ -940,16 +949,17 @@ function renderUndo() {
   if (!btn || MODE !== "play") return;
   const canAct = !!S.seat || S.seats.length > 0;
   btn.disabled = !(canAct && (S.canUndo || !!TAPS.run));
-  let text = "Undo";
-  let title = "Nothing to undo";
+  let text = t("Undo");
+  let title = t("Nothing to undo");
   if (TAPS.run && TAPS.run.net) {
-    text = `Undo: ${S.names.of(TAPS.run.player)} ${TAPS.run.net < 0 ? "\u2212" : "+"}${Math.abs(TAPS.run.net)}`;
-    title = `${text} (not sent yet)`;
+    text = t("Undo: {what}", { what: `${S.names.of(TAPS.run.player)} ${TAPS.run.net < 0 ? "\u2212" : "+"}${formatNumber(Math.abs(TAPS.run.net))}` });
+    title = t("{undo} (not sent yet)", { undo: text });
   } else if (S.canUndo) {
     const e = S.entries.find((x) => x.seq === S.undoTarget);
-    if (!e) title = `Undo event ${S.undoTarget}`;
-    else if (e.seat && heldSeats().has(e.seat)) { text = `Undo: ${e.action ? shortAction(e.action) : startOverName(e)}`; title = `${text} (${sentBy(e)})`; }
-    else { text = `Undo: ${e.action ? shortAction(e.action) : startOverName(e)}, by ${byWhom(e)}`; title = `${text}: asks ${byWhom(e)} (or the host) to allow it`; }
+    const what = e ? (e.action ? shortAction(e.action) : startOverName(e)) : "";
+    if (!e) title = t("Undo event {n}", { n: String(S.undoTarget) });
+    else if (e.seat && heldSeats().has(e.seat)) { text = t("Undo: {what}", { what }); title = `${text} (${sentBy(e)})`; }
+    else { text = t("Undo: {what}, by {who}", { what, who: byWhom(e) }); title = t("{undo}: asks {who} (or the host) to allow it", { undo: text, who: byWhom(e) }); }
   }
   if (btn.dataset.text !== text) {
     btn.dataset.text = text;
@@ -967,7 +977,7 @@ function undoAskEl() {
   if (el) return el;
   el = h("div", { id: "undo-ask", class: "sheet hidden", role: "alertdialog", "aria-modal": "true", "aria-labelledby": "undo-ask-text" },
     h("div", { class: "sheet-inner" },
-      h("div", { class: "drawer-head" }, h("h2", {}, "Undo is asked for")),
+      h("div", { class: "drawer-head" }, h("h2", { id: "undo-ask-title" }, t("Undo is asked for"))),
       h("p", { id: "undo-ask-text", class: "ask-text" }),
       h("div", { id: "undo-ask-buttons", class: "row ask-buttons" })));
   el.style.zIndex = "47";
@@ -981,17 +991,19 @@ function showUndoAsk() {
   if (!ask) { el.classList.add("hidden"); return; }
   const mine = heldSeats().has(ask.owner);
   const opened = ask.action ? null : S.entries.find((x) => x.seq === ask.target && (x.kind === "reset" || x.kind === "new_game"));
-  const what = ask.action ? shortAction(ask.action) : opened ? startOverName(opened) : `event ${ask.target}`;
-  $("undo-ask-text").textContent = `${S.names.of(ask.seat)} asks to take back ${mine ? "your" : `${ask.by}'s`} change: ${what}.` +
-    (mine ? "" : " (You opened the table.)");
+  const what = ask.action ? shortAction(ask.action) : opened ? startOverName(opened) : t("event {n}", { n: String(ask.target) });
+  $("undo-ask-title").textContent = t("Undo is asked for");
+  $("undo-ask-text").textContent = mine
+    ? t("{name} asks to take back your change: {what}.", { name: S.names.of(ask.seat), what })
+    : t("{name} asks to take back {owner}'s change: {what}. (You opened the table.)", { name: S.names.of(ask.seat), owner: ask.by, what });
   const answer = (allow) => () => {
     S.undoAsks.delete(ask.request);
     send({ type: "undo_answer", request: ask.request, allow });
     showUndoAsk();
   };
   $("undo-ask-buttons").replaceChildren(
-    h("button", { class: "primary", "data-undo-answer": "allow", onclick: answer(true) }, "Allow undo"),
-    h("button", { "data-undo-answer": "refuse", onclick: answer(false) }, "Keep it"),
+    h("button", { class: "primary", "data-undo-answer": "allow", onclick: answer(true) }, t("Allow undo")),
+    h("button", { "data-undo-answer": "refuse", onclick: answer(false) }, t("Keep it")),
   );
   el.classList.remove("hidden");
 }
@@ -1012,6 +1024,16 @@ function groupEntries(undone) {
   return groups;
 }
 
+// An engine's note (or a refusal) in the page's language: its structured sentence when the
+// server sends one ("sentence"), else its English text.
+function noteText(n) {
+  if (!n) return "";
+  if (n.sentence && typeof n.sentence === "object") return sentence(n.sentence, S.names);
+  if (n.text && typeof n.text === "object") return sentence(n.text, S.names);
+  if (n.message && typeof n.message === "object") return sentence(n.message, S.names);
+  return S.names.text(n.text !== undefined ? n.text : n.message || "");
+}
+
 function mergeChanges(items) {
   const merged = new Map();
   for (const e of items) {
@@ -1030,35 +1052,39 @@ function renderHistory() {
   const rows = [];
   for (const g of groupEntries(undone)) {
     const e = g.items[0];
-    const when = new Date(g.time * 1000).toLocaleTimeString();
+    const when = new Date(g.time * 1000).toLocaleTimeString(lang());
     let text;
-    if (e.kind === "next_game") text = `Game ${e.game} begins`;
+    if (e.kind === "next_game") text = t("Game {n} begins", { n: e.game });
     else if (e.kind === "reset" || e.kind === "new_game") text = startOverText(e);
     else if (e.kind === "setup") text = setupText(e);
     else if (e.kind === "undo") {
-      const t = S.entries.find((x) => x.seq === e.target);
-      text = `↶ Undo: ${t ? `${t.action ? describe(t.action, S.names) : startOverText(t)}, by ${byWhom(t)}` : "#" + e.target}${allowedBy(e)}`;
+      const was = S.entries.find((x) => x.seq === e.target);
+      const what = was ? t("{action}, by {who}", { action: was.action ? describe(was.action, S.names) : startOverText(was), who: byWhom(was) }) : "#" + e.target;
+      text = t("↶ Undo: {what}", { what }) + allowedBy(e);
     } else if (g.items.length > 1) {
       // A run of taps is one change (taps.js): the changes' amounts, not a count of taps.
-      text = `${S.names.of(g.player)} ${g.do === "gain_life" ? "gains" : "loses"} ${g.amount} life (${g.items.map((x) => x.action.amount).join(" + ")})`;
+      const args = { name: S.names.of(g.player), amount: g.amount, parts: g.items.map((x) => formatNumber(x.action.amount)).join(" + ") };
+      text = g.do === "gain_life"
+        ? tn("{name} gains {amount} life ({parts})", "{name} gains {amount} life ({parts})", g.amount, args)
+        : tn("{name} loses {amount} life ({parts})", "{name} loses {amount} life ({parts})", g.amount, args);
     } else text = describe(e.action, S.names);
     const changes = mergeChanges(g.items).map((c) => describeChange(c, S.names));
     rows.push(h("li", { class: (g.items.every((x) => undone.has(x.seq)) ? "undone " : "") + e.kind, "data-seq": e.seq },
-      h("div", { class: "what" }, text, undone.has(e.seq) ? h("span", { class: "muted" }, " (undone)") : null),
-      h("div", { class: "meta" }, `#${e.seq} · ${when} · ${sentBy(e)} · game ${e.game}`),
+      h("div", { class: "what" }, text, undone.has(e.seq) ? h("span", { class: "muted" }, " " + t("(undone)")) : null),
+      h("div", { class: "meta" }, `#${e.seq} · ${when} · ${sentBy(e)} · ${t("game {n}", { n: e.game })}`),
       changes.length ? h("div", { class: "changes" }, changes.join(" · ")) : null,
-      ...g.items.flatMap((x) => x.notes || []).map((n) => h("div", { class: "note" }, `${S.names.text(n.text)} (${n.rule})`)),
+      ...g.items.flatMap((x) => x.notes || []).map((n) => h("div", { class: "note" }, `${noteText(n)} (${n.rule})`)),
     ));
   }
   rows.reverse();
-  if (!rows.length && !S.more) rows.push(h("li", { class: "muted" }, "Nothing yet."));
+  if (!rows.length && !S.more) rows.push(h("li", { class: "muted" }, t("Nothing yet.")));
   // The page holds the last entries only: older ones come a page at a time.
   if (S.more) {
     const oldest = S.entries.length ? S.entries[0].seq : S.lastSeq + 1;
     rows.push(h("li", { class: "earlier" }, h("button", {
       id: "load-earlier", disabled: !S.connected || !!S.loadingEarlier,
       onclick: () => { S.loadingEarlier = true; send({ type: "history", before: oldest, limit: 200 }); renderHistory(); },
-    }, S.loadingEarlier ? "Loading…" : "Load earlier")));
+    }, S.loadingEarlier ? t("Loading…") : t("Load earlier"))));
   }
   list.replaceChildren(...rows);
 }
@@ -1090,31 +1116,31 @@ function renderSheet(pid) {
   const p = playerState(pid);
   if (!p) return;
   const others = header().players.filter((x) => x.id !== pid);
-  $("sheet-title").textContent = `${S.names.of(pid)} — ${p.life} life`;
+  $("sheet-title").textContent = t("{name} — {life}", { name: S.names.of(pid), life: tn("{n} life", "{n} life", p.life, { n: p.life }) });
   const body = $("sheet-body");
   const amount = (min) => num("sh-amount", min);
   const sections = [];
   sections.push(h("div", { class: "sec" },
-    h("h3", {}, "Life"),
-    h("div", { class: "row" }, numberInput("sh-amount", 1, "Amount", true),
-      h("button", { "data-sheet": "lose", onclick: actFrom(() => ({ do: "lose_life", player: pid, amount: amount() })) }, "Lose"),
-      h("button", { "data-sheet": "gain", onclick: actFrom(() => ({ do: "gain_life", player: pid, amount: amount() })) }, "Gain"),
-      h("button", { "data-sheet": "pay", onclick: actFrom(() => ({ do: "pay_life", player: pid, amount: amount() })) }, "Pay"),
+    h("h3", {}, t("Life")),
+    h("div", { class: "row" }, numberInput("sh-amount", 1, t("Amount"), true),
+      h("button", { "data-sheet": "lose", onclick: actFrom(() => ({ do: "lose_life", player: pid, amount: amount() })) }, t("Lose")),
+      h("button", { "data-sheet": "gain", onclick: actFrom(() => ({ do: "gain_life", player: pid, amount: amount() })) }, t("Gain")),
+      h("button", { "data-sheet": "pay", onclick: actFrom(() => ({ do: "pay_life", player: pid, amount: amount() })) }, t("Pay")),
       // A life total may become negative (107.1b): "Set to" takes any whole number.
-      h("button", { "data-sheet": "set", onclick: actFrom(() => ({ do: "set_life", player: pid, to: amount(null) })) }, "Set to")),
+      h("button", { "data-sheet": "set", onclick: actFrom(() => ({ do: "set_life", player: pid, to: amount(null) })) }, t("Set to"))),
   ));
-  const dmgSource = h("input", { id: "sh-source", placeholder: "Source (a card's name)", value: "", "aria-label": "Damage source", maxlength: 60 });
+  const dmgSource = h("input", { id: "sh-source", placeholder: t("Source (a card's name)"), value: "", "aria-label": t("Damage source"), maxlength: 60 });
   const combat = h("input", { type: "checkbox", id: "sh-combat" });
   const infect = h("input", { type: "checkbox", id: "sh-infect" });
   const lifelink = h("input", { type: "checkbox", id: "sh-lifelink" });
   const controller = controllerSelect(pid); // combat damage and lifelink name it (marks.js)
   sections.push(h("div", { class: "sec" },
-    h("h3", {}, "Damage"),
-    h("div", { class: "row" }, numberInput("sh-damage", 1, "Damage"), dmgSource),
+    h("h3", {}, t("Damage")),
+    h("div", { class: "row" }, numberInput("sh-damage", 1, t("Damage")), dmgSource),
     h("div", { class: "row" },
-      h("label", { class: "check" }, combat, "combat"),
-      h("label", { class: "check" }, infect, "infect"),
-      h("label", { class: "check" }, lifelink, "lifelink"), controller),
+      h("label", { class: "check" }, combat, t("combat")),
+      h("label", { class: "check" }, infect, t("infect")),
+      h("label", { class: "check" }, lifelink, t("lifelink")), controller),
     h("div", { class: "row" }, h("button", {
       "data-sheet": "damage",
       onclick: actFrom(() => {
@@ -1126,12 +1152,12 @@ function renderSheet(pid) {
         if (by) a.controller = by;
         return a;
       }),
-    }, "Deal damage")),
+    }, t("Deal damage"))),
   ));
   const commanders = header().players.flatMap((o) => (o.commanders || []).map((c) => ({ c, owner: o.id }))).filter((x) => x.owner !== pid);
   if (commanders.length) {
     sections.push(h("div", { class: "sec" },
-      h("h3", {}, "Commander damage (combat)"),
+      h("h3", {}, t("Commander damage (combat)")),
       ...commanders.map(({ c, owner }) => h("div", { class: "row cmdrow", "data-commander": c },
         h("span", { class: "grow" }, `${S.names.of(c)} (${S.names.of(owner)})`),
         h("strong", { class: "cmd-total" }, String((p.commander_damage || {})[c] || 0)),
@@ -1142,51 +1168,55 @@ function renderSheet(pid) {
       )),
     ));
   }
-  const kind = h("select", { id: "sh-kind", "aria-label": "Counter kind" }, ...COUNTER_KINDS.map((k) => h("option", { value: k }, k)));
+  const kind = h("select", { id: "sh-kind", "aria-label": t("Counter kind") }, ...COUNTER_KINDS.map((k) => h("option", { value: k }, counterKind(k))));
   sections.push(h("div", { class: "sec" },
-    h("h3", {}, "Counters"),
-    h("div", { class: "row" }, kind, numberInput("sh-counters", 1, "Counters"),
-      h("button", { "data-sheet": "add-counters", onclick: actFrom(() => ({ do: "add_counters", player: pid, kind: kind.value, amount: num("sh-counters") })) }, "Add"),
-      h("button", { "data-sheet": "remove-counters", onclick: actFrom(() => ({ do: "remove_counters", player: pid, kind: kind.value, amount: num("sh-counters") })) }, "Remove")),
-    h("p", { class: "muted", id: "sh-counts" }, [plural(p.poison, "poison counter"), ...Object.entries(p.counters || {}).map(([k, n]) => plural(n, `${k} counter`))].join(" · ")),
+    h("h3", {}, t("Counters")),
+    h("div", { class: "row" }, kind, numberInput("sh-counters", 1, t("Counters")),
+      h("button", { "data-sheet": "add-counters", onclick: actFrom(() => ({ do: "add_counters", player: pid, kind: kind.value, amount: num("sh-counters") })) }, t("Add")),
+      h("button", { "data-sheet": "remove-counters", onclick: actFrom(() => ({ do: "remove_counters", player: pid, kind: kind.value, amount: num("sh-counters") })) }, t("Remove"))),
+    h("p", { class: "muted", id: "sh-counts" }, [counterWords(p.poison, "poison"), ...Object.entries(p.counters || {}).map(([k, n]) => counterWords(n, k))].join(" · ")),
   ));
   if (MODE === "play") sections.push(pinSection(pid));
   if (MODE === "play" && (S.seat || S.seats.length)) sections.push(nameSection(pid));
   const marks = designationSection(pid); // marks.js
   if (marks) sections.push(marks);
-  const other = h("select", { id: "sh-other", "aria-label": "Exchange with" }, ...others.map((o) => h("option", { value: o.id }, S.names.of(o.id))));
+  const other = h("select", { id: "sh-other", "aria-label": t("Exchange with") }, ...others.map((o) => h("option", { value: o.id }, S.names.of(o.id))));
   sections.push(h("div", { class: "sec" },
-    h("h3", {}, "Exchange life totals"),
-    h("div", { class: "row" }, other, h("button", { "data-sheet": "exchange", onclick: () => act({ do: "exchange_life", players: [pid, other.value] }) }, "Exchange")),
+    h("h3", {}, t("Exchange life totals")),
+    h("div", { class: "row" }, other, h("button", { "data-sheet": "exchange", onclick: () => act({ do: "exchange_life", players: [pid, other.value] }) }, t("Exchange"))),
   ));
-  const cardSel = h("select", { id: "sh-card", "aria-label": "Card" }, ...S.info.catalogue.cards.map((c) => h("option", { value: c }, c)));
+  const cardSel = h("select", { id: "sh-card", "aria-label": t("Card") }, ...S.info.catalogue.cards.map((c) => h("option", { value: c }, c)));
   const mine = activeCards().filter((c) => c.controller === pid);
   sections.push(h("div", { class: "sec" },
-    h("h3", {}, "Cards on the battlefield"),
+    h("h3", {}, t("Cards on the battlefield")),
     h("div", { class: "row" }, cardSel, h("button", {
       "data-sheet": "card",
       onclick: () => {
         const id = cardSel.value.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") + "-" + newId().slice(0, 6);
         act({ do: "card", id, name: cardSel.value, controller: pid });
       },
-    }, "Enters")),
+    }, t("Enters"))),
     ...mine.map((c) => h("div", { class: "row" }, h("span", { class: "grow" }, c.name),
-      h("button", { "data-end": c.id, onclick: () => act({ do: "end", id: c.id }) }, "Leaves"))),
+      h("button", { "data-end": c.id, onclick: () => act({ do: "end", id: c.id }) }, t("Leaves")))),
   ));
-  const upkeep = h("button", { "data-sheet": "upkeep", onclick: () => act({ do: "upkeep", player: pid }) }, "Upkeep begins");
+  const upkeep = h("button", { "data-sheet": "upkeep", onclick: () => act({ do: "upkeep", player: pid }) }, t("Upkeep begins"));
   sections.push(counted(pid)
     ? h("div", { class: "sec" },
-      h("h3", {}, "Library"),
-      h("div", { class: "row" }, numberInput("sh-draw", 1, "Cards to draw"),
-        h("button", { "data-sheet": "draw", onclick: actFrom(() => ({ do: "draw", player: pid, count: num("sh-draw") })) }, "Draw"), upkeep),
-      h("p", { class: "muted" }, `${plural(p.library, "card")} in library${String(p.library) === "0" ? " — drawing now draws from an empty library (704.5b)" : ""}.`))
+      h("h3", {}, t("Library")),
+      h("div", { class: "row" }, numberInput("sh-draw", 1, t("Cards to draw")),
+        h("button", { "data-sheet": "draw", onclick: actFrom(() => ({ do: "draw", player: pid, count: num("sh-draw") })) }, t("Draw")), upkeep),
+      h("p", { class: "muted" }, String(p.library) === "0"
+        ? t("0 cards in library — drawing now draws from an empty library (704.5b).")
+        : tn("{n} card in library.", "{n} cards in library.", p.library, { n: p.library })))
     : h("div", { class: "sec" },
-      h("h3", {}, "Library"),
+      h("h3", {}, t("Library")),
       h("div", { class: "row" },
         // 121.4, 704.5b: record 2 states the library empty, then the draw, as one event.
-        h("button", { "data-sheet": "draw", onclick: () => act(header().record === 2 ? { do: "together", actions: [{ do: "set_library", player: pid, count: 0 }, { do: "draw", player: pid, count: 1 }] } : { do: "draw", player: pid, count: 1 }) }, "Draws from an empty library"),
-        header().record === 2 ? h("button", { "data-sheet": "library-empty", onclick: () => act({ do: "set_library", player: pid, count: 0 }) }, "Library is empty now") : null, upkeep),
-      h("p", { class: "muted" }, "The table doesn't count this library: record here an attempt to draw from an empty library (704.5b)" + (header().record === 2 ? ", or that it is empty now (the next draw, the draw step's, is from an empty library)." : ".")))
+        h("button", { "data-sheet": "draw", onclick: () => act(header().record === 2 ? { do: "together", actions: [{ do: "set_library", player: pid, count: 0 }, { do: "draw", player: pid, count: 1 }] } : { do: "draw", player: pid, count: 1 }) }, t("Draws from an empty library")),
+        header().record === 2 ? h("button", { "data-sheet": "library-empty", onclick: () => act({ do: "set_library", player: pid, count: 0 }) }, t("Library is empty now")) : null, upkeep),
+      h("p", { class: "muted" }, header().record === 2
+        ? t("The table doesn't count this library: record here an attempt to draw from an empty library (704.5b), or that it is empty now (the next draw, the draw step's, is from an empty library).")
+        : t("The table doesn't count this library: record here an attempt to draw from an empty library (704.5b).")))
   );
   if (pid === S.seat || (S.device === "table" && S.seats.includes(pid))) {
     const concede = h("button", {
@@ -1194,13 +1224,13 @@ function renderSheet(pid) {
       onclick: () => {
         if (concede.dataset.armed) { act({ do: "concede", player: pid }); close("sheet"); return; }
         concede.dataset.armed = "1";
-        concede.textContent = `Tap again: ${S.names.of(pid)} concedes. Final — it can't be undone.`;
+        concede.textContent = t("Tap again: {name} concedes. Final — it can't be undone.", { name: S.names.of(pid) });
       },
-    }, "Concede…");
-    sections.push(h("div", { class: "sec" }, h("h3", {}, "Leave the game"), concede));
+    }, t("Concede…"));
+    sections.push(h("div", { class: "sec" }, h("h3", {}, t("Leave the game")), concede));
   } else {
-    sections.push(h("div", { class: "sec" }, h("h3", {}, "Leave the game"),
-      h("p", { class: "muted" }, `Only ${S.names.of(pid)} can concede, from their own phone (104.3a).`)));
+    sections.push(h("div", { class: "sec" }, h("h3", {}, t("Leave the game")),
+      h("p", { class: "muted" }, t("Only {name} can concede, from their own phone (104.3a).", { name: S.names.of(pid) }))));
   }
   body.replaceChildren(...sections);
   for (const [id, value] of kept) {
@@ -1220,7 +1250,7 @@ async function showPicker() {
   if (S.device === "table") { if (!S.seats.length) takeFreeSeats(true); return; }
   const box = $("picker-seats");
   const note = $("picker-note");
-  note.textContent = "Take your seat. It stays yours on this phone, even after a reload.";
+  note.textContent = t("Take your seat. It stays yours on this phone, even after a reload.");
   const taken = new Set(S.info.taken || []);
   box.replaceChildren(
     ...header().players.map((p) => {
@@ -1236,14 +1266,14 @@ async function showPicker() {
           const ask = (isTaken && !!S.host) || !!btn.dataset.ask;
           if (ask && !btn.dataset.armed) {
             btn.dataset.armed = "1";
-            btn.textContent = S.host ? `Take ${name}'s seat (this phone opened the table)` : `Ask to take ${name}'s seat`;
+            btn.textContent = S.host ? t("Take {name}'s seat (this phone opened the table)", { name }) : t("Ask to take {name}'s seat", { name });
             return;
           }
           S.claiming = true;
           try {
             const res = await claimSeat(KEY, p.id, ask, {
               waiting: () => {
-                note.textContent = `Waiting for ${btn.dataset.holder === "device" ? "the table device" : `${name}'s phone`} to allow it…`;
+                note.textContent = btn.dataset.holder === "device" ? t("Waiting for the table device to allow it…") : t("Waiting for {name}'s phone to allow it…", { name });
                 btn.disabled = true;
               },
             });
@@ -1259,20 +1289,21 @@ async function showPicker() {
               btn.dataset.ask = "1"; btn.dataset.armed = "1";
               btn.dataset.holder = ex.device ? "device" : "phone";
               btn.classList.add("taken");
-              btn.textContent = `Ask to take ${name}'s seat`;
+              btn.textContent = t("Ask to take {name}'s seat", { name });
               note.textContent = ex.device
-                ? `${name}'s seat is on the table device. Ask to take it? One tap on the table device allows it.`
-                : `${name}'s seat is taken${ex.connected ? " by a phone that is here" : ""}. Ask to take it?`;
+                ? t("{name}'s seat is on the table device. Ask to take it? One tap on the table device allows it.", { name })
+                : ex.connected ? t("{name}'s seat is taken by a phone that is here. Ask to take it?", { name })
+                  : t("{name}'s seat is taken. Ask to take it?", { name });
             } else {
-              note.textContent = ex.code === "refused" ? `${name}'s phone refused to give the seat.` : ex.message;
+              note.textContent = ex.code === "refused" ? t("{name}'s phone refused to give the seat.", { name }) : ex.message;
             }
           }
         },
-      }, name, isTaken ? " (taken)" : "");
+      }, name, isTaken ? " " + t("(taken)") : "");
       return btn;
     }),
-    h("button", { class: "seat device", "data-seat": "table", onclick: becomeTableDevice }, "Use as the table device (one device for everyone)"),
-    h("button", { class: "seat watch", "data-seat": "", onclick: () => { S.pickerDismissed = true; close("picker"); } }, "Just watch"),
+    h("button", { class: "seat device", "data-seat": "table", onclick: becomeTableDevice }, t("Use as the table device (one device for everyone)")),
+    h("button", { class: "seat watch", "data-seat": "", onclick: () => { S.pickerDismissed = true; close("picker"); } }, t("Just watch")),
   );
   open("picker");
 }
@@ -1285,18 +1316,18 @@ function showAsk() {
   // On the table device, the seat is one of the players' it holds: allowing gives it to
   // the asking phone (the player's own, if they came with one).
   $("ask-text").textContent = S.device === "table" && S.seats.includes(ask.seat)
-    ? `A phone asks for ${name}'s seat. Allow it if it is ${name}'s own phone.`
+    ? t("A phone asks for {name}'s seat. Allow it if it is {name}'s own phone.", { name })
     : ask.seat === S.seat
-      ? `Someone wants to take your seat (${name}).`
-      : `Someone wants to take ${name}'s seat.`;
+      ? t("Someone wants to take your seat ({name}).", { name })
+      : t("Someone wants to take {name}'s seat.", { name });
   const answer = (allow) => () => {
     S.asks.delete(rid);
     send({ type: "takeover_answer", request: rid, allow });
     showAsk();
   };
   $("ask-buttons").replaceChildren(
-    h("button", { class: "primary", "data-answer": "allow", onclick: answer(true) }, "Allow"),
-    h("button", { "data-answer": "refuse", onclick: answer(false) }, "Refuse"),
+    h("button", { class: "primary", "data-answer": "allow", onclick: answer(true) }, t("Allow")),
+    h("button", { "data-answer": "refuse", onclick: answer(false) }, t("Refuse")),
   );
   open("ask");
 }
@@ -1305,31 +1336,32 @@ function renderMenu() {
   const body = $("menu-body");
   const items = [];
   if (MODE === "play") {
-    items.push(h("p", {}, "Code: ", h("strong", { class: "code" }, formatCode(S.info.code))));
-    items.push(h("img", { class: "qr", src: `/api/tables/${KEY}/qr.svg`, alt: "QR code of this table's link" }));
+    items.push(h("p", {}, t("Code:") + " ", h("strong", { class: "code" }, formatCode(S.info.code))));
+    items.push(h("img", { class: "qr", src: `/api/tables/${KEY}/qr.svg`, alt: t("QR code of this table's link") }));
     // The server's links: the ones the other phones reach it by (its LAN address, not localhost).
     const links = S.links || { play: `${location.origin}/t/${KEY}`, watch: `${location.origin}/w/${S.info.watch}` };
-    items.push(h("p", { class: "link-row" }, "Players: ", h("a", { href: `/t/${KEY}` }, links.play)));
-    items.push(h("p", { class: "link-row" }, "Spectators: ", h("a", { href: `/w/${S.info.watch}` }, links.watch)));
+    items.push(h("p", { class: "link-row" }, t("Players:") + " ", h("a", { href: `/t/${KEY}` }, links.play)));
+    items.push(h("p", { class: "link-row" }, t("Spectators:") + " ", h("a", { href: `/w/${S.info.watch}` }, links.watch)));
     const onlyHere = onlyHereNote(links.play);
     if (onlyHere) items.push(onlyHere);
     if (S.device === "table") {
-      items.push(h("p", { class: "muted" }, "This is the table device: every panel is controlled here."));
-      items.push(h("button", { "data-menu": "take-seats", onclick: () => { close("menu"); takeFreeSeats(true); } }, "Take the free seats"));
-      items.push(h("button", { "data-menu": "personal", onclick: () => { close("menu"); becomePersonalPhone(); } }, "Use as my own phone"));
+      items.push(h("p", { class: "muted" }, t("This is the table device: every panel is controlled here.")));
+      items.push(h("button", { "data-menu": "take-seats", onclick: () => { close("menu"); takeFreeSeats(true); } }, t("Take the free seats")));
+      items.push(h("button", { "data-menu": "personal", onclick: () => { close("menu"); becomePersonalPhone(); } }, t("Use as my own phone")));
     } else {
-      items.push(h("button", { onclick: () => { close("menu"); S.pickerDismissed = false; showPicker(); } }, S.seat ? "Change seat" : "Take a seat"));
-      items.push(h("button", { "data-menu": "table-device", onclick: () => { close("menu"); becomeTableDevice(); } }, "Use as the table device"));
+      items.push(h("button", { onclick: () => { close("menu"); S.pickerDismissed = false; showPicker(); } }, S.seat ? t("Change seat") : t("Take a seat")));
+      items.push(h("button", { "data-menu": "table-device", onclick: () => { close("menu"); becomeTableDevice(); } }, t("Use as the table device")));
     }
   }
   items.push(...startOverItems());
   const games = S.score ? S.score.game : 1;
-  items.push(h("button", { "data-act": "stats", onclick: () => { close("menu"); showStats(); } }, "Statistics"));
-  items.push(h("h3", {}, "Game records"));
-  for (let n = 1; n <= games; n++) items.push(h("a", { class: "button", href: recordUrl(n), download: "" }, `Download game ${n}`));
-  items.push(h("p", {}, h("a", { href: "/replay" }, "Watch a record replay")));
+  items.push(h("button", { "data-act": "stats", onclick: () => { close("menu"); showStats(); } }, t("Statistics")));
+  items.push(h("h3", {}, t("Game records")));
+  for (let n = 1; n <= games; n++) items.push(h("a", { class: "button", href: recordUrl(n), download: "" }, t("Download game {n}", { n })));
+  items.push(h("p", {}, h("a", { href: "/replay" }, t("Watch a record replay"))));
   items.push(h("p", { class: "muted", id: "awake-note" }, awakeText()));
-  if (INSTALL.prompt) items.push(h("button", { id: "install-btn", onclick: () => { close("menu"); installApp(); } }, "Install the app"));
+  if (INSTALL.prompt) items.push(h("button", { id: "install-btn", onclick: () => { close("menu"); installApp(); } }, t("Install the app")));
+  items.push(h("h3", {}, t("Language")), languagePicker("menu-lang"));
   body.replaceChildren(...items);
 }
 
@@ -1345,12 +1377,12 @@ function showFrame(i) {
   $("rp-slider").value = String(S.frame);
   $("rp-pos").textContent = `${S.frame} / ${S.frames.length - 1}`;
   const cap = $("rp-caption");
-  if (f.action === null) cap.textContent = "The game begins.";
+  if (f.action === null) cap.textContent = t("The game begins.");
   else {
     const changes = (f.changes || []).map((c) => describeChange(c, S.names)).join(" · ");
-    const notes = (f.notes || []).map((n) => `${S.names.text(n.text)} (${n.rule})`).join(" · ");
-    cap.textContent = `Action ${S.frame} of ${S.frames.length - 1}: ${describe(f.action, S.names)}` +
-      (f.refused ? ` — refused: ${S.names.text(f.refused.message)} (${f.refused.rule})` : changes ? ` — ${changes}` : "") +
+    const notes = (f.notes || []).map((n) => `${noteText(n)} (${n.rule})`).join(" · ");
+    cap.textContent = t("Action {n} of {total}: {action}", { n: S.frame, total: S.frames.length - 1, action: describe(f.action, S.names) }) +
+      (f.refused ? " — " + t("refused: {why} ({rule})", { why: said(f.refused, S.names), rule: f.refused.rule }) : changes ? ` — ${changes}` : "") +
       (notes ? ` — ${notes}` : "");
   }
   cap.className = "caption" + (f.refused ? " refused" : "");
@@ -1360,13 +1392,13 @@ function showFrame(i) {
 function stopPlaying() {
   clearInterval(S.playTimer);
   S.playTimer = null;
-  $("rp-play").textContent = "▶ Play";
+  $("rp-play").textContent = "▶ " + t("Play");
 }
 
 function setupReplay() {
   $("replay-bar").classList.remove("hidden");
   renderConn();
-  $("title").textContent = "Replay";
+  $("title").textContent = t("Replay");
   $("undo-btn").classList.add("hidden");
   $("history-btn").classList.add("hidden");
   $("menu-btn").classList.add("hidden");
@@ -1391,7 +1423,7 @@ function setupReplay() {
   $("rp-slider").addEventListener("input", (e) => showFrame(Number(e.target.value)));
   $("rp-play").addEventListener("click", () => {
     if (S.playTimer) { stopPlaying(); return; }
-    $("rp-play").textContent = "⏸ Pause";
+    $("rp-play").textContent = "⏸ " + t("Pause");
     S.playTimer = setInterval(() => {
       if (S.frame >= S.frames.length - 1) { stopPlaying(); return; }
       showFrame(S.frame + 1);
@@ -1401,7 +1433,51 @@ function setupReplay() {
 
 // ---------------------------------------------------------------- start
 
+// The page's own words (its HTML is in English) in the page's language.
+function translatePage() {
+  document.title = t("lifeledger — table");
+  translateStatic([
+    [".home", t("Home"), "aria-label"],
+    ["#undo-btn", "↶ " + t("Undo")],
+    ["#history-btn", t("History")],
+    ["#menu-btn", t("Menu"), "aria-label"],
+    ["#conn", t("connection"), "title"],
+    ["#conn", t("connection"), "aria-label"],
+    ["#replay-file-label", t("Open a record")],
+    ["#rp-first", t("First"), "aria-label"],
+    ["#rp-prev", t("Previous"), "aria-label"],
+    ["#rp-play", t("Play"), "aria-label"],
+    ["#rp-play", "▶ " + t("Play")],
+    ["#rp-next", t("Next"), "aria-label"],
+    ["#rp-slider", t("Position"), "aria-label"],
+    ["#history", t("History"), "aria-label"],
+    ["#history-title", t("History")],
+    ["#menu", t("Menu"), "aria-label"],
+    ["#menu-title", t("Table")],
+    ["[data-close]", t("Close"), "aria-label"],
+    ["#picker-title", t("Who are you?")],
+    ["#picker-note", t("Take your seat. It stays yours on this phone, even after a reload.")],
+    ["#ask-title", t("A seat is asked for")],
+  ]);
+}
+
+// Another language chosen (the menu): the table again, in it. Everything the page draws is
+// drawn anew; what the server said (the history's sentences) is rendered again from its parts.
+function languageChanged() {
+  translatePage();
+  if (!S.state) return;
+  $("undo-btn").dataset.text = "";
+  render();
+  if (!$("menu").classList.contains("hidden")) renderMenu();
+  if (!$("history").classList.contains("hidden")) renderHistory();
+  if (typeof renderTurns === "function") renderTurns();
+  if (typeof showGraph === "function" && !$("history").classList.contains("hidden")) showGraph();
+}
+
 async function main() {
+  await i18nReady();
+  translatePage();
+  onLangChange(languageChanged);
   $("history-btn").addEventListener("click", () => { renderHistory(); open("history"); showGraph(); });
   $("menu-btn").addEventListener("click", () => { S.startOver = null; renderMenu(); open("menu"); });
   // Undo names the action it takes back: two phones pressing at once undo it once.
@@ -1414,7 +1490,7 @@ async function main() {
   } catch (ex) {
     // No network (no answer at all): the table as this phone last saw it, if it did (taps.js).
     if (ex.status || !restoreOffline()) {
-      $("panels").replaceChildren(h("p", { class: "card error" }, ex.message || "There is no such table."));
+      $("panels").replaceChildren(h("p", { class: "card error" }, said(ex.data, null) || ex.message || t("There is no such table.")));
       return;
     }
     S.fromKept = true; // the server can't be reached: offline, whatever navigator.onLine says

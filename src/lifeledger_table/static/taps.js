@@ -291,7 +291,7 @@ function cancelRun() {
   clearTimeout(run.timer);
   S.pending.delete(run.msg.id);
   dropBubble(run.unit);
-  toast(`Undone: ${S.names.of(run.player)} ${run.net < 0 ? "\u2212" : "+"}${Math.abs(run.net)} (not sent)`);
+  toast(t("Undone: {what} (not sent)", { what: `${S.names.of(run.player)} ${run.net < 0 ? "\u2212" : "+"}${formatNumber(Math.abs(run.net))}` }));
   return true;
 }
 

@@ -36,7 +36,7 @@ function toolsReceive(msg) {
 function toolSend(tool, members) {
   if (MODE !== "play") return;
   if (!S.seat) { showPicker(); return; }
-  if (!S.connected) { toast("Not connected: try again in a moment.", "bad"); return; }
+  if (!S.connected) { toast(t("Not connected: try again in a moment."), "bad"); return; }
   send(Object.assign({ type: "tool", id: newId(), tool }, members || {}));
 }
 
@@ -45,18 +45,21 @@ function toolSend(tool, members) {
 function sideName(id) { return S.names ? S.names.of(id) : id; }
 
 function resultText(r) {
-  const who = r.by ? sideName(r.by) : "The table"; // rolled on the table device
+  const who = r.by ? sideName(r.by) : t("The table"); // rolled on the table device
   if (r.tool === "roll") {
-    const dice = `${r.values.length > 1 ? r.values.length : "a "}d${r.sides}`;
-    const sum = r.values.length > 1 ? ` = ${r.total}` : "";
-    return `${who} rolled ${dice}: ${r.values.join(" + ")}${sum}`;
+    const values = r.values.map(formatNumber).join(" + ");
+    if (r.values.length > 1) return t("{name} rolled {n}d{sides}: {values} = {total}", { name: who, n: r.values.length, sides: r.sides, values, total: r.total });
+    return t("{name} rolled a d{sides}: {values}", { name: who, sides: r.sides, values });
   }
-  if (r.tool === "coin") return `${who} flipped a coin: ${r.value}`;
+  if (r.tool === "coin") {
+    const face = r.value === "heads" ? t("heads") : r.value === "tails" ? t("tails") : r.value;
+    return t("{name} flipped a coin: {face}", { name: who, face });
+  }
   if (r.tool === "planar") {
-    const face = { planeswalker: "Planeswalker symbol", chaos: "chaos symbol", blank: "blank" }[r.value] || r.value;
-    return `${who} rolled the planar die: ${face} (901.9)`;
+    const face = r.value === "planeswalker" ? t("Planeswalker symbol") : r.value === "chaos" ? t("chaos symbol") : r.value === "blank" ? t("blank") : r.value;
+    return t("{name} rolled the planar die: {face} (901.9)", { name: who, face });
   }
-  if (r.tool === "first_player") return `${r.note} (${r.rules.join(", ")})`;
+  if (r.tool === "first_player") return `${said(r, S.names, "note")} (${r.rules.join(", ")})`;
   return "";
 }
 
@@ -91,15 +94,15 @@ function roundPhase(r) {
 }
 
 function roundLine(r, phase) {
-  if (phase === "running") return `Round ${clockText(r.ends_at - serverNow())}`;
-  if (phase === "paused") return `Round ${clockText(r.left_ms)} (paused)`;
+  if (phase === "running") return t("Round {time}", { time: clockText(r.ends_at - serverNow()) });
+  if (phase === "paused") return t("Round {time} (paused)", { time: clockText(r.left_ms) });
   if (phase === "time") {
     const turn = r.turns_done;
     return turn === 0
-      ? `Time! Turn 0: the turn in progress, then ${r.extra_turns} more`
-      : `Time! Additional turn ${turn} of ${r.extra_turns}`;
+      ? t("Time! Turn 0: the turn in progress, then {n} more", { n: r.extra_turns })
+      : t("Time! Additional turn {n} of {total}", { n: turn, total: r.extra_turns });
   }
-  return S.state && S.state.over ? "Additional turns are over" : "Additional turns are over: no winner, the game is a draw (MTR 2.4)";
+  return S.state && S.state.over ? t("Additional turns are over") : t("Additional turns are over: no winner, the game is a draw (MTR 2.4)");
 }
 
 // ------------------------------------------------------------------ one turn, one clock
@@ -154,19 +157,19 @@ function renderStrip() {
         h("span", { class: "tl-name" }, s.label), " ", h("span", { class: "tl-time", "data-side-time": s.id }, "")));
       const controls = [];
       if (canUse) {
-        controls.push(h("button", { class: "tl-btn primary", id: "tl-pass", "aria-label": "Pass the clock to the next player", onclick: () => toolSend("clock", { op: "pass" }) }, "Pass ▶"));
+        controls.push(h("button", { class: "tl-btn primary", id: "tl-pass", "aria-label": t("Pass the clock to the next player"), onclick: () => toolSend("clock", { op: "pass" }) }, t("Pass") + " ▶"));
         controls.push(c.since === null
-          ? h("button", { class: "tl-btn", "aria-label": "Resume the clock", onclick: () => toolSend("clock", { op: "resume" }) }, "▶")
-          : h("button", { class: "tl-btn", "aria-label": "Pause the clock", onclick: () => toolSend("clock", { op: "pause" }) }, "❚❚"));
+          ? h("button", { class: "tl-btn", "aria-label": t("Resume the clock"), onclick: () => toolSend("clock", { op: "resume" }) }, "▶")
+          : h("button", { class: "tl-btn", "aria-label": t("Pause the clock"), onclick: () => toolSend("clock", { op: "pause" }) }, "❚❚"));
       }
-      parts.push(h("div", { class: "tl-clock", id: "tl-clock", "aria-label": c.mode === "turn" ? "Turn timer" : "Chess clock" }, ...sides, ...controls));
+      parts.push(h("div", { class: "tl-clock", id: "tl-clock", "aria-label": c.mode === "turn" ? t("Turn timer") : t("Chess clock") }, ...sides, ...controls));
     }
     if (r) {
       const controls = [];
-      if (canUse && phase === "time") controls.push(h("button", { class: "tl-btn", id: "tl-turn", onclick: () => toolSend("round", { op: "turn" }) }, "Turn ended"));
+      if (canUse && phase === "time") controls.push(h("button", { class: "tl-btn", id: "tl-turn", onclick: () => toolSend("round", { op: "turn" }) }, t("Turn ended")));
       if (canUse && phase === "over" && S.state && !S.state.over) {
         // 104.4i: every seated player in the game sends the same draw; the table waits for all.
-        controls.push(h("button", { class: "tl-btn primary", id: "tl-draw", onclick: () => act({ do: "intentional_draw" }) }, "Record a draw (104.4i)"));
+        controls.push(h("button", { class: "tl-btn primary", id: "tl-draw", onclick: () => act({ do: "intentional_draw" }) }, t("Record a draw (104.4i)")));
       }
       parts.push(h("div", { class: "tl-round " + phase, id: "tl-round" }, h("span", { class: "tl-round-text", id: "tl-round-text" }, ""), ...controls));
     }
@@ -205,7 +208,7 @@ function wholeIn(id, min, max) {
   const el = $(id);
   const n = Number(el.value);
   if (!Number.isInteger(n) || n < min || n > max) {
-    toast(`${el.getAttribute("aria-label")}: a whole number from ${min} to ${max}.`, "bad");
+    toast(t("{label}: a whole number from {min} to {max}.", { label: el.getAttribute("aria-label"), min, max }), "bad");
     return null;
   }
   return n;
@@ -219,69 +222,68 @@ function renderToolsSheet() {
   const secs = [];
   const dis = canUse ? {} : { disabled: "" };
 
-  secs.push(h("div", { class: "sec" }, h("h3", {}, "Who starts"),
-    h("div", { class: "row" }, h("button", Object.assign({ id: "tool-first", onclick: () => toolSend("first_player") }, dis), teams ? "Pick a team" : "Pick a player")),
+  secs.push(h("div", { class: "sec" }, h("h3", {}, t("Who starts")),
+    h("div", { class: "row" }, h("button", Object.assign({ id: "tool-first", onclick: () => toolSend("first_player") }, dis), teams ? t("Pick a team") : t("Pick a player"))),
     h("p", { class: "muted small" }, teams
-      ? "The team picked starts (or lets the other team start); the team that plays first skips the draw step of its first turn (103.1a, 810.6)."
-      : "The one picked starts, or chooses another player to (103.1).")));
+      ? t("The team picked starts (or lets the other team start); the team that plays first skips the draw step of its first turn (103.1a, 810.6).")
+      : t("The one picked starts, or chooses another player to (103.1)."))));
 
-  const count = toolNumber("tool-count", 1, "Dice", 1, 20);
-  const custom = toolNumber("tool-sides", 6, "Sides", 2, 1000);
+  const count = toolNumber("tool-count", 1, t("Dice"), 1, 20);
+  const custom = toolNumber("tool-sides", 6, t("Sides"), 2, 1000);
   const roll = (sides) => () => {
     const n = wholeIn("tool-count", 1, 20);
     if (n !== null) toolSend("roll", { sides, count: n });
   };
-  secs.push(h("div", { class: "sec" }, h("h3", {}, "Dice and coin"),
+  secs.push(h("div", { class: "sec" }, h("h3", {}, t("Dice and coin")),
     h("div", { class: "row tool-dice" }, ...DICE.map((d) => h("button", Object.assign({ "data-die": String(d), onclick: roll(d) }, dis), `d${d}`))),
-    h("div", { class: "row" }, h("label", { class: "tool-field" }, "How many", count), h("label", { class: "tool-field" }, "d", custom),
-      h("button", Object.assign({ id: "tool-roll-custom", onclick: () => { const s = wholeIn("tool-sides", 2, 1000); if (s !== null) roll(s)(); } }, dis), "Roll")),
-    h("div", { class: "row" }, h("button", Object.assign({ id: "tool-coin", onclick: () => toolSend("coin") }, dis), "Flip a coin"),
-      info.format === "planechase" ? h("button", Object.assign({ id: "tool-planar", onclick: () => toolSend("planar") }, dis), "Roll the planar die") : null)));
+    h("div", { class: "row" }, h("label", { class: "tool-field" }, t("How many"), count), h("label", { class: "tool-field" }, "d", custom),
+      h("button", Object.assign({ id: "tool-roll-custom", onclick: () => { const s = wholeIn("tool-sides", 2, 1000); if (s !== null) roll(s)(); } }, dis), t("Roll"))),
+    h("div", { class: "row" }, h("button", Object.assign({ id: "tool-coin", onclick: () => toolSend("coin") }, dis), t("Flip a coin")),
+      info.format === "planechase" ? h("button", Object.assign({ id: "tool-planar", onclick: () => toolSend("planar") }, dis), t("Roll the planar die")) : null)));
 
   const c = T.tools.clock;
   const clockRow = c
     ? h("div", { class: "row" },
-      h("button", Object.assign({ onclick: () => toolSend("clock", { op: "pass" }) }, dis), "Pass ▶"),
+      h("button", Object.assign({ onclick: () => toolSend("clock", { op: "pass" }) }, dis), t("Pass") + " ▶"),
       c.since === null
-        ? h("button", Object.assign({ onclick: () => toolSend("clock", { op: "resume" }) }, dis), "Resume")
-        : h("button", Object.assign({ onclick: () => toolSend("clock", { op: "pause" }) }, dis), "Pause"),
-      h("button", Object.assign({ id: "tool-clock-stop", onclick: () => toolSend("clock", { op: "stop" }) }, dis), "Stop"))
+        ? h("button", Object.assign({ onclick: () => toolSend("clock", { op: "resume" }) }, dis), t("Resume"))
+        : h("button", Object.assign({ onclick: () => toolSend("clock", { op: "pause" }) }, dis), t("Pause")),
+      h("button", Object.assign({ id: "tool-clock-stop", onclick: () => toolSend("clock", { op: "stop" }) }, dis), t("Stop")))
     : h("div", { class: "row" },
-      h("select", { id: "tool-clock-mode", "aria-label": "Kind of clock" },
-        h("option", { value: "chess" }, "Chess clock (time per game)"), h("option", { value: "turn" }, "Turn timer (time per turn)")),
-      h("label", { class: "tool-field" }, "Minutes", toolNumber("tool-clock-min", 20, "Minutes", 1, 1440)),
+      h("select", { id: "tool-clock-mode", "aria-label": t("Kind of clock") },
+        h("option", { value: "chess" }, t("Chess clock (time per game)")), h("option", { value: "turn" }, t("Turn timer (time per turn)"))),
+      h("label", { class: "tool-field" }, t("Minutes"), toolNumber("tool-clock-min", 20, t("Minutes"), 1, 1440)),
       h("button", Object.assign({ id: "tool-clock-start", onclick: () => {
         const m = wholeIn("tool-clock-min", 1, 1440);
         if (m !== null) toolSend("clock", { op: "start", mode: $("tool-clock-mode").value, seconds: m * 60 });
-      } }, dis), "Start"));
-  secs.push(h("div", { class: "sec" }, h("h3", {}, teams ? "Clock (per team)" : "Clock (per player)"), clockRow,
-    h("p", { class: "muted small" }, "Pass hands the time to the next player still in the game. The clock decides nothing: running out is for the table to settle.")));
+      } }, dis), t("Start")));
+  secs.push(h("div", { class: "sec" }, h("h3", {}, teams ? t("Clock (per team)") : t("Clock (per player)")), clockRow,
+    h("p", { class: "muted small" }, t("Pass hands the time to the next player still in the game. The clock decides nothing: running out is for the table to settle."))));
 
   const r = T.tools.round;
   const phase = r ? roundPhase(r) : "";
   const roundRow = r
     ? h("div", { class: "row" },
-      phase === "running" ? h("button", Object.assign({ onclick: () => toolSend("round", { op: "pause" }) }, dis), "Pause") : null,
-      phase === "paused" ? h("button", Object.assign({ onclick: () => toolSend("round", { op: "resume" }) }, dis), "Resume") : null,
-      phase === "running" || phase === "paused" ? h("button", Object.assign({ onclick: () => toolSend("round", { op: "extend", minutes: 5 }) }, dis), "+5 min") : null,
-      phase === "time" ? h("button", Object.assign({ onclick: () => toolSend("round", { op: "turn" }) }, dis), "Turn ended") : null,
-      h("button", Object.assign({ id: "tool-round-stop", onclick: () => toolSend("round", { op: "stop" }) }, dis), "Stop"))
+      phase === "running" ? h("button", Object.assign({ onclick: () => toolSend("round", { op: "pause" }) }, dis), t("Pause")) : null,
+      phase === "paused" ? h("button", Object.assign({ onclick: () => toolSend("round", { op: "resume" }) }, dis), t("Resume")) : null,
+      phase === "running" || phase === "paused" ? h("button", Object.assign({ onclick: () => toolSend("round", { op: "extend", minutes: 5 }) }, dis), t("+5 min")) : null,
+      phase === "time" ? h("button", Object.assign({ onclick: () => toolSend("round", { op: "turn" }) }, dis), t("Turn ended")) : null,
+      h("button", Object.assign({ id: "tool-round-stop", onclick: () => toolSend("round", { op: "stop" }) }, dis), t("Stop")))
     : h("div", { class: "row" },
-      h("label", { class: "tool-field" }, "Minutes", toolNumber("tool-round-min", 50, "Round minutes", 1, 600)),
-      h("label", { class: "tool-field" }, "Extra turns", toolNumber("tool-round-turns", teams ? 3 : 5, "Extra turns", 0, 10)),
+      h("label", { class: "tool-field" }, t("Minutes"), toolNumber("tool-round-min", 50, t("Round minutes"), 1, 600)),
+      h("label", { class: "tool-field" }, t("Extra turns"), toolNumber("tool-round-turns", teams ? 3 : 5, t("Extra turns"), 0, 10)),
       h("button", Object.assign({ id: "tool-round-start", onclick: () => {
-        const m = wholeIn("tool-round-min", 1, 600), t = wholeIn("tool-round-turns", 0, 10);
-        if (m !== null && t !== null) toolSend("round", { op: "start", minutes: m, extra_turns: t });
-      } }, dis), "Start round"));
-  secs.push(h("div", { class: "sec" }, h("h3", {}, "Round timer"), roundRow,
-    h("p", { class: "muted small" }, `When time is called, the turn in progress ends, then ${teams ? "three" : "five"} additional turns are played (Magic Tournament Rules 2.4). `
-      + "If no one has won then, each player records the draw (104.4i).")));
+        const m = wholeIn("tool-round-min", 1, 600), turns = wholeIn("tool-round-turns", 0, 10);
+        if (m !== null && turns !== null) toolSend("round", { op: "start", minutes: m, extra_turns: turns });
+      } }, dis), t("Start round")));
+  secs.push(h("div", { class: "sec" }, h("h3", {}, t("Round timer")), roundRow,
+    h("p", { class: "muted small" }, t("When time is called, the turn in progress ends, then {n} additional turns are played (Magic Tournament Rules 2.4). If no one has won then, each player records the draw (104.4i).", { n: teams ? 3 : 5 }))));
 
   const recent = T.tools.recent.slice().reverse();
-  secs.push(h("div", { class: "sec" }, h("h3", {}, "Recent"),
+  secs.push(h("div", { class: "sec" }, h("h3", {}, t("Recent")),
     recent.length
       ? h("ol", { class: "tool-recent", id: "tool-recent" }, ...recent.map((x) => h("li", { "data-n": String(x.n) }, resultText(x))))
-      : h("p", { class: "muted" }, "Nothing rolled yet.")));
+      : h("p", { class: "muted" }, t("Nothing rolled yet."))));
   // What was typed stays when another phone's result redraws the sheet.
   const typed = new Map(Array.from(body.querySelectorAll("input[id], select[id]"), (el) => [el.id, el.value]));
   body.replaceChildren(...secs);
@@ -294,23 +296,23 @@ function openTools() { renderToolsSheet(); $("tools-sheet").classList.remove("hi
 
 function setupTools() {
   if (MODE === "replay") return;
-  const strip = h("div", { id: "tools-strip", class: "tools-strip hidden", role: "timer", "aria-label": "Clocks" });
+  const strip = h("div", { id: "tools-strip", class: "tools-strip hidden", role: "timer", "aria-label": t("Clocks") });
   // The newest result, for a while (a tap hides it at once).
   const result = h("div", { id: "tools-result", class: "tools-result hidden", role: "status", "aria-live": "polite",
     onclick: () => result.classList.add("hidden") });
   $("panels").before(strip, result);
   document.body.append(h("div", { id: "tools-sheet", class: "sheet hidden", role: "dialog", "aria-modal": "true", "aria-labelledby": "tools-title" },
     h("div", { class: "sheet-inner" },
-      h("div", { class: "drawer-head" }, h("h2", { id: "tools-title" }, "Dice, clocks and who starts"), h("button", { class: "close", "data-close": "tools-sheet", "aria-label": "Close" }, "✕")),
+      h("div", { class: "drawer-head" }, h("h2", { id: "tools-title" }, t("Dice, clocks and who starts")), h("button", { class: "close", "data-close": "tools-sheet", "aria-label": t("Close") }, "✕")),
       h("div", { id: "tools-body" }))));
-  const btn = h("button", { id: "tools-btn", class: "barbtn", "aria-label": "Dice, clocks and who starts", title: "Dice, clocks and who starts", onclick: openTools }, "⚄");
+  const btn = h("button", { id: "tools-btn", class: "barbtn", "aria-label": t("Dice, clocks and who starts"), title: t("Dice, clocks and who starts"), onclick: openTools }, "⚄");
   $("history-btn").before(btn);
   // The menu offers the same sheet (table.js fills the menu first: this runs after it).
   $("menu-btn").addEventListener("click", () => {
-    $("menu-body").append(h("button", { id: "menu-tools", onclick: () => { close("menu"); openTools(); } }, "Dice, clocks and who starts"));
+    $("menu-body").append(h("button", { id: "menu-tools", onclick: () => { close("menu"); openTools(); } }, t("Dice, clocks and who starts")));
   });
   // The countdowns tick; the strip is rebuilt only when what it offers changes (a game over).
   setInterval(() => { followTurn(); if (T.tools.clock || T.tools.round) renderStrip(); }, 250);
 }
 
-document.addEventListener("DOMContentLoaded", setupTools);
+document.addEventListener("DOMContentLoaded", () => i18nReady().then(setupTools)); // in the page's language

@@ -12,13 +12,27 @@
 const TURNS = { sheet: false, rad: null };
 // The steps a record marks after the upkeep (the upkeep begins with the turn), as buttons.
 const LATER_STEPS = ["draw", "main", "end", "cleanup"];
-const STEP_BUTTONS = { draw: "Draw", main: "Main", end: "End", cleanup: "Cleanup" };
-const SKIP_NOTES = {
-  "103.8a": "They skip their first draw (103.8a).",
-  "810.6": "That team skips its first draw (810.6).",
-  "103.8c": "No one skips their first draw (103.8c).",
-};
-const DAY_NIGHT = { day: ["☀", "Day"], night: ["☾", "Night"] };
+// A step's button, short: "Draw", "Main"...
+function stepButton(step) {
+  switch (step) {
+    case "draw": return t("Draw");
+    case "main": return t("Main");
+    case "end": return t("End");
+    case "cleanup": return t("Cleanup");
+    default: return step;
+  }
+}
+// Who skips the first draw, by the rule that says so.
+function skipNote(rule) {
+  switch (rule) {
+    case "103.8a": return t("They skip their first draw (103.8a).");
+    case "810.6": return t("That team skips its first draw (810.6).");
+    case "103.8c": return t("No one skips their first draw (103.8c).");
+    default: return "";
+  }
+}
+const DAY_NIGHT = { day: ["☀", () => t("Day")], night: ["☾", () => t("Night")] };
+function dayNightWord(dn) { return dn === "day" ? t("day") : dn === "night" ? t("night") : dn; }
 
 function turnsInfo() { return S.turns || null; }
 function canTurn() { return MODE === "play"; }
@@ -111,32 +125,31 @@ function renderTurns() {
   const text = h("span", { class: "tb-text", id: "turn-text" });
   const parts = [h("div", { class: "tb-info" }, score, text)];
   if (dn) {
-    const [sym, word] = DAY_NIGHT[dn];
-    const label = `It is ${dn} (731). Change day and night`;
+    const sym = DAY_NIGHT[dn][0], word = DAY_NIGHT[dn][1]();
+    const label = t("It is {when} (731). Change day and night", { when: dayNightWord(dn) });
     parts.push(play
       ? h("button", { class: "tb-btn tb-dn " + dn, id: "turn-daynight", "aria-label": label, title: label, onclick: openTurnSheet }, `${sym} ${word}`)
-      : h("span", { class: "tb-dn " + dn, id: "turn-daynight", "aria-label": `It is ${dn}` }, `${sym} ${word}`));
+      : h("span", { class: "tb-dn " + dn, id: "turn-daynight", "aria-label": t("It is {when}", { when: dayNightWord(dn) }) }, `${sym} ${word}`));
   }
   if (!turn && st.over) {
-    text.textContent = "No turn was taken.";
+    text.textContent = t("No turn was taken.");
   } else if (!turn) {
     if (info && info.markers) {
-      text.textContent = "Grand Melee of 8 or more: several turns at once (807.4), not tracked here.";
+      text.textContent = t("Grand Melee of 8 or more: several turns at once (807.4), not tracked here.");
     } else {
-      const note = info ? SKIP_NOTES[info.first_draw] || "" : "";
-      text.append(h("strong", {}, "Who plays first? "), h("span", { id: "turn-skip", "data-rule": info ? info.first_draw : "" }, note));
+      const note = info ? skipNote(info.first_draw) : "";
+      text.append(h("strong", {}, t("Who plays first?") + " "), h("span", { id: "turn-skip", "data-rule": info ? info.first_draw : "" }, note));
       if (play && info) {
         const picked = pickedFirst();
         firstChoices(info).forEach((c, i) => parts.push(h("button", {
           class: "tb-btn tb-first" + (isPicked(c, picked) ? " picked primary" : ""), "data-first": c.id, "data-fold": isPicked(c, picked) ? "1" : String(100 + i),
-          "aria-label": `${c.label} ${c.ids.length > 1 ? "play" : "plays"} first`, onclick: () => beginTurn(c.id),
+          "aria-label": tn("{names} plays first", "{names} play first", c.ids.length, { names: c.label }), onclick: () => beginTurn(c.id),
         }, c.label)));
-        parts.push(h("button", { class: "tb-btn tb-more", id: "turn-more", "aria-label": "Who plays first: all players", onclick: openTurnSheet }, "⋯"));
+        parts.push(h("button", { class: "tb-btn tb-more", id: "turn-more", "aria-label": t("Who plays first: all players"), onclick: openTurnSheet }, "⋯"));
       }
     }
   } else {
-    const stepName = STEP_NAMES[turn.step] || turn.step;
-    text.append(h("strong", {}, `Turn ${turn.number}`), ` · ${turnName(turn.active)} · `, h("span", { id: "turn-step", "data-step": turn.step }, stepName));
+    text.append(h("strong", {}, t("Turn {n}", { n: turn.number })), ` · ${turnName(turn.active)} · `, h("span", { id: "turn-step", "data-step": turn.step }, stepName(turn.step)));
     text.setAttribute("data-turn", String(turn.number));
     if (play && info) {
       const cast = info.cast || {};
@@ -144,18 +157,18 @@ function renderTurns() {
         const who = castingPlayer(turn);
         const n = cast[who] || 0;
         parts.push(h("button", { class: "tb-btn tb-cast", id: "turn-cast", "data-fold": "50",
-          "aria-label": `${S.names.of(who)} casts a spell (${n} this turn)`, title: "Spells cast this turn (731.2)", onclick: () => castSpell(who) }, `✦ ${n}`));
+          "aria-label": t("{name} casts a spell ({n} this turn)", { name: S.names.of(who), n }), title: t("Spells cast this turn (731.2)"), onclick: () => castSpell(who) }, `✦ ${n}`));
       }
       const from = LATER_STEPS.indexOf(turn.step) + 1;
       LATER_STEPS.slice(from).forEach((step, i) => parts.push(h("button", {
         class: "tb-btn tb-step", "data-step": step, "data-fold": String(60 + i),
-        "aria-label": `Go to the ${STEP_NAMES[step]}`, onclick: () => goToStep(step),
-      }, STEP_BUTTONS[step])));
+        "aria-label": t("Go to: {step}", { step: stepName(step) }), onclick: () => goToStep(step),
+      }, stepButton(step))));
       if (info.next) {
         parts.push(h("button", { class: "tb-btn primary tb-next", id: "turn-next",
-          "aria-label": `Next turn: ${S.names.of(info.next)}`, title: `Next turn: ${S.names.of(info.next)}`, onclick: () => nextTurn(info.next) }, "Next ▶"));
+          "aria-label": t("Next turn: {name}", { name: S.names.of(info.next) }), title: t("Next turn: {name}", { name: S.names.of(info.next) }), onclick: () => nextTurn(info.next) }, t("Next") + " ▶"));
       }
-      parts.push(h("button", { class: "tb-btn tb-more", id: "turn-more", "aria-label": "More about the turn", onclick: openTurnSheet }, "⋯"));
+      parts.push(h("button", { class: "tb-btn tb-more", id: "turn-more", "aria-label": t("More about the turn"), onclick: openTurnSheet }, "⋯"));
     }
   }
   bar.replaceChildren(...parts);
@@ -217,48 +230,48 @@ function renderTurnSheet() {
   const play = canTurn() && !st.over;
   const secs = [];
   if (TURNS.rad) {
-    $("turn-title").textContent = "Rad counters (728.1)";
+    $("turn-title").textContent = t("Rad counters (728.1)");
     const rows = Object.entries(TURNS.rad.rad).map(([id, most]) => h("label", { class: "tool-field tb-rad" },
-      `${S.names.of(id)} mills ${most}: nonland cards`,
+      t("{name} mills {n}: nonland cards", { name: S.names.of(id), n: most }),
       h("input", { id: "rad-" + id, class: "num", type: "number", inputmode: "numeric", min: "0", max: String(most), value: "0",
-        "data-rad": id, "aria-label": `Nonland cards ${S.names.of(id)} milled (0 to ${most})` })));
+        "data-rad": id, "aria-label": t("Nonland cards {name} milled (0 to {n})", { name: S.names.of(id), n: most }) })));
     secs.push(h("div", { class: "sec" },
-      h("p", { class: "muted small" }, "At the beginning of the precombat main phase each player with rad counters mills that many cards; for each nonland card milled they lose 1 life and remove a rad counter (728.1). How many nonland cards were milled?"),
+      h("p", { class: "muted small" }, t("At the beginning of the precombat main phase each player with rad counters mills that many cards; for each nonland card milled they lose 1 life and remove a rad counter (728.1). How many nonland cards were milled?")),
       ...rows,
-      h("div", { class: "row" }, sheetButton({ class: "primary", id: "rad-go", onclick: sendRadiation }, "Record and go on"))));
+      h("div", { class: "row" }, sheetButton({ class: "primary", id: "rad-go", onclick: sendRadiation }, t("Record and go on")))));
     body.replaceChildren(...secs);
     return;
   }
-  $("turn-title").textContent = turn ? `Turn ${turn.number}` : "The first turn";
+  $("turn-title").textContent = turn ? t("Turn {n}", { n: turn.number }) : t("The first turn");
   if (!turn) {
     const picked = pickedFirst();
-    secs.push(h("div", { class: "sec" }, h("h3", {}, "Who plays first? (103.1)"),
+    secs.push(h("div", { class: "sec" }, h("h3", {}, t("Who plays first? (103.1)")),
       h("div", { class: "row" }, ...firstChoices(info).map((c) => sheetButton({ class: isPicked(c, picked) ? "primary picked" : "", "data-first": c.id,
         ...(play ? {} : { disabled: "" }), onclick: () => { closeTurnSheet(); beginTurn(c.id); } }, c.label))),
-      h("p", { class: "muted small" }, SKIP_NOTES[info.first_draw] || "")));
+      h("p", { class: "muted small" }, skipNote(info.first_draw))));
   } else {
     const from = LATER_STEPS.indexOf(turn.step) + 1;
-    secs.push(h("div", { class: "sec" }, h("h3", {}, `${turnName(turn.active)}: ${STEP_NAMES[turn.step] || turn.step}`),
+    secs.push(h("div", { class: "sec" }, h("h3", {}, `${turnName(turn.active)}: ${stepName(turn.step)}`),
       h("div", { class: "row" },
         ...LATER_STEPS.slice(from).map((step) => sheetButton({ "data-step": step, ...(play ? {} : { disabled: "" }),
-          onclick: () => { closeTurnSheet(); goToStep(step); } }, STEP_BUTTONS[step])),
+          onclick: () => { closeTurnSheet(); goToStep(step); } }, stepButton(step))),
         info.next ? sheetButton({ class: "primary", id: "sheet-next", ...(play ? {} : { disabled: "" }),
-          onclick: () => { closeTurnSheet(); nextTurn(info.next); } }, `Next turn: ${S.names.of(info.next)}`) : null)));
+          onclick: () => { closeTurnSheet(); nextTurn(info.next); } }, t("Next turn: {name}", { name: S.names.of(info.next) })) : null)));
     const cast = info.cast || {};
-    secs.push(h("div", { class: "sec" }, h("h3", {}, "Spells cast this turn (502.2, 731.2)"),
+    secs.push(h("div", { class: "sec" }, h("h3", {}, t("Spells cast this turn (502.2, 731.2)")),
       h("div", { class: "row" }, ...turn.active.map((id) => sheetButton({ "data-cast": id, ...(play ? {} : { disabled: "" }),
-        "aria-label": `${S.names.of(id)} casts a spell (${cast[id] || 0} this turn)`, onclick: () => castSpell(id) },
+        "aria-label": t("{name} casts a spell ({n} this turn)", { name: S.names.of(id), n: cast[id] || 0 }), onclick: () => castSpell(id) },
       `${S.names.of(id)}: ${cast[id] || 0} ✦+`)))));
     const others = st.players.filter((p) => p.status === "playing");
-    secs.push(h("div", { class: "sec" }, h("h3", {}, "Another player's turn (an extra turn, 500.7)"),
+    secs.push(h("div", { class: "sec" }, h("h3", {}, t("Another player's turn (an extra turn, 500.7)")),
       h("div", { class: "row" }, ...others.map((p) => sheetButton({ "data-turn-for": p.id, ...(play ? {} : { disabled: "" }),
         onclick: () => { closeTurnSheet(); nextTurn(p.id); } }, S.names.of(p.id))))));
   }
   const dn = st.designations ? st.designations.day_night : null;
-  secs.push(h("div", { class: "sec" }, h("h3", {}, "Day and night (731)"),
-    h("p", { class: "small", id: "sheet-daynight" }, dn ? `It is ${dn}. As a turn begins, day becomes night if the previous turn's active player cast no spells, and night becomes day if they cast two or more (731.2).` : "Neither day nor night: a daybound or nightbound card makes it day (731.1)."),
+  secs.push(h("div", { class: "sec" }, h("h3", {}, t("Day and night (731)")),
+    h("p", { class: "small", id: "sheet-daynight" }, dn ? t("It is {when}. As a turn begins, day becomes night if the previous turn's active player cast no spells, and night becomes day if they cast two or more (731.2).", { when: dayNightWord(dn) }) : t("Neither day nor night: a daybound or nightbound card makes it day (731.1).")),
     h("div", { class: "row" }, ...["day", "night"].filter((x) => x !== dn).map((x) => sheetButton({ "data-day-night": x, ...(play ? {} : { disabled: "" }),
-      onclick: () => { closeTurnSheet(); setDayNight(x); } }, `${DAY_NIGHT[x][0]} It becomes ${x}`)))));
+      onclick: () => { closeTurnSheet(); setDayNight(x); } }, `${DAY_NIGHT[x][0]} ${x === "day" ? t("It becomes day") : t("It becomes night")}`)))));
   body.replaceChildren(...secs);
 }
 
@@ -270,7 +283,7 @@ function sendRadiation() {
     const el = $("rad-" + id);
     const n = Number(el.value);
     if (el.value.trim() === "" || !Number.isInteger(n) || n < 0 || n > most) {
-      toast(`Nonland cards ${S.names.of(id)} milled: a whole number from 0 to ${most}.`, "bad");
+      toast(t("Nonland cards {name} milled: a whole number from 0 to {n}.", { name: S.names.of(id), n: most }), "bad");
       return;
     }
     milled[id] = n;
@@ -282,13 +295,13 @@ function sendRadiation() {
 // ------------------------------------------------------------------ set up
 
 function setupTurns() {
-  const bar = h("div", { id: "turn-bar", class: "turn-bar hidden", role: "region", "aria-label": "Turn" });
+  const bar = h("div", { id: "turn-bar", class: "turn-bar hidden", role: "region", "aria-label": t("Turn") });
   $("bar").after(bar); // right under the header's buttons (style.css tucks it in)
   document.body.append(h("div", { id: "turn-sheet", class: "sheet hidden", role: "dialog", "aria-modal": "true", "aria-labelledby": "turn-title" },
     h("div", { class: "sheet-inner" },
-      h("div", { class: "drawer-head" }, h("h2", { id: "turn-title" }, "Turn"), h("button", { class: "close", id: "turn-close", "aria-label": "Close", onclick: closeTurnSheet }, "✕")),
+      h("div", { class: "drawer-head" }, h("h2", { id: "turn-title" }, t("Turn")), h("button", { class: "close", id: "turn-close", "aria-label": t("Close"), onclick: closeTurnSheet }, "✕")),
       h("div", { id: "turn-body" }))));
   if ("ResizeObserver" in window) new ResizeObserver(() => fitTurnBar(bar)).observe(bar);
 }
 
-document.addEventListener("DOMContentLoaded", setupTurns);
+document.addEventListener("DOMContentLoaded", () => i18nReady().then(setupTurns)); // in the page's language
