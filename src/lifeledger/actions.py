@@ -17,6 +17,7 @@ from typing import ClassVar
 from .bounds import MAX_INTEGER, check_integer
 from .effects import Affects, Kind, Reach
 from .errors import MalformedError, quote
+from .sentences import Grouped, Sentence
 from .turns import DAY_NIGHT, STEPS, UNTIL
 
 __all__ = [
@@ -74,18 +75,21 @@ class LifeOf:
     def __post_init__(self) -> None:
         numerator, denominator = self.fraction
         # Both within 10^1000 (lifeledger.bounds), checked before any arithmetic on them.
-        check_integer(numerator, "fraction", "a fraction's numerator")
-        check_integer(denominator, "fraction", "a fraction's denominator")
+        check_integer(numerator, "fraction", Sentence("a fraction's numerator"))
+        check_integer(denominator, "fraction", Sentence("a fraction's denominator"))
         if numerator < 0 or denominator <= 0:
             raise MalformedError(
-                "a fraction is [numerator, denominator] with numerator >= 0 and denominator > 0",
+                Sentence(
+                    "a fraction is [numerator, denominator] with numerator >= 0 and denominator > 0"
+                ),
                 member="fraction",
             )
         if self.round not in (None, "up", "down"):
-            raise MalformedError('round is "up" or "down"', member="round")
+            raise MalformedError(Sentence('round is "up" or "down"'), member="round")
         if self.round is None and denominator // gcd(numerator, denominator) != 1:
             raise MalformedError(
-                "a fraction that may not be whole says how to round it (107.1a)", member="round"
+                Sentence("a fraction that may not be whole says how to round it (107.1a)"),
+                member="round",
             )
 
     def of(self, life: int) -> int:
@@ -220,14 +224,16 @@ class Damage(Action):
 
     def __post_init__(self) -> None:
         if self.lifelink and self.controller is None:
-            raise MalformedError("lifelink needs the source's controller", member="controller")
+            raise MalformedError(
+                Sentence("lifelink needs the source's controller"), member="controller"
+            )
         if self.toxic:
             if not 0 <= self.toxic <= MAX_INTEGER:
                 check_integer(self.toxic, "toxic")
-                raise MalformedError("toxic is 0 or more", member="toxic")
+                raise MalformedError(Sentence("toxic is 0 or more"), member="toxic")
             if not self.combat:
                 raise MalformedError(
-                    "toxic works through combat damage only (120.3g)", member="toxic"
+                    Sentence("toxic works through combat damage only (120.3g)"), member="toxic"
                 )
 
     def players(self) -> tuple[tuple[str, str], ...]:
@@ -279,7 +285,9 @@ class ExchangeLife(Action):
 
     def __post_init__(self) -> None:
         if self.a == self.b:
-            raise MalformedError("a player can't exchange life with themselves", member="players")
+            raise MalformedError(
+                Sentence("a player can't exchange life with themselves"), member="players"
+            )
 
     def players(self) -> tuple[tuple[str, str], ...]:
         """The two players."""
@@ -378,30 +386,39 @@ class StartEffect(Action):
     def __post_init__(self) -> None:
         if self.until is not None and self.until not in UNTIL:
             raise MalformedError(
-                f"until is {' or '.join(map(repr, UNTIL))}, not {quote(self.until)}",
+                Sentence(
+                    "until is {values}, not {value}",
+                    values=" or ".join(map(repr, UNTIL)),
+                    value=quote(self.until),
+                ),
                 member="until",
             )
         wants_factor = self.kind is Kind.GAIN_LIFE_TIMES
         wants_life = self.kind is Kind.WIN_AT_UPKEEP
         if wants_factor != (self.factor is not None):
             raise MalformedError(
-                f"factor is {'needed' if wants_factor else 'not a member'} for {self.kind.value}",
+                Sentence("factor is needed for {kind}", kind=self.kind.value)
+                if wants_factor
+                else Sentence("factor is not a member for {kind}", kind=self.kind.value),
                 member="factor",
             )
         if self.factor is not None:
             check_integer(self.factor, "factor")
             if self.factor < 1:
-                raise MalformedError("factor is a whole number of 1 or more", member="factor")
+                raise MalformedError(
+                    Sentence("factor is a whole number of 1 or more"), member="factor"
+                )
         if wants_life != (self.life_at_least is not None):
             raise MalformedError(
-                f"life_at_least is {'needed' if wants_life else 'not a member'} "
-                f"for {self.kind.value}",
+                Sentence("life_at_least is needed for {kind}", kind=self.kind.value)
+                if wants_life
+                else Sentence("life_at_least is not a member for {kind}", kind=self.kind.value),
                 member="life_at_least",
             )
         if self.life_at_least is not None:
             check_integer(self.life_at_least, "life_at_least")
             if self.life_at_least < 0:
-                raise MalformedError("life_at_least is 0 or more", member="life_at_least")
+                raise MalformedError(Sentence("life_at_least is 0 or more"), member="life_at_least")
 
     def players(self) -> tuple[tuple[str, str], ...]:
         """The controller and the players listed in ``affects``."""
@@ -468,14 +485,19 @@ class BeginStep(Action):
     def __post_init__(self) -> None:
         if self.step not in STEPS[1:]:
             raise MalformedError(
-                f"step is one of {', '.join(STEPS[1:])} (the upkeep begins with the turn), "
-                f"not {quote(self.step)}",
+                Sentence(
+                    "step is one of {steps} (the upkeep begins with the turn), not {value}",
+                    steps=", ".join(STEPS[1:]),
+                    value=quote(self.step),
+                ),
                 member="step",
             )
         for _, count in self.nonland_milled:
             if not 0 <= count <= MAX_INTEGER:
                 check_integer(count, "nonland_milled")
-                raise MalformedError("a count of cards is 0 or more", member="nonland_milled")
+                raise MalformedError(
+                    Sentence("a count of cards is 0 or more"), member="nonland_milled"
+                )
 
     def players(self) -> tuple[tuple[str, str], ...]:
         """The players named in ``nonland_milled``."""
@@ -522,7 +544,8 @@ class DayNight(Action):
     def __post_init__(self) -> None:
         if self.to not in DAY_NIGHT:
             raise MalformedError(
-                f'to is "day" or "night" (731.1), not {quote(self.to)}', member="to"
+                Sentence('to is "day" or "night" (731.1), not {value}', value=quote(self.to)),
+                member="to",
             )
 
 
@@ -546,10 +569,14 @@ class Choose(PlayerAction):
         for member in ("order", "replacements"):
             ids = getattr(self, member)
             if len(set(ids)) != len(ids):
-                raise MalformedError(f"{member} lists an id twice", member=member)
+                raise MalformedError(
+                    Sentence("{member} lists an id twice", member=member), member=member
+                )
         for _, players in self.targets:
             if not players:
-                raise MalformedError("a target names at least one player", member="targets")
+                raise MalformedError(
+                    Sentence("a target names at least one player"), member="targets"
+                )
 
 
 @dataclass(slots=True)
@@ -566,9 +593,12 @@ class SetLibrary(PlayerAction):
         count = self.count
         if type(count) is not int or not 0 <= count <= MAX_INTEGER:
             if type(count) is int:
-                check_integer(count, "count", "a count of cards")
+                check_integer(count, "count", Sentence("a count of cards"))
             raise MalformedError(
-                f"a library's count of cards is an integer, 0 or more, not {quote(count)}",
+                Sentence(
+                    "a library's count of cards is an integer, 0 or more, not {value}",
+                    value=quote(count),
+                ),
                 member="count",
             )
 
@@ -590,11 +620,17 @@ class Repeat(Action):
         if not 1 <= self.times <= MAX_REPEAT:
             check_integer(self.times, "times")
             raise MalformedError(
-                f"a shortcut repeats 1 to {MAX_REPEAT:,} times (732.2a), not {quote(self.times)}",
+                Sentence(
+                    "a shortcut repeats 1 to {most} times (732.2a), not {value}",
+                    most=Grouped(MAX_REPEAT),
+                    value=quote(self.times),
+                ),
                 member="times",
             )
         if not self.actions:
-            raise MalformedError("a shortcut repeats at least one action", member="actions")
+            raise MalformedError(
+                Sentence("a shortcut repeats at least one action"), member="actions"
+            )
 
     def players(self) -> tuple[tuple[str, str], ...]:
         """The players its actions name."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 
 from .errors import TooMuchWork
+from .sentences import Grouped, Sentence
 
 __all__ = ["MAX_STEPS", "Budget"]
 
@@ -66,20 +67,28 @@ class Budget:
         """Raise :class:`TooMuchWork` if the action has spent its steps or its time."""
         if self.left < 0:
             raise TooMuchWork(
-                f"the action takes more than {MAX_STEPS:,} steps of work (the bound of one "
-                "action): record the result it leads to (a shortcut's totals, or loop, 732.2a)",
+                Sentence(
+                    "the action takes more than {n} steps of work (the bound of one action):"
+                    " record the result it leads to (a shortcut's totals, or loop, 732.2a)",
+                    n=Grouped(MAX_STEPS),
+                ),
                 limit="steps",
             )
         if self.cpu_deadline is not None and time.thread_time() > self.cpu_deadline:
             raise TooMuchWork(
-                f"the action takes more than {self.seconds:g} s of work (the time bound set "
-                "for this game): nothing of it happens",
+                Sentence(
+                    "the action takes more than {seconds} s of work (the time bound set for"
+                    " this game): nothing of it happens",
+                    seconds=f"{self.seconds:g}",
+                ),
                 limit="seconds",
             )
         if self.until is not None and time.monotonic() > self.until:
             raise TooMuchWork(
-                "the time set for this game's work ran out during this action: nothing of it "
-                "happens",
+                Sentence(
+                    "the time set for this game's work ran out during this action: nothing of"
+                    " it happens"
+                ),
                 limit="deadline",
             )
         left = self.left

@@ -5,6 +5,8 @@ Both leave the game exactly as it was.
 
 from __future__ import annotations
 
+from .sentences import Grouped, Plural, Sentence
+
 __all__ = [
     "CHOICE_RULES",
     "QUOTE_LIMIT",
@@ -30,21 +32,40 @@ def quote(value: object, limit: int = QUOTE_LIMIT) -> str:
     """``value`` as an error message quotes it: its ``repr``, cut to about ``limit``
     characters with an ellipsis and the whole length (``'aaaa…' (100,000 characters)``),
     so that a message stays one short line whatever the input. An integer too long to turn
-    into text quickly is described by its number of digits instead."""
+    into text quickly is described by its number of digits instead. Where it adds words of
+    its own, it is a :class:`~lifeledger.sentences.Sentence` (translated with the message
+    that quotes it); else the quoted text itself."""
     if isinstance(value, bool) or not isinstance(value, (str, int)):
         text = repr(value)
-        return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
+        return text if len(text) <= limit else _characters(f"{text[:limit]}…", len(text))
     if isinstance(value, int):
         if value.bit_length() > 3400:  # over 1,000 digits: no text is made of it
-            return f"an integer of about {value.bit_length() * 30103 // 100000 + 1:,} digits"
+            return Plural(
+                "an integer of about {n} digit",
+                "an integer of about {n} digits",
+                "n",
+                n=Grouped(value.bit_length() * 30103 // 100000 + 1),
+            )
         digits = str(value)
         if len(digits) <= limit:
             return digits
-        return f"{digits[:limit]}… ({len(digits.lstrip('-')):,} digits)"
+        return Plural(
+            "{text} ({n} digit)",
+            "{text} ({n} digits)",
+            "n",
+            text=f"{digits[:limit]}…",
+            n=Grouped(len(digits.lstrip("-"))),
+        )
     if len(value) <= limit:
         return repr(value)
     text = repr(value[:limit])
-    return f"{text[:-1]}…{text[-1]} ({len(value):,} characters)"
+    return _characters(f"{text[:-1]}…{text[-1]}", len(value))
+
+
+def _characters(text: str, count: int) -> Sentence:
+    return Plural(
+        "{text} ({n} character)", "{text} ({n} characters)", "n", text=text, n=Grouped(count)
+    )
 
 
 class LifeledgerError(ValueError):
@@ -72,10 +93,28 @@ class MalformedError(LifeledgerError):
         where = position if self.position is None else f"{position}.{self.position}"
         return MalformedError(self.message, member=self.member, position=where)
 
+    @property
+    def sentence(self) -> Sentence:
+        """The error as one sentence, where and what (its ``str``, in English)."""
+        message, position = self.message, self.position
+        if self.member:
+            member = quote(self.member)
+            if position is None:
+                return Sentence(
+                    "header, member {member}: {message}", member=member, message=message
+                )
+            return Sentence(
+                "action {position}, member {member}: {message}",
+                position=position,
+                member=member,
+                message=message,
+            )
+        if position is None:
+            return Sentence("header: {message}", message=message)
+        return Sentence("action {position}: {message}", position=position, message=message)
+
     def __str__(self) -> str:
-        where = "header" if self.position is None else f"action {self.position}"
-        member = f", member {quote(self.member)}" if self.member else ""
-        return f"{where}{member}: {self.message}"
+        return str(self.sentence)
 
 
 class ChoiceNeeded(MalformedError):
@@ -164,6 +203,11 @@ class RefusedError(LifeledgerError):
         super().__init__(message)
         self.rule = rule
         self.message = message
+
+    @property
+    def sentence(self) -> Sentence:
+        """The refusal as one sentence, with its rule (its ``str``, in English)."""
+        return Sentence("{message} ({rule})", message=self.message, rule=self.rule)
 
     def __str__(self) -> str:
         return f"{self.message} ({self.rule})"

@@ -6,6 +6,7 @@ from typing import ClassVar
 
 from .errors import MalformedError, quote
 from .seats import Seat
+from .sentences import Sentence
 
 __all__ = ["FORMATS", "Brawl", "Commander", "Format", "Normal", "Planechase", "Vanguard"]
 
@@ -86,5 +87,8 @@ def find_format(name: str) -> Format:
         return FORMATS[name]()
     except KeyError:
         raise MalformedError(
-            f"unknown format {quote(name)} (one of {', '.join(FORMATS)})", member="format"
+            Sentence(
+                "unknown format {name} (one of {names})", name=quote(name), names=", ".join(FORMATS)
+            ),
+            member="format",
         ) from None

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from .errors import MalformedError
 from .outcome import Outcome, Result, Status
+from .sentences import Items, Sentence
 
 __all__ = ["BEST_OF", "Match", "MatchScore", "Tally"]
 
@@ -61,7 +62,9 @@ class Match:
     def __init__(self, best_of: int | None) -> None:
         if best_of is not None and (type(best_of) is not int or best_of not in BEST_OF):
             raise MalformedError(
-                f"a match is best of {', '.join(map(str, BEST_OF))} games, or open",
+                Sentence(
+                    "a match is best of {lengths} games, or open", lengths=Items(BEST_OF, ",")
+                ),
                 member="best_of",
             )
         self.best_of = best_of

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from .bounds import check_integer
 from .errors import MalformedError, quote
+from .sentences import Grouped, Sentence
 
 __all__ = ["ID_PATTERN", "Seat", "check_id", "check_text"]
 
@@ -17,7 +18,10 @@ def check_id(value: str, member: str) -> str:
     """An id is 1-64 letters, digits, ``_`` and ``-`` (the record's rule for player ids)."""
     if not ID_PATTERN.fullmatch(value):
         raise MalformedError(
-            f"{quote(value)} is not an id (1-64 letters, digits, '_' and '-')", member=member
+            Sentence(
+                "{value} is not an id (1-64 letters, digits, '_' and '-')", value=quote(value)
+            ),
+            member=member,
         )
     return value
 
@@ -29,8 +33,11 @@ def check_text(value: str, member: str) -> str:
         value.encode("utf-8")
     except UnicodeEncodeError as exc:
         raise MalformedError(
-            f"not Unicode text: a lone surrogate (\\u{ord(value[exc.start]):04x}) at character"
-            f" {exc.start + 1:,}",
+            Sentence(
+                "not Unicode text: a lone surrogate ({escape}) at character {n}",
+                escape=f"\\u{ord(value[exc.start]):04x}",
+                n=Grouped(exc.start + 1),
+            ),
             member=member,
         ) from None
     return value
@@ -63,22 +70,26 @@ class Seat:
         if self.team is not None:
             # The record restricts player ids only: a team's id is any text (``"North Team"``).
             if not self.team:
-                raise MalformedError("a team id is an empty string", member="team")
+                raise MalformedError(Sentence("a team id is an empty string"), member="team")
             check_text(self.team, "team")
         for commander in self.commanders:
             if not commander:
-                raise MalformedError("a commander id is an empty string", member="commanders")
+                raise MalformedError(
+                    Sentence("a commander id is an empty string"), member="commanders"
+                )
             check_text(commander, "commanders")
         if len(set(self.commanders)) != len(self.commanders):
-            raise MalformedError("a commander is listed twice", member="commanders")
+            raise MalformedError(Sentence("a commander is listed twice"), member="commanders")
         # Every integer of a record lies within 10^1000 (lifeledger.bounds).
         if self.library is not None:
             check_integer(self.library, "library")
             if self.library < 0:
-                raise MalformedError("a library can't hold fewer than 0 cards", member="library")
+                raise MalformedError(
+                    Sentence("a library can't hold fewer than 0 cards"), member="library"
+                )
         if self.life_modifier is not None:
             check_integer(self.life_modifier, "life_modifier")
         if self.range is not None:
             check_integer(self.range, "range")
             if self.range < 0:
-                raise MalformedError("a range of influence is 0 or more", member="range")
+                raise MalformedError(Sentence("a range of influence is 0 or more"), member="range")

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from .effects import Kind
 from .errors import CHOICE_RULES
+from .sentences import Id, Sentence
 
 __all__ = ["MAX_HEIGHT", "MAX_RESOLUTIONS", "OpenChoice", "Stack", "Trigger"]
 
@@ -46,11 +47,24 @@ class Trigger:
         """What the trigger is, without its amount (for the loop detection)."""
         return (self.id, self.controller, self.kind, self.target)
 
-    def __str__(self) -> str:
+    @property
+    def sentence(self) -> Sentence:
+        """The trigger as notes name it: ``pridemate-1 (ana's, 3) targeting bo``."""
+        player = Id(self.controller)
         if self.kind in NO_AMOUNT:  # no life event: its amount means nothing
-            return f"{self.id} ({self.controller}'s)"
-        target = f" targeting {self.target}" if self.target is not None else ""
-        return f"{self.id} ({self.controller}'s, {self.amount}){target}"
+            return Sentence("{id} ({player}'s)", id=self.id, player=player)
+        if self.target is None:
+            return Sentence("{id} ({player}'s, {n})", id=self.id, player=player, n=self.amount)
+        return Sentence(
+            "{id} ({player}'s, {n}) targeting {target}",
+            id=self.id,
+            player=player,
+            n=self.amount,
+            target=Id(self.target),
+        )
+
+    def __str__(self) -> str:
+        return self.sentence
 
 
 @dataclass(frozen=True, slots=True)

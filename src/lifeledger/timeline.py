@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from functools import lru_cache
 from typing import Any
 
 from .actions import (
@@ -47,8 +48,10 @@ from .actions import (
 )
 from .effects import Reach
 from .game import Game, Note
-from .outcome import Result, Status
+from .language import Language, language
+from .outcome import Reason, Result, Status
 from .record import Refusal, Step
+from .sentences import N_, Arg, Grouped, Id, Items, Plural, Sentence
 
 __all__ = ["Timeline", "describe", "escaped"]
 
@@ -72,199 +75,474 @@ def escaped(text: str) -> str:
     return text if text.isprintable() else _UNSAFE.sub(_escape, text)
 
 
-_FRACTIONS = {(1, 2): "half", (1, 3): "a third", (1, 4): "a quarter", (2, 1): "twice"}
+#: The words of a counter's kind a player may have (122.1): translated; any other kind is
+#: shown as the record names it.
+_KIND_WORDS: dict[str, Sentence] = {
+    "poison": Sentence("poison"),
+    "energy": Sentence("energy"),
+    "experience": Sentence("experience"),
+    "rad": Sentence("rad"),
+    "ticket": Sentence("ticket"),
+}
 
 
-def _amount(value: Amount, unit: str) -> str:
-    """``3 life``, or ``half of ana's life total (rounded up)`` for an expression."""
-    if not isinstance(value, LifeOf):
-        return f"{value} {unit}".rstrip()
-    fraction = _FRACTIONS.get(value.fraction, "{}/{} of".format(*value.fraction))
-    if value.fraction == (1, 1):
-        text = f"{value.player}'s life total"
-    elif fraction in ("half", "twice"):
-        text = f"{fraction} {value.player}'s life total"
-    else:
-        text = f"{fraction} of {value.player}'s life total"
-    text = f"{text} (rounded {value.round})" if value.round else text
-    return text if unit in ("life", "") else f"{unit} equal to {text}"
+def _kind(kind: str) -> Arg:
+    """A counter's kind, in words: ``poison``."""
+    return _KIND_WORDS.get(kind, kind)
 
 
-def _counters(value: Amount, kind: str) -> str:
+def _life_total(value: LifeOf) -> Sentence:
+    """``half of ana's life total (rounded up)``: an amount computed from a life total."""
+    player = Id(value.player)
+    match value.fraction:
+        case (1, 1):
+            text = Sentence("{player}'s life total", player=player)
+        case (1, 2):
+            text = Sentence("half {player}'s life total", player=player)
+        case (2, 1):
+            text = Sentence("twice {player}'s life total", player=player)
+        case (1, 3):
+            text = Sentence("a third of {player}'s life total", player=player)
+        case (1, 4):
+            text = Sentence("a quarter of {player}'s life total", player=player)
+        case (numerator, denominator):
+            text = Sentence(
+                "{numerator}/{denominator} of {player}'s life total",
+                numerator=numerator,
+                denominator=denominator,
+                player=player,
+            )
+    if value.round == "up":
+        return Sentence("{amount} (rounded up)", amount=text)
+    if value.round == "down":
+        return Sentence("{amount} (rounded down)", amount=text)
+    return text
+
+
+def _life(value: Amount) -> Sentence:
+    """``3 life``, or ``half ana's life total`` for an expression."""
+    if isinstance(value, LifeOf):
+        return _life_total(value)
+    return Plural("{n} life", "{n} life", "n", n=value)
+
+
+def _counters(value: Amount, kind: str) -> Sentence:
     """``1 poison counter``, ``3 poison counters``, or an expression's ``poison counters equal
     to ...``."""
     if isinstance(value, LifeOf):
-        return _amount(value, f"{kind} counters")
-    return f"{value} {kind} counter{'' if value == 1 else 's'}"
-
-
-def _described_amount(verb: str) -> Callable[[Any], str]:
-    def sentence(action: Any) -> str:
-        amount = action.amount
-        if type(amount) is not int:
-            return _describe(action)
-        by = f"{action.source}: " if action.source else ""
-        return f"{by}{action.player} {verb} {amount} life"
-
-    return sentence
-
-
-def _described_counters(verb: str) -> Callable[[Any], str]:
-    def sentence(action: Any) -> str:
-        amount = action.amount
-        if type(amount) is not int:
-            return _describe(action)
-        by = f"{action.source}: " if action.source else ""
-        return (
-            f"{by}{action.player} {verb} {amount} {action.kind} counter{'' if amount == 1 else 's'}"
+        return Sentence(
+            "{kind} counters equal to {amount}", kind=_kind(kind), amount=_life_total(value)
         )
+    return Plural("{n} {kind} counter", "{n} {kind} counters", "n", n=value, kind=_kind(kind))
 
-    return sentence
+
+def _by(action: Action, what: Arg) -> Sentence:
+    """``what``, after the action's source where it names one: ``Sanguine Bond: ...``."""
+    if action.source:
+        return Sentence("{source}: {what}", source=action.source, what=what)
+    return what if isinstance(what, Sentence) else Sentence("{what}", what=what)
 
 
-#: The sentences of the usual actions with whole amounts, made without the general match.
-_SENTENCES: dict[type[Action], Callable[[Any], str]] = {
-    LoseLife: _described_amount("loses"),
-    GainLife: _described_amount("gains"),
-    AddCounters: _described_counters("gets"),
-    RemoveCounters: _described_counters("loses"),
+def _joined(template: str, parts: list[Arg]) -> Arg:
+    """``parts`` joined two at a time by ``template`` (``"{first}; {second}"``)."""
+    out = parts[0]
+    for part in parts[1:]:
+        out = Sentence._make(template, None, None, {"first": out, "second": part})
+    return out
+
+
+#: How the parts of a sentence are joined: ``a; b``, and alternatives: ``ana or bo``.
+_SEMICOLON = N_("{first}; {second}")
+_OR = N_("{first} or {second}")
+
+
+def _loses(action: LoseLife) -> Sentence:
+    player, amount = Id(action.player), action.amount
+    if type(amount) is int:
+        said = Plural(
+            "{player} loses {n} life", "{player} loses {n} life", "n", player=player, n=amount
+        )
+    else:
+        said = Sentence("{player} loses {amount}", player=player, amount=_life(amount))
+    return _by(action, said)
+
+
+def _gains(action: GainLife) -> Sentence:
+    player, amount = Id(action.player), action.amount
+    if type(amount) is int:
+        said = Plural(
+            "{player} gains {n} life", "{player} gains {n} life", "n", player=player, n=amount
+        )
+    else:
+        said = Sentence("{player} gains {amount}", player=player, amount=_life(amount))
+    return _by(action, said)
+
+
+def _gets(action: AddCounters) -> Sentence:
+    player, amount = Id(action.player), action.amount
+    if type(amount) is int:
+        said = Plural(
+            "{player} gets {n} {kind} counter",
+            "{player} gets {n} {kind} counters",
+            "n",
+            player=player,
+            n=amount,
+            kind=_kind(action.kind),
+        )
+    else:
+        said = Sentence(
+            "{player} gets {amount}", player=player, amount=_counters(amount, action.kind)
+        )
+    return _by(action, said)
+
+
+def _loses_counters(action: RemoveCounters) -> Sentence:
+    player, amount = Id(action.player), action.amount
+    if type(amount) is int:
+        said = Plural(
+            "{player} loses {n} {kind} counter",
+            "{player} loses {n} {kind} counters",
+            "n",
+            player=player,
+            n=amount,
+            kind=_kind(action.kind),
+        )
+    else:
+        said = Sentence(
+            "{player} loses {amount}", player=player, amount=_counters(amount, action.kind)
+        )
+    return _by(action, said)
+
+
+#: The sentences of the usual actions, made without the general match.
+_SENTENCES: dict[type[Action], Callable[[Any], Sentence]] = {
+    LoseLife: _loses,
+    GainLife: _gains,
+    AddCounters: _gets,
+    RemoveCounters: _loses_counters,
 }
 
 
 def describe(action: Action) -> str:
-    """A sentence for one action, as a person would say it."""
+    """A sentence for one action, as a person would say it (a
+    :class:`~lifeledger.sentences.Sentence`: the English text, translated by
+    :meth:`lifeledger.language.Language.text`)."""
     sentence = _SENTENCES.get(type(action))
     return _describe(action) if sentence is None else sentence(action)
 
 
+def _pays(player: str, amount: Amount) -> Sentence:
+    if type(amount) is int:
+        return Plural(
+            "{player} pays {n} life", "{player} pays {n} life", "n", player=Id(player), n=amount
+        )
+    return Sentence("{player} pays {amount}", player=Id(player), amount=_life(amount))
+
+
+def _total(player: str, amount: Amount) -> Sentence:
+    """``ana 20``: a player's total in a list."""
+    what: Arg = _life_total(amount) if isinstance(amount, LifeOf) else amount
+    return Sentence("{player} {amount}", player=Id(player), amount=what)
+
+
+#: Whom an effect affects, relative to its controller.
+_REACH_WORDS = {
+    Reach.YOU: Sentence("you"),
+    Reach.OPPONENTS: Sentence("opponents"),
+    Reach.PLAYERS: Sentence("players"),
+}
+
+#: The steps a ``step`` action begins, as they begin.
+_STEP_BEGINS = {
+    "draw": Sentence("the draw step begins"),
+    "main": Sentence("the precombat main phase begins"),
+    "end": Sentence("the end step begins"),
+    "cleanup": Sentence("the cleanup step begins"),
+}
+
+#: What a damage's source has, among the ones that change what it does.
+_DAMAGE_WORDS = {
+    "combat": Sentence("combat"),
+    "infect": Sentence("infect"),
+    "lifelink": Sentence("lifelink"),
+}
+
+
+def _damage(action: Damage) -> Sentence:
+    amount, to = action.amount, Id(action.to)
+    if isinstance(amount, LifeOf):
+        said = Sentence(
+            "damage equal to {amount} to {player}", amount=_life_total(amount), player=to
+        )
+    else:
+        said = Plural("{n} damage to {player}", "{n} damage to {player}", "n", n=amount, player=to)
+    kinds = [_DAMAGE_WORDS[k] for k in ("combat", "infect", "lifelink") if getattr(action, k)]
+    if kinds:
+        said = Sentence("{what} ({kinds})", what=said, kinds=Items(kinds, ","))
+    if action.toxic:
+        said = Sentence("{what}, toxic {n}", what=said, n=action.toxic)
+    return _by(action, said)
+
+
+def _choices(action: Choose) -> Sentence:
+    parts: list[Arg] = []
+    if action.order:
+        parts.append(
+            Sentence("puts {ids} on the stack in that order", ids=Items(list(action.order), ","))
+        )
+    for i, targets in action.targets:
+        players = _joined(_OR, [Id(t) for t in targets])
+        parts.append(Sentence("targets {players} with {id}", players=players, id=i))
+    chosen = _joined(_SEMICOLON, parts) if parts else Sentence("nothing")
+    return Sentence(
+        "{player} chooses: {choices} (603.3b, 603.3d)", player=Id(action.player), choices=chosen
+    )
+
+
 def _describe(action: Action) -> str:
-    by = f"{action.source}: " if action.source else ""
     match action:
         case Damage():
-            kinds = [k for k in ("combat", "infect", "lifelink") if getattr(action, k)]
-            extra = f" ({', '.join(kinds)})" if kinds else ""
-            if action.toxic:
-                extra += f", toxic {action.toxic}"
-            return f"{by}{_amount(action.amount, 'damage')} to {action.to}{extra}"
+            return _damage(action)
         case LoseLife():
-            return f"{by}{action.player} loses {_amount(action.amount, 'life')}"
+            return _loses(action)
         case GainLife():
-            return f"{by}{action.player} gains {_amount(action.amount, 'life')}"
+            return _gains(action)
         case PayLife():
-            paid = ", ".join(f"{p} pays {_amount(a, 'life')}" for p, a in action.payments)
-            return f"{by}{paid}"
+            return _by(action, Items([_pays(p, a) for p, a in action.payments], ","))
         case SetLife():
-            return f"{by}{action.player}'s life total becomes {_amount(action.to, '')}"
+            to: Arg = _life_total(action.to) if isinstance(action.to, LifeOf) else action.to
+            return _by(
+                action,
+                Sentence(
+                    "{player}'s life total becomes {amount}", player=Id(action.player), amount=to
+                ),
+            )
         case SetLifeEach():
-            each = ", ".join(f"{p} {_amount(t, '')}" for p, t in action.each)
-            return f"{by}life totals become: {each}"
+            each = Items([_total(p, t) for p, t in action.each], ",")
+            return _by(action, Sentence("life totals become: {totals}", totals=each))
         case ExchangeLife():
-            return f"{by}{action.a} and {action.b} exchange life totals"
+            return _by(
+                action,
+                Sentence("{a} and {b} exchange life totals", a=Id(action.a), b=Id(action.b)),
+            )
         case RedistributeLife():
-            totals = ", ".join(f"{p} {t}" for p, t in action.totals)
-            return f"{by}life totals are redistributed: {totals}"
+            totals = Items([_total(p, t) for p, t in action.totals], ",")
+            return _by(action, Sentence("life totals are redistributed: {totals}", totals=totals))
         case AddCounters():
-            return f"{by}{action.player} gets {_counters(action.amount, action.kind)}"
+            return _gets(action)
         case RemoveCounters():
-            return f"{by}{action.player} loses {_counters(action.amount, action.kind)}"
+            return _loses_counters(action)
         case Draw():
-            cards = "card" if action.count == 1 else "cards"
-            return f"{by}{action.player} draws {action.count} {cards}"
+            return _by(
+                action,
+                Plural(
+                    "{player} draws {n} card",
+                    "{player} draws {n} cards",
+                    "n",
+                    player=Id(action.player),
+                    n=action.count,
+                ),
+            )
         case Concede():
-            return f"{action.player} concedes"
+            return Sentence("{player} concedes", player=Id(action.player))
         case Win():
-            return f"{by}{action.player} wins the game, says an effect"
+            return _by(
+                action,
+                Sentence("{player} wins the game, says an effect", player=Id(action.player)),
+            )
         case Lose():
-            return f"{by}{', '.join(action.losers)} lose the game, says an effect"
+            return _by(
+                action,
+                Plural(
+                    "{players} lose the game, says an effect",
+                    "{players} lose the game, says an effect",
+                    "n",
+                    players=Items([Id(p) for p in action.losers], ","),
+                    n=len(action.losers),
+                ),
+            )
         case DrawGame():
-            return f"{by}the game is a draw, says an effect"
+            return _by(action, Sentence("the game is a draw, says an effect"))
         case Loop():
-            return f"the game is in a loop of mandatory actions ({', '.join(action.controllers)})"
+            return Sentence(
+                "the game is in a loop of mandatory actions ({players})",
+                players=Items([Id(p) for p in action.controllers], ","),
+            )
         case IntentionalDraw():
-            return "the players agree to an intentional draw"
+            return Sentence("the players agree to an intentional draw")
         case Penalty():
-            return f"a judge gives {action.player} a game loss"
+            return Sentence("a judge gives {player} a game loss", player=Id(action.player))
         case Restart():
-            return f"{by}the game restarts"
+            return _by(action, Sentence("the game restarts"))
         case StartEffect():
             affects = action.affects
-            whom = affects.value if isinstance(affects, Reach) else ", ".join(affects)
-            until = " until end of turn" if action.until == "end_of_turn" else ""
-            return (
-                f"{action.id}: {action.kind.value} ({whom}), controlled by {action.controller}"
-                f"{until}"
+            whom: Arg = (
+                _REACH_WORDS[affects]
+                if isinstance(affects, Reach)
+                else Items([Id(p) for p in affects], ",")
             )
+            args: dict[str, Arg] = {
+                "id": action.id,
+                "kind": action.kind.value,
+                "whom": whom,
+                "player": Id(action.controller),
+            }
+            if action.until == "end_of_turn":
+                return Sentence(
+                    "{id}: {kind} ({whom}), controlled by {player} until end of turn", **args
+                )
+            return Sentence("{id}: {kind} ({whom}), controlled by {player}", **args)
         case StartCard():
-            return f"{action.name} ({action.id}) enters under {action.controller}'s control"
+            return Sentence(
+                "{card} ({id}) enters under {player}'s control",
+                card=action.name,
+                id=action.id,
+                player=Id(action.controller),
+            )
         case End():
-            return f"{action.id} stops applying"
+            return Sentence("{id} stops applying", id=action.id)
         case Upkeep():
-            return f"{action.player}'s upkeep begins"
+            return Sentence("{player}'s upkeep begins", player=Id(action.player))
         case Turn():
-            return f"{action.player}'s turn begins"
+            return Sentence("{player}'s turn begins", player=Id(action.player))
         case BeginStep():
-            milled = ", ".join(f"{p} {n} nonland" for p, n in action.nonland_milled)
-            return f"the {_STEP_NAMES[action.step]} begins" + (f" ({milled})" if milled else "")
+            begins = _STEP_BEGINS[action.step]
+            if not action.nonland_milled:
+                return begins
+            milled = [
+                Sentence("{player} {n} nonland", player=Id(p), n=n)
+                for p, n in action.nonland_milled
+            ]
+            return Sentence("{what} ({milled})", what=begins, milled=Items(milled, ","))
         case Cast():
-            spells = "spell" if action.count == 1 else "spells"
-            return f"{action.player} casts {action.count} {spells}"
+            return Plural(
+                "{player} casts {n} spell",
+                "{player} casts {n} spells",
+                "n",
+                player=Id(action.player),
+                n=action.count,
+            )
         case BecomeMonarch():
-            return f"{by}{action.player} becomes the monarch"
+            return _by(action, Sentence("{player} becomes the monarch", player=Id(action.player)))
         case TakeInitiative():
-            return f"{by}{action.player} takes the initiative"
+            return _by(action, Sentence("{player} takes the initiative", player=Id(action.player)))
         case CityBlessing():
-            return f"{by}{action.player} gets the city's blessing"
+            return _by(
+                action, Sentence("{player} gets the city's blessing", player=Id(action.player))
+            )
         case DayNight():
-            return f"{by}it becomes {action.to}"
+            if action.to == "day":
+                return _by(action, Sentence("it becomes day"))
+            return _by(action, Sentence("it becomes night"))
         case SetLibrary():
-            cards = "card" if action.count == 1 else "cards"
-            return f"{by}{action.player}'s library has {action.count} {cards}"
+            return _by(
+                action,
+                Plural(
+                    "{player}'s library has {n} card",
+                    "{player}'s library has {n} cards",
+                    "n",
+                    player=Id(action.player),
+                    n=action.count,
+                ),
+            )
         case Together():
-            return f"{by}together, as one event:"
+            return _by(action, Sentence("together, as one event:"))
         case Choose():
-            parts = []
-            if action.order:
-                parts.append(f"puts {', '.join(action.order)} on the stack in that order")
-            parts += [f"targets {' or '.join(t)} with {i}" for i, t in action.targets]
-            return f"{action.player} chooses: {'; '.join(parts) or 'nothing'} (603.3b, 603.3d)"
+            return _choices(action)
         case Repeat():
-            inner = "; ".join(describe(a) for a in action.actions)
-            return f"{by}a shortcut, {action.times:,} times: {inner} (732.2a)"
+            inner = _joined(_SEMICOLON, [describe(a) for a in action.actions])
+            return _by(
+                action,
+                Plural(
+                    "a shortcut, {n} times: {actions} (732.2a)",
+                    "a shortcut, {n} times: {actions} (732.2a)",
+                    "n",
+                    n=Grouped(action.times),
+                    actions=inner,
+                ),
+            )
     return action.do
 
 
-_STEP_NAMES = {
-    "draw": "draw step",
-    "main": "precombat main phase",
-    "end": "end step",
-    "cleanup": "cleanup step",
+#: The steps of a turn, as the timeline's ``step`` line names them.
+_STEP_WORDS = {
+    "upkeep": Sentence("upkeep"),
+    "draw": Sentence("draw"),
+    "main": Sentence("main"),
+    "end": Sentence("end"),
+    "cleanup": Sentence("cleanup"),
 }
+_DAY_NIGHT_WORDS = {"day": Sentence("day"), "night": Sentence("night")}
+
+#: The names of the timeline's lines of the game itself (version 2).
+_TURN = Sentence("turn")
+_STEP = Sentence("step")
+_MONARCH = Sentence("monarch")
+_INITIATIVE = Sentence("initiative")
+_DAY_NIGHT = Sentence("day/night")
+_CITY_BLESSING = Sentence("city's blessing")
+#: What a line of the game shows once it is gone.
+_NONE = Sentence("none")
 
 
 def _game_lines(game: Game) -> dict[str, Any]:
     """Version 2: the timeline's lines of the game itself: the turn and the designations."""
     lines: dict[str, Any] = {}
     if game.turn_number:
-        whose = game.active_team if game.active_team is not None else game.active_players[0]
-        lines["turn"] = f"{game.turn_number} ({whose})"
-        lines["step"] = game.current_step
-    for name, value in (
-        ("monarch", game.monarch),
-        ("initiative", game.initiative),
-        ("day/night", game.day_or_night),
-    ):
-        if value is not None:
-            lines[name] = value
+        whose = Id(game.active_players[0] if game.active_team is None else game.active_team)
+        lines[_TURN] = Sentence("{n} ({whose})", n=game.turn_number, whose=whose)
+        step = game.current_step
+        lines[_STEP] = None if step is None else _STEP_WORDS.get(step, step)
+    if game.monarch is not None:
+        lines[_MONARCH] = Id(game.monarch)
+    if game.initiative is not None:
+        lines[_INITIATIVE] = Id(game.initiative)
+    if game.day_or_night is not None:
+        lines[_DAY_NIGHT] = _DAY_NIGHT_WORDS.get(game.day_or_night, game.day_or_night)
     if game.city_blessed:
-        lines["city's blessing"] = ", ".join(game.city_blessed)
+        lines[_CITY_BLESSING] = Items([Id(p) for p in game.city_blessed], ",")
     return lines
 
 
-def _standing(result: Result) -> str:
+_STATUS_WORDS = {
+    Status.WON: Sentence("WON"),
+    Status.LOST: Sentence("LOST"),
+    Status.DREW: Sentence("DREW"),
+}
+_REASON_WORDS = {
+    Reason.LIFE: Sentence("life"),
+    Reason.TEAM_LIFE: Sentence("team-life"),
+    Reason.POISON: Sentence("poison"),
+    Reason.TEAM_POISON: Sentence("team-poison"),
+    Reason.EMPTY_LIBRARY: Sentence("empty-library"),
+    Reason.COMMANDER_DAMAGE: Sentence("commander-damage"),
+    Reason.CONCEDED: Sentence("conceded"),
+    Reason.EFFECT: Sentence("effect"),
+    Reason.PENALTY: Sentence("penalty"),
+    Reason.TEAMMATE: Sentence("teammate"),
+    Reason.EMPEROR: Sentence("emperor"),
+    Reason.OPPONENT_WON: Sentence("opponent-won"),
+    Reason.LAST_STANDING: Sentence("last-standing"),
+    Reason.TEAM: Sentence("team"),
+    Reason.SIMULTANEOUS_LOSS: Sentence("simultaneous-loss"),
+    Reason.LOOP: Sentence("loop"),
+    Reason.INTENTIONAL: Sentence("intentional"),
+}
+_PLAYING = Sentence("playing")
+
+
+@lru_cache(maxsize=1024)
+def _standing(result: Result) -> Sentence:
     if result.status is Status.PLAYING:
-        return "playing"
-    reason = result.reason.value if result.reason else ""
-    return f"{result.status.value.upper()} ({reason}, {result.rule})"
+        return _PLAYING
+    return Sentence(
+        "{status} ({reason}, {rule})",
+        status=_STATUS_WORDS[result.status],
+        reason=""
+        if result.reason is None
+        else _REASON_WORDS.get(result.reason, result.reason.value),
+        rule=str(result.rule),
+    )
 
 
 #: What the timeline shows of a team: its shared life and poison (``None``: not shared).
@@ -279,14 +557,55 @@ _Line = tuple[str, Any, Any]
 _LINE_NAMES = frozenset({"life", "poison", "library", "is"})
 
 
+# The names of the lines, each a sentence equal to its English text ("ana life"), made once.
+@lru_cache(maxsize=4096)
+def _team_life(tid: str) -> Sentence:
+    return Sentence("team {team} life", team=Id(tid))
+
+
+@lru_cache(maxsize=4096)
+def _team_poison(tid: str) -> Sentence:
+    return Sentence("team {team} poison", team=Id(tid))
+
+
+@lru_cache(maxsize=4096)
+def _life_line(pid: str) -> Sentence:
+    return Sentence("{player} life", player=Id(pid))
+
+
+@lru_cache(maxsize=4096)
+def _poison_line(pid: str) -> Sentence:
+    return Sentence("{player} poison", player=Id(pid))
+
+
+@lru_cache(maxsize=4096)
+def _counter_line(pid: str, kind: str) -> Sentence:
+    return Sentence("{player} {kind}", player=Id(pid), kind=_kind(kind))
+
+
+@lru_cache(maxsize=4096)
+def _damage_line(pid: str, commander: str) -> Sentence:
+    return Sentence("{player} damage from {commander}", player=Id(pid), commander=Id(commander))
+
+
+@lru_cache(maxsize=4096)
+def _library_line(pid: str) -> Sentence:
+    return Sentence("{player} library", player=Id(pid))
+
+
+@lru_cache(maxsize=4096)
+def _standing_line(pid: str) -> Sentence:
+    return Sentence("{player} is", player=Id(pid))
+
+
 def _team_lines(tid: str, values: _TeamValues) -> dict[str, Any]:
     """A team's lines of the timeline: its shared totals (810.9a, 810.10a)."""
     life, poison = values
     lines: dict[str, Any] = {}
     if life is not None:
-        lines[f"team {tid} life"] = life
+        lines[_team_life(tid)] = life
     if poison is not None:
-        lines[f"team {tid} poison"] = poison
+        lines[_team_poison(tid)] = poison
     return lines
 
 
@@ -296,16 +615,16 @@ def _player_lines(pid: str, values: _PlayerValues) -> dict[str, Any]:
     life, poison, counters, damage, library, result = values
     lines: dict[str, Any] = {}
     if life is not None:
-        lines[f"{pid} life"] = life
+        lines[_life_line(pid)] = life
     if poison is not None:
-        lines[f"{pid} poison"] = poison
+        lines[_poison_line(pid)] = poison
     for kind, count in counters.items():
-        lines[f"{pid} {kind}"] = count
+        lines[_counter_line(pid, kind)] = count
     for commander, dealt in damage.items():
-        lines[f"{pid} damage from {commander}"] = dealt
+        lines[_damage_line(pid, commander)] = dealt
     if library is not None:
-        lines[f"{pid} library"] = library
-    lines[f"{pid} is"] = _standing(result)
+        lines[_library_line(pid)] = library
+    lines[_standing_line(pid)] = _standing(result)
     return lines
 
 
@@ -398,38 +717,38 @@ class _Facts:
         if was is not None:  # None: shared (which stays so until a restart, see changed)
             life = p.life.value
             if life != was:
-                out.append((f"{pid} life", was, life))
+                out.append((_life_line(pid), was, life))
                 kept[0] = life
         was = kept[1]
         if was is not None:
             poison = p.poison.value
             if poison != was:
-                out.append((f"{pid} poison", was, poison))
+                out.append((_poison_line(pid), was, poison))
                 kept[1] = poison
         if recount:
             for kind, count in counters.items():
                 was = counters0.get(kind)
                 if was != count:
-                    out.append((f"{pid} {kind}", was, count))
+                    out.append((_counter_line(pid, kind), was, count))
             kept[2] = dict(counters)
         damage, damage0 = p.commander_damage, kept[3]
         if damage != damage0:
             for commander, dealt in damage.items():
                 was = damage0.get(commander)
                 if was != dealt:
-                    out.append((f"{pid} damage from {commander}", was, dealt))
+                    out.append((_damage_line(pid, commander), was, dealt))
             kept[3] = dict(damage)
         library = p.library
         if library != kept[4]:
             if library is not None:
-                out.append((f"{pid} library", kept[4], library))
+                out.append((_library_line(pid), kept[4], library))
             kept[4] = library
         result, result0 = p.result, kept[5]
         if result is not result0:
             kept[5] = result
             standing0, standing = _standing(result0), _standing(result)
             if standing != standing0:
-                out.append((f"{pid} is", standing0, standing))
+                out.append((_standing_line(pid), standing0, standing))
 
     def _everything(self) -> list[_Line]:
         before = self.lines()
@@ -452,13 +771,46 @@ class _Facts:
 _SENTENCES_KEPT = 4096
 
 
-class Timeline:
-    """Prints each step of a replay for a person; ``colour`` adds ANSI colours."""
+#: The variants and formats, as the header names them.
+_VARIANT_WORDS = {
+    "two-player": Sentence("two-player"),
+    "free-for-all": Sentence("free-for-all"),
+    "grand-melee": Sentence("grand-melee"),
+    "team-vs-team": Sentence("team-vs-team"),
+    "two-headed-giant": Sentence("two-headed-giant"),
+    "emperor": Sentence("emperor"),
+    "alternating-teams": Sentence("alternating-teams"),
+    "archenemy": Sentence("archenemy"),
+    "supervillain-rumble": Sentence("supervillain-rumble"),
+}
+_FORMAT_WORDS = {
+    "normal": Sentence("normal"),
+    "commander": Sentence("commander"),
+    "brawl": Sentence("brawl"),
+    "vanguard": Sentence("vanguard"),
+    "planechase": Sentence("planechase"),
+}
 
-    def __init__(self, game: Game, write: Callable[[str], None], *, colour: bool = False):
+
+class Timeline:
+    """Prints each step of a replay for a person; ``colour`` adds ANSI colours. Its words are
+    those of ``language`` (:func:`lifeledger.language.language`; English by default): the
+    lines' names, the actions' sentences, the game's notes and refusals (as far as the
+    engine's sentences are translated), and numbers as the language writes them."""
+
+    def __init__(
+        self,
+        game: Game,
+        write: Callable[[str], None],
+        *,
+        colour: bool = False,
+        language: Language | None = None,
+    ):
         self.game = game
         self.write = write
         self.colour = colour
+        self.language = _ENGLISH if language is None else language
+        self._english = self.language.code == "en"
         self._facts = _Facts(game)
         self._sentences: dict[int, tuple[Action, str]] = {}
         # A player named "team" could write the same line as a team ("team x life"): such a
@@ -469,6 +821,22 @@ class Timeline:
         #: Version 2: the lines of the turn and the designations, compared after each step.
         self._game_lines = _game_lines(game) if game.version >= 2 else None
 
+    def _text(self, value: object) -> str:
+        """``value`` in the timeline's language: a sentence translated, a number written as
+        the language writes numbers, anything else (an id, a name) as it is."""
+        if isinstance(value, Sentence):
+            return self.language.text(value)
+        if isinstance(value, Items):
+            return self.language.text(Sentence("{what}", what=value))
+        if isinstance(value, int) and not isinstance(value, bool):
+            return self.language.number(value)
+        return str(value)
+
+    def _describe(self, action: Action) -> str:
+        """The action's sentence in the timeline's language, escaped."""
+        said = describe(action)
+        return escaped(said if self._english else self._text(said))
+
     def _paint(self, text: str, code: str) -> str:
         """``text`` (escaped: it holds strings from the record) in colour ``code``."""
         text = escaped(text)
@@ -477,14 +845,22 @@ class Timeline:
     def header(self) -> None:
         """The players and their starting totals."""
         game = self.game
-        self.write(
-            self._paint(f"{game.variant.name}, {game.format.name}: ", "1")
-            + escaped(
-                ", ".join(
-                    f"{p.id}{f' ({p.team})' if p.team else ''} {p.life}" for p in game.players
-                )
-            )
+        variant, fmt = game.variant.name, game.format.name
+        title = Sentence(
+            "{variant}, {format}: ",
+            variant=_VARIANT_WORDS.get(variant, variant),
+            format=_FORMAT_WORDS.get(fmt, fmt),
         )
+        players = Items(
+            [
+                Sentence("{player} ({team}) {life}", player=Id(p.id), team=Id(p.team), life=p.life)
+                if p.team
+                else Sentence("{player} {life}", player=Id(p.id), life=p.life)
+                for p in game.players
+            ],
+            ",",
+        )
+        self.write(self._paint(self._text(title), "1") + escaped(self._text(players)))
 
     def _changes(self) -> list[_Line]:
         if not self._whole:
@@ -503,6 +879,20 @@ class Timeline:
         """Print one step."""
         self._show(step.position, step.action, step.refusal, step.notes)
 
+    def _refused(self, refusal: Refusal) -> str:
+        said = Sentence("refused: {message} ({rule})", message=refusal.message, rule=refusal.rule)
+        return f"      {self._text(said)}"
+
+    def _note(self, note: Note) -> str:
+        return f"      {self._text(note.text)} ({note.rule})"
+
+    def _change(self, key: Any, old: Any, value: Any) -> str:
+        """One changed line, ``name: before -> after``, in the timeline's language."""
+        text = self._text
+        if old is None:
+            return f"      {text(key)}: {text(value)}"
+        return f"      {text(key)}: {text(old)} -> {text(value)}"
+
     def _show(
         self, position: str, action: Action, refusal: Refusal | None, notes: Iterable[Note]
     ) -> None:
@@ -511,18 +901,17 @@ class Timeline:
             self._plain(position, action, refusal, notes)
             return
         write, paint = self.write, self._paint
-        write(f"{paint(position.rjust(4), '2')}  {escaped(describe(action))}")
+        write(f"{paint(position.rjust(4), '2')}  {self._describe(action)}")
         if isinstance(action, Together):
             self._inner(action, position)
         if refusal is not None:
-            write(paint(f"      refused: {refusal.message} ({refusal.rule})", "33"))
+            write(paint(self._refused(refusal), "33"))
             return
         for key, old, value in self._changes() + self._game_changes():
-            change = f"{old} -> {value}" if old is not None else str(value)
             colour = "31" if "LOST" in str(value) else "32" if "WON" in str(value) else "36"
-            write(paint(f"      {key}: {change}", colour))
+            write(paint(self._change(key, old, value), colour))
         for note in notes:
-            write(paint(f"      {note.text} ({note.rule})", "35"))
+            write(paint(self._note(note), "35"))
 
     def _plain(
         self, position: str, action: Action, refusal: Refusal | None, notes: Iterable[Note]
@@ -533,7 +922,7 @@ class Timeline:
         # LINE_CACHE): its sentence is kept with it, the action held so that its id stays its.
         kept = self._sentences.get(id(action))
         if kept is None:
-            sentence = escaped(describe(action))
+            sentence = self._describe(action)
             if len(self._sentences) >= _SENTENCES_KEPT:
                 self._sentences.clear()
             self._sentences[id(action)] = (action, sentence)
@@ -544,7 +933,7 @@ class Timeline:
         if isinstance(action, Together):
             self._inner(action, position)
         if refusal is not None:
-            write(escaped(f"      refused: {refusal.message} ({refusal.rule})"))
+            write(escaped(self._refused(refusal)))
             return
         game = self.game
         touched = game._touched  # Game.touched, without copies
@@ -556,11 +945,15 @@ class Timeline:
             changes = self._changed()
         if self._game_lines is not None:
             changes += self._game_changes()
-        for key, old, value in changes:
-            line = f"      {key}: {value}" if old is None else f"      {key}: {old} -> {value}"
-            write(line if line.isprintable() else escaped(line))
+        if self._english:
+            for key, old, value in changes:
+                line = f"      {key}: {value}" if old is None else f"      {key}: {old} -> {value}"
+                write(line if line.isprintable() else escaped(line))
+        else:
+            for key, old, value in changes:
+                write(escaped(self._change(key, old, value)))
         for note in notes:
-            write(escaped(f"      {note.text} ({note.rule})"))
+            write(escaped(self._note(note)))
 
     def _game_changes(self) -> list[_Line]:
         """Version 2: the lines of the turn and the designations that the step changed (a line
@@ -571,13 +964,13 @@ class Timeline:
         after = self._game_lines = _game_lines(self.game)
         out: list[_Line] = []
         _compare(out, before, after)
-        out.extend((line, old, "none") for line, old in before.items() if line not in after)
+        out.extend((line, old, _NONE) for line, old in before.items() if line not in after)
         return out
 
     def _inner(self, group: Together, position: str) -> None:
         for i, action in enumerate(group.actions):
             where = f"{position}.{i}"
-            self.write(f"      {self._paint(where, '2')}  {escaped(describe(action))}")
+            self.write(f"      {self._paint(where, '2')}  {self._describe(action)}")
             if isinstance(action, Together):
                 self._inner(action, where)
 
@@ -585,6 +978,10 @@ class Timeline:
         """The result."""
         outcome = self.game.outcome()
         if outcome.over:
-            self.write(self._paint(f"game {outcome.game} is over", "1"))
+            said = Sentence("game {n} is over", n=outcome.game)
         else:
-            self.write(self._paint(f"game {outcome.game} goes on", "1"))
+            said = Sentence("game {n} goes on", n=outcome.game)
+        self.write(self._paint(self._text(said), "1"))
+
+
+_ENGLISH = language("en")

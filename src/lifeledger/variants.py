@@ -8,6 +8,7 @@ from typing import ClassVar
 from .errors import MalformedError, quote
 from .formats import FORMATS, Commander, Format
 from .seats import Seat
+from .sentences import Id, Plural, Sentence
 
 __all__ = [
     "VARIANTS",
@@ -60,11 +61,13 @@ class Variant:
     def check(self, seats: Sequence[Seat]) -> None:
         """Raise :class:`MalformedError` unless ``seats`` have this variant's shape."""
         if any(s.team is not None for s in seats):
-            raise _fail(f"{self.name} has no teams")
+            raise _fail(Sentence("{variant} has no teams", variant=self.name))
         if any(s.emperor for s in seats):
-            raise _fail("only an emperor game has emperors (809.2)")
+            raise _fail(Sentence("only an emperor game has emperors (809.2)"))
         if any(s.archenemy for s in seats):
-            raise _fail("only archenemy and supervillain-rumble games have archenemies (904)")
+            raise _fail(
+                Sentence("only archenemy and supervillain-rumble games have archenemies (904)")
+            )
 
     def team_of(self, seat: Seat) -> str | None:
         """The id of ``seat``'s team, ``None`` for a player on no team."""
@@ -102,7 +105,7 @@ def _teams(seats: Sequence[Seat]) -> dict[str, list[int]]:
     teams: dict[str, list[int]] = {}
     for index, seat in enumerate(seats):
         if seat.team is None:
-            raise _fail(f"player {seat.id!r} has no team")
+            raise _fail(Sentence("player '{player}' has no team", player=Id(seat.id)))
         teams.setdefault(seat.team, []).append(index)
     return teams
 
@@ -112,12 +115,14 @@ def _check_seated_together(seats: Sequence[Seat], rule: str) -> None:
     teams = {s.team for s in seats}
     changes = sum(seats[i].team != seats[i - 1].team for i in range(len(seats)))
     if len(teams) > 1 and changes != len(teams):
-        raise _fail(f"each team sits together on one side of the table ({rule})")
+        raise _fail(
+            Sentence("each team sits together on one side of the table ({rule})", rule=rule)
+        )
 
 
 def _check_equal_sizes(teams: dict[str, list[int]], rule: str) -> None:
     if len({len(members) for members in teams.values()}) != 1:
-        raise _fail(f"the teams are of equal size ({rule})")
+        raise _fail(Sentence("the teams are of equal size ({rule})", rule=rule))
 
 
 class TwoPlayer(Variant):
@@ -130,7 +135,7 @@ class TwoPlayer(Variant):
         """Exactly two players, no teams."""
         super().check(seats)
         if len(seats) != 2:
-            raise _fail(f"a two-player game has exactly 2 players, not {len(seats)}")
+            raise _fail(Sentence("a two-player game has exactly 2 players, not {n}", n=len(seats)))
 
 
 class FreeForAll(Variant):
@@ -143,7 +148,7 @@ class FreeForAll(Variant):
         """Three or more players, no teams."""
         super().check(seats)
         if len(seats) < 3:
-            raise _fail(f"{self.name} needs 3 or more players (800.1)")
+            raise _fail(Sentence("{variant} needs 3 or more players (800.1)", variant=self.name))
 
 
 class GrandMelee(FreeForAll):
@@ -164,9 +169,9 @@ class TeamVsTeam(Variant):
     def check(self, seats: Sequence[Seat]) -> None:
         """Two or more teams; every player on one; each team seated together."""
         if any(s.emperor or s.archenemy for s in seats):
-            raise _fail(f"{self.name} has no emperors or archenemies")
+            raise _fail(Sentence("{variant} has no emperors or archenemies", variant=self.name))
         if len(_teams(seats)) < 2:
-            raise _fail("a game between teams has 2 or more teams (808.1)")
+            raise _fail(Sentence("a game between teams has 2 or more teams (808.1)"))
         _check_seated_together(seats, "808.2")
 
 
@@ -185,13 +190,17 @@ class TwoHeadedGiant(Variant):
     def check(self, seats: Sequence[Seat]) -> None:
         """810.1, 810.11: two teams of equal size, two or more each, seated together (810.3)."""
         if any(s.emperor or s.archenemy for s in seats):
-            raise _fail(f"{self.name} has no emperors or archenemies")
+            raise _fail(Sentence("{variant} has no emperors or archenemies", variant=self.name))
         teams = _teams(seats)
         if len(teams) != 2:
-            raise _fail(f"two-headed-giant is played by exactly 2 teams, not {len(teams)} (810.1)")
+            raise _fail(
+                Sentence(
+                    "two-headed-giant is played by exactly 2 teams, not {n} (810.1)", n=len(teams)
+                )
+            )
         _check_equal_sizes(teams, "810.11")
         if len(seats) < 4:
-            raise _fail("each team has 2 or more players (810.1, 810.11)")
+            raise _fail(Sentence("each team has 2 or more players (810.1, 810.11)"))
         _check_seated_together(seats, "810.3")
 
     def shares_life(self, fmt: Format) -> bool:
@@ -222,26 +231,39 @@ class Emperor(Variant):
     def check(self, seats: Sequence[Seat]) -> None:
         """809.1, 809.2, 809.6: equal teams of 3 or more, one emperor each, in the middle."""
         if any(s.archenemy for s in seats):
-            raise _fail("an emperor game has no archenemies")
+            raise _fail(Sentence("an emperor game has no archenemies"))
         teams = _teams(seats)
         if len(teams) < 2:
-            raise _fail("an emperor game has 2 or more teams (809.1)")
+            raise _fail(Sentence("an emperor game has 2 or more teams (809.1)"))
         _check_equal_sizes(teams, "809.6")
         size = len(next(iter(teams.values())))
         if size < 3:
-            raise _fail("each emperor team has 3 or more players (809.1)")
+            raise _fail(Sentence("each emperor team has 3 or more players (809.1)"))
         _check_seated_together(seats, "809.2")
         n = len(seats)
         for team, members in teams.items():
             emperors = [i for i in members if seats[i].emperor]
             if len(emperors) != 1:
-                raise _fail(f"team {quote(team)} has {len(emperors)} emperors, not 1 (809.2)")
+                raise _fail(
+                    Plural(
+                        "team {team} has {n} emperor, not 1 (809.2)",
+                        "team {team} has {n} emperors, not 1 (809.2)",
+                        "n",
+                        team=quote(team),
+                        n=len(emperors),
+                    )
+                )
             # The team's seats in clockwise order, starting where the team starts.
             start = next(i for i in members if seats[(i - 1) % n].team != team)
             order = [(start + k) % n for k in range(size)]
             place = order.index(emperors[0])
             if place not in {(size - 1) // 2, size // 2}:
-                raise _fail(f"team {quote(team)}'s emperor sits in the middle of the team (809.2)")
+                raise _fail(
+                    Sentence(
+                        "team {team}'s emperor sits in the middle of the team (809.2)",
+                        team=quote(team),
+                    )
+                )
 
     def ranges(self, seats: Sequence[Seat]) -> list[int | None]:
         """809.3a and 809.6a: the least range that reaches one opposing general (generals) or
@@ -268,14 +290,16 @@ class AlternatingTeams(Variant):
     def check(self, seats: Sequence[Seat]) -> None:
         """811.1, 811.3: equal teams, seated A1, B1, C1, A2, B2, C2, ..."""
         if any(s.emperor or s.archenemy for s in seats):
-            raise _fail(f"{self.name} has no emperors or archenemies")
+            raise _fail(Sentence("{variant} has no emperors or archenemies", variant=self.name))
         teams = _teams(seats)
         if len(teams) < 2:
-            raise _fail("alternating teams has 2 or more teams (811.1)")
+            raise _fail(Sentence("alternating teams has 2 or more teams (811.1)"))
         _check_equal_sizes(teams, "811.1")
         k = len(teams)
         if any(seats[i].team != seats[i % k].team for i in range(len(seats))):
-            raise _fail("teams are seated alternately: A1, B1, C1, A2, B2, C2, ... (811.3)")
+            raise _fail(
+                Sentence("teams are seated alternately: A1, B1, C1, A2, B2, C2, ... (811.3)")
+            )
 
 
 class Archenemy(Variant):
@@ -293,16 +317,18 @@ class Archenemy(Variant):
     def check(self, seats: Sequence[Seat]) -> None:
         """904.2a, 904.2b: exactly one archenemy, on no team; every other player on one team."""
         if any(s.emperor for s in seats):
-            raise _fail("an archenemy game has no emperors")
+            raise _fail(Sentence("an archenemy game has no emperors"))
         archenemies = [s for s in seats if s.archenemy]
         if len(archenemies) != 1:
-            raise _fail(f"an archenemy game has exactly 1 archenemy, not {len(archenemies)}")
+            raise _fail(
+                Sentence("an archenemy game has exactly 1 archenemy, not {n}", n=len(archenemies))
+            )
         if archenemies[0].team is not None:
-            raise _fail("the archenemy is a team of one and has no team id (904.2a)")
+            raise _fail(Sentence("the archenemy is a team of one and has no team id (904.2a)"))
         if len(seats) < 2:
-            raise _fail("an archenemy game has players to face the archenemy (904.2b)")
+            raise _fail(Sentence("an archenemy game has players to face the archenemy (904.2b)"))
         if len({s.team for s in seats if not s.archenemy}) != 1:
-            raise _fail("every player other than the archenemy is on one team (904.2b)")
+            raise _fail(Sentence("every player other than the archenemy is on one team (904.2b)"))
 
     def team_of(self, seat: Seat) -> str | None:
         """The archenemy is on no team; the others are on one, ``heroes`` unless named."""
@@ -333,11 +359,11 @@ class SupervillainRumble(Variant):
     def check(self, seats: Sequence[Seat]) -> None:
         """904.12a, 904.12b: no teams; every player is an archenemy."""
         if any(s.team is not None for s in seats):
-            raise _fail("supervillain-rumble has no teams (904.12a)")
+            raise _fail(Sentence("supervillain-rumble has no teams (904.12a)"))
         if any(s.emperor for s in seats):
-            raise _fail("supervillain-rumble has no emperors")
+            raise _fail(Sentence("supervillain-rumble has no emperors"))
         if len(seats) < 2:
-            raise _fail("supervillain-rumble needs 2 or more players")
+            raise _fail(Sentence("supervillain-rumble needs 2 or more players"))
 
     def starting_life(self, fmt: Format, seat: Seat, seats: Sequence[Seat]) -> tuple[int, str]:
         """904.12c, 904.5: each player, an archenemy, starts at 40."""
@@ -366,7 +392,12 @@ def find_variant(name: str) -> Variant:
         return VARIANTS[name]()
     except KeyError:
         raise MalformedError(
-            f"unknown variant {quote(name)} (one of {', '.join(VARIANTS)})", member="variant"
+            Sentence(
+                "unknown variant {name} (one of {names})",
+                name=quote(name),
+                names=", ".join(VARIANTS),
+            ),
+            member="variant",
         ) from None
 
 
