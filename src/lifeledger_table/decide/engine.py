@@ -45,6 +45,7 @@ from lifeledger.formats import FORMATS
 from lifeledger.game import Game
 from lifeledger.match import Match
 from lifeledger.outcome import Outcome
+from lifeledger.sentences import Grouped, Plural, Sentence
 from lifeledger.stack import OpenChoice
 from lifeledger.variants import VARIANTS
 
@@ -87,10 +88,12 @@ __all__ = [
     "effects",
     "load_checkpoint",
     "new_game",
+    "note_json",
     "parse",
     "replaces_losing",
     "replay",
     "resume",
+    "said",
     "state_of",
     "turns",
 ]
@@ -181,25 +184,46 @@ def parse(action: object, position: int) -> Action:
     return record.parse_action(action, str(position))
 
 
-def apply(game: Game, action: dict[str, Any] | Action, position: int) -> list[dict[str, str]]:
+def note_json(rule: str, text: str) -> dict[str, Any]:
+    """A consequence as a timeline entry keeps it: its ``rule`` and English ``text``, and its
+    ``sentence`` (when the engine wrote one: each phone renders it in its own language)."""
+    out: dict[str, Any] = {"rule": rule, "text": text}
+    if isinstance(text, Sentence):
+        out["sentence"] = text.to_json()
+    return out
+
+
+def said(exc: LifeledgerError) -> str:
+    """What an engine's error says, as one sentence (where and what, for a malformed action):
+    its :class:`Sentence` when the engine wrote one, else its text."""
+    found = getattr(exc, "sentence", None)
+    return found if isinstance(found, Sentence) else str(exc)
+
+
+def apply(game: Game, action: dict[str, Any] | Action, position: int) -> list[dict[str, Any]]:
     """Apply one record action (JSON, or already parsed) to ``game`` and return its
-    consequences with their rules (at most :data:`NOTES_SHOWN`: a line says how many more, and
-    their rules); on :class:`MalformedError` or :class:`RefusedError` nothing changes."""
+    consequences with their rules (:func:`note_json`; at most :data:`NOTES_SHOWN`: a line says
+    how many more, and their rules); on :class:`MalformedError` or :class:`RefusedError`
+    nothing changes."""
     parsed = action if isinstance(action, Action) else parse(action, position)
     game.apply(parsed)
     notes = game.notes
     if len(notes) > NOTES_SHOWN:  # a shortcut, a long stack: the first and the last
         left_out = notes[NOTES_HEAD : len(notes) - NOTES_TAIL]
         rules = ", ".join(sorted({note.rule for note in left_out}, key=_rule_order))
-        summary = {
-            "rule": rules,
-            "text": f"… and {len(left_out):,} more consequences (the game's record replays "
-            "each of them)",
-        }
-        head = [{"rule": n.rule, "text": n.text} for n in notes[:NOTES_HEAD]]
-        tail = [{"rule": n.rule, "text": n.text} for n in notes[len(notes) - NOTES_TAIL :]]
+        summary = note_json(
+            rules,
+            Plural(
+                "… and {n} more consequence (the game's record replays it)",
+                "… and {n} more consequences (the game's record replays each of them)",
+                "n",
+                n=Grouped(len(left_out)),
+            ),
+        )
+        head = [note_json(n.rule, n.text) for n in notes[:NOTES_HEAD]]
+        tail = [note_json(n.rule, n.text) for n in notes[len(notes) - NOTES_TAIL :]]
         return [*head, summary, *tail]
-    return [{"rule": note.rule, "text": note.text} for note in notes]
+    return [note_json(note.rule, note.text) for note in notes]
 
 
 def effects(game: Game) -> list[dict[str, Any]]:

@@ -1,11 +1,33 @@
 """What the table turns down, as sent to a client: :class:`TableError` (nothing changed), and
-:class:`TableUnavailable` (a table whose log can't be loaded)."""
+:class:`TableUnavailable` (a table whose log can't be loaded).
+
+Every message a person reads is a :class:`~lifeledger.sentences.Sentence` (issue 20): sent as
+its English ``"message"`` (old pages, API clients) and as data, ``"sentence"``, which each phone
+renders in its own language (:func:`with_sentence`, wherever an error or notice is made JSON).
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["TableError", "TableUnavailable"]
+from lifeledger.sentences import Sentence
+
+__all__ = ["TableError", "TableUnavailable", "sentence_json", "with_sentence"]
+
+
+def sentence_json(message: object) -> dict[str, Any] | None:
+    """``message`` as data for a phone to render (:meth:`Sentence.to_json`), if it is a
+    sentence; ``None`` for plain text (a name, a message from before sentences were kept)."""
+    return message.to_json() if isinstance(message, Sentence) else None
+
+
+def with_sentence(out: dict[str, Any], key: str = "message") -> dict[str, Any]:
+    """``out`` (an error or a notice), with ``"sentence"``: its ``key``'s structured form,
+    when that is a sentence (changed in place, and returned)."""
+    found = sentence_json(out.get(key))
+    if found is not None:
+        out["sentence"] = found
+    return out
 
 
 class TableError(Exception):
@@ -42,7 +64,7 @@ class TableError(Exception):
         }
         if self.choice is not None:
             out["choice"] = self.choice
-        return out
+        return with_sentence(out)
 
 
 class TableUnavailable(TableError):
@@ -51,11 +73,16 @@ class TableUnavailable(TableError):
     until the store is fixed and the server restarted. Other tables are not affected."""
 
     def __init__(self, table: str, seq: int | None, reason: str) -> None:
-        where = f"its event {seq}" if seq is not None else "its setup"
+        where = Sentence("its event {seq}", seq=seq) if seq is not None else Sentence("its setup")
         super().__init__(
             "table-unavailable",
-            f"Table {table} can't be loaded: {where} {reason}. Its log is kept as it is; "
-            "the server's operator can repair the store and restart the server.",
+            Sentence(
+                "Table {table} can't be loaded: {where} {reason}. Its log is kept as it is; "
+                "the server's operator can repair the store and restart the server.",
+                table=table,
+                where=where,
+                reason=reason,
+            ),
         )
         self.table = table
         self.seq = seq

@@ -28,6 +28,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from lifeledger.sentences import Items, Sentence
+
 from ..store.records import (
     Checkpoint,
     DamagedError,
@@ -106,7 +108,9 @@ class Entry:
     action: dict[str, Any] | None = None
     target: int | None = None
     changes: list[dict[str, Any]] = field(default_factory=list)
-    notes: list[dict[str, str]] = field(default_factory=list)
+    #: The engine's notes: ``{"rule", "text", "sentence"}`` (:func:`.engine.note_json`; an
+    #: entry kept before sentences were has no ``"sentence"``: a phone shows its text).
+    notes: list[dict[str, Any]] = field(default_factory=list)
     #: What sent it, when not the seat's own phone: ``"table"``, a table device (issue 17
     #: item 11: a tablet's tap on a panel is the table's, whichever held seat it acts as).
     device: str | None = None
@@ -394,14 +398,20 @@ class Table:
     def _break(self, seq: int | None, exc: Exception) -> None:
         if isinstance(exc, DamagedError):
             seq = exc.seq
-            reason = str(exc).split(" is damaged: ", 1)[-1]
-            reason = f"is damaged: {reason}"
+            damage = str(exc).split(" is damaged: ", 1)[-1]
+            reason = Sentence("is damaged: {reason}", reason=damage)
         elif isinstance(exc, TableError):
-            reason = f"is refused: {exc.message}" + (f" ({exc.rule})" if exc.rule else "")
+            reason = (
+                Sentence("is refused: {message} ({rule})", message=exc.message, rule=exc.rule)
+                if exc.rule
+                else Sentence("is refused: {message}", message=exc.message)
+            )
         elif isinstance(exc, engine.LifeledgerError):
-            reason = f"is refused by the rules engine: {exc}"
+            reason = Sentence("is refused by the rules engine: {error}", error=engine.said(exc))
         else:
-            reason = f"can't be read ({type(exc).__name__}: {str(exc)[:200]})"
+            reason = Sentence(
+                "can't be read ({error})", error=f"{type(exc).__name__}: {str(exc)[:200]}"
+            )
         self.broken = TableUnavailable(self.id, seq, reason)
         log.error("%s", self.broken.message)
 
@@ -493,7 +503,9 @@ class Table:
         read from the store (only what is written: a change decided but not yet stored may
         still fail). Reads the game's whole log: call it off the event loop."""
         if not 1 <= number <= self.number:
-            raise TableError("unknown-game", f"This table has no game {number}.")
+            raise TableError(
+                "unknown-game", Sentence("This table has no game {number}.", number=number)
+            )
         committed = self.committed
         effective: list[Event] = []
         for event in self.store.game_events(self.id, number):
@@ -524,9 +536,12 @@ class Table:
         if waiting:
             raise TableError(
                 "awaiting-agreement",
-                f"{self.label(seat)} agrees to a draw; it happens once "
-                + " and ".join(self.label(p) for p in waiting)
-                + " agree too (each sends the same).",
+                Sentence(
+                    "{player} agrees to a draw; it happens once {others} agree too (each sends "
+                    "the same).",
+                    player=self.label(seat),
+                    others=Items(self.label(p) for p in waiting),
+                ),
                 rule="104.4i",
             )
 
@@ -569,7 +584,8 @@ class Table:
         self.check()
         if self.reloading:
             raise TableError(
-                "storage", "The table is being loaded again; nothing changed. Send it again."
+                "storage",
+                Sentence("The table is being loaded again; nothing changed. Send it again."),
             )
         refused = self._refusals.get(client_id)
         if refused is not None:
@@ -623,7 +639,7 @@ class Table:
             raise
         except StoreUnavailable as exc:  # an undo back past a checkpoint reads the store
             raise TableError(
-                "storage", "The table's storage can't be reached now; nothing changed."
+                "storage", Sentence("The table's storage can't be reached now; nothing changed.")
             ) from exc
         except Exception as exc:
             # Not a refusal: the engine failed. The live game may be half changed: rebuild it.
@@ -631,7 +647,8 @@ class Table:
             if kind == "action":
                 self._recover()
             raise TableError(
-                "engine-failed", "The rules engine failed on this change; nothing changed."
+                "engine-failed",
+                Sentence("The rules engine failed on this change; nothing changed."),
             ) from exc
         finally:
             game.time_limit = None
@@ -650,7 +667,7 @@ class Table:
         written (such a write conflicts, and the table is then reloaded). Raises if an event
         can't be taken in: the caller reloads the table."""
         if self.pending:
-            raise TableError("busy", "Changes decided here are still being written.")
+            raise TableError("busy", Sentence("Changes decided here are still being written."))
         out: list[str] = []
         for event in events:
             step = self._prepare(event, None, live=True)
@@ -740,9 +757,11 @@ class Table:
         phones' message are made), as opposed to an event of the log being replayed. Raises
         :class:`TableError` if the event may not be added."""
         if event.seq != self.last_seq + 1:
-            raise TableError("malformed", f"is out of order (after event {self.last_seq})")
+            raise TableError(
+                "malformed", Sentence("is out of order (after event {seq})", seq=self.last_seq)
+            )
         if not isinstance(event.body, dict):
-            raise TableError("malformed", "has no body (a JSON object)")
+            raise TableError("malformed", Sentence("has no body (a JSON object)"))
         entry = Entry(
             seq=event.seq, kind=event.kind, game=self.number, seat=event.seat, time=event.time
         )
@@ -755,7 +774,9 @@ class Table:
             game = self.game
             action = event.body.get("action")
             if not isinstance(action, dict):
-                raise TableError("malformed", "An action is a JSON object.", member="action")
+                raise TableError(
+                    "malformed", Sentence("An action is a JSON object."), member="action"
+                )
             try:
                 parsed = engine.parse(action, position)
             except engine.MalformedError as exc:
@@ -831,9 +852,12 @@ class Table:
             except engine.TooMuchWork as exc:
                 raise TableError(
                     "too-much-work",
-                    "Taking this back means working out the changes since the last checkpoint "
-                    f"again, more than a table may at once ({UNDO_SECONDS * 1000:g} ms); "
-                    "nothing changed. Record what undoes it instead.",
+                    Sentence(
+                        "Taking this back means working out the changes since the last "
+                        "checkpoint again, more than a table may at once ({ms} ms); nothing "
+                        "changed. Record what undoes it instead.",
+                        ms=f"{UNDO_SECONDS * 1000:g}",
+                    ),
                 ) from exc
             finally:
                 game.deadline = None
@@ -848,7 +872,8 @@ class Table:
             # After the game that decides a match, the next game begins the next match.
             if not self.state.get("over"):
                 raise TableError(
-                    "not-over", "This game isn't over yet: it ends with a win, a loss or a draw."
+                    "not-over",
+                    Sentence("This game isn't over yet: it ends with a win, a loss or a draw."),
                 )
             step = self._begin_next_game(event, entry)
             game, state = step.game, step.state
@@ -870,17 +895,23 @@ class Table:
             if self.state.get("over"):
                 raise TableError(
                     "over",
-                    "This game is over: Next game starts the next one, and its result counts.",
+                    Sentence(
+                        "This game is over: Next game starts the next one, and its result counts."
+                    ),
                 )
             if not position:
                 raise TableError(
                     "unchanged",
-                    "Nothing has happened in this game yet: it is at its start already.",
+                    Sentence("Nothing has happened in this game yet: it is at its start already."),
                 )
             step = self._begin_next_game(event, entry)
             game, state = step.game, step.state
         else:
-            raise TableError("malformed", f"Unknown request {event.kind!r}.", member="type")
+            raise TableError(
+                "malformed",
+                Sentence("Unknown request {kind}.", kind=repr(event.kind)),
+                member="type",
+            )
         entry.changes = changes(self.state, state, players, teams)
         # The event as stored: with its game, its position (for an action, the actions in
         # effect before it; for a reset or a new game, those of the game it left, which its
@@ -911,9 +942,13 @@ class Table:
             whose = " & ".join(self.label(p) for p in turn.get("active", []))
             raise TableError(
                 "stale",
-                f"Turn {number} ({whose}'s) has begun since: nothing was sent again."
+                Sentence(
+                    "Turn {number} ({player}'s) has begun since: nothing was sent again.",
+                    number=number,
+                    player=whose,
+                )
                 if number
-                else "No turn has begun since; nothing was sent again.",
+                else Sentence("No turn has begun since; nothing was sent again."),
                 member="at_turn",
             )
 
@@ -922,29 +957,59 @@ class Table:
         down, naming the player, the cards and the rule, with the choice (``choice``)."""
         who = self.label(exc.player)
         cards = [engine.card_of(self.game, i) for i in exc.ids]
+        what: Sentence
         if exc.choice == "targets":
-            options = " or ".join(self.label(p) for p in exc.options)
-            what = (
-                f"the target of {cards[0]} ({who}'s): when {who} gains life, which "
-                f"opponent loses that much — {options}"
+            options: str = ""
+            for index, p in enumerate(exc.options):
+                label = self.label(p)
+                options = (
+                    label
+                    if not index
+                    else Sentence("{first} or {second}", first=options, second=label)
+                )
+            what = Sentence(
+                "the target of {card} ({player}'s): when {player} gains life, which opponent "
+                "loses that much — {options}",
+                card=cards[0],
+                player=who,
+                options=options,
             )
         elif exc.choice == "replacements" and engine.replaces_losing(self.game, exc.ids):
             mirrors = [
-                f"{card} ({self.label(engine.controller_of(self.game, i) or exc.player)}'s)"
+                Sentence(
+                    "{card} ({player}'s)",
+                    card=card,
+                    player=self.label(engine.controller_of(self.game, i) or exc.player),
+                )
                 for card, i in zip(cards, exc.ids, strict=True)
             ]
-            what = f"which of {' and '.join(mirrors)} replaces {who}'s loss of the game"
+            what = Sentence(
+                "which of {cards} replaces {player}'s loss of the game",
+                cards=Items(mirrors),
+                player=who,
+            )
         elif exc.choice == "replacements":
-            what = f"the order in which {' and '.join(cards)} apply to the life {who} gains"
+            what = Sentence(
+                "the order in which {cards} apply to the life {player} gains",
+                cards=Items(cards),
+                player=who,
+            )
         else:
-            what = (
-                f"the order of {' and '.join(cards)} ({who}'s), whose triggered abilities "
-                "go on the stack at once"
+            what = Sentence(
+                "the order of {cards} ({player}'s), whose triggered abilities go on the stack "
+                "at once",
+                cards=Items(cards),
+                player=who,
             )
         return TableError(
             "choice-needed",
-            f"Waiting for {who} to choose {what} ({exc.rule}). Nothing changed: send it "
-            f"again once {who} has chosen.",
+            Sentence(
+                "Waiting for {player} to choose {what} ({rule}). Nothing changed: send it again "
+                "once {player} has chosen.",
+                player=who,
+                what=what,
+                rule=exc.rule,
+            ),
             rule=exc.rule,
             member="do",
             choice=engine.choice_json(exc),
@@ -1007,7 +1072,9 @@ class Table:
                 self._recover()
             raise TableError(
                 "too-large",
-                "This change would make the table's state too large to send to the phones.",
+                Sentence(
+                    "This change would make the table's state too large to send to the phones."
+                ),
             )
         step.text = f'{head[:-1]}, "entry": {text}{extra}}}'
 
@@ -1019,8 +1086,11 @@ class Table:
         if number >= MAX_GAMES:
             raise TableError(
                 "too-many-games",
-                f"A table plays at most {MAX_GAMES} games: open a new table to play on "
-                "(this one keeps its games, records and statistics).",
+                Sentence(
+                    "A table plays at most {n} games: open a new table to play on (this one "
+                    "keeps its games, records and statistics).",
+                    n=MAX_GAMES,
+                ),
             )
         outcome = self.game.outcome()
         game = engine.new_game(self.header)
@@ -1046,25 +1116,38 @@ class Table:
         if isinstance(target, bool) or not isinstance(target, int):
             raise TableError(
                 "malformed",
-                'An undo names the action it takes back: "target" is its sequence number.',
+                Sentence(
+                    'An undo names the action it takes back: "target" is its sequence number.'
+                ),
                 member="target",
             )
         last = self.last
         if last is None or target != last.seq:
             if self._was_undone(target):
-                raise TableError("already-undone", f"Event {target} has already been undone.")
+                raise TableError(
+                    "already-undone",
+                    Sentence("Event {seq} has already been undone.", seq=target),
+                )
             if last is None:
-                raise TableError("nothing-to-undo", "There is nothing to undo in this game.")
+                raise TableError(
+                    "nothing-to-undo", Sentence("There is nothing to undo in this game.")
+                )
             # A seat's own change under a later one is not taken back alone (issue 17 item 10:
             # docs/table.md, "Undo"): undo takes the table's changes back last first.
             raise TableError(
                 "not-last",
-                f"Event {target} is not the last action in effect: {self.undo_by(last)}'s "
-                f"change (event {last.seq}) came after it, and undo takes back the last "
-                "change first.",
+                Sentence(
+                    "Event {seq} is not the last action in effect: {player}'s change (event "
+                    "{last}) came after it, and undo takes back the last change first.",
+                    seq=target,
+                    player=self.undo_by(last),
+                    last=last.seq,
+                ),
             )
         if _undoable(last) is None:
-            raise TableError("final", "A concession is final: it can't be undone.", rule="104.3a")
+            raise TableError(
+                "final", Sentence("A concession is final: it can't be undone."), rule="104.3a"
+            )
         return target
 
     def undo_owner(self, target: object) -> str | None:
@@ -1080,10 +1163,10 @@ class Table:
         "the table" for a table device's, else its seat's name."""
         event = event or self.last
         if event is None:
-            return "nobody"
+            return Sentence("nobody")
         if _device(event.body) == "table":
-            return "the table"
-        return self.label(event.seat) if event.seat else "nobody"
+            return Sentence("the table")
+        return self.label(event.seat) if event.seat else Sentence("nobody")
 
     def _take_setup(self, found: Checkpoint | None) -> bool:
         """Take in the players' names and colours as changed at the table (``setup`` events),
@@ -1117,18 +1200,25 @@ class Table:
         :class:`TableError` naming the member at fault."""
         extra = sorted(set(body) - {"player", "name", "colour", "device"})
         if extra:
-            raise TableError("malformed", f"Unknown member {extra[0]!r}.", member=extra[0])
+            raise TableError(
+                "malformed",
+                Sentence("Unknown member {member}.", member=repr(extra[0])),
+                member=extra[0],
+            )
         player = body.get("player")
         if not isinstance(player, str) or player not in self.player_ids():
             raise TableError(
                 "unknown-player",
-                "Name the player whose name or colour changes (their id).",
+                Sentence("Name the player whose name or colour changes (their id)."),
                 member="player",
             )
         name, colour = body.get("name"), body.get("colour")
         if name is None and colour is None:
             raise TableError(
-                "malformed", f'Give {self.label(player)} a new "name", a "colour", or both.'
+                "malformed",
+                Sentence(
+                    'Give {player} a new "name", a "colour", or both.', player=self.label(player)
+                ),
             )
         names = {p["id"]: str(p.get("name") or p["id"]) for p in self.header["players"]}
         change: dict[str, Any] = {"player": player}
@@ -1141,7 +1231,10 @@ class Table:
                 if other != player and known.casefold() == name.casefold():
                     raise TableError(
                         "name-taken",
-                        f"{known} is another player's name at this table: choose another.",
+                        Sentence(
+                            "{name} is another player's name at this table: choose another.",
+                            name=known,
+                        ),
                         member="name",
                     )
             if name != names[player]:
@@ -1151,21 +1244,26 @@ class Table:
             if type(colour) is not int or not 0 <= colour < COLOURS:
                 raise TableError(
                     "malformed",
-                    f"A colour is a number from 0 to {COLOURS - 1} (the palette's).",
+                    Sentence(
+                        "A colour is a number from 0 to {last} (the palette's).", last=COLOURS - 1
+                    ),
                     member="colour",
                 )
             for other, chosen in colours.items():
                 if other != player and chosen == colour:
                     raise TableError(
                         "colour-taken",
-                        f"{names[other]} has that colour: choose another.",
+                        Sentence("{name} has that colour: choose another.", name=names[other]),
                         member="colour",
                     )
             if colours.get(player) != colour:
                 change["colour"] = {"from": colours.get(player), "to": colour}
                 colours[player] = colour
         if len(change) == 1:
-            raise TableError("unchanged", f"{names[player]} has that name and colour already.")
+            raise TableError(
+                "unchanged",
+                Sentence("{name} has that name and colour already.", name=names[player]),
+            )
         if "name" in change:
             names[player] = change["name"]["to"]
         return change, _renamed(self.header, names), colours
@@ -1390,12 +1488,13 @@ class Table:
 def _too_much_work(exc: engine.TooMuchWork) -> str:
     """What a phone is told of a change the engine gave up on (issue 21)."""
     if exc.limit == "seconds":
-        return (
-            "This change takes the rules engine too long to work out at a table (over "
-            f"{DECISION_SECONDS * 1000:g} ms); nothing changed. Record the result it leads to "
-            "instead (the totals, or a loop's draw, 732.2a)."
+        return Sentence(
+            "This change takes the rules engine too long to work out at a table (over {ms} ms); "
+            "nothing changed. Record the result it leads to instead (the totals, or a loop's "
+            "draw, 732.2a).",
+            ms=f"{DECISION_SECONDS * 1000:g}",
         )
-    return f"{exc.message}; nothing changed."
+    return Sentence("{message}; nothing changed.", message=exc.message)
 
 
 def _undoable(last: Event | None) -> int | None:

@@ -11,6 +11,7 @@ from typing import Any
 
 from aiohttp import web
 
+from ..decide.errors import with_sentence
 from ..decide.limits import Bucket, Limits
 from ..decide.table import Table
 
@@ -20,8 +21,9 @@ log = logging.getLogger("lifeledger_table")
 
 
 def error_message(cid: str | None, code: str, message: str, **extra: Any) -> dict[str, Any]:
-    """An error as sent on a socket, answering the change ``cid`` (``None``: no change)."""
-    return {"type": "error", "id": cid, "error": code, "message": message, **extra}
+    """An error as sent on a socket, answering the change ``cid`` (``None``: no change), with
+    its message's ``"sentence"`` when it is one (each phone renders it in its language)."""
+    return with_sentence({"type": "error", "id": cid, "error": code, "message": message, **extra})
 
 
 @dataclass(eq=False)

@@ -13,7 +13,7 @@ from aiohttp import web
 
 from ..decide.limits import Limits, Throttle
 from .addresses import PROXIES_KEY
-from .requests import same_origin
+from .requests import error_json, same_origin
 
 __all__ = [
     "ERRORS_KEY",
@@ -93,8 +93,8 @@ def slug(reason: str) -> str:
 
 
 def json_error(status: int, code: str, message: str) -> web.Response:
-    """An error answer: always JSON, ``{"error": code, "message": sentence}``."""
-    return web.json_response({"error": code, "message": message}, status=status)
+    """An error answer: always JSON, ``{"error": code, "message": ..., "sentence": ...}``."""
+    return web.json_response(error_json(code, message), status=status)
 
 
 @web.middleware

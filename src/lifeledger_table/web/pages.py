@@ -1,6 +1,7 @@
 """The pages and the static files: the pages' HTML, the service worker (with this build's id
-and app shell written in), the web app manifest, and ``/static/``. The files are the package
-data of ``lifeledger_table/static/``."""
+and app shell written in), the web app manifest, ``/static/`` and the languages' catalogues
+(``/i18n/<lang>.json``: :mod:`.languages`). The files are the package data of
+``lifeledger_table/static/``."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from importlib import resources
 from pathlib import Path
 
 from aiohttp import web
+
+from .languages import catalogue
 
 __all__ = ["STATIC", "add_pages", "build_id", "page", "service_worker", "web_manifest"]
 
@@ -71,7 +74,7 @@ async def web_manifest(request: web.Request) -> web.FileResponse:
 
 
 def add_pages(router: web.UrlDispatcher) -> None:
-    """The pages, the service worker, the manifest and the static files."""
+    """The pages, the service worker, the manifest, the static files and the catalogues."""
     router.add_get("/", page("index.html"))
     router.add_get("/t/{table}", page("table.html"))
     router.add_get("/w/{watch}", page("table.html"))
@@ -80,3 +83,4 @@ def add_pages(router: web.UrlDispatcher) -> None:
     router.add_get("/sw.js", service_worker)
     router.add_get("/manifest.webmanifest", web_manifest)
     router.add_static("/static/", STATIC)
+    router.add_get("/i18n/{lang}.json", catalogue)

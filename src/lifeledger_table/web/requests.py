@@ -11,14 +11,16 @@ from typing import Any
 
 from aiohttp import web
 
-from ..decide.errors import TableUnavailable
+from ..decide.errors import TableUnavailable, with_sentence
 from ..decide.jsontext import strict_json
 from ..decide.table import Table
 from ..live.hub import HUB_KEY
 
 __all__ = [
     "SHOWN",
+    "error_json",
     "error_response",
+    "error_text",
     "found_or_404",
     "quoted",
     "read_body",
@@ -35,8 +37,19 @@ SHOWN = 60
 
 
 def error_response(status: int, code: str, message: str, **extra: Any) -> web.Response:
-    """An error as the API answers it: ``{"error": code, "message": ...}`` with ``status``."""
-    return web.json_response({"error": code, "message": message, **extra}, status=status)
+    """An error as the API answers it: ``{"error": code, "message": ...}`` with ``status`` (and
+    the message's ``"sentence"`` when it is one)."""
+    return web.json_response(error_json(code, message, **extra), status=status)
+
+
+def error_json(code: str, message: str, **extra: Any) -> dict[str, Any]:
+    """An error's JSON: ``{"error": code, "message": ..., "sentence": ...}``."""
+    return with_sentence({"error": code, "message": message, **extra})
+
+
+def error_text(code: str, message: str, **extra: Any) -> str:
+    """:func:`error_json` as text (the body of a raised HTTP error)."""
+    return json.dumps(error_json(code, message, **extra))
 
 
 async def read_text(request: web.Request) -> str:
