@@ -13,7 +13,8 @@ and on a personal phone, measured in the real page (grid_audit.js, getBoundingCl
 - on a personal phone its own total is the biggest number on the screen; on the table device
   no total is less than 60% of the biggest (the iPad Mini's five players, issue 17).
 
-One browser, one page per device and count, the viewport resized rather than relaunched."""
+Each in English and in Italian (issue 20: longer words, the same grid). One browser, one page
+per device, count and language, the viewport resized rather than relaunched."""
 
 from __future__ import annotations
 
@@ -43,6 +44,8 @@ SHOTS = {
     ("table", 5, "tablet-landscape"),
     ("phone", 6, "phone-portrait"),
 }
+# The same in Italian, for docs/table.md's Languages.
+SHOTS_IT = {("phone", 4, "phone-portrait"), ("table", 4, "tablet-landscape")}
 
 
 def least_total(count: int) -> int:
@@ -74,18 +77,21 @@ def commander(count: int) -> dict[str, Any]:
 
 @pytest.mark.parametrize("count", COUNTS)
 @pytest.mark.parametrize("device", ["table", "phone"])
+@pytest.mark.parametrize("lang", ["en", "it"])
 def test_layout_grid(
-    base: str, browser: Browser, device: str, count: int, monkeypatch: pytest.MonkeyPatch
+    base: str, browser: Browser, lang: str, device: str, count: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import test_page_layouts
 
     monkeypatch.setattr(test_page_layouts, "form", lambda n: commander(n))
-    page = open_page(browser, base, device, count)
+    page = open_page(browser, base, device, count, lang)
     problems: list[str] = []
     for size, (width, height) in SIZES.items():
         settle(page, width, height)
-        problems += audit(page, device, count, size)
-        if (device, count, size) in SHOTS:
+        problems += [f"{lang} {p}" for p in audit(page, device, count, size)]
+        if lang == "en" and (device, count, size) in SHOTS:
             screenshot(page, f"screens/grid-{device}-{count}-{size}.png")
+        if lang == "it" and (device, count, size) in SHOTS_IT:
+            screenshot(page, f"screens/it-grid-{device}-{count}-{size}.png")
     page.context.close()
     assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems)
