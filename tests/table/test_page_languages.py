@@ -48,6 +48,7 @@ def test_the_page_follows_the_browsers_language(base: str, browser: Browser) -> 
     expect(italian.locator("[data-quick=two]")).to_contain_text("2 giocatori")
     expect(italian.locator("[data-quick=two]")).to_contain_text("20 punti vita")
     expect(italian.locator("#lang-select")).to_have_value("it")
+    screenshot(italian, "screens/languages-it-start.png")
     # Each language in its own name.
     assert italian.locator("#lang-select option").all_inner_texts() == ["English", "Italiano"]
     italian.locator("[data-quick=two]").click()
@@ -129,7 +130,7 @@ def test_two_phones_read_one_history_each_in_its_language(base: str, browser: Br
     expect(bo.locator('[data-player="bo"] .ctr[data-counter="poison"]')).to_have_attribute(
         "aria-label", "Bo: 2 poison counters; 10 lose the game (704.5c)"
     )
-    screenshot(ana, "screen-it-history.png")
+    screenshot(ana, "screens/languages-it-history.png")
     for page in (ana, bo):
         page.context.close()
 

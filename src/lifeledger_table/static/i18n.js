@@ -39,7 +39,7 @@ function lang() { return I18N.lang; }
 // function of n, parsed here (the page's CSP allows no eval): n, integers, ! and the C
 // operators * / % + - < > <= >= == != && || ?: and parentheses.
 function compilePlural(text) {
-  const tokens = String(text).match(/\s*(\d+|n|&&|\|\||==|!=|<=|>=|[!<>?:()%*/+-])\s*/g);
+  const tokens = String(text).match(/\s*(\d+|n|==|!=|<=|>=|&&|\|\||[!<>?:()%*/+-])\s*/g);
   if (!tokens || tokens.join("").replace(/\s+/g, "") !== String(text).replace(/\s+/g, "")) throw new Error("bad plural expression");
   const toks = tokens.map((x) => x.trim());
   let i = 0;
