@@ -12,6 +12,11 @@ from hypothesis import HealthCheck, settings
 
 _SLOW = [HealthCheck.too_slow, HealthCheck.data_too_large]
 
+# The tests read the engine's English (lifeledger replay's timeline and errors follow the
+# environment's language): LANGUAGE, which gettext reads first, is C whatever the machine's
+# LANG, for this process and the commands it runs. A test of another language asks for it.
+os.environ["LANGUAGE"] = "C"
+
 settings.register_profile(
     "ci",
     derandomize=True,

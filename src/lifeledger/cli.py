@@ -14,7 +14,9 @@ from typing import TextIO
 
 from .budget import MAX_STEPS
 from .errors import MalformedError, TooMuchWork
+from .language import LANGUAGES, Language, language
 from .record import _replayer, replay, source_of, start
+from .sentences import N_, Grouped, Sentence
 from .state import state_dict
 from .timeline import Timeline, escaped
 
@@ -32,10 +34,23 @@ def _open(path: str) -> TextIO:
     return open(path, encoding="utf-8-sig")
 
 
-def _error(name: str, message: object) -> int:
-    """Print one line on standard error (escaped: it may quote the record) and return 2."""
-    print(escaped(f"lifeledger: {name}: {message}"), file=sys.stderr)
+def _error(name: str, message: str, lang: Language) -> int:
+    """Print one line on standard error in ``lang`` (escaped: it may quote the record) and
+    return 2."""
+    print(escaped(f"lifeledger: {lang.text(name)}: {lang.text(message)}"), file=sys.stderr)
     return 2
+
+
+def _language(code: str | None) -> Language | None:
+    """The language of ``--lang CODE`` (``it``, ``it_IT``, ``it-IT``), or the environment's
+    (``LANGUAGE``, ``LC_ALL``, ``LC_MESSAGES``, ``LANG``: English where it names none the
+    engine has, ``C`` and ``POSIX`` too) without it; ``None`` for a code of no language the
+    engine has (:data:`lifeledger.language.LANGUAGES`)."""
+    if code is None:
+        return language(None)
+    found = language(code)
+    base = code.replace("-", "_").split(".")[0].split("_")[0].lower()
+    return found if found.code != "en" or base == "en" else None
 
 
 def _write(lines: list[str]) -> None:
@@ -50,21 +65,41 @@ TIMED_OUT = 3
 
 
 def _replay(args: argparse.Namespace) -> int:
-    name = "standard input" if args.record == "-" else args.record
+    lang = _language(args.lang)
+    if lang is None:
+        return _error(
+            "--lang",
+            Sentence(
+                "no language {code} (one of {codes})",
+                code=repr(args.lang),
+                codes=", ".join(LANGUAGES),
+            ),
+            language("en"),
+        )
+    name = Sentence("standard input") if args.record == "-" else args.record
     if not args.time_limit >= 0:  # NaN too
-        return _error("--time-limit", f"a number of seconds, 0 or more, not {args.time_limit}")
+        return _error(
+            "--time-limit",
+            Sentence("a number of seconds, 0 or more, not {value}", value=str(args.time_limit)),
+            lang,
+        )
     deadline = time.monotonic() + args.time_limit if args.time_limit else None
     if args.fast:
         try:
             importlib.import_module("lifeledger_fast").install()
         except ImportError as exc:
             return _error(
-                "--fast", f"{exc}; install the fast extra with pip install 'lifeledger[fast]'"
+                "--fast",
+                Sentence(
+                    "{error}; install the fast extra with pip install 'lifeledger[fast]'",
+                    error=str(exc),
+                ),
+                lang,
             )
     try:
         stream = _open(args.record)
     except OSError as exc:
-        return _error(name, exc.strerror)
+        return _error(name, str(exc.strerror), lang)
     try:
         with stream:
             # A .jsonl file is a stream; anything else is told apart by its content.
@@ -77,7 +112,8 @@ def _replay(args: argparse.Namespace) -> int:
             if sys.stdout.isatty():  # a person watches: each line as it comes
                 game, played = start(source, keep_history=False)
                 game.deadline = deadline
-                timeline = Timeline(game, print, colour="NO_COLOR" not in os.environ)
+                colour = "NO_COLOR" not in os.environ
+                timeline = Timeline(game, print, colour=colour, language=lang)
                 timeline.header()
                 for step in played:
                     timeline(step)
@@ -88,7 +124,7 @@ def _replay(args: argparse.Namespace) -> int:
             game, run = _replayer(source, keep_history=False)
             game.deadline = deadline
             lines: list[str] = []
-            timeline = Timeline(game, lines.append)
+            timeline = Timeline(game, lines.append, language=lang)
             try:
                 timeline.header()
                 run(timeline._plain, lambda: _write(lines))
@@ -98,32 +134,44 @@ def _replay(args: argparse.Namespace) -> int:
             return 0
     except TooMuchWork as exc:
         if exc.limit != "deadline":
-            return _error(name, exc)
-        where = "the header" if exc.position is None else f"action {exc.position}"
+            return _error(name, exc.sentence, lang)
+        where = (
+            Sentence("the header")
+            if exc.position is None
+            else Sentence("action {position}", position=exc.position)
+        )
         _error(
             name,
-            f"the replay took more than its time limit of {args.time_limit:g} s (at {where}); "
-            "give it longer with --time-limit SECONDS (0: no limit)",
+            Sentence(
+                "the replay took more than its time limit of {seconds} s (at {where}); give it"
+                " longer with --time-limit SECONDS (0: no limit)",
+                seconds=f"{args.time_limit:g}",
+                where=where,
+            ),
+            lang,
         )
         return TIMED_OUT
     except MalformedError as exc:
-        return _error(name, exc)
+        return _error(name, exc.sentence, lang)
     except UnicodeDecodeError:
-        return _error(name, "not UTF-8 text")
+        return _error(name, Sentence("not UTF-8 text"), lang)
 
 
 def _serve(args: argparse.Namespace) -> int:
+    lang = _language(None)
+    assert lang is not None
     # The table app is a layer on top of the engine, with dependencies of its own.
     try:
         server = importlib.import_module("lifeledger_table.server")
     except ImportError as exc:
-        print(
-            f"lifeledger serve: {exc}; install the table app with pip install 'lifeledger[table]'",
-            file=sys.stderr,
+        said = Sentence(
+            "{error}; install the table app with pip install 'lifeledger[table]'", error=str(exc)
         )
+        print(f"lifeledger serve: {lang.text(said)}", file=sys.stderr)
         return 2
     if (args.cert is None) != (args.key is None):
-        print("lifeledger serve: --cert and --key go together", file=sys.stderr)
+        said = Sentence("--cert and --key go together")
+        print(f"lifeledger serve: {lang.text(said)}", file=sys.stderr)
         return 2
     server.run(
         args.host,
@@ -139,58 +187,111 @@ def _serve(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (2 for a malformed record)."""
+    # The help is written in the language asked for (--lang, else the environment's).
+    early = argparse.ArgumentParser(add_help=False)
+    early.add_argument("--lang")
+    lang = _language(early.parse_known_args(argv)[0].lang) or language("en")
+    t = lang.gettext
     parser = argparse.ArgumentParser(
-        prog="lifeledger", description="Life totals and game results, by the rules."
+        prog="lifeledger", description=t(N_("Life totals and game results, by the rules."))
     )
     commands = parser.add_subparsers(dest="command", required=True)
-    play = commands.add_parser("replay", help="replay a game record")
-    play.add_argument("record", help="a record file (.json or .jsonl), or - for standard input")
-    play.add_argument("--json", action="store_true", help="print the state as JSON")
+    play = commands.add_parser("replay", help=t(N_("replay a game record")))
+    play.add_argument(
+        "record", help=t(N_("a record file (.json or .jsonl), or - for standard input"))
+    )
+    play.add_argument(
+        "--json",
+        action="store_true",
+        help=t(
+            N_(
+                "print the state as JSON: data, the same in every language (its messages in"
+                " English)"
+            )
+        ),
+    )
+    play.add_argument(
+        "--lang",
+        metavar="CODE",
+        help=t(
+            N_(
+                "the language of the timeline and of the error messages: {codes} (default: the"
+                " environment's, LANGUAGE, LC_ALL, LC_MESSAGES or LANG; English where it names"
+                " none of them)"
+            )
+        ).replace("{codes}", ", ".join(LANGUAGES)),
+    )
     play.add_argument(
         "--fast",
         action="store_true",
-        help="read a stream's lines with msgspec (the fast extra: pip install "
-        "'lifeledger[fast]'); the same result as without, in less time",
+        help=t(
+            N_(
+                "read a stream's lines with msgspec (the fast extra: pip install"
+                " 'lifeledger[fast]'); the same result as without, in less time"
+            )
+        ),
     )
     play.add_argument(
         "--time-limit",
         type=float,
         default=DEFAULT_TIME_LIMIT,
         metavar="SECONDS",
-        help="stop a replay that takes longer, with exit status 3 (default: %(default)g; "
-        f"0: no limit). Each action is bounded anyway ({MAX_STEPS:,} steps of work)",
+        help=lang.text(
+            Sentence(
+                "stop a replay that takes longer, with exit status 3 (default: %(default)g; 0:"
+                " no limit). Each action is bounded anyway ({steps} steps of work)",
+                steps=Grouped(MAX_STEPS),
+            )
+        ),
     )
     play.set_defaults(run=_replay)
-    serve = commands.add_parser("serve", help="serve the table app")
+    serve = commands.add_parser("serve", help=t(N_("serve the table app")))
     serve.add_argument(
         "--host",
         default="127.0.0.1",
-        help="the address to listen on (default: %(default)s, this machine only); 0.0.0.0 "
-        "lets phones on the same Wi-Fi join: the LAN address they open is printed",
+        help=t(
+            N_(
+                "the address to listen on (default: %(default)s, this machine only); 0.0.0.0"
+                " lets phones on the same Wi-Fi join: the LAN address they open is printed"
+            )
+        ),
     )
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument(
         "--db",
         default="lifeledger.db",
-        help="where tables are kept: an SQLite file's path (default: %(default)s) or a "
-        "PostgreSQL URL, postgresql://user@host/dbname, for several processes sharing them",
+        help=t(
+            N_(
+                "where tables are kept: an SQLite file's path (default: %(default)s) or a"
+                " PostgreSQL URL, postgresql://user@host/dbname, for several processes sharing"
+                " them"
+            )
+        ),
     )
     serve.add_argument(
         "--db-pool",
         type=int,
         metavar="N",
-        help="connections to a PostgreSQL store (default: 4; one more is kept to hear the "
-        "other processes)",
+        help=t(
+            N_(
+                "connections to a PostgreSQL store (default: 4; one more is kept to hear the"
+                " other processes)"
+            )
+        ),
     )
-    serve.add_argument("--cert", help="a TLS certificate (PEM), to serve HTTPS")
-    serve.add_argument("--key", help="the certificate's private key (PEM)")
+    serve.add_argument("--cert", help=t(N_("a TLS certificate (PEM), to serve HTTPS")))
+    serve.add_argument("--key", help=t(N_("the certificate's private key (PEM)")))
     serve.add_argument(
         "--trusted-proxy",
         action="append",
         default=[],
         metavar="ADDR_OR_CIDR",
-        help="a reverse proxy (address or network) whose X-Forwarded-For names the client, "
-        "for the per-address limits; repeatable (default: none, the header is ignored)",
+        help=t(
+            N_(
+                "a reverse proxy (address or network) whose X-Forwarded-For names the client,"
+                " for the per-address limits; repeatable (default: none, the header is ignored)"
+            )
+        ),
     )
     serve.set_defaults(run=_serve)
     args = parser.parse_args(argv)

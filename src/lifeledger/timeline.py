@@ -119,21 +119,11 @@ def _life_total(value: LifeOf) -> Sentence:
     return text
 
 
-def _life(value: Amount) -> Sentence:
-    """``3 life``, or ``half ana's life total`` for an expression."""
-    if isinstance(value, LifeOf):
-        return _life_total(value)
-    return Plural("{n} life", "{n} life", "n", n=value)
-
-
-def _counters(value: Amount, kind: str) -> Sentence:
-    """``1 poison counter``, ``3 poison counters``, or an expression's ``poison counters equal
-    to ...``."""
-    if isinstance(value, LifeOf):
-        return Sentence(
-            "{kind} counters equal to {amount}", kind=_kind(kind), amount=_life_total(value)
-        )
-    return Plural("{n} {kind} counter", "{n} {kind} counters", "n", n=value, kind=_kind(kind))
+def _counters(value: LifeOf, kind: str) -> Sentence:
+    """An expression's ``poison counters equal to ...``."""
+    return Sentence(
+        "{kind} counters equal to {amount}", kind=_kind(kind), amount=_life_total(value)
+    )
 
 
 def _by(action: Action, what: Arg) -> Sentence:
@@ -158,29 +148,33 @@ _OR = N_("{first} or {second}")
 
 def _loses(action: LoseLife) -> Sentence:
     player, amount = Id(action.player), action.amount
-    if type(amount) is int:
+    if isinstance(amount, LifeOf):
+        said = Sentence("{player} loses {amount}", player=player, amount=_life_total(amount))
+    else:
         said = Plural(
             "{player} loses {n} life", "{player} loses {n} life", "n", player=player, n=amount
         )
-    else:
-        said = Sentence("{player} loses {amount}", player=player, amount=_life(amount))
     return _by(action, said)
 
 
 def _gains(action: GainLife) -> Sentence:
     player, amount = Id(action.player), action.amount
-    if type(amount) is int:
+    if isinstance(amount, LifeOf):
+        said = Sentence("{player} gains {amount}", player=player, amount=_life_total(amount))
+    else:
         said = Plural(
             "{player} gains {n} life", "{player} gains {n} life", "n", player=player, n=amount
         )
-    else:
-        said = Sentence("{player} gains {amount}", player=player, amount=_life(amount))
     return _by(action, said)
 
 
 def _gets(action: AddCounters) -> Sentence:
     player, amount = Id(action.player), action.amount
-    if type(amount) is int:
+    if isinstance(amount, LifeOf):
+        said = Sentence(
+            "{player} gets {amount}", player=player, amount=_counters(amount, action.kind)
+        )
+    else:
         said = Plural(
             "{player} gets {n} {kind} counter",
             "{player} gets {n} {kind} counters",
@@ -189,16 +183,16 @@ def _gets(action: AddCounters) -> Sentence:
             n=amount,
             kind=_kind(action.kind),
         )
-    else:
-        said = Sentence(
-            "{player} gets {amount}", player=player, amount=_counters(amount, action.kind)
-        )
     return _by(action, said)
 
 
 def _loses_counters(action: RemoveCounters) -> Sentence:
     player, amount = Id(action.player), action.amount
-    if type(amount) is int:
+    if isinstance(amount, LifeOf):
+        said = Sentence(
+            "{player} loses {amount}", player=player, amount=_counters(amount, action.kind)
+        )
+    else:
         said = Plural(
             "{player} loses {n} {kind} counter",
             "{player} loses {n} {kind} counters",
@@ -206,10 +200,6 @@ def _loses_counters(action: RemoveCounters) -> Sentence:
             player=player,
             n=amount,
             kind=_kind(action.kind),
-        )
-    else:
-        said = Sentence(
-            "{player} loses {amount}", player=player, amount=_counters(amount, action.kind)
         )
     return _by(action, said)
 
@@ -232,11 +222,11 @@ def describe(action: Action) -> str:
 
 
 def _pays(player: str, amount: Amount) -> Sentence:
-    if type(amount) is int:
-        return Plural(
-            "{player} pays {n} life", "{player} pays {n} life", "n", player=Id(player), n=amount
-        )
-    return Sentence("{player} pays {amount}", player=Id(player), amount=_life(amount))
+    if isinstance(amount, LifeOf):
+        return Sentence("{player} pays {amount}", player=Id(player), amount=_life_total(amount))
+    return Plural(
+        "{player} pays {n} life", "{player} pays {n} life", "n", player=Id(player), n=amount
+    )
 
 
 def _total(player: str, amount: Amount) -> Sentence:
