@@ -1,4 +1,11 @@
-"""The game: life totals, counters and standings, decided by the Comprehensive Rules."""
+"""The game: life totals, counters and standings, decided by the Comprehensive Rules.
+
+:class:`Game` is whole here: its ``__init__``, its typed methods (one per action of the record),
+:meth:`Game.apply` and :meth:`Game.outcome`; each rule area is a module of its own, a mixin the
+game composes (:mod:`lifeledger.life`, :mod:`lifeledger.ending`, :mod:`lifeledger.triggers`,
+...) on :class:`lifeledger.core.GameBase`. The names this module held before the areas had
+modules of their own stay importable from it (the imports ``X as X``).
+"""
 
 from __future__ import annotations
 
@@ -48,7 +55,9 @@ from .actions import (
     Upkeep,
     Win,
 )
+from .actions import LifeOf as LifeOf
 from .beginning import BeginningMixin
+from .bounds import MAX_INTEGER as MAX_INTEGER
 from .bounds import check_integer
 from .budget import Budget
 from .choices import ChoicesMixin
@@ -77,15 +86,32 @@ from .core import Touched as Touched
 from .core import _Event as _Event
 from .counters import CountersMixin
 from .designations import DesignationsMixin
+from .effects import CARD_DURATION as CARD_DURATION
+from .effects import CARD_ONLY_KINDS as CARD_ONLY_KINDS
+from .effects import CATALOGUE as CATALOGUE
+from .effects import CATALOGUE_V2 as CATALOGUE_V2
+from .effects import OMEN_COUNTERS as OMEN_COUNTERS
+from .effects import STACK_KINDS as STACK_KINDS
+from .effects import TEAM_WIDE as TEAM_WIDE
+from .effects import VERSION_2_KINDS as VERSION_2_KINDS
 from .effects import Affects, Effect, Kind, Reach
 from .ending import EndingMixin
+from .errors import ChoiceNeeded as ChoiceNeeded
 from .errors import MalformedError, RefusedError, quote
+from .errors import TooMuchWork as TooMuchWork
 from .formats import Format, find_format
 from .life import LifeMixin
 from .life import _replaceable as _replaceable
+from .outcome import PLAYING as PLAYING
 from .outcome import Outcome
+from .outcome import Reason as Reason
+from .outcome import Result as Result
+from .outcome import Status as Status
 from .reading import ReadingMixin
+from .roster import POISON_THRESHOLD as POISON_THRESHOLD
 from .roster import Player, PlayerView, Team, TeamView
+from .roster import Total as Total
+from .roster import copy_roster as copy_roster
 from .seats import Seat, check_text
 from .shortcuts import ShortcutsMixin
 from .shortcuts import _measured as _measured
@@ -93,11 +119,22 @@ from .shortcuts import _moved as _moved
 from .shortcuts import _Point as _Point
 from .shortcuts import _Step as _Step
 from .shortcuts import _step_between as _step_between
+from .stack import MAX_HEIGHT as MAX_HEIGHT
+from .stack import MAX_RESOLUTIONS as MAX_RESOLUTIONS
+from .stack import OpenChoice as OpenChoice
 from .stack import Stack
+from .stack import Trigger as Trigger
 from .triggers import TriggersMixin
 from .turnorder import TurnOrderMixin
+from .turns import CLEANUP as CLEANUP
+from .turns import DRAW as DRAW
+from .turns import END as END
+from .turns import MAIN as MAIN
+from .turns import STEPS as STEPS
+from .turns import UPKEEP as UPKEEP
 from .turns import Clock, Designations
 from .variants import Variant, find_variant, infer_variant
+from .variants import seating_distance as seating_distance
 
 __all__ = ["COUNTER_KIND", "Game", "Note", "PlayerView", "TeamView", "Touched"]
 
