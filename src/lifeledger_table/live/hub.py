@@ -15,6 +15,8 @@ import time
 
 from aiohttp import web
 
+from lifeledger.sentences import Sentence
+
 from ..decide.errors import TableError, TableUnavailable
 from ..decide.limits import Limits, Throttle
 from ..decide.table import Table
@@ -36,7 +38,9 @@ class StorageDown(TableUnavailable):
 
     def __init__(self, table: str) -> None:
         TableError.__init__(
-            self, "storage", "The table's storage can't be reached now; nothing changed. Try again."
+            self,
+            "storage",
+            Sentence("The table's storage can't be reached now; nothing changed. Try again."),
         )
         self.table = table
         self.seq = None

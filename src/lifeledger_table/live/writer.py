@@ -18,6 +18,8 @@ import time
 from collections.abc import Coroutine
 from typing import Any
 
+from lifeledger.sentences import Sentence
+
 from ..decide.errors import TableError
 from ..decide.table import Decision, Table
 from ..store.records import StoreUnavailable
@@ -39,7 +41,7 @@ LONGEST_PAUSE = 2.0
 #: id, acting seat and ``at_turn``.
 Request = tuple[Conn, str, dict[str, Any], str, str | None, int | None]
 
-STORAGE = "The change could not be saved; nothing changed."
+STORAGE = Sentence("The change could not be saved; nothing changed.")
 
 
 class Writer:
@@ -107,7 +109,9 @@ class Writer:
         except Exception as failed:
             log.warning("table %s: could not look up change %s (%s)", table.id, cid, failed)
             conn.send_json(
-                error_message(cid, "storage", "The change could not be checked; nothing changed.")
+                error_message(
+                    cid, "storage", Sentence("The change could not be checked; nothing changed.")
+                )
             )
             return
         if found is None:
@@ -322,7 +326,9 @@ class Writer:
                 del self.hub.tables[table_id]  # loaded anew by the next request for it
             for conn in self.hub.conns.get(table_id, ()):
                 conn.send_json(
-                    error_message(None, "storage", "The table's storage failed; reconnecting.")
+                    error_message(
+                        None, "storage", Sentence("The table's storage failed; reconnecting.")
+                    )
                 )
                 conn.close()
         return found
