@@ -76,7 +76,9 @@ async function api(method, path, body) {
   let data = null;
   try { data = parseJSON(await res.text()); } catch (e) { data = { message: res.statusText }; }
   if (!res.ok) {
-    const err = new Error((data && data.message) || res.statusText);
+    // The server's message in the page's language: its structured sentence (i18n.js), else
+    // its English text.
+    const err = new Error((data && (said(data, typeof S === "object" && S ? S.names : null) || data.message)) || res.statusText);
     err.data = data; err.status = res.status;
     throw err;
   }
@@ -172,6 +174,7 @@ async function claimSeat(tableId, seat, takeover, hooks) {
     res = await api("POST", `/api/tables/${tableId}/seats/${encodeURIComponent(seat)}`, body);
   } catch (ex) {
     const err = new Error(ex.message);
+    err.data = ex.data;
     err.code = ex.data && ex.data.error; err.connected = !!(ex.data && ex.data.connected); err.status = ex.status;
     err.device = !!(ex.data && ex.data.device); // a table device holds the seat
     throw err;

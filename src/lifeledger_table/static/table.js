@@ -728,7 +728,7 @@ function renderUnit(u, index, canAct, cards, turned) {
     h("span", { class: "pname" }, name),
     panelMarks(u), // the monarch, the initiative, the city's blessing (marks.js)
     !isTeam && u.player.team ? h("span", { class: "tag" }, S.names.of(u.player.team)) : null,
-    mine ? h("span", { class: "tag you" }, t("you")) : null,
+    mine ? h("span", { class: "tag you" }, tc("panel tag", "you")) : null,
     ownPhone ? h("span", { class: "tag phone" }, t("on own phone")) : null,
     h("span", { class: "spacer" }),
     table ? null : h("button", { class: "icon", "aria-label": t("Turn {name}'s panel", { name }), title: t("Turn to face its player"), onclick: () => toggleRotated(u.id) }, "⟲"),
