@@ -6,7 +6,6 @@ chromium, driven by Playwright (the fixtures ``base`` and ``browser`` are in con
 
 from __future__ import annotations
 
-import ast
 import json
 import os
 import re
@@ -533,46 +532,16 @@ def test_the_history_loads_earlier_entries_a_page_at_a_time(
         page.context.close()
 
 
-#: The source of a sentence's part that is a player's (or team's, or card's) id.
-ID = r"(\.id|\.target|\bpid|player_id|controller|\bstarting|\bholder|\bheir|\bnew|_whose_turn\(\))$"
+#: The engine's notes and refusals as they were written before they were kept as sentences
+#: (lifeledger.sentences): a table's log written then holds them as text alone, and the page
+#: names the ids in them by their shapes (common.js, SENTENCES). Each is written out twice:
+#: with the player id ``life`` (and ``life and bo``) where ids go, and as the page should show
+#: it (``Life``); the word "life" elsewhere stays.
+LEGACY = Path(__file__).resolve().parent / "data" / "legacy_sentences.json"
 
 
 def _engine_sentences() -> list[tuple[str, str]]:
-    """Every sentence shape of the engine's refusals and notes (every module of lifeledger:
-    the game and its rule areas, lifeledger/life.py, ending.py, ...), written out twice: with
-    the player id ``life`` and id lists ``life and bo`` where ids go, and as the page should
-    show it (``Life``, ``Life and Bo``); the word "life" elsewhere stays."""
-    modules = sorted((SRC / "lifeledger").glob("*.py"))
-    trees = [ast.parse(path.read_text(encoding="utf-8")) for path in modules]
-    found: list[tuple[str, str]] = []
-    for node in (node for tree in trees for node in ast.walk(tree)):
-        if not isinstance(node, ast.Call) or len(node.args) < 2:
-            continue
-        func = node.func
-        name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
-        message = node.args[1]
-        if name not in ("RefusedError", "_note") or not isinstance(message, ast.JoinedStr):
-            continue
-        raw, shown = "", ""
-        for part in message.values:
-            if isinstance(part, ast.Constant):
-                raw, shown = raw + str(part.value), shown + str(part.value)
-                continue
-            assert isinstance(part, ast.FormattedValue)
-            source = ast.unparse(part.value)
-            if isinstance(part.value, ast.IfExp) and re.search(ID, ast.unparse(part.value.body)):
-                source = ast.unparse(part.value.body)  # an id, or a phrase when there is none
-            if "join(payers)" in source:
-                raw, shown = raw + "life and bo", shown + "Life and Bo"
-            elif re.search(ID, source):
-                raw, shown = raw + "life", shown + "Life"
-            elif source == "exc.message":
-                raw, shown = raw + "life can't win the game", shown + "Life can't win the game"
-            elif isinstance(part.value, ast.IfExp):
-                pass  # an optional phrase: left out
-            else:
-                raw, shown = raw + "7", shown + "7"
-        found.append((raw, shown))
+    found = [(raw, shown) for raw, shown in json.loads(LEGACY.read_text(encoding="utf-8"))]
     assert len(found) > 15
     return found
 
