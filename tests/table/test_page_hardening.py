@@ -38,7 +38,6 @@ from lifeledger_table.store.sqlite import SQLiteStore  # noqa: E402
 pytestmark = pytest.mark.browser
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "shared" / "examples"
-SRC = Path(__file__).resolve().parents[2] / "src"
 TWO = {"players": [{"name": "Ana"}, {"name": "Bo"}]}
 
 
