@@ -22,7 +22,7 @@ from lifeledger.cli import main
 from lifeledger.errors import RefusedError, quote
 from lifeledger.language import language
 from lifeledger.sentences import Sentence
-from lifeledger.timeline import Timeline, describe
+from lifeledger.timeline import Timeline, describe, english
 from test_properties import SETTINGS, headers, play
 
 ITALIAN = language("it")
@@ -177,6 +177,31 @@ def test_the_italian_timeline_has_the_english_lines_and_no_placeholder(
     english = timeline(played.document, "en")
     assert len(italian) == len(english)
     assert not [line for line in italian if re.search(r"\{[a-z_]+\}", line)]
+
+
+@SETTINGS
+@given(st.data())
+def test_the_english_written_at_once_is_the_sentences(data: st.DataObject) -> None:
+    """The timeline writes the English of the usual actions without making their sentences:
+    the same words as the sentences' (in random games, and each kind of damage)."""
+    played = play(data.draw, data.draw(headers()), length=16)
+    actions = [record.parse_action(a, str(i)) for i, a in enumerate(played.document["actions"])]
+    actions += [
+        Damage(
+            "bo",
+            3,
+            combat=combat,
+            infect=infect,
+            lifelink=True,
+            controller="ana",
+            toxic=int(combat),
+        )
+        for combat in (False, True)
+        for infect in (False, True)
+    ]
+    actions += [Damage("bo", 1, source="x", combat=True), AddCounters("bo", "rad", 1)]
+    for action in actions:
+        assert english(action) == describe(action)
 
 
 def write_record(tmp_path: Path) -> str:

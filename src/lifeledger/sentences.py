@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
+from functools import lru_cache
 from typing import Any, Union
 
 __all__ = ["AND", "N_", "Arg", "Grouped", "Id", "Items", "Plural", "Sentence", "fill"]
@@ -89,11 +90,24 @@ def english_join(words: list[str], sep: str) -> str:
     return (" and " if sep == "and" else ", ").join(words)
 
 
+@lru_cache(maxsize=4096)
+def _pieces(template: str) -> tuple[str, ...]:
+    """``template`` cut at its placeholders: text, name, text, name, ..., text."""
+    return tuple(PLACEHOLDER.split(template))
+
+
 def fill(template: str, args: Mapping[str, str]) -> str:
     """``template`` with each ``{name}`` of ``args`` replaced by its text."""
     if "{" not in template:
         return template
-    return PLACEHOLDER.sub(lambda m: args.get(m.group(1), m.group(0)), template)
+    pieces = _pieces(template)
+    out = [pieces[0]]
+    for i in range(1, len(pieces), 2):
+        name = pieces[i]
+        text = args.get(name)
+        out.append("{" + name + "}" if text is None else text)
+        out.append(pieces[i + 1])
+    return "".join(out)
 
 
 class Sentence(str):
@@ -117,7 +131,10 @@ class Sentence(str):
         chosen = template
         if plural is not None and count is not None and args.get(count) != 1:
             chosen = plural
-        text = fill(chosen, {k: english(v) for k, v in args.items()}) if args else chosen
+        if args:
+            text = fill(chosen, {k: v if type(v) is str else english(v) for k, v in args.items()})
+        else:
+            text = chosen
         made = super().__new__(cls, text)
         made.template = template
         made.args = args

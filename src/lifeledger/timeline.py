@@ -213,6 +213,58 @@ _SENTENCES: dict[type[Action], Callable[[Any], Sentence]] = {
 }
 
 
+def _english_amount(verb: str) -> Callable[[Any], str | None]:
+    def said(action: Any) -> str | None:
+        amount = action.amount
+        if type(amount) is not int:
+            return None
+        by = f"{action.source}: " if action.source else ""
+        return f"{by}{action.player} {verb} {amount} life"
+
+    return said
+
+
+def _english_counters(verb: str) -> Callable[[Any], str | None]:
+    def said(action: Any) -> str | None:
+        amount = action.amount
+        if type(amount) is not int:
+            return None
+        by = f"{action.source}: " if action.source else ""
+        counters = "counter" if amount == 1 else "counters"
+        return f"{by}{action.player} {verb} {amount} {action.kind} {counters}"
+
+    return said
+
+
+def _english_damage(action: Damage) -> str | None:
+    amount = action.amount
+    if type(amount) is not int or action.infect or action.lifelink or action.toxic:
+        return None
+    by = f"{action.source}: " if action.source else ""
+    combat = " (combat)" if action.combat else ""
+    return f"{by}{amount} damage to {action.to}{combat}"
+
+
+#: The English of the most usual actions, written at once (a timeline in English writes every
+#: action's sentence: :meth:`Timeline._describe`), the same words as :func:`describe`'s
+#: (``tests/test_italian.py`` checks it); ``None`` where :func:`describe` is needed.
+_ENGLISH_AT_ONCE: dict[type[Action], Callable[[Any], str | None]] = {
+    LoseLife: _english_amount("loses"),
+    GainLife: _english_amount("gains"),
+    AddCounters: _english_counters("gets"),
+    RemoveCounters: _english_counters("loses"),
+    Damage: _english_damage,
+}
+
+
+def english(action: Action) -> str:
+    """:func:`describe`'s English text of ``action`` (a plain string: made at once for the
+    most usual actions)."""
+    fast = _ENGLISH_AT_ONCE.get(type(action))
+    said = None if fast is None else fast(action)
+    return describe(action) if said is None else said
+
+
 def describe(action: Action) -> str:
     """A sentence for one action, as a person would say it (a
     :class:`~lifeledger.sentences.Sentence`: the English text, translated by
@@ -824,8 +876,9 @@ class Timeline:
 
     def _describe(self, action: Action) -> str:
         """The action's sentence in the timeline's language, escaped."""
-        said = describe(action)
-        return escaped(said if self._english else self._text(said))
+        if self._english:
+            return escaped(english(action))
+        return escaped(self._text(describe(action)))
 
     def _paint(self, text: str, code: str) -> str:
         """``text`` (escaped: it holds strings from the record) in colour ``code``."""
