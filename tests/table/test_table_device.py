@@ -158,6 +158,7 @@ async def test_anyone_with_the_link_is_refused_a_device_held_seat_and_cannot_con
     assert await res.json() == {
         "error": "seat-taken",
         "message": "This seat is taken. Take it over?",
+        "sentence": {"msg": "This seat is taken. Take it over?"},
         "connected": True,
         "device": True,
     }
@@ -229,6 +230,7 @@ async def test_a_device_that_just_reconnects_still_holds_its_seats(client: Clien
     assert res.status == 409 and await res.json() == {
         "error": "seat-taken",
         "message": "This seat is taken. Take it over?",
+        "sentence": {"msg": "This seat is taken. Take it over?"},
         "connected": True,
     }
     assert (await client.post(url, json={"takeover": True})).status == 202

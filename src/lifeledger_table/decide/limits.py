@@ -13,6 +13,8 @@ from collections import OrderedDict
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
+from lifeledger.sentences import Grouped, Sentence
+
 from . import engine
 from .errors import TableError
 
@@ -55,8 +57,12 @@ def check_shortcut(action: engine.Action) -> None:
     if events > SHORTCUT_EVENTS:
         raise TableError(
             "too-large",
-            f"This shortcut is {events:,} events; a table takes at most {SHORTCUT_EVENTS:,} "
-            "in one change (732.2a): record fewer iterations, or the totals they lead to.",
+            Sentence(
+                "This shortcut is {n} events; a table takes at most {most} in one change "
+                "(732.2a): record fewer iterations, or the totals they lead to.",
+                n=Grouped(events),
+                most=Grouped(SHORTCUT_EVENTS),
+            ),
             member="times",
         )
 
@@ -105,11 +111,20 @@ class WorkShare:
         self.since = now
         if self.debt > burst:
             wait = (self.debt - burst) / share
-            whose = "Your network's" if self.network else "This table's"
+            seconds = max(1, round(wait))
             raise TableError(
                 "busy",
-                f"{whose} changes took more than their share of the server; send this one "
-                f"again in {max(1, round(wait))} s.",
+                Sentence(
+                    "Your network's changes took more than their share of the server; send "
+                    "this one again in {n} s.",
+                    n=seconds,
+                )
+                if self.network
+                else Sentence(
+                    "This table's changes took more than their share of the server; send this "
+                    "one again in {n} s.",
+                    n=seconds,
+                ),
             )
 
     def spend(self, seconds: float) -> None:
@@ -482,14 +497,18 @@ class SocketGate:
         spectator or visitor); or the reason it may not open."""
         places = [f"{table}\n{seat}" for seat in seats] or [table]
         if self.by_address.get(who, 0) >= self.limits.sockets_per_address:
-            return f"At most {self.limits.sockets_per_address} connections from one address."
+            return Sentence(
+                "At most {n} connections from one address.", n=self.limits.sockets_per_address
+            )
         if not seats and self.by_table.get(table, 0) >= self.limits.watchers_per_table:
-            cap = self.limits.watchers_per_table
-            return f"At most {cap} spectators and visitors at one table; players get in."
+            return Sentence(
+                "At most {n} spectators and visitors at one table; players get in.",
+                n=self.limits.watchers_per_table,
+            )
         if seats and any(self.by_table.get(p, 0) >= self.limits.sockets_per_seat for p in places):
-            return f"At most {self.limits.sockets_per_seat} connections for one seat."
+            return Sentence("At most {n} connections for one seat.", n=self.limits.sockets_per_seat)
         if not self.opened.allow(who):
-            return "Too many connections opened from here; wait a minute."
+            return Sentence("Too many connections opened from here; wait a minute.")
         self.by_address[who] = self.by_address.get(who, 0) + 1
         for place in places:
             self.by_table[place] = self.by_table.get(place, 0) + 1

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
+from lifeledger.sentences import Sentence
+
 from . import engine
 from .errors import TableError
 
@@ -14,10 +16,10 @@ __all__ = ["Rights", "concessions"]
 
 #: Actions that end the game for everyone: only an effect (its source) does, so only with a
 #: source (what to name, the rule).
-_ENDS_GAME: dict[type[engine.Action], tuple[str, str]] = {
-    engine.DrawGame: ("the card that says the game is a draw", "104.4c"),
-    engine.Loop: ("the cards whose abilities make the loop", "104.4b"),
-    engine.Restart: ("the card that restarts the game", "727.1"),
+_ENDS_GAME: dict[type[engine.Action], tuple[Sentence, str]] = {
+    engine.DrawGame: (Sentence("the card that says the game is a draw"), "104.4c"),
+    engine.Loop: (Sentence("the cards whose abilities make the loop"), "104.4b"),
+    engine.Restart: (Sentence("the card that restarts the game"), "727.1"),
 }
 
 #: Effects that can make their players win, or keep them in the game (every opponent's
@@ -88,8 +90,14 @@ class Rights:
             concede = isinstance(action, engine.Concede)
             raise TableError(
                 "not-your-seat",
-                f"Only {self.label(action.player)} can "
-                + ("concede for themselves." if concede else "record a judge's game loss."),
+                Sentence(
+                    "Only {player} can concede for themselves.", player=self.label(action.player)
+                )
+                if concede
+                else Sentence(
+                    "Only {player} can record a judge's game loss.",
+                    player=self.label(action.player),
+                ),
                 rule="104.3a" if concede else "104.3k",
             )
         if isinstance(action, engine.PayLife):
@@ -98,8 +106,10 @@ class Rights:
                 others = [p for p in payers if p != seat]
                 raise TableError(
                     "not-your-seat",
-                    f"Only {self.label(others[0] if others else payers[0])} can pay "
-                    "their own life.",
+                    Sentence(
+                        "Only {player} can pay their own life.",
+                        player=self.label(others[0] if others else payers[0]),
+                    ),
                     rule="119.4",
                 )
         if isinstance(action, engine.Win | engine.Lose) and source is None:
@@ -111,14 +121,22 @@ class Rights:
             if others:
                 raise TableError(
                     "not-your-seat",
-                    f"Name the card that says {self.label(others[0])} "
-                    + ("wins" if win else "loses")
-                    + " the game (its source).",
+                    Sentence(
+                        "Name the card that says {player} wins the game (its source).",
+                        player=self.label(others[0]),
+                    )
+                    if win
+                    else Sentence(
+                        "Name the card that says {player} loses the game (its source).",
+                        player=self.label(others[0]),
+                    ),
                     rule="104.2b" if win else "104.3e",
                 )
         ends = _ENDS_GAME.get(type(action))
         if ends is not None and source is None:
-            raise TableError("not-your-seat", f"Name {ends[0]} (its source).", rule=ends[1])
+            raise TableError(
+                "not-your-seat", Sentence("Name {what} (its source).", what=ends[0]), rule=ends[1]
+            )
         if isinstance(action, engine.StartEffect) and source is None:
             self._check_effect(action, seat)
         return isinstance(action, engine.IntentionalDraw)
@@ -136,8 +154,11 @@ class Rights:
                 return
         raise TableError(
             "not-your-seat",
-            f"Name the card whose effect this is (its source): a {action.kind.value} effect "
-            "decides who wins or loses the game.",
+            Sentence(
+                "Name the card whose effect this is (its source): a {kind} effect decides who "
+                "wins or loses the game.",
+                kind=action.kind.value,
+            ),
             rule=rule,
         )
 
@@ -149,8 +170,10 @@ class Rights:
         if action.player != seat:
             raise TableError(
                 "not-your-seat",
-                f"Only {self.label(action.player)} makes {self.label(action.player)}'s "
-                "choices for their triggered abilities.",
+                Sentence(
+                    "Only {player} makes {player}'s choices for their triggered abilities.",
+                    player=self.label(action.player),
+                ),
                 rule=rule,
             )
         if game is None:
@@ -160,7 +183,10 @@ class Rights:
             if owner is not None and owner != seat:
                 raise TableError(
                     "not-your-seat",
-                    f"{engine.card_of(game, effect_id)} is {self.label(owner)}'s: only "
-                    f"{self.label(owner)} chooses for it.",
+                    Sentence(
+                        "{card} is {player}'s: only {player} chooses for it.",
+                        card=engine.card_of(game, effect_id),
+                        player=self.label(owner),
+                    ),
                     rule="603.3d" if effect_id in dict(action.targets) else "603.3b",
                 )

@@ -10,9 +10,11 @@ import re
 import unicodedata
 from typing import Any
 
+from lifeledger.sentences import Sentence
+
 from . import engine
 from .errors import TableError
-from .text import check_text
+from .text import check_text, what_of
 
 __all__ = ["MAX_PLAYERS", "build_setup", "check_name"]
 
@@ -25,13 +27,19 @@ def check_name(value: object, what: str) -> str:
     """A display name, trimmed; raises :class:`TableError` for anything else: not text, empty,
     too long, control characters, or markup (``<`` or ``>``)."""
     if not isinstance(value, str):
-        raise TableError("malformed", f"The {what} is not text.", member=what)
+        raise TableError(
+            "malformed", Sentence("The {what} is not text.", what=what_of(what)), member=what
+        )
     name = value.strip()
     if not name:
-        raise TableError("malformed", f"The {what} is empty.", member=what)
+        raise TableError(
+            "malformed", Sentence("The {what} is empty.", what=what_of(what)), member=what
+        )
     if len(name) > MAX_NAME:
         raise TableError(
-            "malformed", f"The {what} is longer than {MAX_NAME} characters.", member=what
+            "malformed",
+            Sentence("The {what} is longer than {n} characters.", what=what_of(what), n=MAX_NAME),
+            member=what,
         )
     check_text(name, what, what)
     return name
@@ -51,9 +59,15 @@ def _int(value: object, what: str, low: int, high: int) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int):
-        raise TableError("malformed", f"The {what} is not a whole number.", member=what)
+        raise TableError(
+            "malformed", Sentence("The {what} is not a whole number.", what=what), member=what
+        )
     if not low <= value <= high:
-        raise TableError("malformed", f"The {what} must be between {low} and {high}.", member=what)
+        raise TableError(
+            "malformed",
+            Sentence("The {what} must be between {low} and {high}.", what=what, low=low, high=high),
+            member=what,
+        )
     return value
 
 
@@ -61,7 +75,7 @@ def _flag(value: object, what: str) -> bool:
     if value is None:
         return False
     if not isinstance(value, bool):
-        raise TableError("malformed", f"{what} is true or false.", member=what)
+        raise TableError("malformed", Sentence("{what} is true or false.", what=what), member=what)
     return value
 
 
@@ -74,16 +88,20 @@ def build_setup(form: object) -> dict[str, Any]:
     Raises :class:`TableError` with a sentence a person can act on.
     """
     if not isinstance(form, dict):
-        raise TableError("malformed", "The table's setup is a JSON object.")
+        raise TableError("malformed", Sentence("The table's setup is a JSON object."))
     unknown = set(form) - {"variant", "format", "starting_life", "best_of", "players"}
     if unknown:
-        raise TableError("malformed", f"Unknown setup member {sorted(unknown)[0]!r}.")
+        raise TableError(
+            "malformed", Sentence("Unknown setup member {member}.", member=repr(sorted(unknown)[0]))
+        )
     players = form.get("players")
     if not isinstance(players, list) or not players:
-        raise TableError("malformed", "A table needs its players.", member="players")
+        raise TableError("malformed", Sentence("A table needs its players."), member="players")
     if len(players) > MAX_PLAYERS:
         raise TableError(
-            "malformed", f"A table seats at most {MAX_PLAYERS} players.", member="players"
+            "malformed",
+            Sentence("A table seats at most {n} players.", n=MAX_PLAYERS),
+            member="players",
         )
     labels: dict[str, str] = {}
     ids: set[str] = set()
@@ -93,7 +111,9 @@ def build_setup(form: object) -> dict[str, Any]:
     colours: dict[str, int] = {}
     for index, player in enumerate(players, start=1):
         if not isinstance(player, dict):
-            raise TableError("malformed", "Each player is a JSON object.", member="players")
+            raise TableError(
+                "malformed", Sentence("Each player is a JSON object."), member="players"
+            )
         allowed = {
             "name",
             "team",
@@ -106,7 +126,10 @@ def build_setup(form: object) -> dict[str, Any]:
         }
         extra = set(player) - allowed
         if extra:
-            raise TableError("malformed", f"Unknown player member {sorted(extra)[0]!r}.")
+            raise TableError(
+                "malformed",
+                Sentence("Unknown player member {member}.", member=repr(sorted(extra)[0])),
+            )
         name = check_name(player.get("name"), "player's name")
         seat: dict[str, Any] = {"id": _slug(name, f"p{index}", ids), "name": name}
         team = player.get("team")
@@ -119,7 +142,9 @@ def build_setup(form: object) -> dict[str, Any]:
         commanders = player.get("commanders") or []
         if not isinstance(commanders, list) or len(commanders) > 2:
             raise TableError(
-                "malformed", "A player has at most two commanders (partners).", member="commanders"
+                "malformed",
+                Sentence("A player has at most two commanders (partners)."),
+                member="commanders",
             )
         if commanders:
             seat["commanders"] = []
@@ -147,7 +172,7 @@ def build_setup(form: object) -> dict[str, Any]:
             if colour in colours.values():
                 raise TableError(
                     "malformed",
-                    f"Two players have colour {colour}; each has its own.",
+                    Sentence("Two players have colour {colour}; each has its own.", colour=colour),
                     member="colour",
                 )
             colours[seat["id"]] = colour
@@ -156,11 +181,11 @@ def build_setup(form: object) -> dict[str, Any]:
     variant = form.get("variant")
     if variant not in (None, ""):
         if not isinstance(variant, str):
-            raise TableError("malformed", "The variant is a name.", member="variant")
+            raise TableError("malformed", Sentence("The variant is a name."), member="variant")
         header["variant"] = variant
     fmt = form.get("format") or "normal"
     if not isinstance(fmt, str):
-        raise TableError("malformed", "The format is a name.", member="format")
+        raise TableError("malformed", Sentence("The format is a name."), member="format")
     header["format"] = fmt
     starting = _int(form.get("starting_life"), "starting_life", 1, 1_000_000)
     header["options"] = {"starting_life": starting, "range_of_influence": None}
@@ -170,7 +195,9 @@ def build_setup(form: object) -> dict[str, Any]:
     try:
         engine.Match(best_of)
     except engine.MalformedError as exc:
-        raise TableError("malformed", f"{exc.message}.", member="best_of") from exc
+        raise TableError(
+            "malformed", Sentence("{message}.", message=exc.message), member="best_of"
+        ) from exc
     try:
         engine.check_header(header)
     except engine.MalformedError as exc:

@@ -5,9 +5,25 @@ from __future__ import annotations
 
 import unicodedata
 
+from lifeledger.sentences import Sentence
+
 from .errors import TableError
 
-__all__ = ["TEXT_FORMAT", "check_action_text", "check_text", "quoted", "unshowable"]
+__all__ = ["TEXT_FORMAT", "check_action_text", "check_text", "quoted", "unshowable", "what_of"]
+
+#: The things a phone names, as a message names them (in the reader's language); a member
+#: of the setup form (``starting_life``) is named as it is.
+_WHATS = {
+    "text": Sentence("text"),
+    "player's name": Sentence("player's name"),
+    "team's name": Sentence("team's name"),
+    "commander's name": Sentence("commander's name"),
+}
+
+
+def what_of(what: str) -> str:
+    """``what`` (a thing a phone names, ``"player's name"``) as a message names it."""
+    return _WHATS.get(what, what)
 
 
 #: The format characters that text needs: the zero-width non-joiner and joiner (Persian
@@ -41,11 +57,21 @@ def check_text(text: str, member: str, what: str) -> None:
     bad = unshowable(text)
     if bad is not None:
         raise TableError(
-            "malformed", f"The {what} contains a control character ({bad}).", member=member
+            "malformed",
+            Sentence(
+                "The {what} contains a control character ({character}).",
+                what=what_of(what),
+                character=bad,
+            ),
+            member=member,
         )
     if "<" in text or ">" in text:
         raise TableError(
-            "malformed", f"The {what} {quoted(text)} contains markup (< or >).", member=member
+            "malformed",
+            Sentence(
+                "The {what} {text} contains markup (< or >).", what=what_of(what), text=quoted(text)
+            ),
+            member=member,
         )
 
 

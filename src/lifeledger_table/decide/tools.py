@@ -26,9 +26,11 @@ import json
 import logging
 import re
 import secrets
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+from lifeledger.sentences import Sentence
 
 from ..store.records import Store
 from . import engine
@@ -122,6 +124,10 @@ class ToolOp:
     args: dict[str, Any]
 
 
+def _one_of(words: Iterable[str]) -> str:
+    return ", ".join(words)
+
+
 def _malformed(message: str, member: str) -> TableError:
     return TableError("malformed", message, member=member)
 
@@ -129,7 +135,15 @@ def _malformed(message: str, member: str) -> TableError:
 def _whole(msg: dict[str, Any], member: str, low: int, high: int, default: int | None) -> int:
     value = msg.get(member, default)
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise _malformed(f'"{member}" is a whole number from {low} to {high}.', member)
+        raise _malformed(
+            Sentence(
+                '"{member}" is a whole number from {low} to {high}.',
+                member=member,
+                low=low,
+                high=high,
+            ),
+            member,
+        )
     return value
 
 
@@ -138,19 +152,25 @@ def parse(msg: dict[str, Any]) -> ToolOp:
     the member at fault."""
     tool = msg.get("tool")
     if tool not in TOOLS:
-        raise _malformed('"tool" is one of ' + ", ".join(TOOLS) + ".", "tool")
+        raise _malformed(Sentence('"tool" is one of {names}.', names=_one_of(TOOLS)), "tool")
     ops = _MEMBERS[tool]
     op = ""
     if "" not in ops:
         found = msg.get("op")
         if not isinstance(found, str) or found not in ops:
-            raise _malformed(f'"op" of the {tool} is one of ' + ", ".join(ops) + ".", "op")
+            raise _malformed(
+                Sentence('"op" of the {tool} is one of {names}.', tool=tool, names=_one_of(ops)),
+                "op",
+            )
         op = found
     allowed = {"type", "id", "tool"} | ({"op"} if op else set()) | ops[op]
     extra = sorted(set(msg) - allowed)
     if extra:
         what = f"{tool} {op}".strip()
-        raise _malformed(f"Unknown member {extra[0]!r} for the {what}.", extra[0])
+        raise _malformed(
+            Sentence("Unknown member {member} for the {what}.", member=repr(extra[0]), what=what),
+            extra[0],
+        )
     args: dict[str, Any] = {}
     if tool == "roll":
         args["sides"] = _whole(msg, "sides", 2, MAX_SIDES, None)
@@ -158,7 +178,9 @@ def parse(msg: dict[str, Any]) -> ToolOp:
     elif tool == "clock" and op == "start":
         mode = msg.get("mode", "chess")
         if mode not in ("chess", "turn"):
-            raise _malformed('"mode" is "chess" (a time for the whole game) or "turn".', "mode")
+            raise _malformed(
+                Sentence('"mode" is "chess" (a time for the whole game) or "turn".'), "mode"
+            )
         args["mode"] = mode
         args["seconds"] = _whole(msg, "seconds", MIN_CLOCK_SECONDS, MAX_CLOCK_SECONDS, None)
         args["first"] = _side(msg, "first")
@@ -181,7 +203,9 @@ def _side(msg: dict[str, Any], member: str) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str) or not _SIDE.match(value):
-        raise _malformed(f'"{member}" is a player (or a team) of the table.', member)
+        raise _malformed(
+            Sentence('"{member}" is a player (or a team) of the table.', member=member), member
+        )
     return value
 
 
@@ -325,8 +349,11 @@ def _random(op: ToolOp, table: Seating) -> dict[str, Any]:
         if table.header.get("format") != "planechase":
             raise TableError(
                 "refused",
-                "The planar die is rolled only in a Planechase game (this table's format is "
-                f"{table.header.get('format', 'normal')}).",
+                Sentence(
+                    "The planar die is rolled only in a Planechase game (this table's format "
+                    "is {format}).",
+                    format=str(table.header.get("format", "normal")),
+                ),
                 rule="901.9",
             )
         return {"tool": "planar", "value": secrets.choice(PLANAR_FACES), "rule": "901.9"}
@@ -342,7 +369,10 @@ def _first_player(table: Seating) -> dict[str, Any]:
     if archenemy:
         raise TableError(
             "refused",
-            f"In Archenemy, the archenemy ({table.label(archenemy[0])}) takes the first turn.",
+            Sentence(
+                "In Archenemy, the archenemy ({player}) takes the first turn.",
+                player=table.label(archenemy[0]),
+            ),
             rule="103.1b",
         )
     found = sides(table)
@@ -351,27 +381,32 @@ def _first_player(table: Seating) -> dict[str, Any]:
     label = _label(table, side)
     rule = table.game.first_draw_rule  # 103.8: the engine's, as the turn bar's
     if rule == "810.6":
-        note = (
-            f"{label} take the first turn and skip the draw step of their first turn. "
-            f"({label} may choose to let the other team start instead: then that team skips "
-            "its first draw.)"
+        note = Sentence(
+            "{team} take the first turn and skip the draw step of their first turn. ({team} "
+            "may choose to let the other team start instead: then that team skips its first "
+            "draw.)",
+            team=label,
         )
         rules = ["103.1a", "810.6"]
     elif rule == "103.8a":
-        note = (
-            f"{label} takes the first turn and skips the draw step of their first turn. "
-            f"({label} may choose to let the other player start instead.)"
+        note = Sentence(
+            "{player} takes the first turn and skips the draw step of their first turn. "
+            "({player} may choose to let the other player start instead.)",
+            player=label,
         )
         rules = ["103.1", "103.8a"]
     else:
-        note = (
-            f"{label} takes the first turn; no player skips the draw step of their first "
-            f"turn. ({label} may choose another player to start instead.)"
+        note = Sentence(
+            "{player} takes the first turn; no player skips the draw step of their first "
+            "turn. ({player} may choose another player to start instead.)",
+            player=label,
         )
         rules = ["103.1", "103.8c"]
     if any(o.over for o in table.outcomes):  # a game left unfinished is none (issue 17 item 3)
-        note += (
-            " In a later game of a match, the loser of the previous game makes this choice (103.1)."
+        note = Sentence(
+            "{note} In a later game of a match, the loser of the previous game makes this "
+            "choice (103.1).",
+            note=note,
         )
     return {
         "tool": "first_player",
@@ -381,6 +416,7 @@ def _first_player(table: Seating) -> dict[str, Any]:
         "label": label,
         "skips_draw": rule != "103.8c",
         "note": note,
+        "sentence": note.to_json(),  # the note in each phone's language (issue 20)
         "rules": rules,
     }
 
@@ -420,7 +456,9 @@ def _clock(
             first = _turn_side(table) or (picked[-1] if picked and picked[-1] in ids else ids[0])
         if first not in ids:
             raise TableError(
-                "malformed", f"{first!r} takes no turns at this table.", member="first"
+                "malformed",
+                Sentence("{side} takes no turns at this table.", side=repr(first)),
+                member="first",
             )
         return {
             "mode": op.args["mode"],
@@ -431,7 +469,7 @@ def _clock(
             "turns": 0,
         }
     if clock is None:
-        raise TableError("no-clock", "No clock is running: start one first.")
+        raise TableError("no-clock", Sentence("No clock is running: start one first."))
     if op.op == "stop":
         return None
     clock = {**clock, "sides": [dict(s) for s in clock["sides"]]}
@@ -456,7 +494,11 @@ def _clock(
     target = op.args["to"]
     ids = [s["id"] for s in clock["sides"]]
     if target is not None and target not in ids:
-        raise TableError("malformed", f"{target!r} takes no turns at this table.", member="to")
+        raise TableError(
+            "malformed",
+            Sentence("{side} takes no turns at this table.", side=repr(target)),
+            member="to",
+        )
     if running:
         _spend(clock, now)
     if target is not None and target == clock["active"]:
@@ -494,7 +536,7 @@ def _round(
             "turns_done": 0,
         }
     if timer is None:
-        raise TableError("no-round", "No round timer is running: start one first.")
+        raise TableError("no-round", Sentence("No round timer is running: start one first."))
     if op.op == "stop":
         return None
     timer = dict(timer)
@@ -513,7 +555,8 @@ def _round(
         # A judge's time extension (a long ruling, a deck check): the end of the round moves.
         if phase not in ("running", "paused"):
             raise TableError(
-                "round-over", "Time has been called: a time extension comes before that."
+                "round-over",
+                Sentence("Time has been called: a time extension comes before that."),
             )
         # Bounded like a round's start: extension after extension never makes a round of
         # more than MAX_ROUND_MINUTES left (nor a time no phone can show).
@@ -522,8 +565,13 @@ def _round(
         if left + added > MAX_ROUND_MINUTES * 60_000:
             raise TableError(
                 "too-long",
-                f"A round has at most {MAX_ROUND_MINUTES} minutes left: this one has "
-                f"{left // 60_000} and {op.args['minutes']} more would pass that.",
+                Sentence(
+                    "A round has at most {most} minutes left: this one has {left} and {more} "
+                    "more would pass that.",
+                    most=MAX_ROUND_MINUTES,
+                    left=left // 60_000,
+                    more=op.args["minutes"],
+                ),
                 member="minutes",
             )
         if timer["ends_at"] is None:
@@ -535,14 +583,18 @@ def _round(
     if phase in ("running", "paused"):
         raise TableError(
             "not-time",
-            "Time has not been called: turns are counted once the round's time is up "
-            "(Magic Tournament Rules 2.4).",
+            Sentence(
+                "Time has not been called: turns are counted once the round's time is up "
+                "(Magic Tournament Rules 2.4)."
+            ),
         )
     if phase == "over":
         raise TableError(
             "turns-over",
-            "The additional turns are over: if no one has won, the game is a draw "
-            "(Magic Tournament Rules 2.4).",
+            Sentence(
+                "The additional turns are over: if no one has won, the game is a draw "
+                "(Magic Tournament Rules 2.4)."
+            ),
         )
     timer["turns_done"] += 1
     return timer

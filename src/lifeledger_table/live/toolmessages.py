@@ -12,12 +12,14 @@ import time
 import weakref
 from typing import Any
 
+from lifeledger.sentences import Sentence
+
 from ..decide.errors import TableError
 from ..decide.limits import Limits, Throttle
 from ..decide.table import Table
 from ..decide.tools import ToolOp, decide, load_tools, parse
 from .fanout import Fanout
-from .sockets import Conn
+from .sockets import Conn, error_message
 
 __all__ = [
     "answer_retry",
@@ -64,11 +66,11 @@ class _Budgets:
         """Why a tool message may not be decided now (``None``: it may; it is counted)."""
         if self.waiting.get(table, 0) >= self.limits.tools_waiting:
             return TableError(
-                "busy", "The table's tools are still saving earlier changes; try again."
+                "busy", Sentence("The table's tools are still saving earlier changes; try again.")
             )
         if self.tables.blocked(table) or self.addresses.blocked(address):
             return TableError(
-                "throttled", "Too many tool uses at this table or from here; slow down."
+                "throttled", Sentence("Too many tool uses at this table or from here; slow down.")
             )
         self.tables.count(table)
         self.addresses.count(address)
@@ -172,24 +174,20 @@ async def _decide_and_write(
         except Exception:
             log.exception("table %s: could not store its tools", table.id)
             conn.send_json(
-                {
-                    "type": "error",
-                    "id": cid,
-                    "error": "storage",
-                    "message": "The change could not be saved; nothing changed.",
-                }
+                error_message(
+                    cid, "storage", Sentence("The change could not be saved; nothing changed.")
+                )
             )
             return
         table.tools = new
         broadcast(hub, table, conn, cid)
         return
     conn.send_json(
-        {
-            "type": "error",
-            "id": cid,
-            "error": "busy",
-            "message": "The table's tools kept changing on another server; try again.",
-        }
+        error_message(
+            cid,
+            "busy",
+            Sentence("The table's tools kept changing on another server; try again."),
+        )
     )
 
 

@@ -20,7 +20,9 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..decide.errors import TableError
+from lifeledger.sentences import Sentence
+
+from ..decide.errors import TableError, with_sentence
 from ..decide.table import Table
 from .hub import Hub
 from .sockets import Conn, error_message
@@ -94,7 +96,7 @@ class UndoAsks:
                 if old.cid == cid and old.target == target:  # a retry: the same question
                     conn.send_json(self._asked(old))
                     return
-                self.close(old, "replaced", "Another undo was asked from the same phone.")
+                self.close(old, "replaced", Sentence("Another undo was asked from the same phone."))
         holders = [c for c in hub.conns.get(table.id, ()) if c.holds(owner) and c is not conn]
         hosts = [
             c
@@ -111,9 +113,12 @@ class UndoAsks:
                 error_message(
                     cid,
                     "not-yours",
-                    f"That is {by}'s change: undo takes back your own. Neither "
-                    f"{table.label(owner)}'s device nor the host's is connected to allow "
-                    "taking it back.",
+                    Sentence(
+                        "That is {by}'s change: undo takes back your own. Neither {player}'s "
+                        "device nor the host's is connected to allow taking it back.",
+                        by=by,
+                        player=table.label(owner),
+                    ),
                     member="target",
                     owner=owner,
                 )
@@ -121,7 +126,7 @@ class UndoAsks:
             return
         waiting = self.of_table(table.id)
         if len(waiting) >= ASKS_PER_TABLE:
-            self.close(waiting[0], "expired", "Too many undo questions at once.")
+            self.close(waiting[0], "expired", Sentence("Too many undo questions at once."))
         ask = UndoAsk(
             rid=secrets.token_urlsafe(12),
             table=table,
@@ -136,7 +141,7 @@ class UndoAsks:
         )
         self.asks[ask.rid] = ask
         ask.timer = asyncio.get_running_loop().call_later(
-            ASK_SECONDS, lambda: self.close(ask, "expired", "Nobody answered in time.")
+            ASK_SECONDS, lambda: self.close(ask, "expired", Sentence("Nobody answered in time."))
         )
         for c in ask.asked:
             c.send_json(ask.message())
@@ -146,15 +151,21 @@ class UndoAsks:
         """The asker's answer: its undo is a question now (its change leaves its pending list)."""
         table = ask.table
         who = table.label(ask.owner)
-        return {
-            "type": "undo_asked",
-            "id": ask.cid,
-            "request": ask.rid,
-            "target": ask.target,
-            "owner": ask.owner,
-            "message": f"That is {table.undo_by()}'s change: {who}'s device (or the host) is "
-            "asked to allow taking it back.",
-        }
+        return with_sentence(
+            {
+                "type": "undo_asked",
+                "id": ask.cid,
+                "request": ask.rid,
+                "target": ask.target,
+                "owner": ask.owner,
+                "message": Sentence(
+                    "That is {by}'s change: {player}'s device (or the host) is asked to allow "
+                    "taking it back.",
+                    by=table.undo_by(),
+                    player=who,
+                ),
+            }
+        )
 
     def answer(self, hub: Hub, conn: Conn, rid: object, allow: object) -> None:
         """``{"type": "undo_answer", "request": RID, "allow": bool}``: the first answer from a
@@ -165,12 +176,12 @@ class UndoAsks:
                 error_message(
                     None,
                     "unknown-request",
-                    "There is no such undo question to answer (answered, or expired).",
+                    Sentence("There is no such undo question to answer (answered, or expired)."),
                 )
             )
             return
         if not allow:
-            self.close(ask, "refused", f"{_answerer(ask, conn)} refused.")
+            self.close(ask, "refused", _answerer(ask, conn))
             return
         allowed = ask.owner if conn.holds(ask.owner) else "host"
         self.close(ask, "allowed", "")
@@ -189,7 +200,9 @@ class UndoAsks:
             return
         if ask.timer is not None:
             ask.timer.cancel()
-        note = {"type": "undo_closed", "request": ask.rid, "status": status, "message": message}
+        note = with_sentence(
+            {"type": "undo_closed", "request": ask.rid, "status": status, "message": message}
+        )
         for c in {*ask.asked, ask.asker}:
             c.send_json(note)
 
@@ -202,27 +215,36 @@ class UndoAsks:
         for ask in self.of_table(table.id):
             if ask.target != target:
                 self.close(
-                    ask, "stale", "The table has changed since: that is no longer the last change."
+                    ask,
+                    "stale",
+                    Sentence("The table has changed since: that is no longer the last change."),
                 )
 
     def forget(self, conn: Conn) -> None:
         """A socket closed: its questions go, and it answers no more."""
         for ask in list(self.asks.values()):
             if ask.asker is conn:
-                self.close(ask, "expired", "The phone that asked has gone.")
+                self.close(ask, "expired", Sentence("The phone that asked has gone."))
             elif conn in ask.asked:
                 ask.asked.remove(conn)
 
 
 def _answerer(ask: UndoAsk, conn: Conn) -> str:
-    return ask.table.label(ask.owner) if conn.holds(ask.owner) else "The host"
+    """Who turned an undo down, as the question's close says it."""
+    if conn.holds(ask.owner):
+        return Sentence("{player} refused.", player=ask.table.label(ask.owner))
+    return Sentence("The host refused.")
 
 
 def decide(
     hub: Hub, conn: Conn, cid: str, seat: str, body: dict[str, Any], also: Conn | None = None
 ) -> None:
     """Decide an undo and queue it for writing (its event is ``conn``'s acknowledgement); a
-    refusal is told to ``conn`` (and to ``also``, the socket that allowed it)."""
+    refusal is told to ``conn`` (and to ``also``, the socket that allowed it). A table another
+    process decides: the undo is sent to it (a refusal is told to ``conn`` only)."""
+    if conn.table.id not in hub.owners.mine:
+        hub.owners.route(conn.table, conn, "undo", body, cid, seat)
+        return
     try:
         decision = conn.table.decide("undo", body, cid, seat)
     except TableError as exc:

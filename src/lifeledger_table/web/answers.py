@@ -34,10 +34,13 @@ from dataclasses import dataclass
 
 from aiohttp import web
 
+from lifeledger.sentences import Sentence
+
 from ..decide.limits import CostShares, Limits, network_of
 from ..decide.table import Table
 from ..live.hub import HUB_KEY, Hub
 from ..workers.drawing import Drawing, DrawingBusy
+from .requests import error_json
 
 __all__ = [
     "BYTE_SECONDS",
@@ -138,9 +141,10 @@ class Answers:
         wait = max(self.address.wait(who), self.network.wait(network_of(who)))
         if wait <= 0:
             return None
-        return (
+        return Sentence(
             "Your requests have taken more than their share of the server lately; ask again "
-            f"in {max(1, round(wait))} s."
+            "in {n} s.",
+            n=max(1, round(wait)),
         )
 
     def spend(self, who: str, seconds: float) -> None:
@@ -189,7 +193,7 @@ async def fair_share(
         await asyncio.sleep(wait * (0.5 + random.random()))  # spreading, not secrecy
         # The connection closes after the refusal: requests sent behind it on the same
         # connection (pipelined, and perhaps never read) are not answered one by one.
-        response = web.json_response({"error": "throttled", "message": refused}, status=429)
+        response = web.json_response(error_json("throttled", refused), status=429)
         response.force_close()
         return response
     spent = [REQUEST_SECONDS]
@@ -216,8 +220,8 @@ def _matches(request: web.Request, etag: str) -> bool:
 
 
 def _busy() -> web.Response:
-    message = "Too many pictures are being drawn; try again shortly."
-    return web.json_response({"error": "busy", "message": message}, status=503)
+    message = Sentence("Too many pictures are being drawn; try again shortly.")
+    return web.json_response(error_json("busy", message), status=503)
 
 
 async def answer(

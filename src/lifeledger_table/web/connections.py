@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import random
 import resource
 import ssl
@@ -15,17 +14,20 @@ from http import HTTPStatus
 from aiohttp import web
 from aiohttp.web_protocol import RequestHandler
 
+from lifeledger.sentences import Sentence
+
 from ..decide.limits import Limits
 from ..live.hub import HUB_KEY
 from .addresses import TrustedProxies
-from .middleware import PROXIES_KEY, SECURITY_HEADERS, SERVER_NAME, slug
+from .middleware import PROXIES_KEY, SECURITY_HEADERS, SERVER_NAME, reason_text, slug
+from .requests import error_text
 
 __all__ = ["ConnectionGuard", "GuardedHandler", "raise_descriptor_limit", "serve"]
 
 
 #: The answer to a connection over the caps, written before it is closed.
-_REFUSAL_BODY = json.dumps(
-    {"error": "busy", "message": "Too many connections; try again in a moment."}
+_REFUSAL_BODY = error_text(
+    "busy", Sentence("Too many connections; try again in a moment.")
 ).encode()
 _REFUSAL = (
     b"HTTP/1.1 503 Service Unavailable\r\n"
@@ -97,7 +99,7 @@ class GuardedHandler(RequestHandler):
             reason = HTTPStatus(status).phrase
         except ValueError:
             reason = "Error"
-        body = json.dumps({"error": slug(reason), "message": f"{reason}."})
+        body = error_text(slug(reason), reason_text(reason))
         response = web.Response(
             status=status,
             text=body,
@@ -185,9 +187,12 @@ async def serve(
     port: int,
     *,
     ssl_context: ssl.SSLContext | None = None,
+    reuse_port: bool = False,
 ) -> tuple[web.AppRunner, ConnectionGuard]:
     """Start serving ``app`` (made by :func:`create_app`) on ``host:port`` with its limits on
-    connections; returns the runner (``await runner.cleanup()`` stops it) and the guard."""
+    connections; returns the runner (``await runner.cleanup()`` stops it) and the guard.
+    ``reuse_port``: several processes listen on the port (``SO_REUSEPORT``: the system spreads
+    the connections over them)."""
     limits = app[HUB_KEY].limits
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
@@ -199,7 +204,9 @@ async def serve(
         limits.write_seconds,
         app[PROXIES_KEY],
     )
-    await web.TCPSite(runner, host, port, ssl_context=ssl_context).start()
+    await web.TCPSite(
+        runner, host, port, ssl_context=ssl_context, reuse_port=reuse_port or None
+    ).start()
     return runner, guard
 
 

@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING
 import segno
 from aiohttp import web
 
+from lifeledger.sentences import Sentence
+
 from .addresses import PROXIES_KEY, TrustedProxies, parse_address
 
 if TYPE_CHECKING:
@@ -99,7 +101,7 @@ def phone_url(scheme: str, address: str, port: int) -> str:
 
 #: What a server listening on this machine only (``--host 127.0.0.1``) says under its first
 #: line: no phone can open its links, and how to change that.
-LOCAL_ONLY = (
+LOCAL_ONLY = Sentence(
     "Only this machine can open it: phones can't. To let phones on the same Wi-Fi join, "
     "start it with `make run` (or `lifeledger serve --host 0.0.0.0`)."
 )

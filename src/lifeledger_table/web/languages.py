@@ -20,6 +20,9 @@ from aiohttp import web
 from babel.messages.mofile import read_mo
 
 from lifeledger.language import LANGUAGES, LOCALE_DIR
+from lifeledger.sentences import Sentence
+
+from .requests import error_response
 
 __all__ = ["catalogue", "language_catalogue"]
 
@@ -67,9 +70,8 @@ async def catalogue(request: web.Request) -> web.StreamResponse:
     """GET /i18n/{lang}.json: the language's catalogue (304 when the page has it already)."""
     found = language_catalogue(request.match_info["lang"])
     if found is None:
-        return web.json_response(
-            {"error": "unknown-language", "message": "The app doesn't speak that language."},
-            status=404,
+        return error_response(
+            404, "unknown-language", Sentence("The app doesn't speak that language.")
         )
     body, etag = found
     headers = {"ETag": etag, "Cache-Control": "no-cache"}

@@ -11,6 +11,8 @@ from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 
+from lifeledger.sentences import Sentence
+
 from ..decide.limits import Limits, Throttle
 from .addresses import PROXIES_KEY
 from .requests import error_json, same_origin
@@ -26,6 +28,7 @@ __all__ = [
     "errors",
     "json_error",
     "posts",
+    "reason_text",
     "slow_errors",
     "slug",
 ]
@@ -87,6 +90,24 @@ async def add_headers(request: web.Request, response: web.StreamResponse) -> Non
         response.headers.setdefault("Cache-Control", "no-store")
 
 
+#: HTTP's reason phrases an error answer says, as sentences (others are said as they are).
+_REASONS = {
+    "Bad Request": Sentence("Bad Request."),
+    "Not Found": Sentence("Not Found."),
+    "Method Not Allowed": Sentence("Method Not Allowed."),
+    "Request Entity Too Large": Sentence("Request Entity Too Large."),
+    "Request Header Fields Too Large": Sentence("Request Header Fields Too Large."),
+    "Request-URI Too Long": Sentence("Request-URI Too Long."),
+    "Internal Server Error": Sentence("Internal Server Error."),
+    "Service Unavailable": Sentence("Service Unavailable."),
+}
+
+
+def reason_text(reason: str) -> str:
+    """An HTTP reason phrase as an error's message (``"Not Found."``)."""
+    return _REASONS.get(reason, f"{reason}.")
+
+
 def slug(reason: str) -> str:
     """An error code from an HTTP reason phrase: ``"Not Found"`` -> ``"not-found"``."""
     return "-".join(reason.lower().replace("'", "").split()) or "error"
@@ -111,7 +132,7 @@ async def errors(
         if exc.content_type == "application/json" and exc.text:
             body = exc.text
         else:
-            body = json.dumps({"error": slug(exc.reason), "message": f"{exc.reason}."})
+            body = json.dumps(error_json(slug(exc.reason), reason_text(exc.reason)))
         kept = {
             name: value
             for name, value in exc.headers.items()
@@ -124,7 +145,7 @@ async def errors(
         raise
     except Exception:
         log.exception("unexpected error answering %s %s", request.method, request.path)
-        return json_error(500, "internal", "The server could not answer this request.")
+        return json_error(500, "internal", Sentence("The server could not answer this request."))
 
 
 @web.middleware
@@ -136,10 +157,12 @@ async def posts(
     fetch from another site, cannot send without the browser asking this server first)."""
     if request.method == "POST":
         if not same_origin(request):
-            return json_error(403, "cross-origin", "Requests from other sites are refused.")
+            return json_error(
+                403, "cross-origin", Sentence("Requests from other sites are refused.")
+            )
         if request.content_type != "application/json":
             return json_error(
-                415, "unsupported-media-type", "Requests are sent as application/json."
+                415, "unsupported-media-type", Sentence("Requests are sent as application/json.")
             )
     return await handler(request)
 

@@ -29,13 +29,15 @@ from typing import Any
 
 from aiohttp import web
 
+from lifeledger.sentences import Sentence
+
 from ..decide import engine
 from ..decide.errors import TableError, TableUnavailable
 from ..decide.limits import Throttle
 from ..decide.table import Table
 from ..live.hub import HUB_KEY, Hub
 from ..store.records import Event, Store
-from .requests import table_or_404, watched_or_404
+from .requests import error_response, table_or_404, watched_or_404
 
 __all__ = [
     "BUCKETS",
@@ -182,7 +184,9 @@ class Fold:
                     self.standing[unit] = was
             elif event.kind == "action":
                 if event.entry is None:
-                    raise TableError("unavailable", "This game's timeline is still being derived.")
+                    raise TableError(
+                        "unavailable", Sentence("This game's timeline is still being derived.")
+                    )
                 self.steps.append(self._step(event.seq, json.loads(event.entry)))
             self.seq = event.seq
 
@@ -522,20 +526,22 @@ def _made(hub: Hub) -> _Made:
 
 
 def _fail(status: int, code: str, message: str) -> web.Response:
-    return web.json_response({"error": code, "message": message}, status=status)
+    return error_response(status, code, message)
 
 
 async def _series(request: web.Request, table: Table) -> web.Response:
     text = request.match_info["n"]
     if not (text.isascii() and text.isdigit() and len(text) <= 9):
-        return _fail(404, "unknown-game", "No such game.")
+        return _fail(404, "unknown-game", Sentence("No such game."))
     number = int(text)
     try:
         table.check()
     except TableUnavailable as exc:
         return web.json_response(exc.to_json(), status=503)
     if not 1 <= number <= table.number:
-        return _fail(404, "unknown-game", f"This table has no game {number}.")
+        return _fail(
+            404, "unknown-game", Sentence("This table has no game {number}.", number=number)
+        )
     # A finished game's series never changes: it is made once (the current game's, once per
     # event written).
     committed = table.committed
@@ -549,7 +555,9 @@ async def _series(request: web.Request, table: Table) -> web.Response:
         following = number == table.number and fold is not None
         budget = made.following if following else made.throttle
         if not budget.allow(request.remote or "?"):
-            return _fail(429, "throttled", "Too many graphs asked for from here; wait a minute.")
+            return _fail(
+                429, "throttled", Sentence("Too many graphs asked for from here; wait a minute.")
+            )
         # Made and written out as JSON off the event loop (a long game's totals may have a
         # thousand digits each: :func:`encode`), BUILDS at a time; one asked for again while
         # it waited its turn is made once.

@@ -16,6 +16,8 @@ from typing import Any
 
 from aiohttp import WSCloseCode, WSMsgType, web
 
+from lifeledger.sentences import Sentence
+
 from ..decide.errors import TableError
 from ..decide.jsontext import strict_json
 from ..decide.limits import SocketGate
@@ -29,7 +31,7 @@ from ..live.toolmessages import now_ms, tool_message, tools_view
 from ..live.undoasks import undo_asks_of
 from ..store.records import hash_token
 from .answers import answers_of, history_text
-from .requests import quoted, same_origin, table_or_404, watched_or_404
+from .requests import error_text, quoted, same_origin, table_or_404, watched_or_404
 
 __all__ = ["GATE_KEY", "add_routes", "table_socket", "watch_socket"]
 
@@ -84,19 +86,17 @@ async def _socket(request: web.Request, table: Table, spectator: bool) -> web.St
     kind = request.query.get("device", "phone")
     if kind not in DEVICES:  # a page's mistake, not a player's: refused as a bad request
         raise web.HTTPBadRequest(
-            text=json.dumps(
-                {
-                    "error": "malformed",
-                    "message": '"device" is "table" (one device for the table) or "phone".',
-                    "member": "device",
-                }
+            text=error_text(
+                "malformed",
+                Sentence('"device" is "table" (one device for the table) or "phone".'),
+                member="device",
             ),
             content_type="application/json",
         )
     if not same_origin(request):
         # Another site's page may not open a socket with this browser's seat (item 12).
         raise web.HTTPForbidden(
-            text=json.dumps({"error": "cross-origin", "message": "Other sites can't connect."}),
+            text=error_text("cross-origin", Sentence("Other sites can't connect.")),
             content_type="application/json",
         )
     gate = request.app[GATE_KEY]
@@ -168,12 +168,16 @@ async def _socket(request: web.Request, table: Table, spectator: bool) -> web.St
                 conn.dropped += 1
                 if conn.dropped >= limits.flood_close:
                     conn.send_json(
-                        error_message(None, "throttled", "Too many messages: disconnected.")
+                        error_message(
+                            None, "throttled", Sentence("Too many messages: disconnected.")
+                        )
                     )
                     conn.close()
                     break
                 conn.send_json(
-                    error_message(_peek_id(text), "throttled", "Too many messages; slow down.")
+                    error_message(
+                        _peek_id(text), "throttled", Sentence("Too many messages; slow down.")
+                    )
                 )
                 continue
             # The budgets the address's sockets share, and the table's seated sockets (item 8):
@@ -187,19 +191,23 @@ async def _socket(request: web.Request, table: Table, spectator: bool) -> web.St
                     error_message(
                         _peek_id(text),
                         "throttled",
-                        "Too many messages from here or at this table; slow down.",
+                        Sentence("Too many messages from here or at this table; slow down."),
                     )
                 )
                 continue
             if msg.type != WSMsgType.TEXT:
-                conn.send_json(error_message(None, "malformed", "Messages are JSON text."))
+                conn.send_json(
+                    error_message(None, "malformed", Sentence("Messages are JSON text."))
+                )
                 continue
             try:
                 _handle(hub, conn, msg.data)
             except Exception:
                 log.exception("unexpected error handling a message")
                 conn.send_json(
-                    error_message(_peek_id(text), "internal", "The server could not handle this.")
+                    error_message(
+                        _peek_id(text), "internal", Sentence("The server could not handle this.")
+                    )
                 )
     finally:
         no_hello.cancel()
@@ -241,20 +249,28 @@ def _handle(hub: Hub, conn: Conn, data: str) -> None:
     try:
         msg = strict_json(data)
     except ValueError as exc:
-        conn.send_json(error_message(_peek_id(data), "malformed", f"Not JSON: {exc}"))
+        conn.send_json(
+            error_message(
+                _peek_id(data), "malformed", Sentence("Not JSON: {error}", error=str(exc))
+            )
+        )
         return
     if not isinstance(msg, dict) or not isinstance(msg.get("type"), str):
         conn.send_json(
-            error_message(None, "malformed", 'A message is a JSON object with a "type".')
+            error_message(None, "malformed", Sentence('A message is a JSON object with a "type".'))
         )
         return
     kind = msg["type"]
     table = conn.table
+    if kind != "action":  # read here: a table another process decides is brought up to date
+        hub.owners.catch_up(table)
     if kind == "hello":
         # A welcome is up to a page of the timeline: after the first, hellos spend the
         # socket's history-page budget (a hello a message would be a page a message).
         if conn.hello and not conn.pages.take():
-            conn.send_json(error_message(None, "throttled", "Too many hellos; slow down."))
+            conn.send_json(
+                error_message(None, "throttled", Sentence("Too many hellos; slow down."))
+            )
             return
         held, device = list(conn.seats), conn.device
         _hello(hub, conn, msg)
@@ -280,31 +296,41 @@ def _handle(hub: Hub, conn: Conn, data: str) -> None:
                 error_message(
                     None,
                     "malformed",
-                    'An undo answer is {"type": "undo_answer", "request": ID, "allow": bool}.',
+                    Sentence(
+                        'An undo answer is {"type": "undo_answer", "request": ID, "allow": bool}.'
+                    ),
                 )
             )
             return
         undo_asks_of(hub).answer(hub, conn, msg.get("request"), msg.get("allow"))
         return
     if kind not in ("action", "undo", "next_game", "reset", "new_game", "setup", "tool"):
-        conn.send_json(error_message(None, "malformed", f"Unknown message type {kind!r}."))
+        conn.send_json(
+            error_message(
+                None, "malformed", Sentence("Unknown message type {kind}.", kind=repr(kind))
+            )
+        )
         return
     cid = msg.get("id")
     if not isinstance(cid, str) or not _CLIENT_ID.match(cid):
         conn.send_json(
             error_message(
-                None, "malformed", 'Every change carries an "id": 1-64 letters, digits, _ or -.'
+                None,
+                "malformed",
+                Sentence('Every change carries an "id": 1-64 letters, digits, _ or -.'),
             )
         )
         return
     if not conn.hello:
-        conn.send_json(error_message(cid, "hello-first", "Say hello first."))
+        conn.send_json(error_message(cid, "hello-first", Sentence("Say hello first.")))
         return
     if conn.spectator:
-        conn.send_json(error_message(cid, "spectator", "Spectators can watch but not act."))
+        conn.send_json(
+            error_message(cid, "spectator", Sentence("Spectators can watch but not act."))
+        )
         return
     if not conn.seats:
-        conn.send_json(error_message(cid, "no-seat", "Take a seat to act."))
+        conn.send_json(error_message(cid, "no-seat", Sentence("Take a seat to act.")))
         return
     if kind == "tool":  # dice, coin, first player, planar die, clocks (live/toolmessages.py)
         tool_message(hub, conn, cid, msg)
@@ -317,7 +343,15 @@ def _handle(hub: Hub, conn: Conn, data: str) -> None:
     extra = sorted(set(msg) - allowed)
     if extra:
         conn.send_json(
-            error_message(cid, "malformed", f"Unknown message member {extra[0]!r} for {kind!r}.")
+            error_message(
+                cid,
+                "malformed",
+                Sentence(
+                    "Unknown message member {member} for {kind}.",
+                    member=repr(extra[0]),
+                    kind=repr(kind),
+                ),
+            )
         )
         return
     acting = _acting(conn, msg, cid)
@@ -341,13 +375,14 @@ def _handle(hub: Hub, conn: Conn, data: str) -> None:
             error_message(
                 cid,
                 "malformed",
-                '"at_turn" is a turn number (0 before the first).',
+                Sentence('"at_turn" is a turn number (0 before the first).'),
                 member="at_turn",
             )
         )
         return
-    # Decided here, written by the writer; a refusal of a change written long ago is an ack.
-    hub.writer.handle(table, conn, kind, body, cid, acting, at_turn)
+    # Decided here, or by the process that owns the table (live/owners.py), written by its
+    # writer; a refusal of a change written long ago is an ack.
+    hub.owners.route(table, conn, kind, body, cid, acting, at_turn)
     undo_asks_of(hub).prune(table)  # a question about a change no longer last is over
 
 
@@ -357,8 +392,11 @@ def _seats_full(hub: Hub, table: Table, full: list[str], member: str) -> dict[st
     return error_message(
         None,
         "too-many-sockets",
-        f"At most {hub.limits.sockets_per_seat} connections for one seat: this one does not "
-        f"hold {names}'s.",
+        Sentence(
+            "At most {n} connections for one seat: this one does not hold {names}'s.",
+            n=hub.limits.sockets_per_seat,
+            names=names,
+        ),
         member=member,
         seats=full,
     )
@@ -378,14 +416,18 @@ def _acting(conn: Conn, msg: dict[str, Any], cid: str) -> str | None:
     if acting is None and "as" not in msg and len(conn.seats) == 1:
         return conn.seats[0]
     if not isinstance(acting, str):
-        what = "names" if "as" in msg else "must name"
+        held = ", ".join(conn.seats)
         conn.send_json(
             error_message(
                 cid,
                 "malformed",
-                f'"as" {what} the seat that acts: this connection holds '
-                + ", ".join(conn.seats)
-                + ".",
+                Sentence(
+                    '"as" names the seat that acts: this connection holds {seats}.', seats=held
+                )
+                if "as" in msg
+                else Sentence(
+                    '"as" must name the seat that acts: this connection holds {seats}.', seats=held
+                ),
                 member="as",
             )
         )
@@ -394,7 +436,10 @@ def _acting(conn: Conn, msg: dict[str, Any], cid: str) -> str | None:
         name = conn.table.label(acting) if acting in conn.table.player_ids() else quoted(acting)
         conn.send_json(
             error_message(
-                cid, "not-your-seat", f"This connection doesn't hold {name}'s seat.", member="as"
+                cid,
+                "not-your-seat",
+                Sentence("This connection doesn't hold {player}'s seat.", player=name),
+                member="as",
             )
         )
         return None
@@ -413,7 +458,7 @@ def _hello(hub: Hub, conn: Conn, msg: dict[str, Any]) -> None:
     device = msg.get("device", "table" if conn.device else "phone")
     if isinstance(since, bool) or not isinstance(since, int) or since < 0:
         conn.send_json(
-            error_message(None, "malformed", '"since" is the last sequence number seen.')
+            error_message(None, "malformed", Sentence('"since" is the last sequence number seen.'))
         )
         return
     if device not in DEVICES:
@@ -421,7 +466,7 @@ def _hello(hub: Hub, conn: Conn, msg: dict[str, Any]) -> None:
             error_message(
                 None,
                 "malformed",
-                '"device" is "table" (one device for the table) or "phone".',
+                Sentence('"device" is "table" (one device for the table) or "phone".'),
                 member="device",
             )
         )
@@ -433,13 +478,16 @@ def _hello(hub: Hub, conn: Conn, msg: dict[str, Any]) -> None:
     if not conn.spectator:
         problem = None
         if token is not None and not (isinstance(token, str) and _TOKEN.match(token)):
-            problem = ("token", '"token" is a seat token.')
+            problem = ("token", Sentence('"token" is a seat token.'))
         elif not isinstance(tokens, list) or not all(
             isinstance(t, str) and _TOKEN.match(t) for t in tokens
         ):
-            problem = ("tokens", '"tokens" is a list of seat tokens.')
+            problem = ("tokens", Sentence('"tokens" is a list of seat tokens.'))
         elif len(tokens) > MAX_PLAYERS:
-            problem = ("tokens", f'"tokens" holds at most {MAX_PLAYERS} (a table\'s seats).')
+            problem = (
+                "tokens",
+                Sentence('"tokens" holds at most {n} (a table\'s seats).', n=MAX_PLAYERS),
+            )
         if problem is not None:
             conn.send_json(error_message(None, "malformed", problem[1], member=problem[0]))
             return
@@ -450,7 +498,9 @@ def _hello(hub: Hub, conn: Conn, msg: dict[str, Any]) -> None:
         conn.recount([])  # the seats its URL named, if any, are not held: counted out
     if given:
         if conn.spectator:
-            conn.send_json(error_message(None, "spectator", "Spectators can watch but not act."))
+            conn.send_json(
+                error_message(None, "spectator", Sentence("Spectators can watch but not act."))
+            )
         else:
             found = _seats_of(table, given)
             # Counted for each seat it holds (the cap on sockets per seat), as when it opens
@@ -470,9 +520,9 @@ def _hello(hub: Hub, conn: Conn, msg: dict[str, Any]) -> None:
                     error_message(
                         None,
                         "bad-token",
-                        "This seat token no longer holds a seat."
+                        Sentence("This seat token no longer holds a seat.")
                         if lost == 1 and len(given) == 1
-                        else f"{lost} of these seat tokens no longer hold a seat.",
+                        else Sentence("{n} of these seat tokens no longer hold a seat.", n=lost),
                     )
                 )
     welcome(conn, since, host=not conn.spectator and is_host(table, msg.get("host")))
@@ -544,7 +594,10 @@ def _takeover_answer(hub: Hub, conn: Conn, msg: dict[str, Any]) -> None:
             error_message(
                 None,
                 "malformed",
-                'A takeover answer is {"type": "takeover_answer", "request": ID, "allow": bool}.',
+                Sentence(
+                    'A takeover answer is {"type": "takeover_answer", "request": ID, '
+                    '"allow": bool}.'
+                ),
             )
         )
         return
@@ -552,12 +605,16 @@ def _takeover_answer(hub: Hub, conn: Conn, msg: dict[str, Any]) -> None:
     asked = takeovers.requests.get(rid)
     if asked is None or not conn.hello or not takeovers.may_answer(conn, asked):
         conn.send_json(
-            error_message(None, "unknown-request", "There is no such takeover request to answer.")
+            error_message(
+                None, "unknown-request", Sentence("There is no such takeover request to answer.")
+            )
         )
         return
     if asked.status != "pending" or asked.state() != "pending":
         conn.send_json(
-            error_message(None, "answered", "This takeover request was answered or has expired.")
+            error_message(
+                None, "answered", Sentence("This takeover request was answered or has expired.")
+            )
         )
         return
     if asked.origin is not None:  # put on another server: that one decides
@@ -654,14 +711,19 @@ def _history(hub: Hub, conn: Conn, msg: dict[str, Any]) -> None:
             error_message(
                 None,
                 "malformed",
-                f'A history request is {{"type": "history", "before": SEQ, "limit": N}} '
-                f"(N from 1 to {PAGE}).",
+                Sentence(
+                    'A history request is {"type": "history", "before": SEQ, "limit": N} '
+                    "(N from 1 to {n}).",
+                    n=PAGE,
+                ),
             )
         )
         return
     if not conn.pages.take():
         conn.send_json(
-            error_message(None, "throttled", "Too many history pages asked for; slow down.")
+            error_message(
+                None, "throttled", Sentence("Too many history pages asked for; slow down.")
+            )
         )
         return
     # A page kept since the table last changed costs nothing; one built is charged to the

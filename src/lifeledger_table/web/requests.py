@@ -11,6 +11,8 @@ from typing import Any
 
 from aiohttp import web
 
+from lifeledger.sentences import Sentence
+
 from ..decide.errors import TableUnavailable, with_sentence
 from ..decide.jsontext import strict_json
 from ..decide.table import Table
@@ -60,13 +62,13 @@ async def read_text(request: web.Request) -> str:
             return await request.text()
     except TimeoutError as exc:
         raise web.HTTPRequestTimeout(
-            text=json.dumps({"error": "timeout", "message": "The request was sent too slowly."}),
+            text=error_text("timeout", Sentence("The request was sent too slowly.")),
             content_type="application/json",
             headers={"Connection": "close"},
         ) from exc
     except UnicodeDecodeError as exc:
         raise web.HTTPBadRequest(
-            text=json.dumps({"error": "malformed", "message": "The body is not UTF-8 text."}),
+            text=error_text("malformed", Sentence("The body is not UTF-8 text.")),
             content_type="application/json",
         ) from exc
 
@@ -78,7 +80,7 @@ async def read_body(request: web.Request) -> Any:
         return strict_json(text)
     except ValueError as exc:
         raise web.HTTPBadRequest(
-            text=json.dumps({"error": "malformed", "message": f"The body is not JSON: {exc}"}),
+            text=error_text("malformed", Sentence("The body is not JSON: {error}", error=str(exc))),
             content_type="application/json",
         ) from exc
 
@@ -95,7 +97,9 @@ def same_origin(request: web.Request) -> bool:
 
 def storage_error() -> web.Response:
     """503 ``storage``: the store failed, nothing changed."""
-    return error_response(503, "storage", "The table's storage failed; nothing changed. Try again.")
+    return error_response(
+        503, "storage", Sentence("The table's storage failed; nothing changed. Try again.")
+    )
 
 
 def unavailable(exc: TableUnavailable) -> web.HTTPServiceUnavailable:
@@ -113,7 +117,7 @@ async def found_or_404(lookup: Awaitable[Table | None]) -> Table:
         raise unavailable(exc) from exc
     if table is None:
         raise web.HTTPNotFound(
-            text=json.dumps({"error": "unknown-table", "message": "There is no such table."}),
+            text=error_text("unknown-table", Sentence("There is no such table.")),
             content_type="application/json",
         )
     return table
@@ -135,5 +139,5 @@ def quoted(value: Any) -> str:
     try:
         text = repr(value[: 2 * SHOWN] if isinstance(value, str) else value)
     except ValueError:  # an integer of more digits than Python writes out
-        text = f"an {type(value).__name__} too long to show"
+        text = Sentence("an {kind} too long to show", kind=type(value).__name__)
     return text if len(text) <= SHOWN else text[: SHOWN - 1] + "…"

@@ -14,6 +14,8 @@ from typing import Any
 
 from aiohttp import web
 
+from lifeledger.sentences import Sentence
+
 from ..decide import engine
 from ..decide.errors import TableError
 from ..decide.limits import CodeGuard
@@ -74,7 +76,7 @@ async def create_table(request: web.Request) -> web.Response:
     store = request.app[HUB_KEY].store
     if not request.app[HUB_KEY].openings.allow(request.remote or "?"):
         return error_response(
-            429, "throttled", "Too many tables opened from here; wait a few minutes."
+            429, "throttled", Sentence("Too many tables opened from here; wait a few minutes.")
         )
     try:
         setup = build_setup(await read_body(request))
@@ -101,7 +103,7 @@ async def create_table(request: web.Request) -> web.Response:
             log.exception("could not store a new table")
             return storage_error()
     else:
-        return error_response(503, "busy", "Could not find a free table code; try again.")
+        return error_response(503, "busy", Sentence("Could not find a free table code; try again."))
     return web.json_response(
         {
             "id": row.id,
@@ -133,7 +135,9 @@ async def lookup_code(request: web.Request) -> web.Response:
     wait = guard.wait(who)
     if wait is None:
         return error_response(
-            429, "throttled", "Too many wrong codes; wait a minute, or open the table's link."
+            429,
+            "throttled",
+            Sentence("Too many wrong codes; wait a minute, or open the table's link."),
         )
     if wait > 0:
         await asyncio.sleep(wait)
@@ -147,7 +151,7 @@ async def lookup_code(request: web.Request) -> web.Response:
         return storage_error()
     if row is None:
         guard.failed(who)
-        return error_response(404, "unknown-table", "No table has this code.")
+        return error_response(404, "unknown-table", Sentence("No table has this code."))
     return web.json_response({"id": row.id})
 
 
@@ -184,7 +188,11 @@ async def _history_response(request: web.Request, table: Table) -> web.Response:
     except ValueError:
         before = limit = -1
     if before < 0 or not 1 <= limit <= PAGE:
-        return error_response(400, "malformed", f"before is a sequence number, limit 1 to {PAGE}.")
+        return error_response(
+            400,
+            "malformed",
+            Sentence("before is a sequence number, limit 1 to {n}.", n=PAGE),
+        )
     # The socket's history message keeps its pages under the same key (answers.history_text).
     key = ("history", table.committed, min(before, table.committed + 1), limit)
     return await answer(request, table, key, lambda: table.history_text(before, limit).encode())
@@ -215,7 +223,7 @@ async def take_seat(request: web.Request) -> web.Response:
     table = await table_or_404(request)
     seat = request.match_info["seat"]
     if seat not in table.player_ids():
-        return error_response(404, "unknown-seat", "This table has no such seat.")
+        return error_response(404, "unknown-seat", Sentence("This table has no such seat."))
     body = await read_body(request)
     if (
         not isinstance(body, dict)
@@ -227,8 +235,10 @@ async def take_seat(request: web.Request) -> web.Response:
         return error_response(
             400,
             "malformed",
-            'The body is {}, or {"takeover": true} (and "host"); "device": "table" from a '
-            "table device.",
+            Sentence(
+                'The body is {}, or {"takeover": true} (and "host"); "device": "table" from a '
+                "table device."
+            ),
         )
     if seat in table.seats:
         connected = takeovers.held_lately(hub, table, seat)
@@ -237,18 +247,20 @@ async def take_seat(request: web.Request) -> web.Response:
             return error_response(
                 409,
                 "seat-taken",
-                "This seat is taken. Take it over?",
+                Sentence("This seat is taken. Take it over?"),
                 connected=connected,
                 **on_device,
             )
         if not takeovers.throttle.allow(request.remote or "?"):
             return error_response(
-                429, "throttled", "Too many takeovers from here; wait a few minutes."
+                429, "throttled", Sentence("Too many takeovers from here; wait a few minutes.")
             )
         if connected and not is_host(table, body.get("host")):
             asked = takeovers.ask(hub, table, seat)
             if asked is None:
-                return error_response(429, "busy", "Too many takeovers are waiting at this table.")
+                return error_response(
+                    429, "busy", Sentence("Too many takeovers are waiting at this table.")
+                )
             expires = round(asked.expires - asked.created)
             return web.json_response({"request": asked.id, "expires": expires}, status=202)
     try:
@@ -256,7 +268,9 @@ async def take_seat(request: web.Request) -> web.Response:
     except StorageFailure:
         return storage_error()
     except SeatTaken:
-        return error_response(409, "seat-taken", "This seat was just taken. Take it over?")
+        return error_response(
+            409, "seat-taken", Sentence("This seat was just taken. Take it over?")
+        )
     return web.json_response({"seat": seat, "token": token})
 
 
@@ -293,7 +307,9 @@ async def take_seats(request: web.Request) -> web.Response:
     if any(held is not None for held in wanted.values()) and not takeovers.throttle.allow(
         request.remote or "?"
     ):
-        return error_response(429, "throttled", "Too many takeovers from here; wait a few minutes.")
+        return error_response(
+            429, "throttled", Sentence("Too many takeovers from here; wait a few minutes.")
+        )
     tokens, failed = await grant_seats(hub, table, wanted)
     if failed and not tokens and all(why == "storage" for why in failed.values()):
         return storage_error()
@@ -309,27 +325,55 @@ def _seats_body_problem(table: Table, body: Any) -> tuple[str, str, str] | None:
         return "seats", "malformed", 'The body is {"seats": [SEAT, ...], "device": "table"}.'
     extra = sorted(set(body) - {"seats", "device", "takeover", "host"})
     if extra:
-        return extra[0][:SHOWN], "malformed", f"Unknown member {quoted(extra[0])}."
+        return (
+            extra[0][:SHOWN],
+            "malformed",
+            Sentence("Unknown member {member}.", member=quoted(extra[0])),
+        )
     seats = body.get("seats")
     if not isinstance(seats, list) or not seats:
-        return "seats", "malformed", '"seats" is a list of the seats wanted (at least one).'
+        return (
+            "seats",
+            "malformed",
+            Sentence('"seats" is a list of the seats wanted (at least one).'),
+        )
     players = table.player_ids()
     seen: set[str] = set()
     for n, seat in enumerate(seats):
         where = f'"seats"[{n}]'
         if not isinstance(seat, str):
-            return "seats", "malformed", f"{where} is not a seat id (text): {quoted(seat)}."
+            return (
+                "seats",
+                "malformed",
+                Sentence(
+                    "{where} is not a seat id (text): {seat}.", where=where, seat=quoted(seat)
+                ),
+            )
         if seat not in players:
-            return "seats", "unknown-seat", f"{where}: this table has no seat {quoted(seat)}."
+            return (
+                "seats",
+                "unknown-seat",
+                Sentence("{where}: this table has no seat {seat}.", where=where, seat=quoted(seat)),
+            )
         if seat in seen:
-            return "seats", "malformed", f"{where}: the seat {quoted(seat)} is listed twice."
+            return (
+                "seats",
+                "malformed",
+                Sentence(
+                    "{where}: the seat {seat} is listed twice.", where=where, seat=quoted(seat)
+                ),
+            )
         seen.add(seat)
     if body.get("device", "table") not in ("table", "phone"):
-        return "device", "malformed", '"device" is "table" (one device for the table) or "phone".'
+        return (
+            "device",
+            "malformed",
+            Sentence('"device" is "table" (one device for the table) or "phone".'),
+        )
     if not isinstance(body.get("takeover", False), bool):
-        return "takeover", "malformed", '"takeover" is true or false.'
+        return "takeover", "malformed", Sentence('"takeover" is true or false.')
     if not isinstance(body.get("host", ""), str):
-        return "host", "malformed", '"host" is the table\'s host token.'
+        return "host", "malformed", Sentence('"host" is the table\'s host token.')
     return None
 
 
@@ -340,7 +384,9 @@ async def takeover_status(request: web.Request) -> web.Response:
     table = await table_or_404(request)
     asked: Takeover | None = takeovers.requests.get(request.match_info["request"])
     if asked is None or asked.table != table.id:
-        return error_response(404, "unknown-request", "There is no such takeover request.")
+        return error_response(
+            404, "unknown-request", Sentence("There is no such takeover request.")
+        )
     if asked.state() == "pending":
         wait = min(POLL_SECONDS, max(0.0, asked.expires - time.monotonic()))
         with contextlib.suppress(TimeoutError):
@@ -355,9 +401,9 @@ async def qr_code(request: web.Request) -> web.Response:
     table = await table_or_404(request)
     which = request.query.get("for", "play")
     if which not in ("play", "watch"):
-        return error_response(400, "malformed", "for is play or watch.")
+        return error_response(400, "malformed", Sentence("for is play or watch."))
     if len(request.host) > 261:  # a host name (253) and a port: a longer Host is made up
-        return error_response(400, "malformed", "The Host header is too long for a link.")
+        return error_response(400, "malformed", Sentence("The Host header is too long for a link."))
     url = _links(request, table.id, table.row.watch)[which]
     # Drawn once per link (pure Python, some 8 ms: in a worker process, workers/drawing.py).
     return await answer(
@@ -373,10 +419,10 @@ async def _record_response(
     request: web.Request, table: Table, number_text: str
 ) -> web.StreamResponse:
     if not _GAME_NUMBER.fullmatch(number_text):  # not str.isdigit: it takes "²"
-        return error_response(404, "unknown-game", "No such game.")
+        return error_response(404, "unknown-game", Sentence("No such game."))
     if not request.app[HUB_KEY].downloads.allow(request.remote or "?"):
         return error_response(
-            429, "throttled", "Too many records downloaded from here; wait a minute."
+            429, "throttled", Sentence("Too many records downloaded from here; wait a minute.")
         )
     day, n = time.strftime("%Y-%m-%d", time.localtime(table.row.created)), number_text
     try:
@@ -422,7 +468,7 @@ async def replay_record(request: web.Request) -> web.Response:
     The replay runs in a worker process, so that the tables being played go on meanwhile."""
     if not request.app[HUB_KEY].replays.allow(request.remote or "?"):
         return error_response(
-            429, "throttled", "Too many records replayed from here; wait a few minutes."
+            429, "throttled", Sentence("Too many records replayed from here; wait a few minutes.")
         )
     text = await read_text(request)
     try:

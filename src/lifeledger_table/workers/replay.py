@@ -19,9 +19,11 @@ import threading
 import time
 from typing import Any
 
+from lifeledger.sentences import Sentence
+
 from ..decide import engine
 from ..decide.changes import changes
-from ..decide.errors import TableError
+from ..decide.errors import TableError, with_sentence
 from ..decide.jsontext import strict_json
 from ..decide.setup import MAX_PLAYERS
 
@@ -73,9 +75,11 @@ def _document(text: str) -> dict[str, Any]:
     try:
         items = [_strict(line) for line in lines]
     except (ValueError, RecursionError) as exc:
-        raise TableError("malformed", f"This is not a game record (JSON): {exc}") from exc
+        raise TableError(
+            "malformed", Sentence("This is not a game record (JSON): {error}", error=str(exc))
+        ) from exc
     if not items or not all(isinstance(item, dict) for item in items):
-        raise TableError("malformed", "This is not a game record: expected JSON objects.")
+        raise TableError("malformed", Sentence("This is not a game record: expected JSON objects."))
     return {**items[0], "actions": items[1:]}
 
 
@@ -92,19 +96,24 @@ def replay_json(text: str, max_bytes: int = MAX_BYTES, seconds: float = MAX_SECO
     actions = document.pop("actions", [])
     document.pop("note", None)
     if not isinstance(actions, list):
-        raise TableError("malformed", '"actions" is a list.', member="actions")
+        raise TableError("malformed", Sentence('"actions" is a list.'), member="actions")
     if len(actions) > MAX_ACTIONS:
-        raise TableError("malformed", f"A record to watch has at most {MAX_ACTIONS} actions.")
+        raise TableError(
+            "malformed",
+            Sentence("A record to watch has at most {n} actions.", n=MAX_ACTIONS),
+        )
     players = document.get("players")
     if isinstance(players, list) and len(players) > MAX_PLAYERS:
         raise TableError(
-            "malformed", f"A record to watch has at most {MAX_PLAYERS} players.", member="players"
+            "malformed",
+            Sentence("A record to watch has at most {n} players.", n=MAX_PLAYERS),
+            member="players",
         )
     try:
         engine.check_header(document)
         game = engine.new_game(document)
     except engine.MalformedError as exc:
-        raise TableError("malformed", str(exc), member=exc.member) from exc
+        raise TableError("malformed", engine.said(exc), member=exc.member) from exc
     out = bytearray()
 
     def add(text: str) -> None:
@@ -112,8 +121,11 @@ def replay_json(text: str, max_bytes: int = MAX_BYTES, seconds: float = MAX_SECO
         if len(out) > max_bytes:
             raise TableError(
                 "too-large",
-                f"This record's replay is larger than {max_bytes // (1024 * 1024)} MB; "
-                "split it into shorter records to watch it.",
+                Sentence(
+                    "This record's replay is larger than {n} MB; split it into shorter records "
+                    "to watch it.",
+                    n=max_bytes // (1024 * 1024),
+                ),
             )
 
     state = engine.state_of(game)
@@ -127,25 +139,31 @@ def replay_json(text: str, max_bytes: int = MAX_BYTES, seconds: float = MAX_SECO
     for position, action in enumerate(actions):
         before = state
         refused = None
-        notes: list[dict[str, str]] = []
+        notes: list[dict[str, Any]] = []
         try:
             if not isinstance(action, dict):
                 raise engine.MalformedError("an action is a JSON object", position=str(position))
             notes = engine.apply(game, action, position)
         except engine.RefusedError as exc:
-            refused = {"rule": exc.rule, "message": exc.message}
+            refused = with_sentence({"rule": exc.rule, "message": exc.message})
         except engine.TooMuchWork as exc:
             if exc.limit != "deadline":
-                raise TableError("malformed", str(exc.at(str(position))), member="do") from exc
+                raise TableError(
+                    "malformed", engine.said(exc.at(str(position))), member="do"
+                ) from exc
             raise TableError(
                 "too-long",
-                f"This record takes more than {seconds:g} s to replay here (at action "
-                f"{position}); replay it with `lifeledger replay`.",
+                Sentence(
+                    "This record takes more than {seconds} s to replay here (at action "
+                    "{position}); replay it with `lifeledger replay`.",
+                    seconds=f"{seconds:g}",
+                    position=position,
+                ),
             ) from exc
         except engine.MalformedError as exc:
             raise TableError(
                 "malformed",
-                str(exc.at(str(position)) if exc.position is None else exc),
+                engine.said(exc.at(str(position)) if exc.position is None else exc),
                 member=exc.member,
             ) from exc
         state = engine.state_of(game)
@@ -207,7 +225,9 @@ class Replays:
         deadline = time.monotonic() + self.wait
         while not self.slots.acquire(blocking=False):
             if time.monotonic() >= deadline:
-                raise TableError("busy", "Other records are being replayed; try again shortly.")
+                raise TableError(
+                    "busy", Sentence("Other records are being replayed; try again shortly.")
+                )
             await asyncio.sleep(0.05)
         try:
             future = self._pool().submit(replay_json, text, self.max_bytes)
@@ -220,12 +240,16 @@ class Replays:
             return await asyncio.wrap_future(future)
         except concurrent.futures.process.BrokenProcessPool as exc:
             self.executor = None  # a worker died (killed, out of time): a new pool next time
-            raise TableError("busy", "The replay could not be finished; try again.") from exc
+            raise TableError(
+                "busy", Sentence("The replay could not be finished; try again.")
+            ) from exc
         except MemoryError as exc:
             raise TableError(
                 "too-large",
-                "This record takes more memory to replay than a replay may take here; replay "
-                "it with `lifeledger replay`.",
+                Sentence(
+                    "This record takes more memory to replay than a replay may take here; "
+                    "replay it with `lifeledger replay`."
+                ),
             ) from exc
 
     def close(self) -> None:
