@@ -231,3 +231,16 @@ async def test_an_entry_kept_before_sentences_is_read_as_it_is(
     later = await aiohttp_client(create_app(SQLiteStore(db), Limits()))
     page = await (await later.get(f"/api/tables/{table['id']}/history?before=3")).json()
     assert next(e for e in page["entries"] if e["seq"] == 2)["notes"] == old
+
+
+def test_a_checkpoint_keeps_the_engines_sentences() -> None:
+    """A game whose notes are sentences is a checkpoint the table reads back (the sentences'
+    rebuilder is the one function a checkpoint may call), the same sentences."""
+    from lifeledger.core import Note
+
+    game = engine.new_game({"record": 2, "players": [{"id": "ana"}, {"id": "bo"}]})
+    said = Plural("{player} gains {n} life", "{player} gains {n} life", "n", player=Id("ana"), n=3)
+    game.notes = [Note("119.3", Sentence("{what} (twice)", what=said))]
+    loaded, _ = engine.load_checkpoint(engine.dump_checkpoint(game, []))
+    text = loaded.notes[0].text
+    assert isinstance(text, Sentence) and text.to_json() == game.notes[0].text.to_json()
