@@ -53,10 +53,11 @@ class UndoAsk:
     timer: asyncio.TimerHandle | None = None
 
     def message(self) -> dict[str, Any]:
-        """The question, as put to a socket that may answer it."""
+        """The question, as put to a socket that may answer it (``"sentence"``: who made the
+        change, when that is words of the server's, "the table", for each phone's language)."""
         last = self.table.last
         action = last.body.get("action") if last is not None and last.seq == self.target else None
-        return {
+        question = {
             "type": "undo_request",
             "request": self.rid,
             "target": self.target,
@@ -66,6 +67,7 @@ class UndoAsk:
             "action": action,
             "expires": max(0, round(self.expires - time.monotonic())),
         }
+        return with_sentence(question, "by")
 
 
 class UndoAsks:
