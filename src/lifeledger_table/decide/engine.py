@@ -175,7 +175,8 @@ def resume(game: Game, actions: Sequence[dict[str, Any]], start: int) -> Game:
         try:
             game.apply(parse(action, position))
         except RefusedError as exc:
-            raise RefusedError(exc.rule, f"action {position}: {exc.message}") from None
+            where = Sentence("action {position}: {message}", position=position, message=exc.message)
+            raise RefusedError(exc.rule, where) from None
     return game
 
 
