@@ -7,7 +7,7 @@ import copy
 import pickle
 
 from lifeledger.language import LANGUAGES, language
-from lifeledger.sentences import AND, Id, Items, Plural, Sentence
+from lifeledger.sentences import AND, Grouped, Id, Items, Plural, Sentence
 
 
 def test_a_sentence_is_its_english_text() -> None:
@@ -88,3 +88,13 @@ def test_a_language_by_its_code_or_the_environment(monkeypatch: object) -> None:
     assert language("it_IT.UTF-8").code == "it"
     assert language("xx").code == "en"
     assert set(LANGUAGES) == {"en", "it"}
+
+
+def test_a_grouped_count_is_grouped_in_english_and_digits_as_data() -> None:
+    said = Plural(
+        "{text} ({n} character)", "{text} ({n} characters)", "n", text="'a…'", n=Grouped(100000)
+    )
+    assert said == "'a…' (100,000 characters)"
+    assert said.to_json()["args"] == {"text": "'a…'", "n": {"n": "100000"}}
+    assert language("it").text(said) == "'a…' (100.000 caratteri)"
+    assert pickle.loads(pickle.dumps(said)) == said
