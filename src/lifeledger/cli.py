@@ -181,6 +181,8 @@ def _serve(args: argparse.Namespace) -> int:
         key=args.key,
         trusted_proxies=args.trusted_proxy,
         pool_size=args.db_pool,
+        workers=args.workers,
+        internal=args.internal,
     )
     return 0
 
@@ -291,6 +293,25 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "a reverse proxy (address or network) whose X-Forwarded-For names the client,"
                 " for the per-address limits; repeatable (default: none, the header is ignored)"
             )
+        ),
+    )
+    serve.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help=(
+            "serve the port with N processes (default: 1), with a PostgreSQL --db; each table"
+            " is decided by one of them, and the others forward its changes there"
+        ),
+    )
+    serve.add_argument(
+        "--internal",
+        metavar="HOST[:PORT]",
+        help=(
+            "where the other processes on the same PostgreSQL database reach this one"
+            " (default: 127.0.0.1, any free port; on several machines, this machine's private"
+            " address)"
         ),
     )
     serve.set_defaults(run=_serve)

@@ -14,14 +14,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
+import ctypes.util
 import errno
 import functools
 import logging
+import multiprocessing
+import multiprocessing.process
 import os
 import signal
 import socket
 import ssl
-from collections.abc import Iterable
+import threading
+import time
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 
 from aiohttp import web
@@ -30,7 +36,7 @@ from .decide.limits import CodeGuard, Limits, SocketGate
 from .live.hub import HUB_KEY, Hub
 from .live.seats import seats_given
 from .live.takeover import takeovers_of
-from .store.opening import open_store, where
+from .store.opening import is_postgresql, open_store, where
 from .store.records import Feed, Store, StoreError
 from .web import pictures, protocol, routes
 from .web.addresses import TrustedProxies
@@ -96,6 +102,7 @@ def create_app(
     *,
     trusted_proxies: Iterable[str] = (),
     lan_address: str | None = None,
+    internal: tuple[str, int] = ("127.0.0.1", 0),
 ) -> web.Application:
     """The aiohttp application serving tables kept in ``store``.
 
@@ -106,6 +113,10 @@ def create_app(
     ``lan_address``: the machine's LAN address, for a server listening on every interface:
     the links and QR code of a table opened from the machine itself (``localhost``) use it,
     so that phones on the same network can open them (:mod:`.lan`).
+
+    ``internal``: the address and port (0: any free one) where the other processes on the
+    same store reach this one, to send it the changes of the tables it decides
+    (:mod:`.live.owners`); the loopback by default, for processes on one machine.
 
     Slow clients: aiohttp has no timeout of its own for a request's headers, but its keep-alive
     timer runs from the moment a connection opens (and again after each answer) and closes the
@@ -142,12 +153,16 @@ def create_app(
             for conn in list(conns):
                 await conn.ws.close()
 
+    async def stop_owners(app: web.Application) -> None:
+        await app[HUB_KEY].owners.stop()  # the leases given up: the others take the tables
+
     async def close_store(app: web.Application) -> None:
         app[HUB_KEY].replaying.close()
         store.close()
 
     async def start_sweep(app: web.Application) -> None:
         loop = asyncio.get_running_loop()
+        await hub.owners.start(*internal)
         app[SWEEP_KEY] = [loop.create_task(hub.sweep())]
         if isinstance(store, Feed):  # several servers share the store: follow the others
             app[SWEEP_KEY] += [
@@ -164,6 +179,7 @@ def create_app(
     app.on_startup.append(start_sweep)
     app.on_cleanup.append(stop_sweep)
     app.on_shutdown.append(close_sockets)
+    app.on_shutdown.append(stop_owners)
     app.on_cleanup.append(close_store)
     app.on_cleanup.append(close_drawing)
     return app
@@ -260,6 +276,8 @@ def run(
     key: str | None = None,
     trusted_proxies: Iterable[str] = (),
     pool_size: int | None = None,
+    workers: int = 1,
+    internal: str | None = None,
 ) -> None:
     """Serve the table app on ``host:port`` with its tables in ``db`` (an SQLite file, or a
     PostgreSQL URL); blocks until interrupted. With ``cert`` and ``key`` (PEM files) it serves
@@ -268,7 +286,13 @@ def run(
     connections (each process also holds one more, to hear the others). On every interface
     (``--host 0.0.0.0``) it prints the address phones on the same Wi-Fi open and a QR code of
     it, and tables opened from this machine link to it (:mod:`.lan`); on the loopback only, it
-    says phones can't open it and how to let them in."""
+    says phones can't open it and how to let them in.
+
+    ``workers``: that many processes serve the one port (``SO_REUSEPORT``), on a PostgreSQL
+    store; this process watches them, starts another when one dies, and stops them all when
+    it is stopped (SIGTERM, SIGINT). ``internal``: ``HOST`` or ``HOST:PORT`` where the other
+    processes on the store reach this one (:func:`create_app`; default the loopback, any
+    port)."""
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     trusted_proxies = list(trusted_proxies)
     try:
@@ -277,6 +301,18 @@ def run(
         raise SystemExit(f"lifeledger serve: --trusted-proxy: {exc}") from None
     # Everything that can stop the server is checked before the store is opened (issue 21
     # item 9): one line each, naming the fix, and exit status 1; never a traceback.
+    if not 1 <= workers <= MAX_WORKERS:
+        raise SystemExit(
+            f"lifeledger serve: --workers {workers}: from 1 to {MAX_WORKERS} (one per core)"
+        )
+    if workers > 1 and not is_postgresql(db):
+        raise SystemExit(
+            f"lifeledger serve: --workers {workers} needs a PostgreSQL --db "
+            "(postgresql://user@host/dbname): an SQLite file is for one process"
+        )
+    if workers > 1 and port == 0:
+        raise SystemExit("lifeledger serve: --workers needs a --port (the workers share it)")
+    inside = _internal(internal)
     context = _tls(cert, key) if cert is not None else None
     _can_listen(host, port)
     raise_descriptor_limit()
@@ -287,16 +323,12 @@ def run(
 
     everywhere = listens_everywhere(host)
     lan = lan_address() if everywhere else None
+    scheme = "https" if context else "http"
 
-    async def main() -> None:
-        app = create_app(store, trusted_proxies=trusted_proxies, lan_address=lan)
-        try:
-            runner, _guard = await serve(app, host, port, ssl_context=context)
-        except OSError as exc:  # taken since it was checked
-            raise SystemExit(_listen_problem(host, port, exc)) from None
-        scheme = "https" if context else "http"
+    def announce(more: str = "") -> None:
         print(
-            f"lifeledger table: {scheme}://{host}:{port}/  (tables in {where(db)}; Ctrl-C stops)",
+            f"lifeledger table: {scheme}://{host}:{port}/  (tables in {where(db)}{more}; "
+            "Ctrl-C stops)",
             flush=True,
         )
         if everywhere:
@@ -305,6 +337,15 @@ def run(
                 print(terminal_qr(phone_url(scheme, lan, port)), flush=True)
         elif is_loopback_host(host):
             print(LOCAL_ONLY, flush=True)
+
+    async def main(store: Store, alone: bool) -> None:
+        app = create_app(store, trusted_proxies=trusted_proxies, lan_address=lan, internal=inside)
+        try:
+            runner, _guard = await serve(app, host, port, ssl_context=context, reuse_port=not alone)
+        except OSError as exc:  # taken since it was checked
+            raise SystemExit(_listen_problem(host, port, exc)) from None
+        if alone:
+            announce()
         task = asyncio.current_task()
         assert task is not None
         asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
@@ -313,5 +354,126 @@ def run(
         finally:
             await runner.cleanup()
 
-    with contextlib.suppress(KeyboardInterrupt, asyncio.CancelledError):
-        asyncio.run(main())
+    if workers == 1:
+        with contextlib.suppress(KeyboardInterrupt, asyncio.CancelledError):
+            asyncio.run(main(store, alone=True))
+        return
+    store.close()  # each worker opens its own
+
+    def worker(n: int) -> None:
+        nonlocal inside
+        if inside[1]:  # a port given: the workers' are that and the next ones
+            inside = (inside[0], inside[1] + n)
+        try:
+            mine = open_store(db, pool_size=pool_size)
+        except StoreError as exc:
+            raise SystemExit(f"lifeledger serve: {exc}") from None
+        with contextlib.suppress(KeyboardInterrupt, asyncio.CancelledError):
+            asyncio.run(main(mine, alone=False))
+
+    supervise(workers, worker, lambda: announce(f"; {workers} worker processes"))
+
+
+#: The most worker processes ``--workers`` starts.
+MAX_WORKERS = 64
+
+
+def _internal(given: str | None) -> tuple[str, int]:
+    """``--internal HOST[:PORT]`` as an address and port (default: the loopback, any port).
+    It is where the other processes connect: a wildcard (0.0.0.0, ::) names no machine."""
+    if given is None:
+        return "127.0.0.1", 0
+    if given.startswith("["):  # [IPv6]:PORT
+        host, _, rest = given[1:].partition("]")
+        port = rest.removeprefix(":")
+    elif given.count(":") == 1:
+        host, port = given.split(":")
+    else:  # a name, IPv4 or IPv6 address alone
+        host, port = given, ""
+    if host in ("", "0.0.0.0", "::") or not (port == "" or port.isdigit()):
+        raise SystemExit(
+            f"lifeledger serve: --internal {given}: the address of this machine the other "
+            "processes reach it at, HOST or HOST:PORT (e.g. 10.0.0.11 or 10.0.0.11:9001)"
+        )
+    return host, int(port or 0)
+
+
+def _die_with(parent: int) -> None:
+    """This worker ends when ``parent`` does, even killed with SIGKILL (Linux: the parent's
+    death sends SIGTERM; elsewhere, a thread watches for it)."""
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+        if libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl")
+    except (OSError, AttributeError, TypeError):
+
+        def watch() -> None:
+            while os.getppid() == parent:
+                time.sleep(0.5)
+            os.kill(os.getpid(), signal.SIGTERM)
+
+        threading.Thread(target=watch, name="watch-parent", daemon=True).start()
+    if os.getppid() != parent:  # died before the request was made
+        os._exit(1)
+
+
+#: ``prctl``'s option: the signal this process gets when its parent dies.
+PR_SET_PDEATHSIG = 1
+
+
+def _worker(parent: int, serve_one: Callable[[int], None], n: int) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    _die_with(parent)
+    serve_one(n)
+
+
+def supervise(workers: int, serve_one: Callable[[int], None], started: Callable[[], None]) -> None:
+    """Run ``serve_one(n)`` in ``workers`` processes (forked; ``n`` from 0), each started
+    again when it dies (at most once a second), until this process gets SIGTERM or SIGINT:
+    then each is sent SIGTERM (its sockets close, its leases are given up) and, after 15 s,
+    SIGKILL."""
+    forks = multiprocessing.get_context("fork")
+    parent = os.getpid()
+    stopping = threading.Event()
+
+    def stop(signum: int, frame: object) -> None:
+        stopping.set()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    running: list[multiprocessing.process.BaseProcess] = []
+    began: list[float] = []
+
+    def spawn(n: int) -> None:
+        proc = forks.Process(target=_worker, args=(parent, serve_one, n), name=f"worker {n + 1}")
+        proc.start()
+        if n < len(running):
+            running[n], began[n] = proc, time.monotonic()
+        else:
+            running.append(proc)
+            began.append(time.monotonic())
+
+    for n in range(workers):
+        spawn(n)
+    started()
+    while not stopping.wait(0.2):
+        for n, proc in enumerate(running):
+            if proc.is_alive() or time.monotonic() - began[n] < 1.0:
+                continue
+            log.warning(
+                "worker %d (process %s) stopped (exit status %s); starting another",
+                n + 1,
+                proc.pid,
+                proc.exitcode,
+            )
+            spawn(n)
+    for proc in running:
+        if proc.is_alive() and proc.pid is not None:
+            os.kill(proc.pid, signal.SIGTERM)
+    deadline = time.monotonic() + 15
+    for proc in running:
+        proc.join(max(0.0, deadline - time.monotonic()))
+        if proc.is_alive():
+            proc.kill()
+            proc.join()

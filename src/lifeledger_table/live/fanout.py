@@ -10,9 +10,9 @@ from collections.abc import Callable
 from typing import Any
 
 from ..decide.limits import Limits, WorkShares
-from ..decide.table import Table
+from ..decide.table import Decision, Table
 from ..store.records import Store
-from .sockets import Conn
+from .sockets import Conn, Sender
 
 __all__ = ["Fanout"]
 
@@ -35,12 +35,20 @@ class Fanout:
         #: How a phone is shown its table anew (a welcome after a sequence number): set by the
         #: app (the protocol knows how).
         self.welcome: Callable[[Conn, int], None] | None = None
+        #: What is done with a change decided here once it is written, beyond sending it to
+        #: the phones here: sent to the processes following its table (:mod:`.owners`).
+        self.relay: Callable[[Table, Decision, Sender], None] | None = None
+        #: Brings the copy of a table another process decides up to date before it is read
+        #: (:meth:`.owners.Owners.catch_up`).
+        self.catch_up: Callable[[Table], None] = lambda table: None
 
     def broadcast(self, table: Table, message: dict[str, Any]) -> None:
         """Queue one message for every socket on the table (serialized once)."""
         self.send_all(table, json.dumps(message))
 
-    def send_all(self, table: Table, text: str, sender: Conn | None = None, cid: str = "") -> None:
+    def send_all(
+        self, table: Table, text: str, sender: Sender | None = None, cid: str = ""
+    ) -> None:
         """Queue one message, already JSON text (an object), for every socket on the table;
         ``sender`` gets it with ``"id": cid``, which acknowledges its change ``cid``."""
         for conn in self.conns.get(table.id, ()):
@@ -52,6 +60,7 @@ class Fanout:
     def resync(self, table: Table, since: int) -> None:
         """Show every phone of the table the table anew (a welcome after ``since``): what it
         was sent before may no longer be how the log goes on."""
+        self.catch_up(table)
         if table.broken is not None:
             for conn in self.conns.get(table.id, ()):
                 conn.send_json({"type": "error", "id": None, **table.broken.to_json()})

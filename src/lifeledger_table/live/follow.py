@@ -29,6 +29,9 @@ class Follower:
         self.seats_changed: Callable[[Table, set[str]], None] | None = None
         #: What is done with the other notices (seat takeovers across servers).
         self.relayed: Callable[[str, str, str], None] | None = None
+        #: Whether a table's changes come from its owner, the process holding its lease, on a
+        #: link (:mod:`.owners`), rather than from the store's notices.
+        self.followed: Callable[[str], bool] = lambda table_id: False
         #: Catching up with other servers' writes.
         self.following: set[asyncio.Task[None]] = set()
 
@@ -40,13 +43,16 @@ class Follower:
         takeovers asked and answered on other servers) goes to :attr:`relayed`."""
         if kind == "lost":
             for held in list(self.hub.tables):
-                self._follow(held, "event")
+                if not self.followed(held):
+                    self._follow(held, "event")
                 self._follow(held, "seats")
                 self._follow(held, "tools")
         elif kind == "tools":
             if table_id in self.hub.tables and detail.isdigit():
                 self._follow(table_id, kind, int(detail))
         elif kind == "event":
+            if self.followed(table_id):
+                return  # its owner sends its changes
             table = self.hub.tables.get(table_id)
             if table is not None and detail.isdigit() and int(detail) > table.last_seq:
                 self._follow(table_id, kind)

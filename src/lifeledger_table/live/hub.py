@@ -20,10 +20,12 @@ from lifeledger.sentences import Sentence
 from ..decide.errors import TableError, TableUnavailable
 from ..decide.limits import Limits, Throttle
 from ..decide.table import Table
-from ..store.records import DamagedError, Store, StoreError
+from ..store.records import DamagedError, Leases, Store, StoreError
+from ..store.sqlite import LocalLeases
 from ..workers.replay import Replays
 from .fanout import Fanout
 from .follow import Follower
+from .owners import Owners
 from .writer import Writer
 
 __all__ = ["HUB_KEY", "Hub", "StorageDown"]
@@ -61,6 +63,13 @@ class Hub(Fanout):
         self.broken: dict[str, TableUnavailable] = {}
         self.writer = Writer(self)
         self.follower = Follower(self, self.writer)
+        #: Which tables this process decides, and the links to the others' owners.
+        self.owners = Owners(
+            self, self.writer, store if isinstance(store, Leases) else LocalLeases()
+        )
+        self.relay = self.owners.relay
+        self.catch_up = self.owners.catch_up
+        self.follower.followed = self.owners.followed
         #: Tables being loaded (off the event loop): every request for one waits for the same.
         self.loading: dict[str, asyncio.Future[Table | None]] = {}
         #: Spectator ids looked up lately -> their table's id (never changes): a spectator's
@@ -92,6 +101,8 @@ class Hub(Fanout):
                 return None
             self.tables.setdefault(table_id, table)
             table = self.tables[table_id]
+            self.owners.settle(table_id)  # claimed, or followed at its owner
+        self.owners.catch_up(table)
         table.used = time.monotonic()
         table.check()
         return table
@@ -131,7 +142,7 @@ class Hub(Fanout):
         now = time.monotonic() if now is None else now
         writer = self.writer
         waiting = {t.id for t, *_ in writer.retries} | {d.event.table for d, _ in writer.batch}
-        waiting |= set(writer.reloading)
+        waiting |= set(writer.reloading) | self.owners.busy()
         free = sorted(
             (t for t in self.tables.values() if t.id not in self.conns and t.id not in waiting),
             key=lambda t: t.used,
@@ -143,6 +154,7 @@ class Hub(Fanout):
         gone = [t for i, t in enumerate(free) if i < over or now - t.used >= self.limits.idle]
         for table in gone:
             del self.tables[table.id]
+            self.owners.gone(table.id)
         return len(gone)
 
     async def sweep(self) -> None:

@@ -7,7 +7,7 @@ import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from aiohttp import web
 
@@ -15,7 +15,7 @@ from ..decide.errors import with_sentence
 from ..decide.limits import Bucket, Limits
 from ..decide.table import Table
 
-__all__ = ["Conn", "error_message"]
+__all__ = ["Conn", "Sender", "error_message"]
 
 log = logging.getLogger("lifeledger_table")
 
@@ -24,6 +24,19 @@ def error_message(cid: str | None, code: str, message: str, **extra: Any) -> dic
     """An error as sent on a socket, answering the change ``cid`` (``None``: no change), with
     its message's ``"sentence"`` when it is one (each phone renders it in its language)."""
     return with_sentence({"type": "error", "id": cid, "error": code, "message": message, **extra})
+
+
+class Sender(Protocol):
+    """Who sent a change, as the writer answers it: a socket here (:class:`Conn`), or a
+    phone on another process (:class:`.owners.RemoteConn`)."""
+
+    address: str
+
+    def send(self, text: str) -> None: ...
+
+    def send_json(self, obj: dict[str, Any]) -> None: ...
+
+    def close(self) -> None: ...
 
 
 @dataclass(eq=False)

@@ -24,7 +24,7 @@ from ..decide.errors import TableError
 from ..decide.table import Decision, Table
 from ..store.records import StoreUnavailable
 from .fanout import Fanout
-from .sockets import Conn, error_message
+from .sockets import Sender, error_message
 
 __all__ = ["PATIENCE", "Writer"]
 
@@ -39,7 +39,7 @@ LONGEST_PAUSE = 2.0
 
 #: A request waiting for its table to be loaded again: the socket, the message's kind, body,
 #: id, acting seat and ``at_turn``.
-Request = tuple[Conn, str, dict[str, Any], str, str | None, int | None]
+Request = tuple[Sender, str, dict[str, Any], str, str | None, int | None]
 
 STORAGE = Sentence("The change could not be saved; nothing changed.")
 
@@ -50,9 +50,9 @@ class Writer:
     def __init__(self, hub: Fanout) -> None:
         self.hub = hub
         #: Decided changes waiting to be written, with the socket that sent each.
-        self.batch: list[tuple[Decision, Conn]] = []
+        self.batch: list[tuple[Decision, Sender]] = []
         #: Retries of changes decided but not yet written: acknowledged once they are.
-        self.retries: list[tuple[Table, Conn, str, int]] = []
+        self.retries: list[tuple[Table, Sender, str, int]] = []
         self.task: asyncio.Task[None] | None = None
         #: Writes another server got ahead of (each decided again).
         self.conflicts = 0
@@ -69,7 +69,7 @@ class Writer:
     def handle(
         self,
         table: Table,
-        conn: Conn,
+        conn: Sender,
         kind: str,
         body: dict[str, Any],
         cid: str,
@@ -93,7 +93,7 @@ class Writer:
         else:
             self.submit(decision, conn)
 
-    def refuse(self, table: Table, conn: Conn, cid: str, exc: TableError) -> None:
+    def refuse(self, table: Table, conn: Sender, cid: str, exc: TableError) -> None:
         """Answer a refusal of change ``cid``, unless the table wrote that change long ago
         (older than the client ids it remembers: after a restart, say), which is then
         acknowledged with its sequence number: a change sent again is never refused for what
@@ -103,7 +103,7 @@ class Writer:
             return
         self._spawn(self._look_up(table, conn, cid, exc))
 
-    async def _look_up(self, table: Table, conn: Conn, cid: str, exc: TableError) -> None:
+    async def _look_up(self, table: Table, conn: Sender, cid: str, exc: TableError) -> None:
         try:
             found = await asyncio.to_thread(self.hub.store.event_by_client_id, table.id, cid)
         except Exception as failed:
@@ -124,7 +124,7 @@ class Writer:
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
 
-    def submit(self, decision: Decision, conn: Conn) -> None:
+    def submit(self, decision: Decision, conn: Sender) -> None:
         """Queue a decided change for writing; it is acknowledged and broadcast once written.
 
         Changes decided while a write is under way go into the next one (group commit), so
@@ -135,7 +135,7 @@ class Writer:
         if self.task is None or self.task.done():
             self.task = asyncio.get_running_loop().create_task(self._write())
 
-    def retry(self, table: Table, conn: Conn, cid: str, seq: int) -> None:
+    def retry(self, table: Table, conn: Sender, cid: str, seq: int) -> None:
         """Acknowledge a retry of a change that was decided before, once it is written (here,
         or by another server: a change not waiting here to be written is in the store)."""
         if seq not in table.pending:
@@ -158,6 +158,8 @@ class Writer:
                 table.commit(decision)
                 # Its sender is sent the event with its id: that is the acknowledgement.
                 self.hub.send_all(table, decision.text, conn, decision.event.client_id)
+                if self.hub.relay is not None:  # and the processes following the table
+                    self.hub.relay(table, decision, conn)
             if lost:
                 # Another server on the same store wrote to these tables first (issue 10):
                 # their changes are decided again, against the log as it now is.
@@ -166,7 +168,7 @@ class Writer:
             for table, conn, cid, seq in waiting:
                 self.retry(table, conn, cid, seq)
 
-    async def _append(self, batch: list[tuple[Decision, Conn]]) -> set[str] | None:
+    async def _append(self, batch: list[tuple[Decision, Sender]]) -> set[str] | None:
         """Write ``batch`` (which grows by the changes decided meanwhile while the store can't
         be reached, for :attr:`patience` seconds); the tables another server wrote first, or
         ``None`` if the write failed (its changes were refused ``storage``)."""
@@ -196,7 +198,7 @@ class Writer:
             await self._fail(failed)
             return None
 
-    async def _redo(self, stale: set[str], lost: list[tuple[Decision, Conn]]) -> None:
+    async def _redo(self, stale: set[str], lost: list[tuple[Decision, Sender]]) -> None:
         """Tables another server's write got ahead of: each is loaded again (off the event
         loop, from its newest checkpoint: it then holds every event written, by any server),
         its phones here are shown it anew, and its changes that were not written (``lost``,
@@ -250,7 +252,7 @@ class Writer:
             if table is not None:
                 self.hub.resync(table, shown[table_id])
 
-    async def _fail(self, failed: list[tuple[Decision, Conn]]) -> None:
+    async def _fail(self, failed: list[tuple[Decision, Sender]]) -> None:
         """A write failed: forget every change not written (the tables are loaded again, off
         the event loop), and say so to who sent it."""
         for decision, conn in failed:
@@ -283,7 +285,7 @@ class Writer:
         return True
 
     async def _reload(
-        self, table_ids: set[str], redo: list[tuple[Decision, Conn]]
+        self, table_ids: set[str], redo: list[tuple[Decision, Sender]]
     ) -> dict[tuple[str, str], int]:
         """Load these tables again in a thread, each taking the place of the one in memory
         (which decides nothing meanwhile: its requests wait in :attr:`reloading`, until

@@ -9,7 +9,7 @@ from urllib.parse import unquote, urlsplit
 from .records import Store, StoreError
 from .sqlite import SQLiteStore
 
-__all__ = ["open_store", "sqlite_path", "where"]
+__all__ = ["is_postgresql", "open_store", "sqlite_path", "where"]
 
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 POSTGRES_SCHEMES = ("postgresql", "postgres")
@@ -34,6 +34,12 @@ def open_store(db: str, *, pool_size: int | None = None) -> Store:
         f"can't open the table store: {scheme}:// is not a store lifeledger knows "
         "(postgresql://..., sqlite:///path or a file's path)"
     )
+
+
+def is_postgresql(db: str) -> bool:
+    """Whether ``db`` names a PostgreSQL database (the store several processes may share)."""
+    found = _SCHEME.match(db)
+    return found is not None and found.group(1).lower() in POSTGRES_SCHEMES
 
 
 def sqlite_path(url: str) -> str:

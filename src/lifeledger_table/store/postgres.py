@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import secrets
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -44,6 +45,7 @@ from .records import (
     DamagedError,
     DuplicateError,
     Event,
+    Lease,
     StoreError,
     StoreUnavailable,
     TableRow,
@@ -120,6 +122,21 @@ MIGRATIONS: list[str] = [
         table_id TEXT PRIMARY KEY REFERENCES tables (id),
         version BIGINT NOT NULL,
         data TEXT NOT NULL
+    )
+    """,
+    # 3: which process decides each table (issue 18 item 2), and the secret the processes
+    # show each other when they forward changes to a table's owner
+    """
+    CREATE TABLE table_leases (
+        table_id TEXT PRIMARY KEY,
+        owner TEXT NOT NULL,
+        address TEXT NOT NULL,
+        expires TIMESTAMPTZ NOT NULL
+    );
+    CREATE INDEX table_leases_by_owner ON table_leases (owner);
+    CREATE TABLE lifeledger_secret (
+        one BOOLEAN PRIMARY KEY DEFAULT TRUE CHECK (one),
+        secret TEXT NOT NULL
     )
     """,
 ]
@@ -533,6 +550,64 @@ class PostgresStore(LogReads):
             if kept:
                 cur.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"tools {table_id} {version}"))
             return kept
+
+    # -- leases (issue 18 item 2) ---------------------------------------------------------
+
+    def claim(self, table_id: str, owner: str, address: str, seconds: float) -> Lease:
+        """Take the table's lease for ``seconds`` (by the database's clock) if nobody holds
+        it, it expired, or ``owner`` holds it; the lease as it then is (one statement: of two
+        processes claiming at once, one gets it)."""
+        with self._connection() as conn:
+            row = conn.execute(
+                "INSERT INTO table_leases AS l (table_id, owner, address, expires) "
+                "VALUES (%s, %s, %s, now() + make_interval(secs => %s)) "
+                "ON CONFLICT (table_id) DO UPDATE SET owner = excluded.owner, "
+                "address = excluded.address, expires = excluded.expires "
+                "WHERE l.expires <= now() OR l.owner = excluded.owner "
+                "RETURNING owner, address, extract(epoch FROM expires - now())",
+                (table_id, owner, address, seconds),
+            ).fetchone()
+            if row is None:
+                row = conn.execute(
+                    "SELECT owner, address, extract(epoch FROM expires - now()) "
+                    "FROM table_leases WHERE table_id = %s",
+                    (table_id,),
+                ).fetchone()
+        if row is None:  # released between the two statements: free to claim again
+            return self.claim(table_id, owner, address, seconds)
+        return Lease(table_id, str(row[0]), str(row[1]), float(row[2]))
+
+    def renew(self, owner: str, seconds: float) -> set[str]:
+        """Extend every lease ``owner`` holds by ``seconds`` from now (one statement); their
+        tables."""
+        with self._connection() as conn:
+            rows = conn.execute(
+                "UPDATE table_leases SET expires = now() + make_interval(secs => %s) "
+                "WHERE owner = %s RETURNING table_id",
+                (seconds, owner),
+            ).fetchall()
+        return {str(r[0]) for r in rows}
+
+    def release(self, owner: str, table_ids: Sequence[str]) -> None:
+        """Give up ``owner``'s leases of these tables."""
+        if table_ids:
+            with self._connection() as conn:
+                conn.execute(
+                    "DELETE FROM table_leases WHERE owner = %s AND table_id = ANY(%s)",
+                    (owner, list(table_ids)),
+                )
+
+    def secret(self) -> str:
+        """The secret the processes on this database show each other (made by the first to
+        ask, from the operating system's random source)."""
+        with self._connection() as conn:
+            conn.execute(
+                "INSERT INTO lifeledger_secret (secret) VALUES (%s) ON CONFLICT (one) DO NOTHING",
+                (secrets.token_urlsafe(32),),
+            )
+            row = conn.execute("SELECT secret FROM lifeledger_secret").fetchone()
+        assert row is not None
+        return str(row[0])
 
     def close(self) -> None:
         """Close the pool's connections."""

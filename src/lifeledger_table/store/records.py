@@ -24,6 +24,8 @@ __all__ = [
     "DuplicateError",
     "Event",
     "Feed",
+    "Lease",
+    "Leases",
     "Store",
     "StoreError",
     "StoreUnavailable",
@@ -211,6 +213,38 @@ class Feed(Protocol):
 
     def notify(self, kind: str, table_id: str, detail: str) -> None:
         """Send every server a notice (``detail``: a line of text, at most a few kB)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Lease:
+    """Who decides a table (issue 18 item 2): the process ``owner`` (an id it chose at its
+    start), reached by the others at ``address`` (``host:port`` of its internal listener),
+    for ``left`` more seconds by the store's clock (0 or less: expired, anyone may claim it)."""
+
+    table: str
+    owner: str
+    address: str
+    left: float
+
+
+@runtime_checkable
+class Leases(Protocol):
+    """A store that says which process decides each table (issue 18 item 2). Its clock is
+    the store's (PostgreSQL's ``now()``): the machines' clocks don't matter."""
+
+    def claim(self, table_id: str, owner: str, address: str, seconds: float) -> Lease:
+        """Take the table's lease for ``seconds`` if nobody holds it, it expired, or
+        ``owner`` holds it already; returns the lease as it then is (whoever holds it)."""
+
+    def renew(self, owner: str, seconds: float) -> set[str]:
+        """Extend every lease ``owner`` holds by ``seconds`` from now; returns their tables
+        (a table missing was taken by another process: ``owner`` no longer decides it)."""
+
+    def release(self, owner: str, table_ids: Sequence[str]) -> None:
+        """Give up ``owner``'s leases of these tables (another process may claim them now)."""
+
+    def secret(self) -> str:
+        """The secret the processes on this store show each other (made once, kept)."""
 
 
 def newest_at_each_position(actions: Sequence[Event]) -> list[Event]:

@@ -7,8 +7,10 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import secrets
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Sequence
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
@@ -17,6 +19,7 @@ from .records import (
     DamagedError,
     DuplicateError,
     Event,
+    Lease,
     StoreError,
     TableRow,
     newest_at_each_position,
@@ -25,6 +28,7 @@ from .records import (
 __all__ = [
     "COLUMNS",
     "EVENT_COLUMNS",
+    "LocalLeases",
     "LogReads",
     "SQLiteStore",
     "by_table",
@@ -171,6 +175,50 @@ class LogReads:
         return newest_at_each_position(found)
 
 
+class LocalLeases:
+    """The :class:`~.records.Leases` of a store only one process uses (SQLite): kept in
+    memory, on this process's clock. The process claims every table it loads, and always
+    gets it: the code is the same as with several processes, which need PostgreSQL."""
+
+    _leases: dict[str, tuple[str, str, float]]
+    _secret: str
+
+    def _held(self) -> dict[str, tuple[str, str, float]]:
+        if not hasattr(self, "_leases"):
+            self._leases = {}
+            self._secret = secrets.token_urlsafe(32)
+        return self._leases
+
+    def claim(self, table_id: str, owner: str, address: str, seconds: float) -> Lease:
+        """Take the table's lease if it is free, expired or ``owner``'s."""
+        held, now = self._held(), time.monotonic()
+        found = held.get(table_id)
+        if found is None or found[2] <= now or found[0] == owner:
+            found = held[table_id] = (owner, address, now + seconds)
+        return Lease(table_id, found[0], found[1], found[2] - now)
+
+    def renew(self, owner: str, seconds: float) -> set[str]:
+        """Extend ``owner``'s leases; their tables."""
+        held, now = self._held(), time.monotonic()
+        mine = {t for t, (who, _, _) in held.items() if who == owner}
+        for table_id in mine:
+            who, address, _ = held[table_id]
+            held[table_id] = (who, address, now + seconds)
+        return mine
+
+    def release(self, owner: str, table_ids: Sequence[str]) -> None:
+        """Give up ``owner``'s leases of these tables."""
+        held = self._held()
+        for table_id in table_ids:
+            if held.get(table_id, ("",))[0] == owner:
+                del held[table_id]
+
+    def secret(self) -> str:
+        """A secret of this process (no other process shares an SQLite store)."""
+        self._held()
+        return self._secret
+
+
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
 
@@ -201,7 +249,7 @@ def _again_when_full(
     return again
 
 
-class SQLiteStore(LogReads):
+class SQLiteStore(LogReads, LocalLeases):
     """The embedded default store: one SQLite file in WAL mode, ``synchronous=FULL``.
 
     Each write is its own transaction, committed (and synced to the WAL) before the method

@@ -1,0 +1,656 @@
+"""A table has one owner (issue 18 item 2): of several processes on one store, the one holding
+a table's lease decides its changes; the others forward their phones' changes to it.
+
+- **Leases** (:class:`~..store.records.Leases`): a process claims a table when it loads it
+  (one statement: of two claiming at once, one gets it), renews all its leases in one
+  statement every :data:`RENEW` seconds, and gives them up when the table leaves memory or
+  the process stops. A lease not renewed for :data:`TTL` seconds (by the store's clock)
+  expires, and another process may claim it. A process whose renewal finds a lease taken (it
+  was paused, or cut off from the store) stops deciding that table at once. The store's
+  unique ``(table, seq)`` key stays the fence: a stale owner's write is refused, and nothing
+  acknowledged is lost.
+- **Links**: each process listens on an internal address (recorded in its leases). A process
+  with phones on a table another owns opens one WebSocket to the owner (:class:`Link`,
+  authenticated with the store's secret, compared in constant time), follows the table
+  there, and sends its phones' changes on it, in order. The owner decides each with the same
+  writer as its own phones' (:class:`RemoteConn` answers through the link), and after the
+  write is committed sends the decided event, with its message for the phones, to every
+  process following the table; the sender's phone gets it as its acknowledgement. So a change
+  is decided once, whichever process its phone is on.
+- **Behind, lazily**: a follower sends the owner's messages to its phones as they come, and
+  keeps the events; its copy of the table takes them in only when something reads it (a
+  phone's hello, a page, a history page: :meth:`Owners.catch_up`), or every
+  :data:`BEHIND` events, so that following costs little.
+- **Takeover**: when an owner dies its links close; each follower puts the changes sent and
+  not answered back first in line, waits for the lease to expire, and claims it (or links
+  to whoever did). The new owner loads the table from the store (everything acknowledged is
+  there) and decides; a change sent again is acknowledged with its sequence number, never
+  applied twice (the client ids the table remembers, and the store's).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import json
+import logging
+import secrets
+import time
+import weakref
+from collections.abc import AsyncIterator
+from typing import Any
+
+import aiohttp
+from aiohttp import web
+
+from ..decide.table import Decision, Table
+from ..store.records import Event, Leases
+from .fanout import Fanout
+from .sockets import Conn, Sender, error_message
+from .writer import STORAGE, Writer
+
+__all__ = ["BEHIND", "LINK_PATH", "RENEW", "TTL", "Link", "Owners", "RemoteConn"]
+
+log = logging.getLogger("lifeledger_table")
+
+#: How long (seconds) a lease lasts without being renewed: an owner that dies is replaced
+#: within about this long.
+TTL = 3.0
+#: How often (seconds) a process renews its leases.
+RENEW = 1.0
+#: The most events a follower keeps before its copy of the table takes them in.
+BEHIND = 200
+#: The internal listener's path for links.
+LINK_PATH = "/link"
+#: Seconds between pings on a link: an owner that does not answer in half of it (paused,
+#: its machine gone) is given up.
+HEARTBEAT = 5.0
+
+#: A change waiting for its table's owner: the socket, the message's kind, body, id, acting
+#: seat and ``at_turn``.
+Request = tuple[Sender, str, dict[str, Any], str, str | None, int | None]
+
+
+def event_row(event: Event) -> list[Any]:
+    """An event as sent on a link (its table is the message's)."""
+    return [
+        event.seq,
+        event.kind,
+        event.body,
+        event.client_id,
+        event.seat,
+        event.time,
+        event.game,
+        event.position,
+        event.entry,
+    ]
+
+
+def event_of(table_id: str, row: list[Any]) -> Event:
+    """The event :func:`event_row` sent."""
+    seq, kind, body, cid, seat, at, game, position, entry = row
+    return Event(table_id, seq, kind, body, cid, seat, at, game, position, entry)
+
+
+class Link:
+    """One WebSocket between two processes. Messages are queued and sent in order, those
+    queued together in one frame (a JSON array)."""
+
+    def __init__(self, ws: web.WebSocketResponse | aiohttp.ClientWebSocketResponse) -> None:
+        self.ws = ws
+        self.out: list[dict[str, Any]] = []
+        self.ready = asyncio.Event()
+        self.closed = False
+        self.pump = asyncio.get_running_loop().create_task(self._pump())
+
+    def put(self, message: dict[str, Any]) -> None:
+        """Queue a message (nothing, once the link is closed)."""
+        if not self.closed:
+            self.out.append(message)
+            self.ready.set()
+
+    async def _pump(self) -> None:
+        while not self.closed:
+            await self.ready.wait()
+            self.ready.clear()
+            batch, self.out = self.out, []
+            if not batch:
+                continue
+            try:
+                await self.ws.send_str(json.dumps(batch))
+            except (ConnectionError, RuntimeError):
+                break
+        self.closed = True
+
+    async def messages(self) -> AsyncIterator[dict[str, Any]]:
+        """The messages received, in order, until the link closes."""
+        try:
+            async for frame in self.ws:
+                if frame.type != aiohttp.WSMsgType.TEXT:
+                    break
+                for message in json.loads(frame.data):
+                    yield message
+        finally:
+            self.closed = True
+            self.pump.cancel()
+            with contextlib.suppress(Exception):
+                await self.ws.close()
+
+
+class RemoteConn:
+    """A phone on another process, as the owner's writer answers it: what it is sent goes
+    back on the link, to that process's socket ``key``."""
+
+    def __init__(self, link: Link, key: int, table_id: str, address: str) -> None:
+        self.link = link
+        self.key = key
+        self.table_id = table_id
+        self.address = address
+
+    def send(self, text: str, cid: str | None = None) -> None:
+        self.link.put(
+            {"t": "send", "table": self.table_id, "conn": self.key, "text": text, "cid": cid}
+        )
+
+    def send_json(self, obj: dict[str, Any]) -> None:
+        cid = obj.get("id")
+        self.send(json.dumps(obj), cid if isinstance(cid, str) else None)
+
+    def close(self) -> None:
+        self.link.put({"t": "close", "table": self.table_id, "conn": self.key})
+
+
+class Owners:
+    """Which tables this process decides, and the links to the owners of the others."""
+
+    def __init__(self, hub: Fanout, writer: Writer, leases: Leases) -> None:
+        self.hub = hub
+        self.writer = writer
+        self.leases = leases
+        #: This process's id in the leases (a new one each start: what it held in memory
+        #: is gone).
+        self.me = secrets.token_hex(8)
+        #: Where the others reach this process (``host:port``), once it listens.
+        self.address = ""
+        self.secret = ""
+        #: The tables this process decides.
+        self.mine: set[str] = set()
+        #: The tables another process decides: the link to it.
+        self.remote: dict[str, Link] = {}
+        #: The changes of tables whose owner is being found, in order.
+        self.waiting: dict[str, list[Request]] = {}
+        self.resolving: set[str] = set()
+        #: Changes sent to an owner and not yet answered, by table and id (sent again to the
+        #: next owner if this one dies).
+        self.inflight: dict[str, dict[str, Request]] = {}
+        #: A followed table's events not yet taken into the copy here, and the newest sent
+        #: to its phones here.
+        self.behind: dict[str, list[Event]] = {}
+        self.seen: dict[str, int] = {}
+        #: Links to owners, by address (opening: a future).
+        self.links: dict[str, asyncio.Future[Link | None]] = {}
+        #: The links of the processes following each table decided here.
+        self.followers: dict[str, set[Link]] = {}
+        self._keys: weakref.WeakKeyDictionary[Conn, int] = weakref.WeakKeyDictionary()
+        self._conns: weakref.WeakValueDictionary[int, Conn] = weakref.WeakValueDictionary()
+        self._next_key = 0
+        self.tasks: set[asyncio.Task[Any]] = set()
+        self.session: aiohttp.ClientSession | None = None
+        self.runner: web.AppRunner | None = None
+        #: Changes forwarded to owners, and tables taken over from another owner.
+        self.forwarded = 0
+        self.taken_over = 0
+
+    # -- starting and stopping -----------------------------------------------------------------
+
+    async def start(self, host: str = "127.0.0.1", port: int = 0) -> None:
+        """Listen for links on ``host:port`` (0: a port the system picks) and renew leases."""
+        self.secret = await asyncio.to_thread(self.leases.secret)
+        app = web.Application()
+        app.router.add_get(LINK_PATH, self.accept)
+        self.runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        await self.runner.setup()
+        site = web.TCPSite(self.runner, host, port)
+        await site.start()
+        bound = self.runner.addresses[0]
+        where = str(bound[0])
+        self.address = f"[{where}]:{bound[1]}" if ":" in where else f"{where}:{bound[1]}"
+        self.session = aiohttp.ClientSession()
+        self._spawn(self._keep())
+
+    async def stop(self) -> None:
+        """Give up every lease (the others take the tables at once) and close the links."""
+        for task in list(self.tasks):
+            task.cancel()
+        held = list(self.mine)
+        self.mine.clear()
+        with contextlib.suppress(Exception):
+            await asyncio.to_thread(self.leases.release, self.me, held)
+        for opening in self.links.values():
+            if opening.done() and opening.result() is not None:
+                link = opening.result()
+                assert link is not None
+                await link.ws.close()
+        for links in self.followers.values():
+            for link in links:
+                await link.ws.close()
+        if self.session is not None:
+            await self.session.close()
+        if self.runner is not None:
+            await self.runner.cleanup()
+
+    def _spawn(self, work: Any) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def _keep(self) -> None:
+        """Renew this process's leases every :data:`RENEW` seconds; a table whose lease was
+        taken is no longer decided here."""
+        warned = False
+        while True:
+            await asyncio.sleep(RENEW)
+            if not self.mine:
+                continue
+            before = set(self.mine)
+            try:
+                held = await asyncio.to_thread(self.leases.renew, self.me, TTL)
+            except Exception as exc:  # the store can't be reached: keep deciding (the fence)
+                if not warned:
+                    log.warning("could not renew the tables' leases (%s)", exc)
+                warned = True
+                continue
+            warned = False
+            for table_id in (before & self.mine) - held:
+                self._lost(table_id)
+
+    def _lost(self, table_id: str) -> None:
+        """Another process took this table's lease: it decides now; follow it."""
+        log.warning("table %s: another process took its lease; following it", table_id)
+        self.mine.discard(table_id)
+        for link in self.followers.pop(table_id, set()):
+            link.put({"t": "moved", "table": table_id})
+        table = self.hub.tables.get(table_id)
+        if table is not None:
+            self.seen[table_id] = table.last_seq
+            self.settle(table_id)
+
+    # -- whose table -------------------------------------------------------------------------
+
+    def decided(self, table_id: str) -> bool:
+        """Whether the table's owner is known (here or on a link)."""
+        return table_id in self.mine or table_id in self.remote
+
+    def followed(self, table_id: str) -> bool:
+        """Whether the table is followed at its owner, on a link: its changes come from
+        there, not from the store's notices."""
+        return table_id in self.remote
+
+    def busy(self) -> set[str]:
+        """Tables that must stay in memory: followed from elsewhere, or with changes on the
+        way."""
+        return (
+            {t for t, links in self.followers.items() if links}
+            | set(self.waiting)
+            | {t for t, sent in self.inflight.items() if sent}
+            | self.resolving
+        )
+
+    def settle(self, table_id: str) -> None:
+        """Find the table's owner (claiming it if free), unless known or being found (or
+        the table's log can't be loaded: nobody decides it)."""
+        table = self.hub.tables.get(table_id)
+        if self.decided(table_id) or table_id in self.resolving:
+            return
+        if table is not None and table.broken is not None:
+            return
+        self.resolving.add(table_id)
+        self.waiting.setdefault(table_id, [])
+        self._spawn(self._resolve(table_id))
+
+    def route(
+        self,
+        table: Table,
+        conn: Sender,
+        kind: str,
+        body: dict[str, Any],
+        cid: str,
+        seat: str | None,
+        at_turn: int | None = None,
+    ) -> None:
+        """A phone's change: decided here if this process owns the table, sent to its owner
+        if another does, or kept (in order) until the owner is found."""
+        table_id = table.id
+        request: Request = (conn, kind, body, cid, seat, at_turn)
+        waiting = self.waiting.get(table_id)
+        if waiting is not None:
+            waiting.append(request)
+        elif table_id in self.mine or table.broken is not None:  # (a broken one: refused)
+            self.writer.handle(table, *request)
+        elif table_id in self.remote:
+            self._forward(table_id, self.remote[table_id], request)
+        else:
+            self.waiting[table_id] = [request]
+            self.settle(table_id)
+
+    def _key(self, conn: Conn) -> int:
+        key = self._keys.get(conn)
+        if key is None:
+            self._next_key += 1
+            key = self._keys[conn] = self._next_key
+            self._conns[key] = conn
+        return key
+
+    def _forward(self, table_id: str, link: Link, request: Request) -> None:
+        conn, kind, body, cid, seat, at_turn = request
+        if not isinstance(conn, Conn):  # another process's phone: this is not its owner
+            if isinstance(conn, RemoteConn):
+                conn.link.put({"t": "moved", "table": table_id})
+            return
+        self.inflight.setdefault(table_id, {})[cid] = request
+        self.forwarded += 1
+        link.put(
+            {
+                "t": "change",
+                "table": table_id,
+                "conn": self._key(conn),
+                "kind": kind,
+                "body": body,
+                "cid": cid,
+                "seat": seat,
+                "at_turn": at_turn,
+                "address": conn.address,
+            }
+        )
+
+    async def _resolve(self, table_id: str) -> None:
+        """Claim the table, or link to its owner; until then its changes wait."""
+        pause = 0.1
+        try:
+            while True:
+                table = self.hub.tables.get(table_id)
+                if table is None:  # left memory meanwhile (nobody connected)
+                    for conn, _, _, cid, _, _ in self.waiting.pop(table_id, []):
+                        conn.send_json(error_message(cid, "storage", STORAGE))
+                    return
+                try:
+                    lease = await asyncio.to_thread(
+                        self.leases.claim, table_id, self.me, self.address, TTL
+                    )
+                except Exception as exc:
+                    log.warning("table %s: could not claim its lease (%s)", table_id, exc)
+                    await asyncio.sleep(pause)
+                    pause = min(pause * 2, 2.0)
+                    continue
+                if lease.owner == self.me:
+                    await self._own(table)
+                    return
+                if lease.left > 0 and lease.address and lease.address != self.address:
+                    link = await self._link(lease.address)
+                    if link is not None and self.hub.tables.get(table_id) is table:
+                        self._follow(table, link)
+                        return
+                # Its owner can't be reached (it died): its lease expires within TTL.
+                await asyncio.sleep(min(max(lease.left, 0.05), RENEW))
+        finally:
+            self.resolving.discard(table_id)
+
+    async def _own(self, table: Table) -> None:
+        """This process holds the table's lease: its copy is made current (a table followed
+        at another owner until now is loaded again from the store, which holds everything
+        that owner acknowledged), then the changes that waited are decided. (A table loaded
+        moments ago is current; if a dying owner wrote since, the first write here is refused
+        and the table loaded again: the writer's conflict.)"""
+        table_id = table.id
+        self.mine.add(table_id)
+        self.behind.pop(table_id, None)
+        followed = table_id in self.seen
+        shown = self.seen.pop(table_id, table.last_seq)
+        self.remote.pop(table_id, None)
+        if followed:
+            self.taken_over += 1
+            await self.writer.reload(table)
+            if self.hub.tables.get(table_id) is table and table.last_seq > shown:
+                self.hub.resync(table, shown)
+        waiting = self.waiting.pop(table_id, [])
+        table = self.hub.tables.get(table_id) or table
+        for request in waiting:
+            if table_id in self.mine:
+                self.writer.handle(table, *request)
+            else:
+                self.route(table, *request)
+
+    def _follow(self, table: Table, link: Link) -> None:
+        table_id = table.id
+        self.remote[table_id] = link
+        self.seen.setdefault(table_id, table.last_seq)
+        link.put({"t": "follow", "table": table_id})
+        for request in self.waiting.pop(table_id, []):
+            self._forward(table_id, link, request)
+
+    def gone(self, table_id: str) -> None:
+        """The table left memory: its lease is given up, or the owner told."""
+        if table_id in self.mine:
+            self.mine.discard(table_id)
+            self.followers.pop(table_id, None)
+            self._spawn(asyncio.to_thread(self.leases.release, self.me, [table_id]))
+        link = self.remote.pop(table_id, None)
+        if link is not None:
+            link.put({"t": "unfollow", "table": table_id})
+        self.behind.pop(table_id, None)
+        self.seen.pop(table_id, None)
+        self.inflight.pop(table_id, None)
+
+    # -- following -------------------------------------------------------------------------
+
+    def catch_up(self, table: Table) -> None:
+        """Take the events kept for a followed table into its copy here (before it is read)."""
+        events = self.behind.pop(table.id, None)
+        if not events:
+            return
+        events = [e for e in events if e.seq > table.last_seq]
+        if not events:
+            return
+        if events[0].seq != table.last_seq + 1:  # a gap, being filled from the store
+            self.behind[table.id] = events
+            return
+        try:
+            table.take_in(events)
+        except Exception:
+            log.exception("table %s: could not take in its owner's events", table.id)
+            self._spawn(self._reload(table))
+
+    async def _reload(self, table: Table) -> None:
+        shown = table.last_seq
+        if await self.writer.reload(table) and self.hub.tables.get(table.id) is table:
+            self.hub.resync(table, shown)
+
+    async def _link(self, address: str) -> Link | None:
+        """The link to the process at ``address`` (opened once; ``None``: it can't be
+        reached)."""
+        opening = self.links.get(address)
+        if opening is not None and opening.done():
+            found = opening.result()
+            if found is None or found.closed:
+                opening = None
+        if opening is None:
+            opening = asyncio.get_running_loop().create_future()
+            self.links[address] = opening
+            self._spawn(self._open(address, opening))
+        return await asyncio.shield(opening)
+
+    async def _open(self, address: str, opening: asyncio.Future[Link | None]) -> None:
+        assert self.session is not None
+        try:
+            ws = await asyncio.wait_for(
+                self.session.ws_connect(
+                    f"http://{address}{LINK_PATH}",
+                    headers={"Authorization": f"Bearer {self.secret}"},
+                    heartbeat=HEARTBEAT,
+                    max_msg_size=0,
+                ),
+                TTL,
+            )
+        except (aiohttp.ClientError, OSError, TimeoutError) as exc:
+            log.info("could not link to the process at %s (%s)", address, exc)
+            opening.set_result(None)
+            if self.links.get(address) is opening:
+                del self.links[address]
+            return
+        link = Link(ws)
+        opening.set_result(link)
+        try:
+            async for message in link.messages():
+                self._from_owner(link, message)
+        except Exception:
+            log.exception("the link to %s failed", address)
+        finally:
+            if self.links.get(address) is opening:
+                del self.links[address]
+            self._link_lost(link)
+
+    def _link_lost(self, link: Link) -> None:
+        """An owner's link closed (it died, or stopped): each of its tables is claimed, or
+        followed at its next owner; the changes sent and not answered go first."""
+        for table_id in [t for t, owner in self.remote.items() if owner is link]:
+            self._moved(table_id)
+
+    def _moved(self, table_id: str) -> None:
+        self.remote.pop(table_id, None)
+        unanswered = list(self.inflight.pop(table_id, {}).values())
+        self.waiting[table_id] = unanswered + self.waiting.get(table_id, [])
+        self.resolving.discard(table_id)
+        self.settle(table_id)
+
+    def _from_owner(self, link: Link, message: dict[str, Any]) -> None:
+        """A message from the owner of tables followed here."""
+        kind, table_id = message.get("t"), str(message.get("table"))
+        if self.remote.get(table_id) is not link:
+            return  # no longer followed there
+        if kind == "event":
+            table = self.hub.tables.get(table_id)
+            if table is None:
+                return
+            event = event_of(table_id, message["event"])
+            if event.seq <= self.seen.get(table_id, 0):
+                return
+            self.seen[table_id] = event.seq
+            if event.seq > table.last_seq:
+                behind = self.behind.setdefault(table_id, [])
+                behind.append(event)
+                if len(behind) >= BEHIND:
+                    self.catch_up(table)
+            cid = message.get("cid") or ""
+            sender = None
+            if message.get("conn") is not None:
+                sender = self._conns.get(message["conn"])
+                self.inflight.get(table_id, {}).pop(cid, None)
+            self.hub.send_all(table, message["text"], sender, cid)
+        elif kind == "send":
+            if message.get("cid"):
+                self.inflight.get(table_id, {}).pop(message["cid"], None)
+            conn = self._conns.get(message.get("conn", -1))
+            if conn is not None:
+                conn.send(message["text"])
+        elif kind == "close":
+            conn = self._conns.get(message.get("conn", -1))
+            if conn is not None:
+                conn.close()
+        elif kind == "followed":
+            table = self.hub.tables.get(table_id)
+            if table is not None and int(message["seq"]) > self.seen.get(table_id, 0):
+                self._spawn(self._fill(table, link))
+        elif kind == "moved":
+            self._moved(table_id)
+
+    async def _fill(self, table: Table, link: Link) -> None:
+        """The owner wrote events this process had not seen when it began following: they
+        are read from the store, and its phones here are shown the table anew."""
+        table_id = table.id
+        shown = self.seen.get(table_id, table.last_seq)
+        stored = await asyncio.to_thread(self.hub.store.events, table_id, table.last_seq)
+        if self.remote.get(table_id) is not link or self.hub.tables.get(table_id) is not table:
+            return
+        upto = stored[-1].seq if stored else table.last_seq
+        newer = [e for e in self.behind.get(table_id, []) if e.seq > upto]
+        self.behind[table_id] = [e for e in stored if e.seq > table.last_seq] + newer
+        self.catch_up(table)
+        self.seen[table_id] = max(self.seen.get(table_id, 0), table.last_seq)
+        if table.last_seq > shown:
+            self.hub.resync(table, shown)
+
+    # -- the owner's side ------------------------------------------------------------------
+
+    async def accept(self, request: web.Request) -> web.StreamResponse:
+        """GET /link on the internal listener: another process's link (shown the secret)."""
+        given = request.headers.get("Authorization", "").encode()
+        if not self.secret or not hmac.compare_digest(given, f"Bearer {self.secret}".encode()):
+            raise web.HTTPForbidden()
+        ws = web.WebSocketResponse(heartbeat=HEARTBEAT, max_msg_size=0)
+        await ws.prepare(request)
+        link = Link(ws)
+        try:
+            async for message in link.messages():
+                self._from_follower(link, message)
+        finally:
+            for links in self.followers.values():
+                links.discard(link)
+        return ws
+
+    def _from_follower(self, link: Link, message: dict[str, Any]) -> None:
+        """A message from a process following tables decided here."""
+        kind, table_id = message.get("t"), str(message.get("table"))
+        table = self.hub.tables.get(table_id)
+        if kind == "change":
+            if table is None or table_id not in self.mine:
+                link.put({"t": "moved", "table": table_id})
+                return
+            conn = RemoteConn(link, int(message["conn"]), table_id, str(message["address"]))
+            request: Request = (
+                conn,
+                str(message["kind"]),
+                message["body"],
+                str(message["cid"]),
+                message["seat"],
+                message["at_turn"],
+            )
+            waiting = self.waiting.get(table_id)
+            if waiting is not None:
+                waiting.append(request)
+            else:
+                self.writer.handle(table, *request)
+        elif kind == "follow":
+            if table is None or table_id not in self.mine:
+                link.put({"t": "moved", "table": table_id})
+                return
+            table.used = time.monotonic()
+            self.followers.setdefault(table_id, set()).add(link)
+            link.put({"t": "followed", "table": table_id, "seq": table.committed})
+        elif kind == "unfollow":
+            self.followers.get(table_id, set()).discard(link)
+
+    def relay(self, table: Table, decision: Decision, sender: Sender) -> None:
+        """A change decided here was written: the processes following its table are sent
+        it (the one whose phone sent it, as its acknowledgement)."""
+        links = self.followers.get(table.id)
+        target = sender.link if isinstance(sender, RemoteConn) else None
+        if not links and target is None:
+            return
+        event = decision.event
+        cid = event.client_id
+        for link in links or ():
+            mine = link is target
+            link.put(
+                {
+                    "t": "event",
+                    "table": table.id,
+                    "event": event_row(event),
+                    "text": decision.text,
+                    "conn": sender.key if mine and isinstance(sender, RemoteConn) else None,
+                    "cid": cid if mine else None,
+                }
+            )
+        if target is not None and target not in (links or ()):
+            assert isinstance(sender, RemoteConn)
+            sender.send(f"{decision.text[:-1]}, {json.dumps('id')}: {json.dumps(cid)}}}", cid)
