@@ -54,7 +54,7 @@ def test_the_page_follows_the_browsers_language(base: str, browser: Browser) -> 
     italian.locator("[data-quick=two]").click()
     italian.wait_for_url("**/t/**")
     ready(italian, "it")
-    expect(italian.locator("#history-btn")).to_have_text("Cronologia")
+    expect(italian.locator("#history-btn")).to_have_text("Storico")
     expect(italian.locator("#undo-btn")).to_have_text("↶ Annulla")
     # A quick game's players are named in the language of the page that started it.
     expect(italian.locator(".panel .pname").first).to_have_text("Giocatore 1")
@@ -86,7 +86,7 @@ def test_a_language_chosen_on_the_page_is_remembered(base: str, browser: Browser
     table = post(base + "/api/tables", TWO)
     sit(page, base, table["id"], "ana")
     ready(page, "it")
-    expect(page.locator("#history-btn")).to_have_text("Cronologia")
+    expect(page.locator("#history-btn")).to_have_text("Storico")
     page.locator("#menu-btn").click()
     expect(page.locator("#menu-body h3").first).to_be_visible()
     page.locator("#menu-lang").select_option("en")
@@ -131,6 +131,17 @@ def test_two_phones_read_one_history_each_in_its_language(base: str, browser: Br
         "aria-label", "Bo: 2 poison counters; 10 lose the game (704.5c)"
     )
     screenshot(ana, "screens/languages-it-history.png")
+    screenshot(bo, "screens/languages-en-history.png")
+    # A refusal is the server's sentence, written in each phone's language, the name the table's.
+    for page, said in (
+        (ana, "Solo Bo può pagare i propri punti vita."),
+        (bo, "Only Ana can pay their own life."),
+    ):
+        page.locator("[data-close=history]").click()
+        other = "bo" if page is ana else "ana"
+        page.locator(f'[data-player="{other}"] [data-act="more"]').click()
+        page.locator('[data-sheet="pay"]').click()
+        expect(page.locator("#toast")).to_contain_text(said)
     for page in (ana, bo):
         page.context.close()
 
@@ -196,6 +207,6 @@ def test_the_catalogue_is_kept_for_offline_use(base: str, browser: Browser) -> N
     page.evaluate("localStorage.removeItem('lifeledger-i18n-it')")
     page.reload()
     ready(page, "it")
-    expect(page.locator("#history-btn")).to_have_text("Cronologia")
+    expect(page.locator("#history-btn")).to_have_text("Storico")
     page.context.set_offline(False)
     page.context.close()

@@ -394,8 +394,12 @@ function translatePage() {
 async function main() {
   await i18nReady();
   translatePage();
-  // Another language chosen: the page again, in it.
-  onLangChange(() => location.reload());
+  // Another language chosen: the page again, in it (a table just opened stays on screen: its
+  // words are set anew, the rest of the page follows at the next load).
+  onLangChange(() => {
+    if (document.getElementById("opened").classList.contains("hidden")) location.reload();
+    else translatePage();
+  });
   // What this device has: shown first, with no network too (an installed app resumes a table).
   renderQuick();
   renderRecent();

@@ -1472,6 +1472,23 @@ function languageChanged() {
   if (!$("history").classList.contains("hidden")) renderHistory();
   if (typeof renderTurns === "function") renderTurns();
   if (typeof showGraph === "function" && !$("history").classList.contains("hidden")) showGraph();
+  // Whatever else is open is drawn again in the new language.
+  const shown = (id) => $(id) && !$(id).classList.contains("hidden");
+  if (shown("picker") && !S.claiming) showPicker();
+  if (S.asks.size) showAsk();
+  if (S.undoAsks.size) showUndoAsk();
+  if (typeof T === "object" && $("tools-strip")) { T.shape = ""; renderStrip(); }
+  if (shown("tools-sheet")) renderToolsSheet();
+  if (shown("turn-sheet")) renderTurnSheet();
+  if (shown("cmd-sheet") && S.cmdSheet) buildCmdSheet();
+  translateStatic([
+    ["#turn-bar", t("Turn"), "aria-label"],
+    ["#turn-close", t("Close"), "aria-label"],
+    ["#tools-title", t("Dice, clocks and who starts")],
+    ["#tools-btn", t("Dice, clocks and who starts"), "aria-label"],
+    ["#tools-btn", t("Dice, clocks and who starts"), "title"],
+    ["#tools-strip", t("Clocks"), "aria-label"],
+  ]);
 }
 
 async function main() {
