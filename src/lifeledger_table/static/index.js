@@ -160,8 +160,9 @@ function renderRecent() {
   }));
 }
 
-// The presets of "More options", by key (their labels: presetLabel).
-const PRESETS = {
+// The presets of "More options", by key (their labels: presetLabel); the teams are named in
+// the page's language.
+const presetForms = () => ({
   "two": { variant: "two-player", format: "normal", players: [{ name: "Ana" }, { name: "Bo" }] },
   "commander": {
     variant: "free-for-all", format: "commander",
@@ -173,14 +174,14 @@ const PRESETS = {
   "two-headed-giant": {
     variant: "two-headed-giant", format: "normal",
     players: [
-      { name: "Ana", team: "North" }, { name: "Bo", team: "North" },
-      { name: "Cy", team: "South" }, { name: "Di", team: "South" },
+      { name: "Ana", team: t("North") }, { name: "Bo", team: t("North") },
+      { name: "Cy", team: t("South") }, { name: "Di", team: t("South") },
     ],
   },
   "free-for-all": {
     variant: "free-for-all", format: "normal", players: [{ name: "Ana" }, { name: "Bo" }, { name: "Cy" }],
   },
-};
+});
 
 function presetLabel(key) {
   switch (key) {
@@ -421,6 +422,7 @@ async function main() {
     presets.append(h("button", { type: "button", class: "chip playgroup", "data-preset": "playgroup", onclick: () => fill(group) },
       t("Our playgroup: {names}", { names: group.players.map((p) => p.name).join(", ") })));
   }
+  const PRESETS = presetForms();
   for (const [key, preset] of Object.entries(PRESETS)) {
     presets.append(h("button", { type: "button", class: "chip", "data-preset": key, onclick: () => fill(preset) }, presetLabel(key)));
   }
