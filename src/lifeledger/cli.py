@@ -190,9 +190,13 @@ def _serve(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (2 for a malformed record)."""
     # The help is written in the language asked for (--lang, else the environment's).
-    early = argparse.ArgumentParser(add_help=False)
+    early = argparse.ArgumentParser(add_help=False, exit_on_error=False)
     early.add_argument("--lang")
-    lang = _language(early.parse_known_args(argv)[0].lang) or language("en")
+    try:
+        asked = early.parse_known_args(argv)[0].lang
+    except argparse.ArgumentError:  # --lang without a code: the parser below says so
+        asked = None
+    lang = _language(asked) or language("en")
     t = lang.gettext
     parser = argparse.ArgumentParser(
         prog="lifeledger", description=t(N_("Life totals and game results, by the rules."))
@@ -300,18 +304,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         type=int,
         default=1,
         metavar="N",
-        help=(
-            "serve the port with N processes (default: 1), with a PostgreSQL --db; each table"
-            " is decided by one of them, and the others forward its changes there"
+        help=t(
+            N_(
+                "serve the port with N processes (default: 1), with a PostgreSQL --db; each"
+                " table is decided by one of them, and the others forward its changes there"
+            )
         ),
     )
     serve.add_argument(
         "--internal",
         metavar="HOST[:PORT]",
-        help=(
-            "where the other processes on the same PostgreSQL database reach this one"
-            " (default: 127.0.0.1, any free port; on several machines, this machine's private"
-            " address)"
+        help=t(
+            N_(
+                "where the other processes on the same PostgreSQL database reach this one"
+                " (default: 127.0.0.1, any free port; on several machines, this machine's"
+                " private address)"
+            )
         ),
     )
     serve.set_defaults(run=_serve)
