@@ -6,6 +6,7 @@ from __future__ import annotations
 from .actions import Choose
 from .core import GameBase
 from .errors import MalformedError, quote
+from .sentences import Id, Sentence
 
 
 class ChoicesMixin(GameBase):
@@ -21,7 +22,8 @@ class ChoicesMixin(GameBase):
             for effect_id in ids:
                 if effect_id not in self._known_ids:
                     raise MalformedError(
-                        f"no effect or card has the id {quote(effect_id)}", member=member
+                        Sentence("no effect or card has the id {id}", id=quote(effect_id)),
+                        member=member,
                     )
         for _, players in action.targets:
             for pid in players:
@@ -45,8 +47,13 @@ class ChoicesMixin(GameBase):
             if owner is not None and owner != player:
                 self._note(
                     "603.3b",
-                    f"{effect_id} is {owner}'s: {owner} orders its abilities, {player}'s "
-                    "statement of it is ignored",
+                    Sentence(
+                        "{id} is {owner}'s: {owner} orders its abilities, {player}'s statement"
+                        " of it is ignored",
+                        id=effect_id,
+                        owner=Id(owner),
+                        player=Id(player),
+                    ),
                 )
         if action.order:
             self._set_count_any(stack.order, action.player, action.order)
@@ -64,8 +71,13 @@ class ChoicesMixin(GameBase):
                 # nothing, not even a statement of the controller's own that it would follow.
                 self._note(
                     "603.3d",
-                    f"{effect_id} is {owner}'s: {owner} chooses its targets, {player}'s "
-                    "statement of them is ignored",
+                    Sentence(
+                        "{id} is {owner}'s: {owner} chooses its targets, {player}'s statement"
+                        " of them is ignored",
+                        id=effect_id,
+                        owner=Id(owner),
+                        player=Id(player),
+                    ),
                 )
                 continue
             self._set_count_any(stack.targets, effect_id, players)

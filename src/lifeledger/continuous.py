@@ -19,7 +19,9 @@ from .effects import (
     Kind,
 )
 from .errors import MalformedError, RefusedError, quote
-from .turns import STEPS, UPKEEP
+from .sentences import Id, Plural, Sentence
+from .turnorder import STEP_WORDS
+from .turns import UPKEEP
 
 
 class ContinuousMixin(GameBase):
@@ -64,7 +66,16 @@ class ContinuousMixin(GameBase):
             )
             if kind is Kind.OMEN_COUNTDOWN:  # 122.1: it enters with seven omen counters
                 self._set_count_any(self._stack.omens, action.id, OMEN_COUNTERS)
-                self._note("122.1", f"{action.id} enters with {OMEN_COUNTERS} omen counters")
+                self._note(
+                    "122.1",
+                    Plural(
+                        "{id} enters with {n} omen counter",
+                        "{id} enters with {n} omen counters",
+                        "n",
+                        id=action.id,
+                        n=OMEN_COUNTERS,
+                    ),
+                )
 
     def _do_end(self, action: End) -> None:
         """The effect or card stops applying (its permanent left the battlefield)."""
@@ -101,12 +112,28 @@ class ContinuousMixin(GameBase):
         clock = self._clock
         if clock.number:
             if p.id not in clock.active:
-                raise RefusedError("102.1", f"it is {self._whose_turn()}'s turn, not {p.id}'s")
+                raise RefusedError(
+                    "102.1",
+                    Sentence(
+                        "it is {active}'s turn, not {player}'s",
+                        active=Id(clock.player or ""),
+                        player=Id(p.id),
+                    )
+                    if clock.team is None
+                    else Sentence(
+                        "it is team {team}'s turn, not {player}'s",
+                        team=Id(clock.team),
+                        player=Id(p.id),
+                    ),
+                )
             if clock.step != UPKEEP:
                 raise RefusedError(
                     "500.1",
-                    f"an additional upkeep step comes right after the upkeep; the turn is at "
-                    f"its {STEPS[clock.step]} step",
+                    Sentence(
+                        "an additional upkeep step comes right after the upkeep; the turn is at"
+                        " its {step}",
+                        step=STEP_WORDS[clock.step],
+                    ),
                 )
             self._upkeep(clock.active)
             return
@@ -124,40 +151,72 @@ class ContinuousMixin(GameBase):
                 assert effect.life_at_least is not None
                 life = self._players[pid].life.value
                 if life >= effect.life_at_least:
-                    self._note("603.4", f"{effect.id}: {pid} has {life} life at upkeep")
+                    self._note(
+                        "603.4",
+                        Plural(
+                            "{id}: {player} has {n} life at upkeep",
+                            "{id}: {player} has {n} life at upkeep",
+                            "n",
+                            id=effect.id,
+                            player=Id(pid),
+                            n=life,
+                        ),
+                    )
                     self._do_win(Win(pid, source=effect.id))
             if not self._v2:
                 continue
             p = self._players[pid]
             for effect in list(self._effects_reaching(Kind.WIN_AT_UPKEEP_WITH_1, p)):
                 if p.life.value == 1:
-                    self._note("603.4", f"{effect.id}: {pid} has exactly 1 life at upkeep")
+                    self._note(
+                        "603.4",
+                        Sentence(
+                            "{id}: {player} has exactly 1 life at upkeep",
+                            id=effect.id,
+                            player=Id(pid),
+                        ),
+                    )
                     self._do_win(Win(pid, source=effect.id))
             for effect in self._by_kind.get(Kind.OMEN_COUNTDOWN, ()) if self._effects else ():
                 # 503.1: "at the beginning of your upkeep, remove an omen counter" triggers
                 # for its controller (805.4d: each player of the active team has "your
                 # upkeep"); it goes on the stack (603.3).
                 if effect.controller == pid:
-                    self._add_trigger(effect, Kind.OMEN_COUNTDOWN, p, "503.1", "upkeep begins")
+                    self._add_trigger(
+                        effect,
+                        Kind.OMEN_COUNTDOWN,
+                        p,
+                        "503.1",
+                        Sentence(
+                            "{id} triggers: {player}'s upkeep begins", id=effect.id, player=Id(pid)
+                        ),
+                    )
 
     def _check_effect_id(self, action: StartEffect | StartCard) -> None:
         if isinstance(action, StartEffect) and action.until is not None and not self._v2:
             raise MalformedError(
-                f"until is a member of record version 2; this record is version {self.version}",
+                Sentence(
+                    "until is a member of record version 2; this record is version {version}",
+                    version=self.version,
+                ),
                 member="until",
             )
         if isinstance(action, StartEffect) and action.kind in CARD_ONLY_KINDS:
             raise MalformedError(
-                f"{action.kind.value} is a catalogue card's (Celestial Convergence, with its "
-                "omen counters): name the card",
+                Sentence(
+                    "{kind} is a catalogue card's (Celestial Convergence, with its omen"
+                    " counters): name the card",
+                    kind=action.kind.value,
+                ),
                 member="kind",
             )
         if not action.id:  # an effect's or card's id is any text but the empty string
-            raise MalformedError("an id is an empty string", member="id")
+            raise MalformedError(Sentence("an id is an empty string"), member="id")
         self._check_new_id(action.id)
         if isinstance(action, StartCard) and action.name not in CATALOGUE:
             raise MalformedError(
-                f"{quote(action.name)} is not in the card catalogue", member="name"
+                Sentence("{name} is not in the card catalogue", name=quote(action.name)),
+                member="name",
             )
         if not self._v2 and (
             action.name in CATALOGUE_V2
@@ -165,15 +224,21 @@ class ContinuousMixin(GameBase):
             else action.kind in VERSION_2_KINDS
         ):
             raise MalformedError(
-                "triggered abilities on the stack are of record version 2; this record is "
-                "version 1",
+                Sentence(
+                    "triggered abilities on the stack are of record version 2; this record is"
+                    " version 1"
+                ),
                 member="name" if isinstance(action, StartCard) else "kind",
             )
 
     def _check_known_id(self, action: End) -> None:
         if action.id not in self._known_ids:
-            raise MalformedError(f"no effect or card has the id {quote(action.id)}", member="id")
+            raise MalformedError(
+                Sentence("no effect or card has the id {id}", id=quote(action.id)), member="id"
+            )
 
     def _check_new_id(self, effect_id: str) -> None:
         if effect_id in self._known_ids:
-            raise MalformedError(f"duplicate effect or card id {quote(effect_id)}", member="id")
+            raise MalformedError(
+                Sentence("duplicate effect or card id {id}", id=quote(effect_id)), member="id"
+            )

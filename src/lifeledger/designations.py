@@ -15,6 +15,7 @@ from .actions import (
 from .core import GameBase
 from .errors import MalformedError, RefusedError
 from .roster import Player
+from .sentences import Id, Sentence
 
 
 class DesignationsMixin(GameBase):
@@ -36,20 +37,36 @@ class DesignationsMixin(GameBase):
     def _designate(self, name: str, pid: str, rule: str) -> None:
         marks = self._marks
         old = getattr(marks, name)
-        what = "the monarch" if name == "monarch" else "the initiative"
         if old == pid:
-            self._note("726.5" if name == "initiative" else rule, f"{pid} already has {what}")
+            if name == "monarch":
+                self._note(rule, Sentence("{player} already has the monarch", player=Id(pid)))
+            else:
+                self._note("726.5", Sentence("{player} already has the initiative", player=Id(pid)))
             return
         self._set_field(marks, name, pid)
         if old is not None:
-            self._note(rule, f"{old} ceases to have {what}; {pid} has it")
+            self._note(
+                rule,
+                Sentence(
+                    "{old} ceases to have the monarch; {player} has it", old=Id(old), player=Id(pid)
+                )
+                if name == "monarch"
+                else Sentence(
+                    "{old} ceases to have the initiative; {player} has it",
+                    old=Id(old),
+                    player=Id(pid),
+                ),
+            )
 
     def _do_day_night(self, action: DayNight) -> None:
         """731.1: it becomes day or night; once it has been either, the game is always one of
         them; 731.1a: day becomes night and night becomes day."""
         old = self._marks.day_night
         if old is not None and old != action.to:
-            self._note("731.1a", f"{old} becomes {action.to}")
+            self._note(
+                "731.1a",
+                Sentence("day becomes night") if old == "day" else Sentence("night becomes day"),
+            )
         self._set_field(self._marks, "day_night", action.to)
 
     def _do_city_blessing(self, action: CityBlessing) -> None:
@@ -57,7 +74,10 @@ class DesignationsMixin(GameBase):
         number of players may have it."""
         blessed = self._marks.city_blessing
         if action.player in blessed:
-            self._note("702.131c", f"{action.player} already has the city's blessing")
+            self._note(
+                "702.131c",
+                Sentence("{player} already has the city's blessing", player=Id(action.player)),
+            )
             return
         self._set_field(self._marks, "city_blessing", blessed | {action.player})
 
@@ -78,8 +98,17 @@ class DesignationsMixin(GameBase):
                 continue
             if action.controller is None:
                 raise MalformedError(
-                    f"{p.id} has {'the ' + name}: combat damage to them passes it to the "
-                    f"controller of the creature (725.2, 726.2); name the controller",
+                    Sentence(
+                        "{player} has the monarch: combat damage to them passes it to the"
+                        " controller of the creature (725.2, 726.2); name the controller",
+                        player=Id(p.id),
+                    )
+                    if name == "monarch"
+                    else Sentence(
+                        "{player} has the initiative: combat damage to them passes it to the"
+                        " controller of the creature (725.2, 726.2); name the controller",
+                        player=Id(p.id),
+                    ),
                     member="controller",
                 )
             marks.pending.append((name, action.controller, p.id))
@@ -96,12 +125,35 @@ class DesignationsMixin(GameBase):
             if self._over:
                 return
             if not self._players[controller].result.is_playing:
-                self._note("800.4a", f"{controller} has left the game: their {name} trigger too")
+                self._note(
+                    "800.4a",
+                    Sentence(
+                        "{player} has left the game: their monarch trigger too",
+                        player=Id(controller),
+                    )
+                    if name == "monarch"
+                    else Sentence(
+                        "{player} has left the game: their initiative trigger too",
+                        player=Id(controller),
+                    ),
+                )
                 continue
             if self._players[new].result.is_playing and getattr(self._marks, name) != new:
                 setattr(self._marks, name, new)
-                what = "becomes the monarch" if name == "monarch" else "takes the initiative"
-                self._note(rule, f"combat damage to {controller}: {new} {what}")
+                self._note(
+                    rule,
+                    Sentence(
+                        "combat damage to {controller}: {player} becomes the monarch",
+                        controller=Id(controller),
+                        player=Id(new),
+                    )
+                    if name == "monarch"
+                    else Sentence(
+                        "combat damage to {controller}: {player} takes the initiative",
+                        controller=Id(controller),
+                        player=Id(new),
+                    ),
+                )
 
     def _pass_designations(self, gone: set[str]) -> None:
         """725.4, 726.4: if the monarch (the player with the initiative) leaves the game, the
@@ -117,9 +169,7 @@ class DesignationsMixin(GameBase):
                 continue
             heir = self._heir(holder)
             self._set_field(marks, name, heir)
-            self._note(
-                rule, f"{holder} leaves the game: {heir if heir else 'no player'} has the {name}"
-            )
+            self._note(rule, _passed(name, holder, heir))
 
     def _heir(self, holder: str) -> str | None:
         """The player 725.4 and 726.4 name: the active player (with shared team turns, the
@@ -166,7 +216,28 @@ class DesignationsMixin(GameBase):
                     del self.notes[noted:]
                     self.refusals.append((position, exc))
                     self._note(
-                        exc.rule, f"action {position} of the group is refused: {exc.message}"
+                        exc.rule,
+                        Sentence(
+                            "action {position} of the group is refused: {message}",
+                            position=position,
+                            message=exc.message,
+                        ),
                     )
             except MalformedError as exc:
                 raise exc.at(str(i)) from None
+
+
+def _passed(name: str, holder: str, heir: str | None) -> Sentence:
+    """725.4, 726.4: the note of the monarch (``name``) or the initiative passing as
+    ``holder`` leaves the game, to ``heir`` or to no player."""
+    if name == "monarch":
+        if heir:
+            return Sentence(
+                "{player} leaves the game: {heir} has the monarch", player=Id(holder), heir=Id(heir)
+            )
+        return Sentence("{player} leaves the game: no player has the monarch", player=Id(holder))
+    if heir:
+        return Sentence(
+            "{player} leaves the game: {heir} has the initiative", player=Id(holder), heir=Id(heir)
+        )
+    return Sentence("{player} leaves the game: no player has the initiative", player=Id(holder))

@@ -11,7 +11,14 @@ from .bounds import MAX_INTEGER
 from .core import GameBase, _Event
 from .effects import Kind
 from .errors import MalformedError, RefusedError, TooMuchWork
+from .sentences import Grouped, Plural, Sentence
 from .stack import MAX_RESOLUTIONS
+
+#: What each integer a settled shortcut sets is, should it be too large (never: :meth:`_jump`
+#: checks the bound first), made once.
+_POISON = Sentence("poison counters")
+_COUNTERS = Sentence("counters")
+_DAMAGE = Sentence("damage")
 
 
 class ShortcutsMixin(GameBase):
@@ -23,7 +30,11 @@ class ShortcutsMixin(GameBase):
             try:
                 if type(inner) in (Restart, Turn, BeginStep, Repeat):
                     raise MalformedError(
-                        f"a shortcut repeats actions within a turn, not {inner.do}", member="do"
+                        Sentence(
+                            "a shortcut repeats actions within a turn, not {action}",
+                            action=inner.do,
+                        ),
+                        member="do",
                     )
                 self._check_members(inner)
             except MalformedError as exc:
@@ -78,7 +89,16 @@ class ShortcutsMixin(GameBase):
                             break
                         continue
                 point, step = after, now
-            self._note("732.2a", f"a shortcut: {done:,} of {action.times:,} iterations")
+            self._note(
+                "732.2a",
+                Plural(
+                    "a shortcut: {done} of {times} iterations",
+                    "a shortcut: {done} of {times} iterations",
+                    "done",
+                    done=Grouped(done),
+                    times=Grouped(action.times),
+                ),
+            )
         except BaseException:
             self._restore(snapshot)
             del journal[mark:]  # what the iterations changed is undone by the snapshot
@@ -206,8 +226,14 @@ class ShortcutsMixin(GameBase):
                 self._stack.resolved += count * resolved
                 self._note(
                     "732.2a",
-                    f"{count:,} iterations of the shortcut change the game as the last one "
-                    "did: settled at once (computed)",
+                    Plural(
+                        "{n} iterations of the shortcut change the game as the last one did:"
+                        " settled at once (computed)",
+                        "{n} iterations of the shortcut change the game as the last one did:"
+                        " settled at once (computed)",
+                        "n",
+                        n=Grouped(count),
+                    ),
                 )
                 before = self._stack.resolved
                 self._iteration(action)
@@ -251,15 +277,15 @@ class ShortcutsMixin(GameBase):
                 self._set_life(players[where[0]], value, "amount")
             elif what == "poison":
                 p = players[where[0]]
-                self._set_total(p, p.poison, value, "poison counters", "amount")
+                self._set_total(p, p.poison, value, _POISON, "amount")
                 self._touch(p)
             elif what == "counters":
                 p = players[where[0]]
-                self._set_count(p.counters, where[1], value, "counters", "amount")
+                self._set_count(p.counters, where[1], value, _COUNTERS, "amount")
                 self._changed(p)
             elif what == "commander_damage":
                 p = players[where[0]]
-                self._set_count(p.commander_damage, where[1], value, "damage", "amount")
+                self._set_count(p.commander_damage, where[1], value, _DAMAGE, "amount")
                 self._changed(p)
                 self._touch(p)
             elif what == "library":

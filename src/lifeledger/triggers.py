@@ -11,7 +11,11 @@ from .core import _NOBODY, GameBase
 from .effects import STACK_KINDS, Effect, Kind
 from .errors import ChoiceNeeded, MalformedError
 from .roster import Player
+from .sentences import Grouped, Id, Items, Plural, Sentence
 from .stack import MAX_HEIGHT, MAX_RESOLUTIONS, OpenChoice, Trigger
+
+#: What a trigger count is, should one be too large (made once, not per trigger).
+_A_COUNT = Sentence("a count")
 
 
 class TriggersMixin(GameBase):
@@ -39,7 +43,8 @@ class TriggersMixin(GameBase):
         """119.9, 603.2: the abilities of ``kinds`` that the life event reaches trigger, and
         wait to be put on the stack (603.3). 603.2c, 119.10: an ability triggers once per
         event: a further part of the same event (``merge``: damage dealt at once by a group,
-        a lifelink source's gain, 702.15e) adds its amount to the triggers it set off."""
+        a lifelink source's gain, 702.15e) adds its amount to the triggers it set off.
+        ``what`` is ``"gains"`` or ``"loses"``: the life event, as the notes say it."""
         stack = self._stack
         if merge is not None:
             merged = stack.merge.get(merge)
@@ -52,19 +57,39 @@ class TriggersMixin(GameBase):
             for effect in self._effects_reaching(kind, p):
                 new.append(Trigger(effect.id, effect.controller, kind, amount, p.id))
                 count = self.triggered.get(effect.id, 0) + 1
-                self._set_count(self.triggered, effect.id, count, "a count", "id")
-                self._note("603.2", f"{effect.id} triggers: {p.id} {what} {amount} life")
+                self._set_count(self.triggered, effect.id, count, _A_COUNT, "id")
+                self._note(
+                    "603.2",
+                    Plural(
+                        "{id} triggers: {player} gains {n} life",
+                        "{id} triggers: {player} gains {n} life",
+                        "n",
+                        id=effect.id,
+                        player=Id(p.id),
+                        n=amount,
+                    )
+                    if what == "gains"
+                    else Plural(
+                        "{id} triggers: {player} loses {n} life",
+                        "{id} triggers: {player} loses {n} life",
+                        "n",
+                        id=effect.id,
+                        player=Id(p.id),
+                        n=amount,
+                    ),
+                )
         stack.pending.extend(new)
         if merge is not None:
             stack.merge[merge] = new
 
     def _add_trigger(self, effect: Effect, kind: Kind, p: Player, rule: str, what: str) -> None:
         """603.2, 603.8: one ability of ``effect`` triggers (not on a life event: the amount
-        is 1, never read) and waits to be put on the stack."""
+        is 1, never read) and waits to be put on the stack; ``what`` is the note that says so,
+        under ``rule`` (``"{id} triggers: {player}'s upkeep begins"``)."""
         self._stack.pending.append(Trigger(effect.id, effect.controller, kind, 1, p.id))
         count = self.triggered.get(effect.id, 0) + 1
-        self._set_count(self.triggered, effect.id, count, "a count", "id")
-        self._note(rule, f"{effect.id} triggers: {p.id}'s {what}")
+        self._set_count(self.triggered, effect.id, count, _A_COUNT, "id")
+        self._note(rule, what)
 
     def _state_triggers(self) -> None:
         """603.8: "when you have 20 or more life, you lose the game" (Transcendence) is a state
@@ -80,7 +105,21 @@ class TriggersMixin(GameBase):
                 for t in (*stack.pending, *stack.items)
             ):
                 continue
-            self._add_trigger(effect, Kind.LOSE_AT_20_LIFE, p, "603.8", f"life is {p.life.value}")
+            life = p.life.value
+            self._add_trigger(
+                effect,
+                Kind.LOSE_AT_20_LIFE,
+                p,
+                "603.8",
+                Plural(
+                    "{id} triggers: {player}'s life is {n}",
+                    "{id} triggers: {player}'s life is {n}",
+                    "n",
+                    id=effect.id,
+                    player=Id(p.id),
+                    n=life,
+                ),
+            )
 
     def _apnap(self) -> list[str]:
         """101.4: the players in turn order (seating order), from the active player (the
@@ -123,7 +162,12 @@ class TriggersMixin(GameBase):
             if t.amount <= 0:  # 119.9, 119.10 (never so: a part of 0 is no event)
                 continue
             if not self._players[t.controller].result.is_playing:
-                self._note("800.4a", f"{t.id} leaves the game with {t.controller}")
+                self._note(
+                    "800.4a",
+                    Sentence(
+                        "{id} leaves the game with {player}", id=t.id, player=Id(t.controller)
+                    ),
+                )
                 continue
             mine.setdefault(t.controller, []).append(t)
         apnap = self._apnap()
@@ -138,9 +182,13 @@ class TriggersMixin(GameBase):
                 missing = [i for i in ids if i not in order]
                 if missing:
                     raise ChoiceNeeded(
-                        f"{pid} puts the triggered abilities of {', '.join(ids)} on the stack at "
-                        f"once: state their order with choose (603.3b); {', '.join(missing)} "
-                        "is not in it",
+                        Sentence(
+                            "{player} puts the triggered abilities of {ids} on the stack at once:"
+                            " state their order with choose (603.3b); {missing} is not in it",
+                            player=Id(pid),
+                            ids=Items(ids, ","),
+                            missing=Items(missing, ","),
+                        ),
                         player=pid,
                         choice="order",
                         ids=tuple(ids),
@@ -151,11 +199,13 @@ class TriggersMixin(GameBase):
                 if t.kind is Kind.GAIN_DRAINS_TARGET:
                     target = self._choose_target(t)
                     if target is None:
-                        self._note("603.3d", f"{t.id} has no legal target: it is removed")
+                        self._note(
+                            "603.3d", Sentence("{id} has no legal target: it is removed", id=t.id)
+                        )
                         continue
                     t.target = target
                 stack.items.append(t)
-                self._note("603.3b", f"{t} is put on the stack")
+                self._note("603.3b", Sentence("{trigger} is put on the stack", trigger=t.sentence))
 
     def _team_orders(
         self, mine: dict[str, list[Trigger]], apnap: list[str]
@@ -182,7 +232,14 @@ class TriggersMixin(GameBase):
                     for other in waiting[1:]:
                         del mine[other]
                     stated[waiting[0]] = order[pid]
-                    self._note("805.7", f"team {team.id} orders its abilities as {pid} stated")
+                    self._note(
+                        "805.7",
+                        Sentence(
+                            "team {team} orders its abilities as {player} stated",
+                            team=Id(team.id),
+                            player=Id(pid),
+                        ),
+                    )
                     break
         return stated
 
@@ -193,8 +250,13 @@ class TriggersMixin(GameBase):
                 return pid
         if len(legal) > 1:
             raise ChoiceNeeded(
-                f"{t.id} targets an opponent of {t.controller}: state which with choose "
-                f"(603.3d); {', '.join(legal)} are legal targets",
+                Sentence(
+                    "{id} targets an opponent of {player}: state which with choose (603.3d);"
+                    " {targets} are legal targets",
+                    id=t.id,
+                    player=Id(t.controller),
+                    targets=Items([Id(pid) for pid in legal], ","),
+                ),
                 player=t.controller,
                 choice="targets",
                 ids=(t.id,),
@@ -287,29 +349,83 @@ class TriggersMixin(GameBase):
         if t.kind is Kind.GAIN_DRAINS_TARGET:
             assert t.target is not None
             if t.target not in self._legal_targets(t.controller):
-                self._note("608.2b", f"{t} doesn't resolve: its target is illegal")
+                self._note(
+                    "608.2b",
+                    Sentence(
+                        "{trigger} doesn't resolve: its target is illegal", trigger=t.sentence
+                    ),
+                )
                 return
-            self._note("608.2", f"{t} resolves: {t.target} loses {t.amount} life")
+            self._note(
+                "608.2",
+                Plural(
+                    "{trigger} resolves: {player} loses {n} life",
+                    "{trigger} resolves: {player} loses {n} life",
+                    "n",
+                    trigger=t.sentence,
+                    player=Id(t.target),
+                    n=t.amount,
+                ),
+            )
             self._lose(self._players[t.target], t.amount)
         elif t.kind is Kind.GAIN_DRAINS_EACH:
             opponents = self._legal_targets(t.controller)  # each opponent within range, 801.10
-            self._note("608.2", f"{t} resolves: {', '.join(opponents) or 'no one'} loses 1 life")
+            self._note(
+                "608.2",
+                Plural(
+                    "{trigger} resolves: {players} loses 1 life",
+                    "{trigger} resolves: {players} loses 1 life",
+                    "n",
+                    trigger=t.sentence,
+                    players=Items([Id(pid) for pid in opponents], ","),
+                    n=len(opponents),
+                )
+                if opponents
+                else Sentence("{trigger} resolves: no one loses 1 life", trigger=t.sentence),
+            )
             for pid in opponents:
                 self._lose(self._players[pid], 1)
         elif t.kind is Kind.LOSS_GAINS_TWICE:
             gain = 2 * t.amount
-            self._note("608.2", f"{t} resolves: {t.controller} gains {gain} life (2 for each 1)")
+            self._note(
+                "608.2",
+                Plural(
+                    "{trigger} resolves: {player} gains {n} life (2 for each 1)",
+                    "{trigger} resolves: {player} gains {n} life (2 for each 1)",
+                    "n",
+                    trigger=t.sentence,
+                    player=Id(t.controller),
+                    n=gain,
+                ),
+            )
             self._gain(controller, gain)
         elif t.kind is Kind.LOSE_AT_20_LIFE:
             # 603.8: the condition is not checked again as it resolves (no "if"): it loses.
-            self._note("608.2", f"{t} resolves: {t.controller} loses the game (104.3e)")
+            self._note(
+                "608.2",
+                Sentence(
+                    "{trigger} resolves: {player} loses the game (104.3e)",
+                    trigger=t.sentence,
+                    player=Id(t.controller),
+                ),
+            )
             self._do_lose(Lose((t.controller,), source=t.id))
         elif t.kind is Kind.OMEN_COUNTDOWN:
             self._remove_omen(t)
         elif t.kind is Kind.LAST_OMEN:
             self._highest_life_wins(t)
         else:
-            self._note("608.2", f"{t} resolves: {t.controller} gains {t.amount} life")
+            self._note(
+                "608.2",
+                Plural(
+                    "{trigger} resolves: {player} gains {n} life",
+                    "{trigger} resolves: {player} gains {n} life",
+                    "n",
+                    trigger=t.sentence,
+                    player=Id(t.controller),
+                    n=t.amount,
+                ),
+            )
             self._gain(controller, t.amount)
 
     def _remove_omen(self, t: Trigger) -> None:
@@ -318,14 +434,36 @@ class TriggersMixin(GameBase):
         omens = self._stack.omens
         left = omens.get(t.id, 0)
         if left <= 0 or t.id not in self._effects:
-            self._note("608.2", f"{t} resolves: no omen counter to remove")
+            self._note(
+                "608.2",
+                Sentence("{trigger} resolves: no omen counter to remove", trigger=t.sentence),
+            )
             return
         self._set_count_any(omens, t.id, left - 1)
-        self._note("608.2", f"{t} resolves: an omen counter is removed, {left - 1} left")
+        self._note(
+            "608.2",
+            Plural(
+                "{trigger} resolves: an omen counter is removed, {n} left",
+                "{trigger} resolves: an omen counter is removed, {n} left",
+                "n",
+                trigger=t.sentence,
+                n=left - 1,
+            ),
+        )
         if left == 1:
             effect = self._effects[t.id][0]
             p = self._players[t.controller]
-            self._add_trigger(effect, Kind.LAST_OMEN, p, "603.2", "last omen counter is removed")
+            self._add_trigger(
+                effect,
+                Kind.LAST_OMEN,
+                p,
+                "603.2",
+                Sentence(
+                    "{id} triggers: {player}'s last omen counter is removed",
+                    id=effect.id,
+                    player=Id(p.id),
+                ),
+            )
 
     def _highest_life_wins(self, t: Trigger) -> None:
         """104.2b, 104.4c: "the player with the highest life total wins the game. If two or
@@ -348,13 +486,24 @@ class TriggersMixin(GameBase):
         if len(top) > 1:
             self._note(
                 "104.4c",
-                f"{t} resolves: {', '.join(top)} are tied for the highest life total "
-                f"({highest}): the game is a draw",
+                Sentence(
+                    "{trigger} resolves: {players} are tied for the highest life total ({life}):"
+                    " the game is a draw",
+                    trigger=t.sentence,
+                    players=Items([Id(pid) for pid in top], ","),
+                    life=highest,
+                ),
             )
             self._do_draw_game(DrawGame(t.controller, source=t.id))
         else:
             self._note(
-                "104.2b", f"{t} resolves: {top[0]} has the highest life total ({highest}) and wins"
+                "104.2b",
+                Sentence(
+                    "{trigger} resolves: {player} has the highest life total ({life}) and wins",
+                    trigger=t.sentence,
+                    player=Id(top[0]),
+                    life=highest,
+                ),
             )
             self._do_win(Win(top[0], source=t.id))
 
@@ -415,14 +564,20 @@ class TriggersMixin(GameBase):
             stack.items = [t for t in stack.items if self._players[t.controller].result.is_playing]
             stack.resolved += 1
             if stack.resolved > MAX_RESOLUTIONS or len(stack.items) > MAX_HEIGHT:
-                what = (
-                    f"resolve more than {MAX_RESOLUTIONS:,} times"
-                    if stack.resolved > MAX_RESOLUTIONS
-                    else f"pile up more than {MAX_HEIGHT:,} high on the stack"
-                )
                 raise MalformedError(
-                    f"the triggered abilities {what} without ending or repeating in a way the "
-                    "engine can decide; record the loop's result (loop, or a shortcut, 732.2a)",
+                    Sentence(
+                        "the triggered abilities resolve more than {n} times without ending or"
+                        " repeating in a way the engine can decide; record the loop's result"
+                        " (loop, or a shortcut, 732.2a)",
+                        n=Grouped(MAX_RESOLUTIONS),
+                    )
+                    if stack.resolved > MAX_RESOLUTIONS
+                    else Sentence(
+                        "the triggered abilities pile up more than {n} high on the stack without"
+                        " ending or repeating in a way the engine can decide; record the loop's"
+                        " result (loop, or a shortcut, 732.2a)",
+                        n=Grouped(MAX_HEIGHT),
+                    ),
                     member="do",
                 )
         stack.items = []
@@ -515,8 +670,11 @@ class TriggersMixin(GameBase):
         if not rising and (not losers or (exact and all(change[pid] >= 0 for pid in losers))):
             self._note(
                 "732.4",
-                f"the triggered abilities of {', '.join(s[0] for s in top)} repeat with no way "
-                "to stop and no player able to lose by them: a loop of mandatory actions",
+                Sentence(
+                    "the triggered abilities of {ids} repeat with no way to stop and no player"
+                    " able to lose by them: a loop of mandatory actions",
+                    ids=Items([s[0] for s in top], ","),
+                ),
             )
             self._do_loop(Loop(tuple(controllers)))
             self._settle_event()
@@ -551,11 +709,29 @@ class TriggersMixin(GameBase):
             more = count - earlier[6].get(effect_id, 0)
             if more:
                 total = count + cycles * more
-                self._set_count(self.triggered, effect_id, total, "a count", "id")
+                self._set_count(self.triggered, effect_id, total, _A_COUNT, "id")
         self._note(
             "732.2a",
-            f"the loop of {', '.join(s[0] for s in top)} repeats {cycles:,} more times at once "
-            "(computed): "
-            + ", ".join(f"{pid} {cycles * change[pid]:+,} life" for pid in now[7] if change[pid]),
+            Plural(
+                "the loop of {ids} repeats {n} more times at once (computed): {changes}",
+                "the loop of {ids} repeats {n} more times at once (computed): {changes}",
+                "n",
+                ids=Items([s[0] for s in top], ","),
+                n=Grouped(cycles),
+                changes=Items(
+                    [_life_change(pid, cycles * change[pid]) for pid in now[7] if change[pid]], ","
+                ),
+            ),
         )
         return None
+
+
+def _life_change(pid: str, change: int) -> Sentence:
+    """A player's life total's change, as a loop's note lists it: ``ana +1,000 life``."""
+    if change < 0:
+        return Plural(
+            "{player} -{n} life", "{player} -{n} life", "n", player=Id(pid), n=Grouped(-change)
+        )
+    return Plural(
+        "{player} +{n} life", "{player} +{n} life", "n", player=Id(pid), n=Grouped(change)
+    )

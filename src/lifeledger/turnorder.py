@@ -10,7 +10,23 @@ from .actions import Action, BeginStep, Cast, Draw, Turn
 from .core import _NOBODY, GameBase
 from .effects import Kind
 from .errors import MalformedError, RefusedError
+from .sentences import Id, Plural, Sentence
 from .turns import CLEANUP, DRAW, END, MAIN, STEPS, UPKEEP
+
+__all__ = ["STEP_WORDS", "TurnOrderMixin"]
+
+#: Each step of :data:`lifeledger.turns.STEPS` as the notes and refusals name it, by its index
+#: (``the turn is at its draw step``).
+STEP_WORDS = (
+    Sentence("upkeep step"),
+    Sentence("draw step"),
+    Sentence("main step"),
+    Sentence("end step"),
+    Sentence("cleanup step"),
+)
+#: What a count of spells and of rad counters is, where one is too large (never built per use).
+_SPELLS = Sentence("a count of spells")
+_A_COUNT = Sentence("a count")
 
 
 class TurnOrderMixin(GameBase):
@@ -24,14 +40,19 @@ class TurnOrderMixin(GameBase):
         setattr(target, name, value)
 
     def _whose_turn(self) -> str:
+        """Whose turn it is, in English (``team north``, ``ana``); the notes say it in whole
+        sentences of their own."""
         clock = self._clock
         return f"team {clock.team}" if clock.team is not None else str(clock.player)
 
     def _check_version_2(self, action: Action) -> None:
         if not self._v2:
             raise MalformedError(
-                f"{action.do} is an action of record version 2; this record is version "
-                f"{self.version}",
+                Sentence(
+                    "{action} is an action of record version 2; this record is version {version}",
+                    action=action.do,
+                    version=self.version,
+                ),
                 member="do",
             )
 
@@ -64,14 +85,31 @@ class TurnOrderMixin(GameBase):
             and self._players[starting].result.is_playing
         ):
             rule = "727.1a" if self.game_number > 1 else "103.1b"
-            who = starting
-            if self.variant.shared_turns and self._players[starting].team is not None:
-                who = f"{starting}'s team ({self._players[starting].team})"  # 103.1a
-            raise RefusedError(rule, f"{who} takes the game's first turn, not {p.id}")
+            side = self._players[starting].team
+            if self.variant.shared_turns and side is not None:  # 103.1a
+                raise RefusedError(
+                    rule,
+                    Sentence(
+                        "{player}'s team ({team}) takes the game's first turn, not {other}",
+                        player=Id(starting),
+                        team=Id(side),
+                        other=Id(p.id),
+                    ),
+                )
+            raise RefusedError(
+                rule,
+                Sentence(
+                    "{player} takes the game's first turn, not {other}",
+                    player=Id(starting),
+                    other=Id(p.id),
+                ),
+            )
         if self.has_several_turn_markers():
             raise MalformedError(
-                "a Grand Melee game of 8 or more players has several turn markers, and "
-                "version 2 records no simultaneous turns (807.4)",
+                Sentence(
+                    "a Grand Melee game of 8 or more players has several turn markers, and"
+                    " version 2 records no simultaneous turns (807.4)"
+                ),
                 member="do",
             )
         if clock.number and clock.step < CLEANUP:
@@ -81,7 +119,10 @@ class TurnOrderMixin(GameBase):
             if self._over:
                 return
             if not p.result.is_playing:
-                raise RefusedError("800.4", f"{p.id} left the game as the turn before ended")
+                raise RefusedError(
+                    "800.4",
+                    Sentence("{player} left the game as the turn before ended", player=Id(p.id)),
+                )
         previous, spells = clock.active, clock.spells
         if self.variant.shared_turns and p.team is not None:
             team: str | None = p.team
@@ -95,7 +136,12 @@ class TurnOrderMixin(GameBase):
         self._set_field(clock, "active", active)
         self._set_field(clock, "step", UPKEEP)
         self._set_field(clock, "spells", {})
-        self._note("500.1", f"turn {number}: {self._whose_turn()}'s turn begins")
+        self._note(
+            "500.1",
+            Sentence("turn {n}: {player}'s turn begins", n=number, player=Id(p.id))
+            if team is None
+            else Sentence("turn {n}: team {team}'s turn begins", n=number, team=Id(team)),
+        )
         self._determine_ranges()  # 801.2c
         self._check_day_night(previous, spells)
         self._upkeep(active)
@@ -112,11 +158,16 @@ class TurnOrderMixin(GameBase):
         rule = "502.2a" if len(previous) > 1 or self.variant.shared_turns else "502.2"
         if marks.day_night == "day" and not any(cast):
             self._set_field(marks, "day_night", "night")
-            self._note(rule, "day becomes night: the previous turn's active player cast no spell")
+            self._note(
+                rule, Sentence("day becomes night: the previous turn's active player cast no spell")
+            )
         elif marks.day_night == "night" and max(cast) >= 2:
             self._set_field(marks, "day_night", "day")
             self._note(
-                rule, "night becomes day: the previous turn's active player cast 2 or more spells"
+                rule,
+                Sentence(
+                    "night becomes day: the previous turn's active player cast 2 or more spells"
+                ),
             )
 
     def _do_step(self, action: BeginStep) -> None:
@@ -125,18 +176,35 @@ class TurnOrderMixin(GameBase):
         step may follow another."""
         clock = self._clock
         if not clock.number:
-            raise RefusedError("500.1", f"no turn has begun: the {action.step} step is a turn's")
+            raise RefusedError(
+                "500.1",
+                Sentence(
+                    "no turn has begun: the {step} is a turn's",
+                    step=STEP_WORDS[STEPS.index(action.step)],
+                ),
+            )
         target = STEPS.index(action.step)
         if target < clock.step or (target == clock.step and target != CLEANUP):
             raise RefusedError(
                 "500.1",
-                f"the turn is at its {STEPS[clock.step]} step: its {action.step} step "
-                f"{'has begun' if target == clock.step else 'is over'}",
+                Sentence(
+                    "the turn is at its {step}: its {target} has begun",
+                    step=STEP_WORDS[clock.step],
+                    target=STEP_WORDS[target],
+                )
+                if target == clock.step
+                else Sentence(
+                    "the turn is at its {step}: its {target} is over",
+                    step=STEP_WORDS[clock.step],
+                    target=STEP_WORDS[target],
+                ),
             )
         milled = dict(action.nonland_milled)
         if milled and not clock.step < MAIN <= target:
             raise MalformedError(
-                "nonland_milled goes with the step that begins the precombat main phase (728.1)",
+                Sentence(
+                    "nonland_milled goes with the step that begins the precombat main phase (728.1)"
+                ),
                 member="nonland_milled",
             )
         if target == clock.step:  # 514.3a: another cleanup step
@@ -274,13 +342,25 @@ class TurnOrderMixin(GameBase):
             if rule != "103.8c":
                 self._note(
                     rule,
-                    f"{self._whose_turn()} plays first and skips the draw step of the first turn",
+                    Sentence(
+                        "{player} plays first and skips the draw step of the first turn",
+                        player=Id(clock.player or ""),
+                    )
+                    if clock.team is None
+                    else Sentence(
+                        "team {team} plays first and skips the draw step of the first turn",
+                        team=Id(clock.team),
+                    ),
                 )
                 return
-            self._note(rule, "in a multiplayer game no player skips their first draw step")
+            self._note(
+                rule, Sentence("in a multiplayer game no player skips their first draw step")
+            )
         for pid in clock.active:
             if self._players[pid].result.is_playing:
-                self._note("504.1", f"{pid} draws a card in the draw step")
+                self._note(
+                    "504.1", Sentence("{player} draws a card in the draw step", player=Id(pid))
+                )
                 self._do_draw(Draw(pid, 1))
 
     def _main_phase(self, milled: Mapping[str, int], member: str) -> None:
@@ -293,8 +373,9 @@ class TurnOrderMixin(GameBase):
             p = self._players[pid]
             if pid not in clock.active or not p.counters.get("rad"):
                 raise MalformedError(
-                    f"{pid} {'has no rad counters' if pid in clock.active else 'is not active'}"
-                    " to mill for (728.1)",
+                    Sentence("{player} has no rad counters to mill for (728.1)", player=Id(pid))
+                    if pid in clock.active
+                    else Sentence("{player} is not active to mill for (728.1)", player=Id(pid)),
                     member="nonland_milled",
                 )
         for pid in clock.active:
@@ -304,24 +385,46 @@ class TurnOrderMixin(GameBase):
                 continue
             if pid not in milled:
                 raise MalformedError(
-                    f"{pid} has {rad} rad counters: state how many nonland cards they milled "
-                    "(728.1) with nonland_milled on the step that begins the main phase",
+                    Plural(
+                        "{player} has {n} rad counters: state how many nonland cards they milled"
+                        " (728.1) with nonland_milled on the step that begins the main phase",
+                        "{player} has {n} rad counters: state how many nonland cards they milled"
+                        " (728.1) with nonland_milled on the step that begins the main phase",
+                        "n",
+                        player=Id(pid),
+                        n=rad,
+                    ),
                     member="nonland_milled" if member == "step" else "do",
                 )
             nonland = milled[pid]
             mill = rad if p.library is None else min(rad, p.library)
             if nonland > mill:
                 raise MalformedError(
-                    f"{pid} milled {mill} cards: {nonland} of them can't be nonland cards",
+                    Plural(
+                        "{player} milled {n} cards: {nonland} of them can't be nonland cards",
+                        "{player} milled {n} cards: {nonland} of them can't be nonland cards",
+                        "n",
+                        player=Id(pid),
+                        n=mill,
+                        nonland=nonland,
+                    ),
                     member="nonland_milled",
                 )
             if p.library is not None and mill:
                 self._set_attribute(p, "library", p.library - mill)
             self._note(
-                "728.1", f"{pid} mills {mill} cards for their rad counters, {nonland} nonland"
+                "728.1",
+                Plural(
+                    "{player} mills {n} cards for their rad counters, {nonland} nonland",
+                    "{player} mills {n} cards for their rad counters, {nonland} nonland",
+                    "n",
+                    player=Id(pid),
+                    n=mill,
+                    nonland=nonland,
+                ),
             )
             if nonland:
-                self._set_count(p.counters, "rad", rad - nonland, "a count", "nonland_milled")
+                self._set_count(p.counters, "rad", rad - nonland, _A_COUNT, "nonland_milled")
                 self._changed(p)
                 self._lose(p, nonland, member="nonland_milled")
 
@@ -334,7 +437,9 @@ class TurnOrderMixin(GameBase):
             and monarch in self._clock.active
             and self._players[monarch].result.is_playing
         ):
-            self._note("725.2", f"{monarch} is the monarch and draws a card")
+            self._note(
+                "725.2", Sentence("{player} is the monarch and draws a card", player=Id(monarch))
+            )
             self._do_draw(Draw(monarch, 1))
 
     def _cleanup(self) -> None:
@@ -342,7 +447,7 @@ class TurnOrderMixin(GameBase):
         for effect_id, effects in list(self._effects.items()):
             if any(e.until == "end_of_turn" for e in effects):
                 self._stop(effect_id)
-                self._note("514.2", f"{effect_id} ends with the turn")
+                self._note("514.2", Sentence("{id} ends with the turn", id=effect_id))
 
     def _do_cast(self, action: Cast) -> None:
         """502.2, 731.2: the spells each player casts this turn are counted for day and
@@ -351,4 +456,4 @@ class TurnOrderMixin(GameBase):
         if count:
             spells = self._clock.spells
             total = spells.get(action.player, 0) + count
-            self._set_count(spells, action.player, total, "a count of spells", "count")
+            self._set_count(spells, action.player, total, _SPELLS, "count")
