@@ -250,14 +250,16 @@ function useLang(code) {
   if (code === "en") { I18N.ready = Promise.resolve(); return I18N.ready; }
   const kept = keptCatalogue(code);
   const had = kept && takeCatalogue(code, kept);
+  let rendered = had; // the page may render now (with the kept catalogue, or after the wait)
   const fresh = fetchCatalogue(code).then((data) => {
     if (!data || I18N.lang !== code) return;
     const same = had && JSON.stringify(data) === JSON.stringify(kept);
     if (same) return;
     takeCatalogue(code, data);
-    if (had) langChanged(); // already rendered with the kept one
+    if (rendered) langChanged(); // drawn already (with the kept one, or in English): again
   });
-  I18N.ready = had ? Promise.resolve() : Promise.race([fresh, new Promise((r) => setTimeout(r, CATALOGUE_WAIT))]);
+  const waited = new Promise((r) => setTimeout(r, CATALOGUE_WAIT));
+  I18N.ready = had ? Promise.resolve() : Promise.race([fresh, waited]).then(() => { rendered = true; });
   return I18N.ready;
 }
 
