@@ -5,6 +5,7 @@ service worker keeps the catalogue for offline use."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -210,3 +211,31 @@ def test_the_catalogue_is_kept_for_offline_use(base: str, browser: Browser) -> N
     expect(page.locator("#history-btn")).to_have_text("Storico")
     page.context.set_offline(False)
     page.context.close()
+
+
+AUDIT = (Path(__file__).with_name("grid_audit.js")).read_text()
+
+
+@pytest.mark.parametrize("device", ["phone", "table"])
+def test_the_turn_bar_and_clocks_fit_in_italian(
+    base: str, browser: Browser, device: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The grid's checks (grid_audit.js: every control whole, uncovered, its label within it)
+    with what a game in progress adds: the turn bar's steps and Next, a running clock."""
+    import test_page_layouts
+    from test_page_grid import commander
+    from test_page_layouts import open_page, settle
+
+    monkeypatch.setattr(test_page_layouts, "form", commander)
+    page = open_page(browser, base, device, 4, "it")
+    page.locator("[data-first]").first.click()
+    expect(page.locator("#turn-text")).to_contain_text("Turno 1")
+    page.evaluate("toolSend('clock', {op: 'start', mode: 'chess', seconds: 1200})")
+    expect(page.locator("#tl-clock")).to_be_visible()
+    problems: list[str] = []
+    for width, height in ((375, 667), (667, 375), (768, 1024), (1024, 768)):
+        settle(page, width, height)
+        found = page.evaluate(f"(arg) => ({AUDIT})(arg)", {"device": device})
+        problems += [f"{width}x{height}: {p}" for p in found["problems"]]
+    page.context.close()
+    assert not problems, "\n".join(problems)
