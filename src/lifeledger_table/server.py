@@ -162,7 +162,7 @@ def create_app(
 
     async def start_sweep(app: web.Application) -> None:
         loop = asyncio.get_running_loop()
-        await hub.owners.start(*internal)
+        await hub.owners.start(*internal, more=functools.partial(_internal_routes, hub))
         app[SWEEP_KEY] = [loop.create_task(hub.sweep())]
         if isinstance(store, Feed):  # several servers share the store: follow the others
             app[SWEEP_KEY] += [
@@ -183,6 +183,19 @@ def create_app(
     app.on_cleanup.append(close_store)
     app.on_cleanup.append(close_drawing)
     return app
+
+
+def _internal_routes(hub: Hub, inside: web.Application) -> None:
+    """The internal listener's routes beyond the links: another process passing on a poll
+    of a takeover request asked through this one (shown the store's secret)."""
+    inside[HUB_KEY] = hub
+    inside[routes.INTERNAL_KEY] = True
+
+    async def takeover_status(request: web.Request) -> web.Response:
+        hub.owners.authentic(request)
+        return await routes.takeover_status(request)
+
+    inside.router.add_get("/api/tables/{table}/takeovers/{request}", takeover_status)
 
 
 def phones_line(scheme: str, port: int, lan: str | None) -> str:

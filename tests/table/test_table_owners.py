@@ -29,6 +29,7 @@ from table_helpers import Phone, log_replayed, open_table, phone, seat
 from lifeledger_table.decide.limits import Limits
 from lifeledger_table.live.hub import HUB_KEY
 from lifeledger_table.live.owners import TTL
+from lifeledger_table.live.takeover import origin_of
 from lifeledger_table.server import create_app
 from lifeledger_table.store.postgres import PostgresStore
 
@@ -315,3 +316,39 @@ def test_serve_workers_needs_postgresql(tmp_path: Path) -> None:
     )
     assert done.returncode == 1
     assert "--workers 2 needs a PostgreSQL --db" in done.stderr
+
+
+@pytest.mark.asyncio
+async def test_a_takeover_is_polled_through_any_process(apps: list[Client]) -> None:
+    """A takeover asked through one process is decided there; the asker's polls may reach
+    another process (no proxy keeps it on one): that one passes them to the first (the
+    request's id names it), and the seat's token comes back once."""
+    a, b = apps
+    table = await open_table(a, FOUR)
+    tid = table["id"]
+    ana = await phone(a, tid, await seat(a, tid, "ana"))
+    res = await b.post(f"/api/tables/{tid}/seats/ana", json={"takeover": True})
+    assert res.status == 202
+    rid = (await res.json())["request"]
+    secret = b.app[HUB_KEY].owners.secret
+    assert origin_of(rid, secret) == b.app[HUB_KEY].owners.address  # names where it was asked
+    poll = asyncio.ensure_future(a.get(f"/api/tables/{tid}/takeovers/{rid}"))  # a long poll
+    asked = await ana.until("takeover_request")
+    assert asked["request"] == rid
+    await ana.ws.send_json({"type": "takeover_answer", "request": rid, "allow": True})
+    assert (await ana.until("seat_lost"))["seat"] == "ana"
+    polled = await poll
+    assert polled.status == 200 and (await polled.json())["status"] == "allowed"
+    again = await (await a.get(f"/api/tables/{tid}/takeovers/{rid}")).json()
+    assert again["status"] == "allowed"
+    tokens = [t for t in ((await polled.json()).get("token"), again.get("token")) if t]
+    assert len(tokens) == 1  # given once, through whichever process
+    new = await phone(a, tid, tokens[0])
+    assert (await new.act({"do": "lose_life", "player": "ana", "amount": 1}))["type"] == "ack"
+    res = await a.get(f"/api/tables/{tid}/takeovers/nosuch.{'A' * 20}")
+    assert res.status == 404
+    # An id naming an address without the secret's signature is never followed there.
+    token, named, _ = rid.split(".")
+    assert origin_of(f"{token}.{named}.{'A' * 24}", secret) is None
+    res = await a.get(f"/api/tables/{tid}/takeovers/{token}.{named}.{'A' * 24}")
+    assert res.status == 404

@@ -38,7 +38,7 @@ import logging
 import secrets
 import time
 import weakref
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import aiohttp
@@ -204,11 +204,20 @@ class Owners:
 
     # -- starting and stopping -----------------------------------------------------------------
 
-    async def start(self, host: str = "127.0.0.1", port: int = 0) -> None:
-        """Listen for links on ``host:port`` (0: a port the system picks) and renew leases."""
+    async def start(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        more: Callable[[web.Application], None] | None = None,
+    ) -> None:
+        """Listen for links on ``host:port`` (0: a port the system picks) and renew leases.
+        ``more`` adds routes of its own to the internal listener (each request shown the
+        secret: :meth:`authentic`)."""
         self.secret = await asyncio.to_thread(self.leases.secret)
         app = web.Application()
         app.router.add_get(LINK_PATH, self.accept)
+        if more is not None:
+            more(app)
         self.runner = web.AppRunner(app, access_log=None, handle_signals=False)
         await self.runner.setup()
         site = web.TCPSite(self.runner, host, port)
@@ -582,11 +591,27 @@ class Owners:
 
     # -- the owner's side ------------------------------------------------------------------
 
-    async def accept(self, request: web.Request) -> web.StreamResponse:
-        """GET /link on the internal listener: another process's link (shown the secret)."""
+    def authentic(self, request: web.Request) -> None:
+        """Refuse (403) a request to the internal listener not shown the store's secret
+        (compared in constant time)."""
         given = request.headers.get("Authorization", "").encode()
         if not self.secret or not hmac.compare_digest(given, f"Bearer {self.secret}".encode()):
             raise web.HTTPForbidden()
+
+    async def ask(self, address: str, path: str) -> tuple[int, Any]:
+        """GET ``path`` of the process at ``address`` (its internal listener, shown the
+        secret): the answer's status and JSON (a long poll: up to a minute)."""
+        assert self.session is not None
+        async with self.session.get(
+            f"http://{address}{path}",
+            headers={"Authorization": f"Bearer {self.secret}"},
+            timeout=aiohttp.ClientTimeout(total=60),
+        ) as res:
+            return res.status, await res.json()
+
+    async def accept(self, request: web.Request) -> web.StreamResponse:
+        """GET /link on the internal listener: another process's link (shown the secret)."""
+        self.authentic(request)
         ws = web.WebSocketResponse(heartbeat=HEARTBEAT, max_msg_size=0)
         await ws.prepare(request)
         link = Link(ws)

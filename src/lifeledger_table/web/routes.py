@@ -12,6 +12,7 @@ import secrets
 import time
 from typing import Any
 
+import aiohttp
 from aiohttp import web
 
 from lifeledger.sentences import Sentence
@@ -23,7 +24,7 @@ from ..decide.setup import build_setup
 from ..decide.table import PAGE, Table
 from ..live.hub import HUB_KEY
 from ..live.seats import SeatTaken, StorageFailure, grant_seat, grant_seats
-from ..live.takeover import Takeover, is_host, takeovers_of
+from ..live.takeover import Takeover, is_host, origin_of, takeovers_of
 from ..store.records import DuplicateError, TableRow, hash_token
 from .answers import answer
 from .lan import link_origin
@@ -377,12 +378,34 @@ def _seats_body_problem(table: Table, body: Any) -> tuple[str, str, str] | None:
     return None
 
 
+#: Set on the internal listener's app (:func:`..server.create_app`): its polls of takeover
+#: requests are answered here, never passed on again.
+INTERNAL_KEY = web.AppKey("internal", bool)
+
+
 async def takeover_status(request: web.Request) -> web.Response:
     """GET /api/tables/{table}/takeovers/{request}: how a takeover request stands (a long
     poll: waits up to 25 s for an answer). ``allowed`` carries the seat's token, once."""
-    takeovers = takeovers_of(request.app[HUB_KEY])
+    hub = request.app[HUB_KEY]
+    takeovers = takeovers_of(hub)
     table = await table_or_404(request)
-    asked: Takeover | None = takeovers.requests.get(request.match_info["request"])
+    rid = request.match_info["request"]
+    asked: Takeover | None = takeovers.requests.get(rid)
+    origin = origin_of(rid, hub.owners.secret)
+    if (
+        (asked is None or asked.origin is not None)
+        and origin is not None
+        and origin != hub.owners.address
+        and not request.app.get(INTERNAL_KEY, False)
+    ):
+        # Asked through another process on the store, which decides it: the poll goes there.
+        try:
+            status, found = await hub.owners.ask(origin, request.path)
+        except (aiohttp.ClientError, OSError, TimeoutError, ValueError):
+            status, found = 404, None
+        if status == 200 and isinstance(found, dict):
+            return web.json_response(found)
+        asked = None
     if asked is None or asked.table != table.id:
         return error_response(
             404, "unknown-request", Sentence("There is no such takeover request.")
