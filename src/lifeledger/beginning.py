@@ -8,6 +8,7 @@ from .core import GameBase
 from .errors import MalformedError, quote
 from .outcome import PLAYING
 from .roster import Player, Total
+from .sentences import Sentence
 from .stack import Stack
 from .turns import Clock, Designations
 from .variants import seating_distance
@@ -24,38 +25,49 @@ class BeginningMixin(GameBase):
         for i, seat_id in enumerate(ids):
             if seat_id in ids[:i]:
                 raise MalformedError(
-                    f"duplicate player id {quote(seat_id)}", member=f"players[{i}].id"
+                    Sentence("duplicate player id {value}", value=quote(seat_id)),
+                    member=f"players[{i}].id",
                 )
         commanders = [c for s in seats for c in s.commanders]
         if len(set(commanders)) != len(commanders):
-            raise MalformedError("a commander id is listed for two players", member="players")
+            raise MalformedError(
+                Sentence("a commander id is listed for two players"), member="players"
+            )
         for i, seat in enumerate(seats):
             if seat.commanders and not self.format.has_commanders:
                 raise MalformedError(
-                    f"{self.format.name} games have no commanders (903.3)",
+                    Sentence("{format} games have no commanders (903.3)", format=self.format.name),
                     member=f"players[{i}].commanders",
                 )
             if seat.life_modifier is not None and self.format.name != "vanguard":
                 raise MalformedError(
-                    "only a vanguard game has life modifiers (902.4)",
+                    Sentence("only a vanguard game has life modifiers (902.4)"),
                     member=f"players[{i}].life_modifier",
                 )
         self.variant.check(seats)
         if self.format.name not in self.variant.formats and self.starting_life is None:
             raise MalformedError(
-                f"the rules define no {self.variant.name} game of format {self.format.name}; "
-                "give options.starting_life to play it as a house variant",
+                Sentence(
+                    "the rules define no {variant} game of format {format}; give"
+                    " options.starting_life to play it as a house variant",
+                    variant=self.variant.name,
+                    format=self.format.name,
+                ),
                 member="format",
             )
         if self.starting_life is not None:
-            check_integer(self.starting_life, "starting_life", "a starting life total")
+            check_integer(self.starting_life, "starting_life", Sentence("a starting life total"))
             if self.starting_life < 1:
-                raise MalformedError("a starting life total is 1 or more", member="starting_life")
+                raise MalformedError(
+                    Sentence("a starting life total is 1 or more"), member="starting_life"
+                )
         if self.range_of_influence is not None:
-            check_integer(self.range_of_influence, "range_of_influence", "a range of influence")
+            check_integer(
+                self.range_of_influence, "range_of_influence", Sentence("a range of influence")
+            )
             if self.range_of_influence < 0:
                 raise MalformedError(
-                    "a range of influence is 0 or more", member="range_of_influence"
+                    Sentence("a range of influence is 0 or more"), member="range_of_influence"
                 )
 
     @property

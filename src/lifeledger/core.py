@@ -17,6 +17,7 @@ from .formats import Format
 from .outcome import Reason, Result, Status
 from .roster import Player, Team, Total, copy_roster
 from .seats import Seat
+from .sentences import Arg, Id, Sentence
 from .stack import OpenChoice, Stack
 from .turns import Clock, Designations
 from .variants import Variant
@@ -60,10 +61,30 @@ _REPLACEABLE_LOSSES = frozenset(
     }
 )
 
+#: A count and an amount, as an error about one beyond 10^1000 names them (made once: the
+#: counts and amounts of a game almost never need them).
+_A_COUNT = Sentence("a count")
+_THE_AMOUNT = Sentence("the amount")
+#: The words of a counter's kind a player may have (122.1), translated; any other kind is
+#: written as the record names it (:func:`counter_kind`).
+COUNTER_WORDS: dict[str, Sentence] = {
+    "poison": Sentence("poison"),
+    "energy": Sentence("energy"),
+    "experience": Sentence("experience"),
+    "rad": Sentence("rad"),
+    "ticket": Sentence("ticket"),
+}
+
+
+def counter_kind(kind: str) -> Arg:
+    """A counter's kind, in words: ``poison`` (translated), or the record's word."""
+    return COUNTER_WORDS.get(kind, kind)
+
 
 @dataclass(frozen=True, slots=True)
 class Note:
-    """One consequence of an action, with the rule that caused it (for timelines and apps)."""
+    """One consequence of an action, with the rule that caused it (for timelines and apps).
+    ``text`` is a :class:`~lifeledger.sentences.Sentence`: its English words, translatable."""
 
     rule: str
     text: str
@@ -167,7 +188,9 @@ class GameBase:
         try:
             return self._players[player_id]
         except KeyError:
-            raise MalformedError(f"unknown player {quote(player_id)}", member=member) from None
+            raise MalformedError(
+                Sentence("unknown player {value}", value=quote(player_id)), member=member
+            ) from None
 
     def _note(self, rule: str, text: str) -> None:
         self.notes.append(Note(rule, text))
@@ -252,23 +275,34 @@ class GameBase:
             return value  # the usual amount: a whole number within the bound
         if isinstance(value, LifeOf):
             result = value.of(self._life_as_event_began(self._get(value.player, member)))
-            check_integer(result, member, "the amount")
+            check_integer(result, member, _THE_AMOUNT)
             return max(result, 0) if clamp else result
         if isinstance(value, bool) or not isinstance(value, int):
-            raise MalformedError(f"{type(value).__name__} is not an amount", member=member)
-        check_integer(value, member, "the amount")
+            raise MalformedError(
+                Sentence("{type} is not an amount", type=type(value).__name__), member=member
+            )
+        check_integer(value, member, _THE_AMOUNT)
         if value < 0 and clamp:
-            raise MalformedError(f"an amount is 0 or more, not {value}", member=member)
+            raise MalformedError(
+                Sentence("an amount is 0 or more, not {value}", value=value), member=member
+            )
         return value
 
     # -- changing totals, within bounds and undoably ----------------------------------------
 
     def _set_total(self, p: Player, total: Total, value: int, what: str, member: str) -> None:
-        """Set ``p``'s life or poison total (``what``: "life total", "poison counters"); a
-        result beyond 10^1000 makes the action malformed. 810.9a, 810.10a: a shared total is
-        the team's and each head's."""
+        """Set ``p``'s life or poison total (``what``: "life total", "poison counters", as
+        the caller reads it; an error names the total by which it is); a result beyond
+        10^1000 makes the action malformed. 810.9a, 810.10a: a shared total is the team's and
+        each head's."""
         if not -MAX_INTEGER <= value <= MAX_INTEGER:
-            check_integer(value, member, f"{p.id}'s {what}")
+            player = Id(p.id)
+            words = (
+                Sentence("{player}'s life total", player=player)
+                if total is p.life
+                else Sentence("{player}'s poison counters", player=player)
+            )
+            check_integer(value, member, words)
         self._journal.append((total, "value", total.value))
         total.value = value
         if p.team is None:
@@ -288,7 +322,7 @@ class GameBase:
         """``p``'s life total becomes ``value`` (:meth:`_set_total`), and ``p`` is checked at
         the next state-based check (:meth:`_touch`)."""
         if not -MAX_INTEGER <= value <= MAX_INTEGER:
-            check_integer(value, member, f"{p.id}'s life total")
+            check_integer(value, member, Sentence("{player}'s life total", player=Id(p.id)))
         total = p.life
         self._journal.append((total, "value", total.value))
         total.value = value
@@ -318,7 +352,9 @@ class GameBase:
     def _set_count(
         self, counts: dict[str, int], key: str, value: int, what: str, member: str
     ) -> None:
-        """Set a count (counters, commander damage, triggers); 0 removes it."""
+        """Set a count (counters, commander damage, triggers); 0 removes it. ``what`` is the
+        count in words (a :class:`~lifeledger.sentences.Sentence`), for the error about a count
+        beyond 10^1000."""
         if value > MAX_INTEGER:
             check_integer(value, member, what)
         self._journal.append((counts, key, counts.get(key)))
@@ -378,7 +414,12 @@ class GameBase:
         """800.4: an action can't involve a player who has left the game."""
         for member, player_id in named:
             if not self._players[player_id].result.is_playing:
-                raise RefusedError("800.4", f"{player_id} has left the game ({member})")
+                raise RefusedError(
+                    "800.4",
+                    Sentence(
+                        "{player} has left the game ({member})", player=Id(player_id), member=member
+                    ),
+                )
 
     def _snapshot(self) -> Any:
         """What :meth:`_restore` needs to put the game back as it is now, in time linear in

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from .actions import AddCounters, Draw, RemoveCounters, Win
-from .core import COUNTER_KIND, COUNTER_KIND_LENGTH, POISON, GameBase
+from .bounds import MAX_INTEGER, check_integer
+from .core import _A_COUNT, COUNTER_KIND, COUNTER_KIND_LENGTH, POISON, GameBase, counter_kind
 from .effects import Kind
 from .errors import MalformedError, quote
+from .sentences import Id, Sentence
 
 
 class CountersMixin(GameBase):
@@ -21,8 +23,12 @@ class CountersMixin(GameBase):
             self._add_poison(p, amount)
         elif amount:
             count = p.counters.get(action.kind, 0) + amount
-            what = f"{p.id}'s {action.kind} counters"
-            self._set_count(p.counters, action.kind, count, what, "amount")
+            if count > MAX_INTEGER:
+                what = Sentence(
+                    "{player}'s {kind} counters", player=Id(p.id), kind=counter_kind(action.kind)
+                )
+                check_integer(count, "amount", what)
+            self._set_count(p.counters, action.kind, count, _A_COUNT, "amount")
             self._changed(p)
 
     def _do_remove_counters(self, action: RemoveCounters) -> None:
@@ -35,7 +41,7 @@ class CountersMixin(GameBase):
             self._set_total(p, p.poison, poison, "poison counters", "amount")
             return
         left = p.counters.get(action.kind, 0) - amount
-        self._set_count(p.counters, action.kind, left, "a count", "amount")
+        self._set_count(p.counters, action.kind, left, _A_COUNT, "amount")
         self._changed(p)
 
     # -- drawing (121) ----------------------------------------------------------------------
@@ -53,17 +59,30 @@ class CountersMixin(GameBase):
             return
         maniac = next(self._effects_reaching(Kind.WIN_ON_EMPTY_DRAW, p), None)
         if maniac is not None:
-            self._note("614.1a", f"{maniac.id}: {p.id} would win the game instead of drawing")
+            self._note(
+                "614.1a",
+                Sentence(
+                    "{id}: {player} would win the game instead of drawing",
+                    id=maniac.id,
+                    player=Id(p.id),
+                ),
+            )
             self._do_win(Win(p.id, source=maniac.id))
         else:
             self._set_attribute(p, "drew_from_empty", True)
             self._touch(p)
-            self._note("121.4", f"{p.id} attempted to draw from an empty library")
+            self._note(
+                "121.4",
+                Sentence("{player} attempted to draw from an empty library", player=Id(p.id)),
+            )
 
     def _check_counter_kind(self, action: AddCounters | RemoveCounters) -> None:
         if len(action.kind) > COUNTER_KIND_LENGTH or not COUNTER_KIND.fullmatch(action.kind):
             raise MalformedError(
-                f"{quote(action.kind)} is not a counter kind (a lowercase word of at most "
-                f"{COUNTER_KIND_LENGTH} characters)",
+                Sentence(
+                    "{value} is not a counter kind (a lowercase word of at most {n} characters)",
+                    value=quote(action.kind),
+                    n=COUNTER_KIND_LENGTH,
+                ),
                 member="kind",
             )

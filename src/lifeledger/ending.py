@@ -21,6 +21,7 @@ from .core import (
 from .effects import Kind
 from .outcome import Reason, Result, Status
 from .roster import POISON_THRESHOLD, Player, Team
+from .sentences import Id, Sentence
 
 
 class EndingMixin(GameBase):
@@ -118,7 +119,7 @@ class EndingMixin(GameBase):
             if self.can_lose_game(pid):
                 self._stated().losses.setdefault(pid, Result(Status.LOST, Reason.EFFECT, "104.3e"))
             else:
-                self._note("104.3", f"{pid} can't lose the game")
+                self._note("104.3", Sentence("{player} can't lose the game", player=Id(pid)))
 
     def _do_win(self, action: Win) -> None:
         """104.2b: an effect says a player wins, unless they can't (104.2, 810.8a); under the
@@ -133,11 +134,13 @@ class EndingMixin(GameBase):
                             q.id, Result(Status.LOST, Reason.OPPONENT_WON, "801.14")
                         )
                     else:
-                        self._note("104.3", f"{q.id} can't lose the game")
+                        self._note(
+                            "104.3", Sentence("{player} can't lose the game", player=Id(q.id))
+                        )
         elif self.can_win_game(pid):
             self._stated().wins.append(pid)
         else:
-            self._note("104.2", f"{pid} can't win the game")
+            self._note("104.2", Sentence("{player} can't win the game", player=Id(pid)))
 
     def _do_draw_game(self, action: DrawGame) -> None:
         """104.4c: an effect says the game is a draw; 801.15 under limited range: for its
@@ -173,7 +176,7 @@ class EndingMixin(GameBase):
         present = self._present()
         self._touched_other.add(_EVERYTHING)
         self.game_number += 1
-        self._note("727.1", f"the game restarts: game {self.game_number} begins")
+        self._note("727.1", Sentence("the game restarts: game {n} begins", n=self.game_number))
         self._begin(present)
         if controller is not None:
             self._clock.starting = controller
@@ -248,7 +251,14 @@ class EndingMixin(GameBase):
                 # 101.2, 104.3: a general who can't lose the game doesn't (810.8a has no
                 # counterpart here: in Two-Headed Giant such an effect protects the team).
                 if follow.reason is Reason.EMPEROR and self._reaches(Kind.CANT_LOSE_GAME, mate):
-                    self._note("104.3", f"{mate.id} can't lose the game (809.5b applies)")
+                    self._note(
+                        "104.3",
+                        Sentence(
+                            "{player} can't lose the game ({rule} applies)",
+                            player=Id(mate.id),
+                            rule="809.5b",
+                        ),
+                    )
                     continue
                 if follow.reason is Reason.EMPEROR and self._v2 and self._effects:
                     # 614.1a: a general's Lich's Mirror replaces their loss by 809.5b.
@@ -378,7 +388,14 @@ class EndingMixin(GameBase):
                 if result is None:
                     continue
                 if self._reaches(Kind.CANT_LOSE_GAME, p):
-                    self._note("104.3", f"{p.id} can't lose the game ({result.rule} applies)")
+                    self._note(
+                        "104.3",
+                        Sentence(
+                            "{player} can't lose the game ({rule} applies)",
+                            player=Id(p.id),
+                            rule=str(result.rule),
+                        ),
+                    )
                 else:
                     losses[p.id] = result
             if not losses:

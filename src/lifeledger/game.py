@@ -113,6 +113,7 @@ from .roster import Player, PlayerView, Team, TeamView
 from .roster import Total as Total
 from .roster import copy_roster as copy_roster
 from .seats import Seat, check_text
+from .sentences import Id, Sentence
 from .shortcuts import ShortcutsMixin
 from .shortcuts import _measured as _measured
 from .shortcuts import _moved as _moved
@@ -185,7 +186,8 @@ class Game(
     ) -> None:
         if version not in RECORD_VERSIONS:
             raise MalformedError(
-                f"this is record version 1 or 2, not {quote(version)}", member="record"
+                Sentence("this is record version 1 or 2, not {value}", value=quote(version)),
+                member="record",
             )
         # Whether the game is written in version 2 of the record (:attr:`version`). The game
         # keeps at most 30 attributes: more, and CPython (3.11) no longer shares its instance
@@ -248,11 +250,12 @@ class Game(
         #: players stated for them (603.3b, 603.3d).
         self._stack = Stack()
         self._begin(list(self._players.values()))
+        starting = Sentence("a starting life total")
         for index, p in enumerate(self._players.values()):
             # A starting total is an integer of the game too: 20 plus a life modifier of
             # 10^1000 is beyond the bound (902.4).
             member = "starting_life" if starting_life is not None else f"players[{index}]"
-            check_integer(p.life.value, member, "a starting life total")
+            check_integer(p.life.value, member, starting)
 
     @property
     def touched(self) -> Touched:
@@ -317,43 +320,70 @@ class Game(
             player_id = action.player  # type: ignore[attr-defined]
             p = self._players.get(player_id)
             if p is None:
-                raise MalformedError(f"unknown player {quote(player_id)}", member="player")
+                raise MalformedError(
+                    Sentence("unknown player {value}", value=quote(player_id)), member="player"
+                )
             check = _MEMBER_CHECKS.get(kind)
             if check is not None:
                 check(self, action)
             if self._over or not p.result.is_playing:
                 if self._over:
-                    raise RefusedError("104.1", "the game is over")
-                raise RefusedError("800.4", f"{player_id} has left the game (player)")
+                    raise RefusedError("104.1", Sentence("the game is over"))
+                raise RefusedError(
+                    "800.4",
+                    Sentence(
+                        "{player} has left the game ({member})",
+                        player=Id(player_id),
+                        member="player",
+                    ),
+                )
         elif kind is Damage and action.controller is None:  # type: ignore[attr-defined]
             player_id = action.to  # type: ignore[attr-defined]
             p = self._players.get(player_id)
             if p is None:
-                raise MalformedError(f"unknown player {quote(player_id)}", member="to")
+                raise MalformedError(
+                    Sentence("unknown player {value}", value=quote(player_id)), member="to"
+                )
             if action.source is None:
                 self._check_damage_source(action)  # type: ignore[arg-type]
             if self._over or not p.result.is_playing:
                 if self._over:
-                    raise RefusedError("104.1", "the game is over")
-                raise RefusedError("800.4", f"{player_id} has left the game (to)")
+                    raise RefusedError("104.1", Sentence("the game is over"))
+                raise RefusedError(
+                    "800.4",
+                    Sentence(
+                        "{player} has left the game ({member})",
+                        player=Id(player_id),
+                        member="to",
+                    ),
+                )
         elif kind is Together:
             self._check_members(action)
             if self._over:
-                raise RefusedError("104.1", "the game is over")
+                raise RefusedError("104.1", Sentence("the game is over"))
         else:
             named = action.players()
             players = self._players
             for member, player_id in named:
                 if player_id not in players:
-                    raise MalformedError(f"unknown player {quote(player_id)}", member=member)
+                    raise MalformedError(
+                        Sentence("unknown player {value}", value=quote(player_id)), member=member
+                    )
             check = _MEMBER_CHECKS.get(kind)
             if check is not None:
                 check(self, action)
             if self._over:
-                raise RefusedError("104.1", "the game is over")
+                raise RefusedError("104.1", Sentence("the game is over"))
             for member, player_id in named:
                 if not players[player_id].result.is_playing:
-                    raise RefusedError("800.4", f"{player_id} has left the game ({member})")
+                    raise RefusedError(
+                        "800.4",
+                        Sentence(
+                            "{player} has left the game ({member})",
+                            player=Id(player_id),
+                            member=member,
+                        ),
+                    )
         if self._journal:
             self._journal.clear()
         # Who the next state-based check looks at: a failed action leaves it as it was, as
@@ -418,17 +448,21 @@ class Game(
         if kind is Together:
             assert isinstance(action, Together)
             if not action.actions:
-                raise MalformedError("a together group has actions", member="actions")
+                raise MalformedError(Sentence("a together group has actions"), member="actions")
             for i, inner in enumerate(action.actions):
                 try:
                     if type(inner) is Restart:
                         raise MalformedError(
-                            "a restart ends the game at once and can't be part of a group",
+                            Sentence(
+                                "a restart ends the game at once and can't be part of a group"
+                            ),
                             member="do",
                         )
                     if type(inner) is Turn or type(inner) is BeginStep:
                         raise MalformedError(
-                            "a turn or step begins between events and can't be part of a group",
+                            Sentence(
+                                "a turn or step begins between events and can't be part of a group"
+                            ),
                             member="do",
                         )
                     self._check_members(inner)
@@ -436,11 +470,15 @@ class Game(
                     raise exc.at(str(i)) from None
             return
         if kind not in _HANDLERS and kind is not Restart:
-            raise MalformedError(f"{kind.__name__} is not an action", member="do")
+            raise MalformedError(
+                Sentence("{type} is not an action", type=kind.__name__), member="do"
+            )
         players = self._players
         for member, player_id in action.players():
             if player_id not in players:
-                raise MalformedError(f"unknown player {quote(player_id)}", member=member)
+                raise MalformedError(
+                    Sentence("unknown player {value}", value=quote(player_id)), member=member
+                )
         check = _MEMBER_CHECKS.get(kind)
         if check is not None:
             check(self, action)

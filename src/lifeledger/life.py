@@ -17,13 +17,14 @@ from .actions import (
     SetLifeEach,
 )
 from .bounds import MAX_INTEGER, check_integer
-from .core import _ON_GAIN, _ON_LOSS, _REPLACEABLE_LOSSES, GameBase
+from .core import _A_COUNT, _ON_GAIN, _ON_LOSS, _REPLACEABLE_LOSSES, GameBase
 from .effects import Effect, Kind
 from .errors import ChoiceNeeded, MalformedError, RefusedError, quote
 from .outcome import Reason, Result
 from .roster import Player, Total
+from .sentences import Id, Items, Plural, Sentence
 from .stack import OpenChoice
-from .turns import MAIN, STEPS
+from .turns import CLEANUP, DRAW, MAIN, UPKEEP
 
 
 class LifeMixin(GameBase):
@@ -39,7 +40,14 @@ class LifeMixin(GameBase):
         if amount <= 0:
             return
         if self._effects and not self._can_gain(p):
-            self._note("119.7", f"{p.id} can't gain life: the gain of {amount} does nothing")
+            self._note(
+                "119.7",
+                Sentence(
+                    "{player} can't gain life: the gain of {n} does nothing",
+                    player=Id(p.id),
+                    n=amount,
+                ),
+            )
             return
         # 702.15e: one life-gain event per lifelink source in one damage event; the later
         # parts of that event add to its amount but trigger nothing of their own.
@@ -55,22 +63,47 @@ class LifeMixin(GameBase):
                 assert effect.factor is not None
                 amount *= effect.factor
                 if amount > 2 * MAX_INTEGER:  # the total, at least -10^1000, would pass 10^1000
-                    check_integer(amount, member, f"the life {p.id} would gain")
+                    check_integer(
+                        amount, member, Sentence("the life {player} would gain", player=Id(p.id))
+                    )
                 if remedy is None:
-                    self._note("616.1", f"{effect.id}: {p.id} gains {amount} instead")
+                    said = Plural(
+                        "{id}: {player} gains {n} instead",
+                        "{id}: {player} gains {n} instead",
+                        "n",
+                        id=effect.id,
+                        player=Id(p.id),
+                        n=amount,
+                    )
                 else:
-                    self._note("616.1", f"{effect.id}: {p.id} would gain {amount} instead")
+                    said = Plural(
+                        "{id}: {player} would gain {n} instead",
+                        "{id}: {player} would gain {n} instead",
+                        "n",
+                        id=effect.id,
+                        player=Id(p.id),
+                        n=amount,
+                    )
+                self._note("616.1", said)
             if remedy is not None:
                 # 614.6: the loss is one event in place of the gain.
                 self._note(
-                    "616.1", f"{remedy.id}: {p.id} loses {amount} life instead of gaining it"
+                    "616.1",
+                    Plural(
+                        "{id}: {player} loses {n} life instead of gaining it",
+                        "{id}: {player} loses {n} life instead of gaining it",
+                        "n",
+                        id=remedy.id,
+                        player=Id(p.id),
+                        n=amount,
+                    ),
                 )
                 merge = ("gain", p.id, source) if source is not None and event else None
                 self._lose(p, amount, new_event=new_event, member=member, merge=merge)
                 return
         self._set_life(p, p.life.value + amount, member)
         if new_event and self._effects:
-            self._trigger(Kind.ON_GAIN_LIFE, p, "119.9", "gains life")
+            self._trigger(Kind.ON_GAIN_LIFE, p, "119.9")
         if self._v2 and self._effects:
             merge = ("gain", p.id, source) if source is not None and event else None
             self._queue(_ON_GAIN, p, amount, merge, "gains")
@@ -96,9 +129,19 @@ class LifeMixin(GameBase):
             ids = unstated.ids
             missing = [i for i in ids if i not in self._stack.replacements.get(p.id, ())]
             raise ChoiceNeeded(
-                f"the replacement effects {', '.join(ids)} would apply to the life {p.id} "
-                f"gains: {p.id} states the order they apply in with choose (616.1); "
-                f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} not in it",
+                Plural(
+                    "the replacement effects {ids} would apply to the life {player} gains:"
+                    " {player} states the order they apply in with choose (616.1); {missing} is"
+                    " not in it",
+                    "the replacement effects {ids} would apply to the life {player} gains:"
+                    " {player} states the order they apply in with choose (616.1); {missing} are"
+                    " not in it",
+                    "n",
+                    ids=Items(ids, ","),
+                    player=Id(p.id),
+                    missing=Items(missing, ","),
+                    n=len(missing),
+                ),
                 player=p.id,
                 choice=unstated.choice,
                 ids=ids,
@@ -137,29 +180,42 @@ class LifeMixin(GameBase):
         if amount <= 0:
             return
         if self._effects and not self._can_lose(p):
-            self._note("119.8", f"{p.id} can't lose life: the loss of {amount} does nothing")
+            self._note(
+                "119.8",
+                Sentence(
+                    "{player} can't lose life: the loss of {n} does nothing",
+                    player=Id(p.id),
+                    n=amount,
+                ),
+            )
             return
         self._set_life(p, p.life.value - amount, member)
         if new_event and self._effects:
-            self._trigger(Kind.ON_LOSE_LIFE, p, "603.2", "loses life")
+            self._trigger(Kind.ON_LOSE_LIFE, p, "603.2")
         if self._v2 and self._effects:
             self._queue(_ON_LOSS, p, amount, merge, "loses")
 
-    def _trigger(self, kind: Kind, p: Player, rule: str, what: str) -> None:
+    def _trigger(self, kind: Kind, p: Player, rule: str) -> None:
+        """The abilities of ``kind`` (:data:`Kind.ON_GAIN_LIFE`, :data:`Kind.ON_LOSE_LIFE`)
+        that reach ``p`` trigger."""
         if not self._effects:
             return
         for effect in self._effects_reaching(kind, p):
             self._set_count(
-                self.triggered, effect.id, self.triggered[effect.id] + 1, "a count", "id"
+                self.triggered, effect.id, self.triggered[effect.id] + 1, _A_COUNT, "id"
             )
-            self._note(rule, f"{effect.id} triggers: {p.id} {what}")
+            if kind is Kind.ON_GAIN_LIFE:
+                said = Sentence("{id} triggers: {player} gains life", id=effect.id, player=Id(p.id))
+            else:
+                said = Sentence("{id} triggers: {player} loses life", id=effect.id, player=Id(p.id))
+            self._note(rule, said)
 
     def _add_poison(self, p: Player, amount: int, member: str = "amount") -> None:
         """122.1f, 810.10: poison counters, shared by a Two-Headed Giant team; 810.10c."""
         if amount <= 0:
             return
         if self._reaches(Kind.CANT_GET_POISON, p):
-            self._note("810.10c", f"{p.id} can't get poison counters")
+            self._note("810.10c", Sentence("{player} can't get poison counters", player=Id(p.id)))
             return
         self._set_total(p, p.poison, p.poison.value + amount, "poison counters", member)
         self._touch(p)
@@ -180,14 +236,17 @@ class LifeMixin(GameBase):
         if designated and self._clock.number and self._clock.step != MAIN:
             raise RefusedError(
                 "500.1",
-                f"combat damage in the {STEPS[self._clock.step]} step: combat comes after "
-                "the precombat main phase and before the end step",
+                Sentence(
+                    "combat damage in {step}: combat comes after the precombat main phase and"
+                    " before the end step",
+                    step=_the_step(self._clock.step),
+                ),
             )
         amount = action.amount
         if type(amount) is not int or not 0 <= amount <= MAX_INTEGER:
             amount = self._amount(amount, "amount")
         if amount == 0:
-            self._note("120.8", "0 damage is no damage: nothing happens")
+            self._note("120.8", Sentence("0 damage is no damage: nothing happens"))
             return
         if designated:
             self._combat_damage_to_holder(action, p)
@@ -198,7 +257,12 @@ class LifeMixin(GameBase):
             and self._reaches(Kind.INFECT_AT_OR_BELOW_ZERO, p)
             and self._life_as_event_began(p) <= 0
         ):
-            self._note("120.3b", f"damage is dealt to {p.id} as though its source had infect")
+            self._note(
+                "120.3b",
+                Sentence(
+                    "damage is dealt to {player} as though its source had infect", player=Id(p.id)
+                ),
+            )
             self._add_poison(p, amount)
         else:
             # 120.3a, 119.2; 119.10, 603.2c: the damage a group deals a player at once is one
@@ -214,8 +278,14 @@ class LifeMixin(GameBase):
         if action.combat and action.source in self._commander_owner:
             # 903.10a: combat damage dealt by a commander is tracked by commander.
             dealt = p.commander_damage.get(action.source, 0) + amount
-            what = f"the commander damage {p.id} has taken from {action.source}"
-            self._set_count(p.commander_damage, action.source, dealt, what, "amount")
+            if dealt > MAX_INTEGER:
+                what = Sentence(
+                    "the commander damage {player} has taken from {commander}",
+                    player=Id(p.id),
+                    commander=Id(action.source),
+                )
+                check_integer(dealt, "amount", what)
+            self._set_count(p.commander_damage, action.source, dealt, _A_COUNT, "amount")
             self._changed(p)
             self._touch(p)
         if action.lifelink:
@@ -233,7 +303,14 @@ class LifeMixin(GameBase):
             return amount
         effect = next(self._effects_reaching(Kind.DAMAGE_FLOOR_ONE, p))
         lost = max(0, life - 1)
-        self._note("614.1a", f"{effect.id}: the damage reduces {p.id}'s life total to 1 at most")
+        self._note(
+            "614.1a",
+            Sentence(
+                "{id}: the damage reduces {player}'s life total to 1 at most",
+                id=effect.id,
+                player=Id(p.id),
+            ),
+        )
         return lost
 
     def _replace_losing(self, losses: dict[str, Result]) -> None:
@@ -300,9 +377,12 @@ class LifeMixin(GameBase):
         unstated = self._unstated_mirror(group, found)
         if unstated is not None:
             raise ChoiceNeeded(
-                f"the Lich's Mirrors {', '.join(unstated.ids)} would each replace "
-                f"{unstated.player}'s loss of the game: {unstated.player} states which "
-                "applies with choose (616.1)",
+                Sentence(
+                    "the Lich's Mirrors {ids} would each replace {player}'s loss of the game:"
+                    " {player} states which applies with choose (616.1)",
+                    ids=Items(unstated.ids, ","),
+                    player=Id(unstated.player),
+                ),
                 player=unstated.player,
                 choice=unstated.choice,
                 ids=unstated.ids,
@@ -320,8 +400,13 @@ class LifeMixin(GameBase):
         where they are, and loses at the next check, the Mirror gone)."""
         self._note(
             "614.1a",
-            f"{mirror.id}: {p.id} would lose the game ({rule}); instead their cards are "
-            "shuffled into their library, they draw seven and their life total becomes 20",
+            Sentence(
+                "{id}: {player} would lose the game ({rule}); instead their cards are shuffled"
+                " into their library, they draw seven and their life total becomes 20",
+                id=mirror.id,
+                player=Id(p.id),
+                rule=str(rule),
+            ),
         )
         self._stop(mirror.id)
         if p.library is not None:
@@ -357,16 +442,23 @@ class LifeMixin(GameBase):
                 continue
             if not self._can_lose(p):
                 rule = "810.9h" if self._shares_life(p) else "119.8"
-                raise RefusedError(rule, f"{p.id} can't lose life, so can't pay {amount} life")
+                raise RefusedError(
+                    rule,
+                    Plural(
+                        "{player} can't lose life, so can't pay {n} life",
+                        "{player} can't lose life, so can't pay {n} life",
+                        "n",
+                        player=Id(p.id),
+                        n=amount,
+                    ),
+                )
             total, payers, due = pools.get(id(p.life), (p.life, [], 0))
             pools[id(p.life)] = (total, [*payers, p.id], due + amount)
         for total, payers, due in pools.values():
             if total.value < due:
                 shared = len(payers) > 1 or self._shares_life(self._players[payers[0]])
                 raise RefusedError(
-                    "119.4a" if shared else "119.4",
-                    f"{' and '.join(payers)} can't pay {due} life with "
-                    f"{'a team total of ' if shared else ''}{total.value} life",
+                    "119.4a" if shared else "119.4", _cant_pay(payers, due, total.value, shared)
                 )
         for p, amount in payments:
             self._lose(p, amount)
@@ -386,11 +478,19 @@ class LifeMixin(GameBase):
             team = self._teams.get(team_id)
             if team is None or not team.shares_life:
                 raise MalformedError(
-                    f"{quote(team_id)} is not a team with a shared life total (810.9d)",
+                    Sentence(
+                        "{value} is not a team with a shared life total (810.9d)",
+                        value=quote(team_id),
+                    ),
                     member="chosen",
                 )
             if self._players[pid].team != team_id:
-                raise MalformedError(f"{pid} is not on team {quote(team_id)}", member="chosen")
+                raise MalformedError(
+                    Sentence(
+                        "{player} is not on team {value}", player=Id(pid), value=quote(team_id)
+                    ),
+                    member="chosen",
+                )
         listed = Counter(self._players[pid].team for pid in totals)
         changes: list[tuple[Player, int]] = []
         for pid, total in totals.items():
@@ -407,7 +507,11 @@ class LifeMixin(GameBase):
                 )
                 if pick not in totals:
                     raise MalformedError(
-                        f"team {quote(p.team)} chose {pick}, who has no total here (810.9d)",
+                        Sentence(
+                            "team {team} chose {player}, who has no total here (810.9d)",
+                            team=quote(p.team),
+                            player=Id(pick),
+                        ),
                         member="each",
                     )
                 if pick != pid:
@@ -421,7 +525,10 @@ class LifeMixin(GameBase):
         won't happen if either can't; 810.9e: not between teammates sharing a life total."""
         a, b = self._players[action.a], self._players[action.b]
         if a.life is b.life:
-            raise RefusedError("810.9e", f"{a.id} can't exchange life totals with a teammate")
+            raise RefusedError(
+                "810.9e",
+                Sentence("{player} can't exchange life totals with a teammate", player=Id(a.id)),
+            )
         delta = b.life.value - a.life.value
         changes = [(a, delta), (b, -delta)]
         self._check_life_can_change(changes, "exchange")
@@ -431,11 +538,32 @@ class LifeMixin(GameBase):
     def _check_life_can_change(self, changes: list[tuple[Player, int]], what: str) -> None:
         """119.7, 119.8: an exchange or redistribution that would raise the total of a player
         who can't gain life, or lower that of one who can't lose life, won't happen."""
+        exchange = what == "exchange"
         for p, delta in changes:
             if delta > 0 and not self._can_gain(p):
-                raise RefusedError("119.7", f"{p.id} can't gain life, so the {what} won't happen")
+                raise RefusedError(
+                    "119.7",
+                    Sentence(
+                        "{player} can't gain life, so the exchange won't happen", player=Id(p.id)
+                    )
+                    if exchange
+                    else Sentence(
+                        "{player} can't gain life, so the redistribution won't happen",
+                        player=Id(p.id),
+                    ),
+                )
             if delta < 0 and not self._can_lose(p):
-                raise RefusedError("119.8", f"{p.id} can't lose life, so the {what} won't happen")
+                raise RefusedError(
+                    "119.8",
+                    Sentence(
+                        "{player} can't lose life, so the exchange won't happen", player=Id(p.id)
+                    )
+                    if exchange
+                    else Sentence(
+                        "{player} can't lose life, so the redistribution won't happen",
+                        player=Id(p.id),
+                    ),
+                )
 
     def _do_redistribute_life(self, action: RedistributeLife) -> None:
         """119.7, 119.8: no player may receive a higher total if they can't gain life, or a
@@ -446,17 +574,28 @@ class LifeMixin(GameBase):
         wanted = [total for _, total in action.totals]
         if sorted(wanted) != current:
             raise MalformedError(
-                f"the new totals {sorted(wanted)} are not the players' current totals {current}",
+                Sentence(
+                    "the new totals {wanted} are not the players' current totals {current}",
+                    wanted=str(sorted(wanted)),
+                    current=str(current),
+                ),
                 member="totals",
             )
         teams = [p.team for p in players if self._shares_life(p)]
         if len(set(teams)) != len(teams):
-            raise RefusedError("810.9f", "a redistribution may affect one member of each team")
+            raise RefusedError(
+                "810.9f", Sentence("a redistribution may affect one member of each team")
+            )
         if action.controller is not None:
             for p in players:
                 if not self.is_in_range(action.controller, p.id):
                     raise RefusedError(
-                        "801.10", f"{p.id} is outside {action.controller}'s range of influence"
+                        "801.10",
+                        Sentence(
+                            "{player} is outside {controller}'s range of influence",
+                            player=Id(p.id),
+                            controller=Id(action.controller),
+                        ),
                     )
         changes = [(p, new - p.life.value) for p, new in zip(players, wanted, strict=True)]
         self._check_life_can_change(changes, "redistribution")
@@ -465,7 +604,9 @@ class LifeMixin(GameBase):
 
     def _check_damage_source(self, action: Damage) -> None:
         if action.source is None:
-            raise MalformedError("120.1: damage is dealt by a source; name it", member="source")
+            raise MalformedError(
+                Sentence("120.1: damage is dealt by a source; name it"), member="source"
+            )
 
 
 def _replaceable(result: Result) -> bool:
@@ -474,3 +615,41 @@ def _replaceable(result: Result) -> bool:
     if result.reason is Reason.OPPONENT_WON:
         return result.rule == "801.14"
     return result.reason in _REPLACEABLE_LOSSES
+
+
+def _the_step(step: int) -> Sentence:
+    """A step of the turn, as a sentence names it: ``the upkeep step``."""
+    if step == UPKEEP:
+        return Sentence("the upkeep step")
+    if step == DRAW:
+        return Sentence("the draw step")
+    if step == CLEANUP:
+        return Sentence("the cleanup step")
+    return Sentence("the end step")
+
+
+def _life(n: int) -> Sentence:
+    """An amount of life: ``3 life``."""
+    return Plural("{n} life", "{n} life", "n", n=n)
+
+
+def _cant_pay(payers: list[str], due: int, total: int, shared: bool) -> Sentence:
+    """119.4, 119.4a, 810.9b: the payers can't pay ``due`` life with their ``total``: ``ana
+    can't pay 5 life with 3 life``, ``ana and bo can't pay 12 life with a team total of 11
+    life``."""
+    life = _life(due)
+    has = (
+        Plural("a team total of {n} life", "a team total of {n} life", "n", n=total)
+        if shared
+        else _life(total)
+    )
+    if len(payers) == 1:
+        return Sentence(
+            "{player} can't pay {life} with {total}", player=Id(payers[0]), life=life, total=has
+        )
+    return Sentence(
+        "{players} can't pay {life} with {total}",
+        players=Items([Id(pid) for pid in payers]),
+        life=life,
+        total=has,
+    )

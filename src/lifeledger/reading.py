@@ -7,6 +7,7 @@ from .core import GameBase
 from .effects import Effect, Kind
 from .errors import MalformedError, quote
 from .roster import Player, PlayerView, TeamView
+from .sentences import Sentence
 from .turns import STEPS
 
 
@@ -42,7 +43,9 @@ class ReadingMixin(GameBase):
         try:
             return TeamView(self._teams[team_id])
         except KeyError:
-            raise MalformedError(f"unknown team {quote(team_id)}", member="team") from None
+            raise MalformedError(
+                Sentence("unknown team {value}", value=quote(team_id)), member="team"
+            ) from None
 
     def life_of(self, player_id: str) -> int:
         """The player's life total as the rules read it (810.9a: the team's, where shared)."""
