@@ -244,3 +244,19 @@ def test_a_checkpoint_keeps_the_engines_sentences() -> None:
     loaded, _ = engine.load_checkpoint(engine.dump_checkpoint(game, []))
     text = loaded.notes[0].text
     assert isinstance(text, Sentence) and text.to_json() == game.notes[0].text.to_json()
+
+
+@pytest.mark.asyncio
+async def test_a_notes_card_is_an_id_each_phone_names(client: Client) -> None:
+    """The engine names an effect by its id: in the note's sentence that id is an id (the page
+    names it by its card, as it names a player), and the note's English is the engine's."""
+    table = await open_table(client)
+    ana = await phone(client, table["id"], await seat(client, table["id"], "ana"))
+    assert (await ana.act(BOND))["type"] == "ack"
+    assert (await ana.act({"do": "gain_life", "player": "ana", "amount": 2}))["type"] == "ack"
+    entry = (await ana.until("event"))["entry"]
+    entry = entry if entry["seq"] == 2 else (await ana.until("event"))["entry"]
+    trigger = next(n for n in entry["notes"] if n["rule"] == "603.2")
+    assert trigger["text"] == "bond triggers: ana gains 2 life"
+    assert trigger["sentence"]["args"]["id"] == {"id": "bond"}
+    assert trigger["sentence"]["args"]["player"] == {"id": "ana"}
