@@ -39,12 +39,6 @@ class TurnOrderMixin(GameBase):
         self._journal.append((target, name, getattr(target, name)))
         setattr(target, name, value)
 
-    def _whose_turn(self) -> str:
-        """Whose turn it is, in English (``team north``, ``ana``); the notes say it in whole
-        sentences of their own."""
-        clock = self._clock
-        return f"team {clock.team}" if clock.team is not None else str(clock.player)
-
     def _check_version_2(self, action: Action) -> None:
         if not self._v2:
             raise MalformedError(
