@@ -82,7 +82,9 @@ async def test_a_version_2_table_takes_turns_and_every_phone_sees_them_500_1_103
     # Bo's seat records Ana's draw step: she skips it (103.8a), as the engine notes.
     event = await act(bo, {"do": "step", "step": "draw"})
     skip = "ana plays first and skips the draw step of the first turn"
-    assert {"rule": "103.8a", "text": skip} in event["entry"]["notes"]
+    assert {"rule": "103.8a", "text": skip} in [
+        {"rule": n["rule"], "text": n["text"]} for n in event["entry"]["notes"]
+    ]
     await ana.event()
     assert ana.state["turn"]["step"] == "draw"
 
