@@ -18,6 +18,7 @@ from .recordjson import (
     _string_list,
 )
 from .seats import Seat
+from .sentences import Sentence
 
 # -- the header ---------------------------------------------------------------------------
 
@@ -97,11 +98,12 @@ def parse_header(value: Json, *, stream: bool = False) -> Header:
     version = _integer(obj["record"], "record")
     if version not in RECORD_VERSIONS:
         raise MalformedError(
-            f"this is record version 1 or 2, not {quote(version)}", member="record"
+            Sentence("this is record version 1 or 2, not {value}", value=quote(version)),
+            member="record",
         )
     players = obj["players"]
     if not isinstance(players, list) or len(players) < 2:
-        raise MalformedError("players is a list of 2 or more players", member="players")
+        raise MalformedError(Sentence("players is a list of 2 or more players"), member="players")
     options = _object(obj.get("options", {}), "options")
     _check_members(options, (), ("starting_life", "range_of_influence"), "options.")
     starting = options.get("starting_life")

@@ -61,6 +61,7 @@ from .recordjson import (
     _string,
     _string_list,
 )
+from .sentences import Items, Sentence
 
 # -- actions ------------------------------------------------------------------------------
 
@@ -118,11 +119,16 @@ def _either(o: dict[str, Json], one: tuple[str, ...], other: str) -> bool:
     if other in o:
         for name in one:
             if name in o:
-                raise MalformedError(f"give {' and '.join(one)} or {other}, not both", member=name)
+                raise MalformedError(
+                    Sentence(
+                        "give {members} or {other}, not both", members=Items(one), other=other
+                    ),
+                    member=name,
+                )
         return False
     for name in one:
         if name not in o:
-            raise MalformedError("missing member", member=name)
+            raise MalformedError(Sentence("missing member"), member=name)
     return True
 
 
@@ -144,7 +150,7 @@ def _pay_life(o: dict[str, Json], source: str | None, note: str | None) -> Actio
 def _set_life(o: dict[str, Json], source: str | None, note: str | None) -> Action:
     if _either(o, ("player", "to"), "each"):
         if "chosen" in o:
-            raise MalformedError("chosen goes with each", member="chosen")
+            raise MalformedError(Sentence("chosen goes with each"), member="chosen")
         return SetLife(
             _string(o["player"], "player"), _amount(o["to"], "to", None), source=source, note=note
         )
@@ -162,7 +168,7 @@ def _set_life(o: dict[str, Json], source: str | None, note: str | None) -> Actio
 def _exchange_life(o: dict[str, Json], source: str | None, note: str | None) -> Action:
     players = _string_list(o["players"], "players")
     if len(players) != 2:
-        raise MalformedError("an exchange is between exactly 2 players", member="players")
+        raise MalformedError(Sentence("an exchange is between exactly 2 players"), member="players")
     return ExchangeLife(players[0], players[1], source=source, note=note)
 
 
@@ -222,7 +228,7 @@ def _lose(o: dict[str, Json], source: str | None, note: str | None) -> Action:
         return Lose((_string(o["player"], "player"),), source=source, note=note)
     players = _string_list(o["players"], "players")
     if not players:
-        raise MalformedError("names no player", member="players")
+        raise MalformedError(Sentence("names no player"), member="players")
     return Lose(players, single=False, source=source, note=note)
 
 
@@ -257,13 +263,15 @@ def _affects(value: Json) -> Affects:
             return Reach(value)
         except ValueError:
             raise MalformedError(
-                'affects is "you", "opponents", "players" or a list of players, not '
-                + quote(value),
+                Sentence(
+                    'affects is "you", "opponents", "players" or a list of players, not {value}',
+                    value=quote(value),
+                ),
                 member="affects",
             ) from None
     players = _string_list(value, "affects")
     if not players:
-        raise MalformedError("names no player", member="affects")
+        raise MalformedError(Sentence("names no player"), member="affects")
     return players
 
 
@@ -273,7 +281,9 @@ def _effect(o: dict[str, Json], source: str | None, note: str | None) -> Action:
     try:
         effect_kind = Kind(kind)
     except ValueError:
-        raise MalformedError(f"unknown effect kind {quote(kind)}", member="kind") from None
+        raise MalformedError(
+            Sentence("unknown effect kind {kind}", kind=quote(kind)), member="kind"
+        ) from None
     factor = o.get("factor")
     life = o.get("life_at_least")
     return StartEffect(
@@ -382,10 +392,14 @@ def _choose(o: dict[str, Json], source: str | None, note: str | None) -> Action:
 def _repeat(o: dict[str, Json], source: str | None, note: str | None) -> Action:
     inner = o["actions"]
     if not isinstance(inner, list) or not inner:
-        raise MalformedError("a shortcut is a non-empty list of actions", member="actions")
+        raise MalformedError(
+            Sentence("a shortcut is a non-empty list of actions"), member="actions"
+        )
     for i, a in enumerate(inner):
         if isinstance(a, dict) and a.get("do") == "repeat":
-            raise MalformedError("a shortcut can't hold a shortcut", member=f"actions[{i}]")
+            raise MalformedError(
+                Sentence("a shortcut can't hold a shortcut"), member=f"actions[{i}]"
+            )
     return Repeat(
         _integer(o["times"], "times"),
         tuple(parse_action(a, str(i), member="actions") for i, a in enumerate(inner)),
@@ -418,10 +432,13 @@ def _group_depth(group: dict[str, Json]) -> int:
 def _together(o: dict[str, Json], source: str | None, note: str | None) -> Action:
     inner = o["actions"]
     if not isinstance(inner, list) or not inner:
-        raise MalformedError("a together group is a non-empty list of actions", member="actions")
+        raise MalformedError(
+            Sentence("a together group is a non-empty list of actions"), member="actions"
+        )
     if _group_depth(o) > MAX_GROUP_DEPTH:
         raise MalformedError(
-            f"groups nest at most {MAX_GROUP_DEPTH} deep inside each other", member="actions"
+            Sentence("groups nest at most {n} deep inside each other", n=MAX_GROUP_DEPTH),
+            member="actions",
         )
     return Together(
         tuple(parse_action(a, str(i), member="actions") for i, a in enumerate(inner)),
@@ -640,13 +657,18 @@ def _parse_action(value: Json, position: str | None, member: str | None) -> Acti
         elif isinstance(value, dict):
             obj = _object(value)  # a duplicate key
         else:
-            raise MalformedError(f"an action is a JSON object, not {_kind(value)}", member=member)
+            raise MalformedError(
+                Sentence("an action is a JSON object, not {kind}", kind=_kind(value)),
+                member=member,
+            )
         do = obj.get("do")
         if do is None:
-            raise MalformedError("missing member", member="do")
+            raise MalformedError(Sentence("missing member"), member="do")
         entry = _PARSERS.get(do) if type(do) is str else None
         if entry is None:
-            raise MalformedError(f"unknown action {quote(_string(do, 'do'))}", member="do")
+            raise MalformedError(
+                Sentence("unknown action {name}", name=quote(_string(do, "do"))), member="do"
+            )
         required, allowed, build = entry
         _check_members(obj, required, allowed)
         source = obj.get("source")

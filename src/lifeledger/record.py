@@ -107,6 +107,7 @@ from .recordjson import _parse_line as _parse_line
 from .recordjson import _string as _string
 from .recordjson import _string_list as _string_list
 from .recordjson import parse_json as parse_json
+from .sentences import Sentence
 
 __all__ = [
     "RECORD_VERSION",
@@ -198,12 +199,16 @@ def _document_parts(document: Json) -> tuple[Header, list[Json]]:
     actions = document.get("actions")
     if actions is None:
         raise MalformedError(
-            "missing member (a document lists its actions; a stream's header alone must be in"
-            " a .jsonl file or be followed by actions, one per line)",
+            Sentence(
+                "missing member (a document lists its actions; a stream's header alone must be"
+                " in a .jsonl file or be followed by actions, one per line)"
+            ),
             member="actions",
         )
     if not isinstance(actions, list):
-        raise MalformedError(f"actions is a list, not {_kind(actions)}", member="actions")
+        raise MalformedError(
+            Sentence("actions is a list, not {kind}", kind=_kind(actions)), member="actions"
+        )
     return header, actions
 
 
@@ -212,7 +217,7 @@ def _stream_head(lines: Iterable[str]) -> tuple[Header, Iterator[str]]:
     iterator = iter(lines)
     first = next((line for line in _without_bom(iterator) if line.strip()), None)
     if first is None:
-        raise MalformedError("an empty record: the header is missing")
+        raise MalformedError(Sentence("an empty record: the header is missing"))
     return parse_header(parse_json(first), stream=True), iterator
 
 
@@ -433,7 +438,7 @@ def source_of(lines: Iterable[str], *, stream: bool | None = None) -> Json | Ite
         if line and not line.isspace():
             break
     else:
-        raise MalformedError("not JSON: the record is empty")
+        raise MalformedError(Sentence("not JSON: the record is empty"))
     try:
         first = parse_json(head[-1])
     except MalformedError:  # not one whole JSON value: the first line of a document
@@ -447,7 +452,9 @@ def source_of(lines: Iterable[str], *, stream: bool | None = None) -> Json | Ite
         else:
             document = parse_json("".join(itertools.chain(head, (after,), iterator)))
     if not isinstance(document, dict):
-        raise MalformedError(f"a record is a JSON object, not {_kind(document)}")
+        raise MalformedError(
+            Sentence("a record is a JSON object, not {kind}", kind=_kind(document))
+        )
     return document
 
 

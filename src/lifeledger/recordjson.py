@@ -12,6 +12,7 @@ from .actions import Amount, LifeOf
 from .bounds import MAX_DIGITS, MAX_INTEGER, check_integer
 from .errors import MalformedError, quote
 from .seats import check_text
+from .sentences import Grouped, Plural, Sentence
 
 #: The latest version of the game record (every version in :data:`RECORD_VERSIONS` is read).
 RECORD_VERSION = 2
@@ -30,10 +31,16 @@ class _LongNumber:
         self.negative = negative
 
     def error(self, member: str | None) -> MalformedError:
-        sign = "-" if self.negative else ""
         return MalformedError(
-            f"an integer is beyond {sign}10^1000 (it has {self.digits:,} digits); the record"
-            " bounds every integer by 10^1000",
+            Plural(
+                "an integer is beyond {bound} (it has {n} digit); the record bounds every"
+                " integer by 10^1000",
+                "an integer is beyond {bound} (it has {n} digits); the record bounds every"
+                " integer by 10^1000",
+                "n",
+                bound="-10^1000" if self.negative else "10^1000",
+                n=Grouped(self.digits),
+            ),
             member=member,
         )
 
@@ -86,7 +93,9 @@ def parse_json(text: str | bytes, position: str | None = None) -> Json:
             return json.loads(text, parse_int=_json_integer, object_pairs_hook=_json_object)
         return _DECODER.decode(text[1:] if text.startswith(_BOM) else text)
     except (ValueError, RecursionError) as exc:
-        raise MalformedError(f"not JSON: {exc}", position=position) from None
+        raise MalformedError(
+            Sentence("not JSON: {error}", error=str(exc)), position=position
+        ) from None
 
 
 # typeshed types the context as a scanner; the json module passes a JSONDecoder, as here.
@@ -138,26 +147,32 @@ def _object(value: Json, member: str | None = None) -> dict[str, Json]:
     if type(value) is _Duplicates:
         key = value.key
         raise MalformedError(
-            f"the key {quote(key)} appears more than once in this object",
+            Sentence("the key {key} appears more than once in this object", key=quote(key)),
             member=key if member is None else f"{member}.{key}",
         )
-    raise MalformedError(f"expected a JSON object, got {_kind(value)}", member=member)
+    raise MalformedError(
+        Sentence("expected a JSON object, got {kind}", kind=_kind(value)), member=member
+    )
 
 
 def _kind(value: Json) -> str:
+    """What ``value`` is, as an error message names it: JSON's ``null``, ``true`` and
+    ``false`` as they are, anything else in words (a :class:`Sentence`)."""
     if value is None:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
-        return "an integer"
+        return Sentence("an integer")
     if isinstance(value, _LongNumber):
-        return f"an integer of {value.digits:,} digits"
+        return Plural(
+            "an integer of {n} digit", "an integer of {n} digits", "n", n=Grouped(value.digits)
+        )
     if isinstance(value, float):
-        return f"the number {value!r}"
+        return Sentence("the number {value}", value=repr(value))
     if isinstance(value, str):
-        return f"the string {quote(value)}"
-    return "a list" if isinstance(value, list) else "an object"
+        return Sentence("the string {text}", text=quote(value))
+    return Sentence("a list") if isinstance(value, list) else Sentence("an object")
 
 
 def _check_members(
@@ -166,21 +181,25 @@ def _check_members(
     """Unknown members (``note`` is allowed anywhere) and missing ones are malformed."""
     for name in obj:
         if name not in allowed and name != "note":
-            raise MalformedError("unknown member", member=prefix + name)
+            raise MalformedError(Sentence("unknown member"), member=prefix + name)
     for name in required:
         if name not in obj:
-            raise MalformedError("missing member", member=prefix + name)
+            raise MalformedError(Sentence("missing member"), member=prefix + name)
     if "note" in obj:
         note = obj["note"]
         if type(note) is not str:
-            raise MalformedError(f"a note is a string, not {_kind(note)}", member=prefix + "note")
+            raise MalformedError(
+                Sentence("a note is a string, not {kind}", kind=_kind(note)), member=prefix + "note"
+            )
         if not note.isascii():
             check_text(note, prefix + "note")
 
 
 def _string(value: Json, member: str) -> str:
     if type(value) is not str:
-        raise MalformedError(f"expected a string, got {_kind(value)}", member=member)
+        raise MalformedError(
+            Sentence("expected a string, got {kind}", kind=_kind(value)), member=member
+        )
     if not value.isascii():
         check_text(value, member)
     return value
@@ -198,12 +217,19 @@ def _integer(value: Json, member: str, minimum: int | None = 0) -> int:
     if type(value) is not int:  # JSON integers only: not true, 3.0, NaN or Infinity
         if type(value) is _LongNumber:
             raise value.error(member)
-        raise MalformedError(f"expected an integer, got {_kind(value)}", member=member)
+        raise MalformedError(
+            Sentence("expected an integer, got {kind}", kind=_kind(value)), member=member
+        )
     if not _MIN_INTEGER <= value <= MAX_INTEGER:
         check_integer(value, member)
     if minimum is not None and value < minimum:
         raise MalformedError(
-            f"expected an integer of {minimum} or more, got {quote(value)}", member=member
+            Sentence(
+                "expected an integer of {minimum} or more, got {value}",
+                minimum=minimum,
+                value=quote(value),
+            ),
+            member=member,
         )
     return value
 
@@ -211,13 +237,18 @@ def _integer(value: Json, member: str, minimum: int | None = 0) -> int:
 def _boolean(obj: Mapping[str, Json], name: str, prefix: str = "") -> bool:
     value = obj.get(name, False)
     if not isinstance(value, bool):
-        raise MalformedError(f"expected true or false, got {_kind(value)}", member=prefix + name)
+        raise MalformedError(
+            Sentence("expected true or false, got {kind}", kind=_kind(value)),
+            member=prefix + name,
+        )
     return value
 
 
 def _string_list(value: Json, member: str) -> tuple[str, ...]:
     if not isinstance(value, list):
-        raise MalformedError(f"expected a list, got {_kind(value)}", member=member)
+        raise MalformedError(
+            Sentence("expected a list, got {kind}", kind=_kind(value)), member=member
+        )
     return tuple(_string(item, member) for item in value)
 
 
@@ -228,7 +259,7 @@ def _amount(value: Json, member: str, minimum: int | None = 0) -> Amount:
         _check_members(value, ("life_of",), ("life_of", "fraction", "round"), member + ".")
         fraction = value.get("fraction", [1, 1])
         if not (isinstance(fraction, list) and len(fraction) == 2):
-            raise MalformedError("a fraction is [numerator, denominator]", member=member)
+            raise MalformedError(Sentence("a fraction is [numerator, denominator]"), member=member)
         numerator = _integer(fraction[0], member + ".fraction")
         denominator = _integer(fraction[1], member + ".fraction", 1)
         rounding = _optional_string(value, "round", member + ".")
@@ -243,7 +274,7 @@ def _mapping(value: Json, member: str, *, empty: bool = False) -> dict[str, Json
     """An object whose keys are ids (of players, or of teams for ``chosen``)."""
     obj = _object(value, member)
     if not obj and not empty:
-        raise MalformedError("names no player", member=member)
+        raise MalformedError(Sentence("names no player"), member=member)
     for key in obj:
         if not key.isascii():
             check_text(key, member)
