@@ -329,7 +329,7 @@ function receive(msg) {
       // A table device's token for a seat it no longer holds: the welcome says what it holds.
       if (msg.error === "bad-token" && S.device === "table") break;
       // The server can't load this table (a damaged log): say so where it stays.
-      if (msg.error === "table-unavailable") { S.unavailable = msg.message; renderConn(); break; }
+      if (msg.error === "table-unavailable") { S.unavailable = msg; renderConn(); break; }
       if (msg.error === "refused") toast(t("Refused: {why} — {rule}", { why: said(msg, S.names), rule: msg.rule }), "refused");
       else toast(said(msg, S.names) + (msg.rule ? ` — ${msg.rule}` : "") + (msg.member ? ` (${msg.member})` : ""), "bad");
       break;
@@ -548,7 +548,7 @@ function renderConn() {
   const wait = MODE === "play" ? waiting().filter((m) => !waitsForChoice(m.id)).length : 0;
   const chooser = MODE === "play" ? [...S.pending.keys()].map(waitsForChoice).filter(Boolean) : [];
   const parts = [];
-  if (S.unavailable) parts.push(S.unavailable);
+  if (S.unavailable) parts.push(said(S.unavailable, S.names)); // in this phone's language
   else if (!live && (!navigator.onLine || (S.fromKept && !S.everConnected))) parts.push(t("Offline — taps are kept and sent when the connection returns"));
   else if (!live) parts.push(S.everConnected ? t("Connection lost — reconnecting…") : t("Connecting…"));
   if (wait) parts.push(tn("{n} change waiting to be sent", "{n} changes waiting to be sent", wait, { n: wait }));
@@ -995,7 +995,7 @@ function showUndoAsk() {
   $("undo-ask-title").textContent = t("Undo is asked for");
   $("undo-ask-text").textContent = mine
     ? t("{name} asks to take back your change: {what}.", { name: S.names.of(ask.seat), what })
-    : t("{name} asks to take back {owner}'s change: {what}. (You opened the table.)", { name: S.names.of(ask.seat), owner: ask.by, what });
+    : t("{name} asks to take back {owner}'s change: {what}. (You opened the table.)", { name: S.names.of(ask.seat), owner: said(ask, S.names, "by"), what });
   const answer = (allow) => () => {
     S.undoAsks.delete(ask.request);
     send({ type: "undo_answer", request: ask.request, allow });
