@@ -90,6 +90,11 @@ def domains() -> list[Domain]:
     ]
 
 
+def _rel(path: Path) -> str:
+    """``path`` as a message names it: from the project's root where it is inside."""
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
 class Problem(Exception):
     """A message the catalogues can't hold (not a literal)."""
 
@@ -107,7 +112,7 @@ def _add(found: dict[tuple[str | None, str], Message], m: Message, where: tuple[
 
 def extract_python(path: Path, found: dict[tuple[str | None, str], Message]) -> None:
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
-    rel = str(path.relative_to(ROOT))
+    rel = str(_rel(path))
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
             continue
@@ -131,7 +136,7 @@ def _js_text(literal: str) -> str:
 
 def extract_js(path: Path, found: dict[tuple[str | None, str], Message]) -> None:
     text = path.read_text(encoding="utf-8")
-    rel = str(path.relative_to(ROOT))
+    rel = str(_rel(path))
     for call in JS_CALL.finditer(text):
         name = call.group(1)
         line = text.count("\n", 0, call.start()) + 1
@@ -218,8 +223,8 @@ def po_bytes(catalog: Catalog) -> bytes:
     return out.getvalue()
 
 
-def update() -> None:
-    for domain in domains():
+def update(doms: list[Domain] | None = None) -> None:
+    for domain in domains() if doms is None else doms:
         found = extract(domain)
         for lang in languages(domain):
             catalog = merged(domain, lang, found)
@@ -229,7 +234,7 @@ def update() -> None:
             compiled = read(domain, lang)
             path.with_suffix(".mo").write_bytes(mo_bytes(compiled))
             missing = sum(1 for m in compiled if m.id and not _translated(m.string))
-            print(f"{path.relative_to(ROOT)}: {len(found)} messages, {missing} untranslated")
+            print(f"{_rel(path)}: {len(found)} messages, {missing} untranslated")
 
 
 def _translated(string: str | tuple[str, ...] | None) -> bool:
@@ -242,12 +247,12 @@ def _names(text: str) -> set[str]:
     return set(PLACEHOLDER.findall(text))
 
 
-def problems() -> list[str]:
+def problems(doms: list[Domain] | None = None) -> list[str]:
     """Every way the catalogues fall short of the code: a message of a complete language
     without a translation, a message no longer used, a placeholder the translation lacks or
     adds, plural forms in the wrong number, a ``.mo`` older than its ``.po``."""
     out: list[str] = []
-    for domain in domains():
+    for domain in domains() if doms is None else doms:
         try:
             found = extract(domain)
         except Problem as exc:
@@ -255,7 +260,7 @@ def problems() -> list[str]:
             continue
         for lang in languages(domain):
             path = po_path(domain, lang)
-            rel = path.relative_to(ROOT)
+            rel = _rel(path)
             if not path.exists():
                 out.append(f"{rel}: missing (run: make catalogues)")
                 continue
@@ -290,9 +295,7 @@ def problems() -> list[str]:
                         )
             mo = path.with_suffix(".mo")
             if not mo.exists() or mo.read_bytes() != mo_bytes(catalog):
-                out.append(
-                    f"{mo.relative_to(ROOT)}: not compiled from its .po (run: make catalogues)"
-                )
+                out.append(f"{_rel(mo)}: not compiled from its .po (run: make catalogues)")
     return out
 
 
