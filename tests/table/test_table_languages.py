@@ -161,6 +161,22 @@ async def test_the_catalogue_of_a_language(client: Client) -> None:
 
 
 @pytest.mark.asyncio
+async def test_the_installed_apps_name_is_in_the_pages_language(client: Client) -> None:
+    """GET /manifest.webmanifest?lang=it: the app's name and description in Italian (the page
+    links the manifest of its language); English without one, or for one the app lacks."""
+    italian = json.loads(await (await client.get("/manifest.webmanifest?lang=it")).read())
+    assert italian["lang"] == "it"
+    assert italian["name"] == "lifeledger — i punti vita secondo le regole"
+    assert italian["description"].startswith("I punti vita di Magic: The Gathering")
+    for query in ("", "?lang=xx", "?lang=" + "z" * 5000):
+        res = await client.get("/manifest.webmanifest" + query)
+        assert res.headers["Content-Type"] == "application/manifest+json"
+        english = json.loads(await res.read())
+        assert english["name"] == "lifeledger — life totals by the rules"
+        assert english["icons"] == italian["icons"]
+
+
+@pytest.mark.asyncio
 async def test_a_kept_entry_carries_its_notes_sentences(
     client: Client, aiohttp_client: Callable[..., Any], db: str
 ) -> None:

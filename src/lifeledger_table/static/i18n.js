@@ -247,6 +247,9 @@ function useLang(code) {
   I18N.messages = {};
   I18N.plural = null;
   document.documentElement.lang = code;
+  // The installed app's name and description in this language (the manifest's words).
+  const manifest = document.querySelector('link[rel="manifest"]');
+  if (manifest) manifest.setAttribute("href", code === "en" ? "/manifest.webmanifest" : `/manifest.webmanifest?lang=${code}`);
   if (code === "en") { I18N.ready = Promise.resolve(); return I18N.ready; }
   const kept = keptCatalogue(code);
   const had = kept && takeCatalogue(code, kept);

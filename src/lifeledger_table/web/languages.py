@@ -10,9 +10,11 @@ is left out: the page shows its English (the msgid). Each catalogue is built onc
 
 from __future__ import annotations
 
+import gettext
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
@@ -24,7 +26,7 @@ from lifeledger.sentences import Sentence
 
 from .requests import error_response
 
-__all__ = ["catalogue", "language_catalogue"]
+__all__ = ["catalogue", "known", "language_catalogue", "words"]
 
 #: Where the server's and the page's catalogues are (the engine's are lifeledger's own).
 TABLE_LOCALE = Path(__file__).resolve().parents[1] / "locale"
@@ -64,6 +66,23 @@ def language_catalogue(lang: str) -> tuple[bytes, str] | None:
         {"lang": lang, "plural": plural, "messages": messages}, ensure_ascii=False, sort_keys=True
     ).encode()
     return body, '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+
+
+def known(lang: str) -> str:
+    """``lang`` if the app speaks it, else English (so that what is kept per language stays
+    bounded whatever a request names)."""
+    return lang if lang in LANGUAGES else "en"
+
+
+@lru_cache(maxsize=len(LANGUAGES))
+def words(lang: str) -> Callable[[str], str]:
+    """The server's own words (its message ids, no arguments) in ``lang`` (one :func:`known`);
+    English for a language the app doesn't speak."""
+    lang = known(lang)
+    found = gettext.translation(
+        "lifeledger_table", str(TABLE_LOCALE), languages=[lang], fallback=True
+    )
+    return found.gettext
 
 
 async def catalogue(request: web.Request) -> web.StreamResponse:

@@ -14,7 +14,9 @@ from pathlib import Path
 
 from aiohttp import web
 
-from .languages import catalogue
+from lifeledger.sentences import N_
+
+from .languages import catalogue, known, words
 
 __all__ = ["STATIC", "add_pages", "build_id", "page", "service_worker", "web_manifest"]
 
@@ -65,10 +67,26 @@ async def service_worker(request: web.Request) -> web.Response:
     )
 
 
-async def web_manifest(request: web.Request) -> web.FileResponse:
-    """GET /manifest.webmanifest: the web app manifest (name, icons, start URL)."""
-    return web.FileResponse(
-        STATIC / "manifest.webmanifest",
+#: The app's name and description as an installed app shows them (the manifest's words).
+APP_NAME = N_("lifeledger — life totals by the rules")
+APP_DESCRIPTION = N_(
+    "Life totals for Magic: The Gathering, decided by the rules, on every phone at the table."
+)
+
+
+@functools.cache
+def _manifest(lang: str) -> bytes:
+    manifest = json.loads((STATIC / "manifest.webmanifest").read_text(encoding="utf-8"))
+    said = words(lang)
+    manifest.update(lang=lang, name=said(APP_NAME), description=said(APP_DESCRIPTION))
+    return json.dumps(manifest, ensure_ascii=False, indent=2).encode()
+
+
+async def web_manifest(request: web.Request) -> web.Response:
+    """GET /manifest.webmanifest: the web app manifest (name, icons, start URL), its words in
+    the language ``?lang=`` names (the page links the one of its language), else English."""
+    return web.Response(
+        body=_manifest(known(request.query.get("lang", "en"))),
         headers={"Content-Type": "application/manifest+json", "Cache-Control": "no-cache"},
     )
 
