@@ -30,7 +30,7 @@ from lifeledger_table.decide.limits import Limits
 from lifeledger_table.live.hub import HUB_KEY
 from lifeledger_table.live.owners import TTL
 from lifeledger_table.live.takeover import origin_of
-from lifeledger_table.server import create_app
+from lifeledger_table.server import _internal, create_app
 from lifeledger_table.store.postgres import PostgresStore
 
 Client = TestClient[Any, Any]
@@ -352,3 +352,14 @@ async def test_a_takeover_is_polled_through_any_process(apps: list[Client]) -> N
     assert origin_of(f"{token}.{named}.{'A' * 24}", secret) is None
     res = await a.get(f"/api/tables/{tid}/takeovers/{token}.{named}.{'A' * 24}")
     assert res.status == 404
+
+
+def test_the_internal_address_is_a_host_and_maybe_a_port() -> None:
+    assert _internal(None) == ("127.0.0.1", 0)
+    assert _internal("10.0.0.11") == ("10.0.0.11", 0)
+    assert _internal("10.0.0.11:9001") == ("10.0.0.11", 9001)
+    assert _internal("[fd00::11]:9001") == ("fd00::11", 9001)
+    assert _internal("fd00::11") == ("fd00::11", 0)
+    for wrong in ("0.0.0.0", "::", "[::]:9001", "host:port", ":9001"):
+        with pytest.raises(SystemExit, match="--internal"):
+            _internal(wrong)

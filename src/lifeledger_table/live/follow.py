@@ -106,6 +106,8 @@ class Follower:
         if table.reloading:
             return  # being loaded again: it will hold every event written
         last = await asyncio.to_thread(self.hub.store.last_event, table_id)
+        if self.followed(table_id):
+            return  # followed at its owner meanwhile: the owner's events come from there
         if last is None or last.seq <= table.last_seq or table.pending or table.reloading:
             return  # nothing new, or a write here is under way: it conflicts and redoes
         # Far behind (notices were lost a long while): load the table from its checkpoint
@@ -117,6 +119,8 @@ class Follower:
             else await asyncio.to_thread(self.hub.store.events, table_id, table.last_seq)
         )
         if table.pending or table.reloading or self.hub.tables.get(table_id) is not table:
+            return
+        if self.followed(table_id):
             return
         shown = table.committed
         if not behind:

@@ -56,11 +56,13 @@ log = logging.getLogger("lifeledger_table")
 
 #: How long (seconds) a lease lasts without being renewed: an owner that dies is replaced
 #: within about this long.
-TTL = 3.0
+TTL = 5.0
 #: How often (seconds) a process renews its leases.
 RENEW = 1.0
 #: The most events a follower keeps before its copy of the table takes them in.
 BEHIND = 200
+#: How long (seconds) opening a link may take (a busy owner is slow, not dead).
+CONNECT = 10.0
 #: The internal listener's path for links.
 LINK_PATH = "/link"
 #: Seconds between pings on a link: an owner that does not answer in half of it (paused,
@@ -188,6 +190,10 @@ class Owners:
         #: to its phones here.
         self.behind: dict[str, list[Event]] = {}
         self.seen: dict[str, int] = {}
+        #: Followed tables whose events from before the following began are being read from
+        #: the store: the owner's events meanwhile are kept, not sent to the phones (they would
+        #: skip those), with who sent each (acknowledged once the phones are shown the table).
+        self.filling: dict[str, list[tuple[int, Conn | None, str]]] = {}
         #: Links to owners, by address (opening: a future).
         self.links: dict[str, asyncio.Future[Link | None]] = {}
         #: The links of the processes following each table decided here.
@@ -198,6 +204,8 @@ class Owners:
         self.tasks: set[asyncio.Task[Any]] = set()
         self.session: aiohttp.ClientSession | None = None
         self.runner: web.AppRunner | None = None
+        #: Set once the process stops: no table is claimed or followed any more.
+        self.stopping = False
         #: Changes forwarded to owners, and tables taken over from another owner.
         self.forwarded = 0
         self.taken_over = 0
@@ -230,6 +238,7 @@ class Owners:
 
     async def stop(self) -> None:
         """Give up every lease (the others take the tables at once) and close the links."""
+        self.stopping = True
         for task in list(self.tasks):
             task.cancel()
         held = list(self.mine)
@@ -310,7 +319,7 @@ class Owners:
         """Find the table's owner (claiming it if free), unless known or being found (or
         the table's log can't be loaded: nobody decides it)."""
         table = self.hub.tables.get(table_id)
-        if self.decided(table_id) or table_id in self.resolving:
+        if self.decided(table_id) or table_id in self.resolving or self.stopping:
             return
         if table is not None and table.broken is not None:
             return
@@ -450,6 +459,7 @@ class Owners:
         self.behind.pop(table_id, None)
         self.seen.pop(table_id, None)
         self.inflight.pop(table_id, None)
+        self.filling.pop(table_id, None)
 
     # -- following -------------------------------------------------------------------------
 
@@ -499,7 +509,7 @@ class Owners:
                     heartbeat=HEARTBEAT,
                     max_msg_size=0,
                 ),
-                TTL,
+                CONNECT,
             )
         except (aiohttp.ClientError, OSError, TimeoutError) as exc:
             log.info("could not link to the process at %s (%s)", address, exc)
@@ -555,7 +565,11 @@ class Owners:
             if message.get("conn") is not None:
                 sender = self._conns.get(message["conn"])
                 self.inflight.get(table_id, {}).pop(cid, None)
-            self.hub.send_all(table, message["text"], sender, cid)
+            filling = self.filling.get(table_id)
+            if filling is not None:
+                filling.append((event.seq, sender, cid))
+            else:
+                self.hub.send_all(table, message["text"], sender, cid)
         elif kind == "send":
             if message.get("cid"):
                 self.inflight.get(table_id, {}).pop(message["cid"], None)
@@ -569,16 +583,21 @@ class Owners:
         elif kind == "followed":
             table = self.hub.tables.get(table_id)
             if table is not None and int(message["seq"]) > self.seen.get(table_id, 0):
-                self._spawn(self._fill(table, link))
+                self.filling[table_id] = []
+                self._spawn(self._fill(table, link, self.seen.get(table_id, table.last_seq)))
         elif kind == "moved":
             self._moved(table_id)
 
-    async def _fill(self, table: Table, link: Link) -> None:
+    async def _fill(self, table: Table, link: Link, shown: int) -> None:
         """The owner wrote events this process had not seen when it began following: they
         are read from the store, and its phones here are shown the table anew."""
         table_id = table.id
-        shown = self.seen.get(table_id, table.last_seq)
-        stored = await asyncio.to_thread(self.hub.store.events, table_id, table.last_seq)
+        try:
+            stored = await asyncio.to_thread(self.hub.store.events, table_id, table.last_seq)
+        except Exception as exc:
+            log.warning("table %s: could not read its owner's events (%s)", table_id, exc)
+            stored = []
+        kept = self.filling.pop(table_id, [])
         if self.remote.get(table_id) is not link or self.hub.tables.get(table_id) is not table:
             return
         upto = stored[-1].seq if stored else table.last_seq
@@ -586,8 +605,10 @@ class Owners:
         self.behind[table_id] = [e for e in stored if e.seq > table.last_seq] + newer
         self.catch_up(table)
         self.seen[table_id] = max(self.seen.get(table_id, 0), table.last_seq)
-        if table.last_seq > shown:
-            self.hub.resync(table, shown)
+        self.hub.resync(table, shown)  # every event since, those kept meanwhile among them
+        for seq, sender, cid in kept:
+            if sender is not None and cid:
+                sender.send_json({"type": "ack", "id": cid, "seq": seq})
 
     # -- the owner's side ------------------------------------------------------------------
 

@@ -227,6 +227,11 @@ class PostgresStore(LogReads):
                 f"can't open the table store {self.where}: {_line(exc, self.url)}"
             ) from exc
         self._closed = threading.Event()
+        #: The leases' own connection (made on first use): a renewal never waits for the
+        #: pool, whose connections may all be busy with writes (a slow disk), or the leases
+        #: would expire while their owner is alive and well.
+        self._lease_conn: Connection | None = None
+        self._lease_lock = threading.Lock()
         #: Set while the server can't be reached (the last call failed so), cleared by any
         #: call that succeeds: reads on an event loop's thread then fail at once.
         self._down = threading.Event()
@@ -553,11 +558,35 @@ class PostgresStore(LogReads):
 
     # -- leases (issue 18 item 2) ---------------------------------------------------------
 
+    @contextmanager
+    def _leasing(self) -> Iterator[Connection]:
+        """The leases' connection (made again if it was lost), one thread at a time; a
+        database error becomes :class:`StoreError` (:class:`StoreUnavailable` for a lost
+        connection)."""
+        with self._lease_lock:
+            try:
+                if self._lease_conn is None or self._lease_conn.closed:
+                    if self._closed.is_set():
+                        raise StoreError(f"the table store {self.where} is closed")
+                    self._lease_conn = psycopg.connect(self.url, **self._settings)
+                yield self._lease_conn
+            except psycopg.OperationalError as exc:
+                if self._lease_conn is not None:
+                    self._lease_conn.close()
+                self._lease_conn = None
+                raise StoreUnavailable(
+                    f"the table store {self.where} can't be reached: {_line(exc, self.url)}"
+                ) from exc
+            except psycopg.Error as exc:
+                raise StoreError(
+                    f"the table store {self.where} failed: {_line(exc, self.url)}"
+                ) from exc
+
     def claim(self, table_id: str, owner: str, address: str, seconds: float) -> Lease:
         """Take the table's lease for ``seconds`` (by the database's clock) if nobody holds
         it, it expired, or ``owner`` holds it; the lease as it then is (one statement: of two
         processes claiming at once, one gets it)."""
-        with self._connection() as conn:
+        with self._leasing() as conn:
             row = conn.execute(
                 "INSERT INTO table_leases AS l (table_id, owner, address, expires) "
                 "VALUES (%s, %s, %s, now() + make_interval(secs => %s)) "
@@ -580,7 +609,7 @@ class PostgresStore(LogReads):
     def renew(self, owner: str, seconds: float) -> set[str]:
         """Extend every lease ``owner`` holds by ``seconds`` from now (one statement); their
         tables."""
-        with self._connection() as conn:
+        with self._leasing() as conn:
             rows = conn.execute(
                 "UPDATE table_leases SET expires = now() + make_interval(secs => %s) "
                 "WHERE owner = %s RETURNING table_id",
@@ -591,7 +620,7 @@ class PostgresStore(LogReads):
     def release(self, owner: str, table_ids: Sequence[str]) -> None:
         """Give up ``owner``'s leases of these tables."""
         if table_ids:
-            with self._connection() as conn:
+            with self._leasing() as conn:
                 conn.execute(
                     "DELETE FROM table_leases WHERE owner = %s AND table_id = ANY(%s)",
                     (owner, list(table_ids)),
@@ -610,9 +639,12 @@ class PostgresStore(LogReads):
         return str(row[0])
 
     def close(self) -> None:
-        """Close the pool's connections."""
+        """Close the pool's connections (and the leases')."""
         self._closed.set()
         self._pool.close()
+        with self._lease_lock:
+            if self._lease_conn is not None:
+                self._lease_conn.close()
 
 
 def _on_loop() -> bool:
