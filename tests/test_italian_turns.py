@@ -252,3 +252,40 @@ def test_616_1_the_replacements_order_is_the_affected_players_in_italian() -> No
     said = ITALIAN.text(err.sentence)
     assert said.startswith("azione 3, membro 'do': ") and said != str(err)
     assert "{" not in said and "ana" in said and "616.1" in said
+
+
+@pytest.mark.rule("616.1")
+def test_a_triggers_card_and_a_choices_cards_are_ids_as_data() -> None:
+    """The engine gives each card it names as an id (a reader names it by the card, as it names
+    a player): a trigger's note (603.2, 603.3b, 608.2) and a 616.1 choice's message, with the
+    English words as they always were."""
+    actions = [
+        card("bond", "Sanguine Bond", "ana"),
+        {"do": "gain_life", "player": "ana", "amount": 4},
+    ]
+    game = record.replay({"record": 2, "players": players("ana", "bo"), "actions": actions}).game
+    notes = {note.rule: note.text for note in game.notes}
+    assert notes["603.2"] == "bond triggers: ana gains 4 life"
+    assert notes["603.2"].to_json()["args"]["id"] == {"id": "bond"}
+    put = notes["603.3b"].to_json()["args"]["trigger"]
+    assert put["msg"] == "{id} ({player}'s, {n}) targeting {target}"
+    assert put["args"]["id"] == {"id": "bond"} and put["args"]["target"] == {"id": "bo"}
+    resolved = notes["608.2"].to_json()["args"]["trigger"]
+    assert resolved["args"]["id"] == {"id": "bond"}
+
+    replaced = [
+        card("rhox", "Rhox Faithmender", "ana"),
+        card("remedy", "Tainted Remedy", "bo"),
+        {"do": "gain_life", "player": "ana", "amount": 3},
+    ]
+    err = needed({"record": 2, "players": players("ana", "bo"), "actions": replaced})
+    assert (err.choice, err.rule) == ("replacements", "616.1")
+    message = err.sentence.to_json()["args"]["message"]
+    assert message["msg"].startswith("the replacement effects {ids} would apply")
+    assert message["args"]["ids"] == {"list": [{"id": "remedy"}, {"id": "rhox"}], "sep": ","}
+    assert message["args"]["missing"]["list"] == message["args"]["ids"]["list"]
+    assert message["args"]["player"] == {"id": "ana"}
+    assert str(err).endswith(
+        "the replacement effects remedy, rhox would apply to the life ana gains: ana states the"
+        " order they apply in with choose (616.1); remedy, rhox are not in it"
+    )

@@ -50,7 +50,7 @@ class ChoicesMixin(GameBase):
                     Sentence(
                         "{id} is {owner}'s: {owner} orders its abilities, {player}'s statement"
                         " of it is ignored",
-                        id=effect_id,
+                        id=Id(effect_id),
                         owner=Id(owner),
                         player=Id(player),
                     ),
@@ -74,7 +74,7 @@ class ChoicesMixin(GameBase):
                     Sentence(
                         "{id} is {owner}'s: {owner} chooses its targets, {player}'s statement"
                         " of them is ignored",
-                        id=effect_id,
+                        id=Id(effect_id),
                         owner=Id(owner),
                         player=Id(player),
                     ),

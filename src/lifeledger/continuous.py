@@ -72,7 +72,7 @@ class ContinuousMixin(GameBase):
                         "{id} enters with {n} omen counter",
                         "{id} enters with {n} omen counters",
                         "n",
-                        id=action.id,
+                        id=Id(action.id),
                         n=OMEN_COUNTERS,
                     ),
                 )
@@ -157,7 +157,7 @@ class ContinuousMixin(GameBase):
                             "{id}: {player} has {n} life at upkeep",
                             "{id}: {player} has {n} life at upkeep",
                             "n",
-                            id=effect.id,
+                            id=Id(effect.id),
                             player=Id(pid),
                             n=life,
                         ),
@@ -172,7 +172,7 @@ class ContinuousMixin(GameBase):
                         "603.4",
                         Sentence(
                             "{id}: {player} has exactly 1 life at upkeep",
-                            id=effect.id,
+                            id=Id(effect.id),
                             player=Id(pid),
                         ),
                     )
@@ -188,7 +188,9 @@ class ContinuousMixin(GameBase):
                         p,
                         "503.1",
                         Sentence(
-                            "{id} triggers: {player}'s upkeep begins", id=effect.id, player=Id(pid)
+                            "{id} triggers: {player}'s upkeep begins",
+                            id=Id(effect.id),
+                            player=Id(pid),
                         ),
                     )
 

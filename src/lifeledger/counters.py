@@ -63,7 +63,7 @@ class CountersMixin(GameBase):
                 "614.1a",
                 Sentence(
                     "{id}: {player} would win the game instead of drawing",
-                    id=maniac.id,
+                    id=Id(maniac.id),
                     player=Id(p.id),
                 ),
             )

@@ -306,11 +306,14 @@ def _choices(action: Choose) -> Sentence:
     parts: list[Arg] = []
     if action.order:
         parts.append(
-            Sentence("puts {ids} on the stack in that order", ids=Items(list(action.order), ","))
+            Sentence(
+                "puts {ids} on the stack in that order",
+                ids=Items([Id(i) for i in action.order], ","),
+            )
         )
     for i, targets in action.targets:
         players = _joined(_OR, [Id(t) for t in targets])
-        parts.append(Sentence("targets {players} with {id}", players=players, id=i))
+        parts.append(Sentence("targets {players} with {id}", players=players, id=Id(i)))
     chosen = _joined(_SEMICOLON, parts) if parts else Sentence("nothing")
     return Sentence(
         "{player} chooses: {choices} (603.3b, 603.3d)", player=Id(action.player), choices=chosen
@@ -400,7 +403,7 @@ def _describe(action: Action) -> str:
                 else Items([Id(p) for p in affects], ",")
             )
             args: dict[str, Arg] = {
-                "id": action.id,
+                "id": Id(action.id),
                 "kind": action.kind.value,
                 "whom": whom,
                 "player": Id(action.controller),
@@ -414,11 +417,11 @@ def _describe(action: Action) -> str:
             return Sentence(
                 "{card} ({id}) enters under {player}'s control",
                 card=action.name,
-                id=action.id,
+                id=Id(action.id),
                 player=Id(action.controller),
             )
         case End():
-            return Sentence("{id} stops applying", id=action.id)
+            return Sentence("{id} stops applying", id=Id(action.id))
         case Upkeep():
             return Sentence("{player}'s upkeep begins", player=Id(action.player))
         case Turn():

@@ -71,7 +71,7 @@ class LifeMixin(GameBase):
                         "{id}: {player} gains {n} instead",
                         "{id}: {player} gains {n} instead",
                         "n",
-                        id=effect.id,
+                        id=Id(effect.id),
                         player=Id(p.id),
                         n=amount,
                     )
@@ -80,7 +80,7 @@ class LifeMixin(GameBase):
                         "{id}: {player} would gain {n} instead",
                         "{id}: {player} would gain {n} instead",
                         "n",
-                        id=effect.id,
+                        id=Id(effect.id),
                         player=Id(p.id),
                         n=amount,
                     )
@@ -93,7 +93,7 @@ class LifeMixin(GameBase):
                         "{id}: {player} loses {n} life instead of gaining it",
                         "{id}: {player} loses {n} life instead of gaining it",
                         "n",
-                        id=remedy.id,
+                        id=Id(remedy.id),
                         player=Id(p.id),
                         n=amount,
                     ),
@@ -137,9 +137,9 @@ class LifeMixin(GameBase):
                     " {player} states the order they apply in with choose (616.1); {missing} are"
                     " not in it",
                     "n",
-                    ids=Items(ids, ","),
+                    ids=Items([Id(i) for i in ids], ","),
                     player=Id(p.id),
-                    missing=Items(missing, ","),
+                    missing=Items([Id(i) for i in missing], ","),
                     n=len(missing),
                 ),
                 player=p.id,
@@ -205,9 +205,13 @@ class LifeMixin(GameBase):
                 self.triggered, effect.id, self.triggered[effect.id] + 1, _A_COUNT, "id"
             )
             if kind is Kind.ON_GAIN_LIFE:
-                said = Sentence("{id} triggers: {player} gains life", id=effect.id, player=Id(p.id))
+                said = Sentence(
+                    "{id} triggers: {player} gains life", id=Id(effect.id), player=Id(p.id)
+                )
             else:
-                said = Sentence("{id} triggers: {player} loses life", id=effect.id, player=Id(p.id))
+                said = Sentence(
+                    "{id} triggers: {player} loses life", id=Id(effect.id), player=Id(p.id)
+                )
             self._note(rule, said)
 
     def _add_poison(self, p: Player, amount: int, member: str = "amount") -> None:
@@ -307,7 +311,7 @@ class LifeMixin(GameBase):
             "614.1a",
             Sentence(
                 "{id}: the damage reduces {player}'s life total to 1 at most",
-                id=effect.id,
+                id=Id(effect.id),
                 player=Id(p.id),
             ),
         )
@@ -380,7 +384,7 @@ class LifeMixin(GameBase):
                 Sentence(
                     "the Lich's Mirrors {ids} would each replace {player}'s loss of the game:"
                     " {player} states which applies with choose (616.1)",
-                    ids=Items(unstated.ids, ","),
+                    ids=Items([Id(i) for i in unstated.ids], ","),
                     player=Id(unstated.player),
                 ),
                 player=unstated.player,
@@ -403,7 +407,7 @@ class LifeMixin(GameBase):
             Sentence(
                 "{id}: {player} would lose the game ({rule}); instead their cards are shuffled"
                 " into their library, they draw seven and their life total becomes 20",
-                id=mirror.id,
+                id=Id(mirror.id),
                 player=Id(p.id),
                 rule=str(rule),
             ),

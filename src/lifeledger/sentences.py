@@ -9,7 +9,8 @@ render in their own.
 
 An argument is one of:
 
-- :class:`Id`: a player's, team's or commander's id (an application shows the name);
+- :class:`Id`: a player's, team's or commander's id, or an effect's or card's (an application
+  shows the name: a player's, a card's label);
 - ``int``: a number (formatted for the reader's language); a :class:`Grouped` one is written
   with its thousands grouped in English too (``100,000``), as a count the engine always wrote so;
 - a :class:`Sentence`: words that are themselves translated (``"poison counters"``);
@@ -45,8 +46,9 @@ PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 
 
 class Id(str):
-    """An id of a player, team or commander, as an argument: shown as its name where the
-    reader knows one, never translated."""
+    """An id of a player, team or commander, or of an effect or card (a continuous effect's,
+    a trigger's card), as an argument: shown as its name where the reader knows one, never
+    translated."""
 
     __slots__ = ()
 

@@ -52,12 +52,12 @@ class Trigger:
         """The trigger as notes name it: ``pridemate-1 (ana's, 3) targeting bo``."""
         player = Id(self.controller)
         if self.kind in NO_AMOUNT:  # no life event: its amount means nothing
-            return Sentence("{id} ({player}'s)", id=self.id, player=player)
+            return Sentence("{id} ({player}'s)", id=Id(self.id), player=player)
         if self.target is None:
-            return Sentence("{id} ({player}'s, {n})", id=self.id, player=player, n=self.amount)
+            return Sentence("{id} ({player}'s, {n})", id=Id(self.id), player=player, n=self.amount)
         return Sentence(
             "{id} ({player}'s, {n}) targeting {target}",
-            id=self.id,
+            id=Id(self.id),
             player=player,
             n=self.amount,
             target=Id(self.target),

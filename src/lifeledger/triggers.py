@@ -64,7 +64,7 @@ class TriggersMixin(GameBase):
                         "{id} triggers: {player} gains {n} life",
                         "{id} triggers: {player} gains {n} life",
                         "n",
-                        id=effect.id,
+                        id=Id(effect.id),
                         player=Id(p.id),
                         n=amount,
                     )
@@ -73,7 +73,7 @@ class TriggersMixin(GameBase):
                         "{id} triggers: {player} loses {n} life",
                         "{id} triggers: {player} loses {n} life",
                         "n",
-                        id=effect.id,
+                        id=Id(effect.id),
                         player=Id(p.id),
                         n=amount,
                     ),
@@ -115,7 +115,7 @@ class TriggersMixin(GameBase):
                     "{id} triggers: {player}'s life is {n}",
                     "{id} triggers: {player}'s life is {n}",
                     "n",
-                    id=effect.id,
+                    id=Id(effect.id),
                     player=Id(p.id),
                     n=life,
                 ),
@@ -165,7 +165,7 @@ class TriggersMixin(GameBase):
                 self._note(
                     "800.4a",
                     Sentence(
-                        "{id} leaves the game with {player}", id=t.id, player=Id(t.controller)
+                        "{id} leaves the game with {player}", id=Id(t.id), player=Id(t.controller)
                     ),
                 )
                 continue
@@ -186,8 +186,8 @@ class TriggersMixin(GameBase):
                             "{player} puts the triggered abilities of {ids} on the stack at once:"
                             " state their order with choose (603.3b); {missing} is not in it",
                             player=Id(pid),
-                            ids=Items(ids, ","),
-                            missing=Items(missing, ","),
+                            ids=Items([Id(i) for i in ids], ","),
+                            missing=Items([Id(i) for i in missing], ","),
                         ),
                         player=pid,
                         choice="order",
@@ -200,7 +200,8 @@ class TriggersMixin(GameBase):
                     target = self._choose_target(t)
                     if target is None:
                         self._note(
-                            "603.3d", Sentence("{id} has no legal target: it is removed", id=t.id)
+                            "603.3d",
+                            Sentence("{id} has no legal target: it is removed", id=Id(t.id)),
                         )
                         continue
                     t.target = target
@@ -253,7 +254,7 @@ class TriggersMixin(GameBase):
                 Sentence(
                     "{id} targets an opponent of {player}: state which with choose (603.3d);"
                     " {targets} are legal targets",
-                    id=t.id,
+                    id=Id(t.id),
                     player=Id(t.controller),
                     targets=Items([Id(pid) for pid in legal], ","),
                 ),
@@ -460,7 +461,7 @@ class TriggersMixin(GameBase):
                 "603.2",
                 Sentence(
                     "{id} triggers: {player}'s last omen counter is removed",
-                    id=effect.id,
+                    id=Id(effect.id),
                     player=Id(p.id),
                 ),
             )
@@ -673,7 +674,7 @@ class TriggersMixin(GameBase):
                 Sentence(
                     "the triggered abilities of {ids} repeat with no way to stop and no player"
                     " able to lose by them: a loop of mandatory actions",
-                    ids=Items([s[0] for s in top], ","),
+                    ids=Items([Id(s[0]) for s in top], ","),
                 ),
             )
             self._do_loop(Loop(tuple(controllers)))
@@ -716,7 +717,7 @@ class TriggersMixin(GameBase):
                 "the loop of {ids} repeats {n} more times at once (computed): {changes}",
                 "the loop of {ids} repeats {n} more times at once (computed): {changes}",
                 "n",
-                ids=Items([s[0] for s in top], ","),
+                ids=Items([Id(s[0]) for s in top], ","),
                 n=Grouped(cycles),
                 changes=Items(
                     [_life_change(pid, cycles * change[pid]) for pid in now[7] if change[pid]], ","

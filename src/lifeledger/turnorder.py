@@ -441,7 +441,7 @@ class TurnOrderMixin(GameBase):
         for effect_id, effects in list(self._effects.items()):
             if any(e.until == "end_of_turn" for e in effects):
                 self._stop(effect_id)
-                self._note("514.2", Sentence("{id} ends with the turn", id=effect_id))
+                self._note("514.2", Sentence("{id} ends with the turn", id=Id(effect_id)))
 
     def _do_cast(self, action: Cast) -> None:
         """502.2, 731.2: the spells each player casts this turn are counted for day and

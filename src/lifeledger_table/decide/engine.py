@@ -11,7 +11,7 @@ import io
 import pickle
 import re
 import sys
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -87,7 +87,6 @@ __all__ = [
     "dump_checkpoint",
     "effects",
     "load_checkpoint",
-    "message_json",
     "new_game",
     "note_json",
     "parse",
@@ -95,7 +94,6 @@ __all__ = [
     "replay",
     "resume",
     "said",
-    "sentence_json",
     "state_of",
     "turns",
 ]
@@ -187,44 +185,14 @@ def parse(action: object, position: int) -> Action:
     return record.parse_action(action, str(position))
 
 
-def note_json(rule: str, text: str, ids: Collection[str] = ()) -> dict[str, Any]:
+def note_json(rule: str, text: str) -> dict[str, Any]:
     """A consequence as a timeline entry keeps it: its ``rule`` and English ``text``, and its
-    ``sentence`` (when the engine wrote one: each phone renders it in its own language; an
-    argument that is one of ``ids``, the effects', as an id: see :func:`sentence_json`)."""
+    ``sentence`` (when the engine wrote one: each phone renders it in its own language, naming
+    the players and cards the engine gave as ids, :meth:`Sentence.to_json`)."""
     out: dict[str, Any] = {"rule": rule, "text": text}
     if isinstance(text, Sentence):
-        out["sentence"] = sentence_json(text, ids)
+        out["sentence"] = text.to_json()
     return out
-
-
-def sentence_json(text: Sentence, ids: Collection[str] = ()) -> dict[str, Any]:
-    """``text`` as data for a phone (:meth:`Sentence.to_json`), where an argument the engine
-    wrote as it is but that is one of ``ids`` (an effect's id: a card's, which each phone names
-    by the card, as it names players) is given as an id."""
-    return _ids_marked(text.to_json(), ids) if ids else text.to_json()
-
-
-def message_json(text: str, game: Game) -> dict[str, Any] | None:
-    """An engine's message (a refusal, a malformed action) about ``game`` as data for a phone,
-    the ids of its effects marked (:func:`sentence_json`); ``None`` for plain text."""
-    if not isinstance(text, Sentence):
-        return None
-    return sentence_json(text, {effect.id for effect in game.effects()})
-
-
-def _ids_marked(data: dict[str, Any], ids: Collection[str]) -> dict[str, Any]:
-    def mark(value: Any) -> Any:
-        if isinstance(value, str):
-            return {"id": value} if value in ids else value
-        if isinstance(value, dict) and "msg" in value:
-            return _ids_marked(value, ids)
-        if isinstance(value, dict) and "list" in value:
-            return {**value, "list": [mark(v) for v in value["list"]]}
-        return value
-
-    if "args" in data:
-        data["args"] = {key: mark(value) for key, value in data["args"].items()}
-    return data
 
 
 def said(exc: LifeledgerError) -> str:
@@ -240,11 +208,8 @@ def apply(game: Game, action: dict[str, Any] | Action, position: int) -> list[di
     how many more, and their rules); on :class:`MalformedError` or :class:`RefusedError`
     nothing changes."""
     parsed = action if isinstance(action, Action) else parse(action, position)
-    before = {effect.id for effect in game.effects()}
     game.apply(parsed)
     notes = game.notes
-    # The effects' ids, as the notes may name them: those before the action and after it.
-    ids = before.union(effect.id for effect in game.effects()) if notes else before
     if len(notes) > NOTES_SHOWN:  # a shortcut, a long stack: the first and the last
         left_out = notes[NOTES_HEAD : len(notes) - NOTES_TAIL]
         rules = ", ".join(sorted({note.rule for note in left_out}, key=_rule_order))
@@ -257,10 +222,10 @@ def apply(game: Game, action: dict[str, Any] | Action, position: int) -> list[di
                 n=Grouped(len(left_out)),
             ),
         )
-        head = [note_json(n.rule, n.text, ids) for n in notes[:NOTES_HEAD]]
-        tail = [note_json(n.rule, n.text, ids) for n in notes[len(notes) - NOTES_TAIL :]]
+        head = [note_json(n.rule, n.text) for n in notes[:NOTES_HEAD]]
+        tail = [note_json(n.rule, n.text) for n in notes[len(notes) - NOTES_TAIL :]]
         return [*head, summary, *tail]
-    return [note_json(note.rule, note.text, ids) for note in notes]
+    return [note_json(note.rule, note.text) for note in notes]
 
 
 def effects(game: Game) -> list[dict[str, Any]]:

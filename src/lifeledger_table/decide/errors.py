@@ -48,9 +48,6 @@ class TableError(Exception):
         self.member = member
         #: For ``choice-needed``: the choice a player must make first (engine.choice_json).
         self.choice = choice
-        #: The message as data, when the table made it (an engine's refusal, its cards named
-        #: as ids: engine.message_json); else the message's own, if it is a sentence.
-        self.sentence: dict[str, Any] | None = None
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Rebuilt from its members when it crosses to another process (a replay's worker).
@@ -67,9 +64,6 @@ class TableError(Exception):
         }
         if self.choice is not None:
             out["choice"] = self.choice
-        if self.sentence is not None:
-            out["sentence"] = self.sentence
-            return out
         return with_sentence(out)
 
 

@@ -795,9 +795,7 @@ class Table:
             except engine.RefusedError as exc:
                 if live and engine.state_of(game) != self.state:
                     self._recover()  # the engine promises nothing changed: make it so
-                refused = TableError("refused", exc.message, rule=exc.rule)
-                refused.sentence = engine.message_json(exc.message, self.game)
-                raise refused from exc
+                raise TableError("refused", exc.message, rule=exc.rule) from exc
             except engine.TooMuchWork as exc:
                 if live and engine.state_of(game) != self.state:
                     self._recover()

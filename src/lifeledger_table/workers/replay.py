@@ -23,7 +23,7 @@ from lifeledger.sentences import Sentence
 
 from ..decide import engine
 from ..decide.changes import changes
-from ..decide.errors import TableError
+from ..decide.errors import TableError, with_sentence
 from ..decide.jsontext import strict_json
 from ..decide.setup import MAX_PLAYERS
 
@@ -138,17 +138,14 @@ def replay_json(text: str, max_bytes: int = MAX_BYTES, seconds: float = MAX_SECO
     game.deadline = time.monotonic() + seconds
     for position, action in enumerate(actions):
         before = state
-        refused: dict[str, Any] | None = None
+        refused = None
         notes: list[dict[str, Any]] = []
         try:
             if not isinstance(action, dict):
                 raise engine.MalformedError("an action is a JSON object", position=str(position))
             notes = engine.apply(game, action, position)
         except engine.RefusedError as exc:
-            refused = {"rule": exc.rule, "message": exc.message}
-            said = engine.message_json(exc.message, game)
-            if said is not None:
-                refused["sentence"] = said
+            refused = with_sentence({"rule": exc.rule, "message": exc.message})
         except engine.TooMuchWork as exc:
             if exc.limit != "deadline":
                 raise TableError(
