@@ -16,7 +16,7 @@ import time
 from .errors import TooMuchWork
 from .sentences import Grouped, Sentence
 
-__all__ = ["MAX_STEPS", "Budget"]
+__all__ = ["HELD", "MAX_STEPS", "Budget"]
 
 #: The steps one action may take (``docs/record-format.md``, "How much work one action may
 #: do"): a second or two of work on a small machine.
@@ -25,6 +25,8 @@ MAX_STEPS = 500_000
 CLOCK_EVERY = 256
 #: ... and how many actions, for ``until`` (a replay's actions are mostly cheaper than that).
 ACTIONS_EVERY = 256
+#: ``next_look`` once an action makes no more looks (:meth:`Budget.hold`).
+HELD = -(1 << 62)
 
 
 class Budget:
@@ -52,7 +54,10 @@ class Budget:
         self.left = steps = MAX_STEPS
         self.next_look = steps - CLOCK_EVERY if steps > CLOCK_EVERY else 0
         seconds = self.seconds
-        self.cpu_deadline = None if seconds is None else time.thread_time() + seconds
+        if seconds is not None:
+            self.cpu_deadline = time.thread_time() + seconds
+        elif self.cpu_deadline is not None:  # no time bound: usually none before either
+            self.cpu_deadline = None
         if self.until is not None:
             self.countdown -= 1
             if self.countdown <= 0:
@@ -61,7 +66,7 @@ class Budget:
 
     def hold(self) -> None:
         """No more looks in this action: what is left of it can't be stopped half-way."""
-        self.next_look = -(1 << 62)
+        self.next_look = HELD
 
     def look(self) -> None:
         """Raise :class:`TooMuchWork` if the action has spent its steps or its time."""

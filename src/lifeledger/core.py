@@ -61,6 +61,10 @@ _REPLACEABLE_LOSSES = frozenset(
     }
 )
 
+#: The least integer a total may hold (made once: negating 10^1000 makes a new integer of
+#: 3,322 bits, and every change of a total compares with it).
+_MIN_INTEGER = -MAX_INTEGER
+
 #: A count and an amount, as an error about one beyond 10^1000 names them (made once: the
 #: counts and amounts of a game almost never need them).
 _A_COUNT = Sentence("a count")
@@ -295,7 +299,7 @@ class GameBase:
         the caller reads it; an error names the total by which it is); a result beyond
         10^1000 makes the action malformed. 810.9a, 810.10a: a shared total is the team's and
         each head's."""
-        if not -MAX_INTEGER <= value <= MAX_INTEGER:
+        if not _MIN_INTEGER <= value <= MAX_INTEGER:
             player = Id(p.id)
             words = (
                 Sentence("{player}'s life total", player=player)
@@ -321,7 +325,7 @@ class GameBase:
     def _set_life(self, p: Player, value: int, member: str) -> None:
         """``p``'s life total becomes ``value`` (:meth:`_set_total`), and ``p`` is checked at
         the next state-based check (:meth:`_touch`)."""
-        if not -MAX_INTEGER <= value <= MAX_INTEGER:
+        if not _MIN_INTEGER <= value <= MAX_INTEGER:
             check_integer(value, member, Sentence("{player}'s life total", player=Id(p.id)))
         total = p.life
         self._journal.append((total, "value", total.value))

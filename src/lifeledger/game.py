@@ -59,7 +59,7 @@ from .actions import LifeOf as LifeOf
 from .beginning import BeginningMixin
 from .bounds import MAX_INTEGER as MAX_INTEGER
 from .bounds import check_integer
-from .budget import Budget
+from .budget import HELD, Budget
 from .choices import ChoicesMixin
 from .continuous import ContinuousMixin
 from .core import _EFFECTS as _EFFECTS
@@ -424,8 +424,9 @@ class Game(
                 raise
         if guard is None:
             # What follows has no snapshot to fall back on (version 1, or no stack): it is
-            # bounded by the players, not the cards, and not stopped half-way.
-            self._budget.hold()
+            # bounded by the players, not the cards, and not stopped half-way (Budget.hold,
+            # without the call).
+            self._budget.next_look = HELD
         try:
             if not self._over and self._dirty != _NOBODY:
                 self._check_state_based_actions()

@@ -485,48 +485,158 @@ def _sourced(action: Action, source: Json, note: Json) -> Action | None:
     return action
 
 
+# The commonest actions are made without their dataclass's ``__init__`` (a call through the
+# type, with keywords, costs more than the rest of reading the action): ``_new`` and each of
+# the action's fields set, exactly as ``__init__`` would (tests/test_record_fast.py compares
+# them, field by field, with what the general parser builds).
+_new = object.__new__
+
+
 def _fast_damage(o: dict[str, Json]) -> Action | None:
-    to = o.get("to")
-    amount = o.get("amount")
-    source = o.get("source")
+    try:
+        to = o["to"]
+        amount = o["amount"]
+        source = o["source"]
+    except KeyError:
+        return None
     if not (
         type(to) is str
         and type(amount) is int
         and 0 <= amount <= MAX_INTEGER
         and type(source) is str  # damage names its source (120.1)
         and to.isascii()
-        and _DAMAGE.issuperset(o)
+        and source.isascii()
     ):
         return None
-    combat = o.get("combat", False)
-    infect = o.get("infect", False)
-    lifelink = o.get("lifelink", False)
-    controller = o.get("controller")
-    toxic = o.get("toxic", 0)
-    if (
-        (combat is not True and combat is not False)
-        or (infect is not False and infect is not True)
-        or (lifelink is not False and lifelink is not True)
-        or (controller is not None and (type(controller) is not str or not controller.isascii()))
-        or type(toxic) is not int
-        or not 0 <= toxic <= MAX_INTEGER
-    ):
+    combat = infect = lifelink = False
+    controller = note = None
+    toxic = 0
+    extra = len(o) - 4  # the members besides do, source, to and amount
+    if extra:
+        if "note" in o:
+            note = o["note"]
+            if type(note) is not str or not note.isascii():
+                return None
+            extra -= 1
+        if "combat" in o:
+            combat = o["combat"]
+            if combat is not True and combat is not False:
+                return None
+            extra -= 1
+        if "infect" in o:
+            infect = o["infect"]
+            if infect is not True and infect is not False:
+                return None
+            extra -= 1
+        if "lifelink" in o:
+            lifelink = o["lifelink"]
+            if lifelink is not True and lifelink is not False:
+                return None
+            extra -= 1
+        if "controller" in o:
+            controller = o["controller"]
+            if controller is not None and (type(controller) is not str or not controller.isascii()):
+                return None
+            extra -= 1
+        if "toxic" in o:
+            toxic = o["toxic"]
+            if type(toxic) is not int or not 0 <= toxic <= MAX_INTEGER:
+                return None
+            extra -= 1
+        # An unknown member, or what Damage.__post_init__ refuses: the general parser names it.
+        if extra or (lifelink and controller is None) or (toxic and not combat):
+            return None
+    action = _new(Damage)
+    action.source = source
+    action.note = note
+    action.to = to
+    action.amount = amount
+    action.combat = combat
+    action.infect = infect
+    action.lifelink = lifelink
+    action.controller = controller
+    action.toxic = toxic
+    return action
+
+
+def _usual_extras(o: dict[str, Json], extra: int) -> tuple[Any, Any]:
+    """The ``source`` and ``note`` of ``o`` if they are its ``extra`` members besides those of
+    its action, and usual (ASCII text; the source may be null); else ``(None, _NO_NOTE)``,
+    which leaves ``o`` to the general parser (an unknown member, a note that is no text)."""
+    source = note = None
+    if "source" in o:
+        source = o["source"]
+        if source is not None and (type(source) is not str or not source.isascii()):
+            return None, _NO_NOTE
+        extra -= 1
+    if "note" in o:
+        note = o["note"]
+        if type(note) is not str or not note.isascii():
+            return None, _NO_NOTE
+        extra -= 1
+    return (source, note) if extra == 0 else (None, _NO_NOTE)
+
+
+def _fast_life(kind: type[LoseLife | GainLife]) -> Callable[[dict[str, Json]], Any]:
+    """The fast path of ``lose_life`` and ``gain_life``: a ``player`` and an ``amount``."""
+
+    def build(o: dict[str, Json]) -> Action | None:
+        try:
+            player = o["player"]
+            amount = o["amount"]
+        except KeyError:
+            return None
+        if type(player) is str and type(amount) is int and 0 <= amount <= MAX_INTEGER:
+            source = note = None
+            size = len(o)
+            if size != 3:  # more than do, player and amount
+                source, note = _usual_extras(o, size - 3)
+                if note is _NO_NOTE:
+                    return None
+            if player.isascii():
+                action = _new(kind)
+                action.source = source
+                action.note = note
+                action.player = player
+                action.amount = amount
+                return action
         return None
+
+    return build
+
+
+def _fast_pay_life(o: dict[str, Json]) -> Action | None:
     try:
-        action = Damage(to, amount, combat, infect, lifelink, controller, toxic)
-    except MalformedError:
+        player = o["player"]
+        amount = o["amount"]
+    except KeyError:
         return None
-    return _sourced(action, source, o.get("note", _NO_NOTE))
+    if type(player) is str and type(amount) is int and 0 <= amount <= MAX_INTEGER:
+        source = note = None
+        size = len(o)
+        if size != 3:  # more than do, player and amount
+            source, note = _usual_extras(o, size - 3)
+            if note is _NO_NOTE:
+                return None
+        if player.isascii():
+            action = _new(PayLife)
+            action.source = source
+            action.note = note
+            action.payments = ((player, amount),)
+            action.single = True
+            return action
+    return None
 
 
 def _fast_player_number(
-    kind: Callable[[str, int], Action],
+    kind: Callable[..., Action],
     member: str = "amount",
     members: frozenset[str] = _PLAYER_AMOUNT,
     least: int = 0,
 ) -> Callable[[dict[str, Json]], Any]:
     """The fast path of an action of a ``player`` and one integer ``member`` (``least`` to
-    the bound), with nothing but ``members``; ``None`` hands it to the general parser."""
+    the bound), with nothing but ``members``; ``None`` hands it to the general parser.
+    ``kind`` takes the player, the integer, and ``source`` and ``note`` by name."""
 
     def build(o: dict[str, Json]) -> Action | None:
         player = o.get("player")
@@ -536,30 +646,47 @@ def _fast_player_number(
             and type(value) is int
             and least <= value <= MAX_INTEGER
             and player.isascii()
-            and members.issuperset(o)
         ):
-            return _sourced(kind(player, value), o.get("source"), o.get("note", _NO_NOTE))
+            size = len(o)
+            if size == 3:  # do, player and the integer: nothing else
+                return kind(player, value)
+            source, note = _usual_extras(o, size - 3)
+            if note is _NO_NOTE:
+                return None
+            return kind(player, value, source=source, note=note)
         return None
 
     return build
 
 
-def _fast_counters(kind: Callable[[str, str, int], Action]) -> Callable[[dict[str, Json]], Any]:
+def _fast_counters(kind: type[AddCounters | RemoveCounters]) -> Callable[[dict[str, Json]], Any]:
     def build(o: dict[str, Json]) -> Action | None:
-        player = o.get("player")
-        counter = o.get("kind")
-        amount = o.get("amount")
+        try:
+            player = o["player"]
+            counter = o["kind"]
+            amount = o["amount"]
+        except KeyError:
+            return None
         if (
             type(player) is str
             and type(counter) is str
             and type(amount) is int
             and 0 <= amount <= MAX_INTEGER
-            and player.isascii()
-            and counter.isascii()
-            and _PLAYER_KIND_AMOUNT.issuperset(o)
         ):
-            action = kind(player, counter, amount)
-            return _sourced(action, o.get("source"), o.get("note", _NO_NOTE))
+            source = note = None
+            size = len(o)
+            if size != 4:  # more than do, player, kind and amount
+                source, note = _usual_extras(o, size - 4)
+                if note is _NO_NOTE:
+                    return None
+            if player.isascii() and counter.isascii():
+                action = _new(kind)
+                action.source = source
+                action.note = note
+                action.player = player
+                action.kind = counter
+                action.amount = amount
+                return action
         return None
 
     return build
@@ -577,9 +704,9 @@ def _fast_player(kind: Callable[[str], Action]) -> Callable[[dict[str, Json]], A
 
 _FAST: dict[str, Callable[[dict[str, Json]], Action | None]] = {
     "damage": _fast_damage,
-    "lose_life": _fast_player_number(LoseLife),
-    "gain_life": _fast_player_number(GainLife),
-    "pay_life": _fast_player_number(lambda player, amount: PayLife(((player, amount),))),
+    "lose_life": _fast_life(LoseLife),
+    "gain_life": _fast_life(GainLife),
+    "pay_life": _fast_pay_life,
     "set_life": _fast_player_number(SetLife, "to", _PLAYER_TO, -MAX_INTEGER),
     "add_counters": _fast_counters(AddCounters),
     "remove_counters": _fast_counters(RemoveCounters),
@@ -616,22 +743,25 @@ def _line_action(line: str) -> Action:
                 value, end = _SCAN(line, 0)
             except (StopIteration, ValueError, RecursionError):
                 return parse_action(_parse_line(line))
-            whole = end == len(line) or line[end:].isspace()
+            # The usual line ends with its object, or with the object and a line break.
+            rest = len(line) - end
+            if rest and (rest != 1 or line[end] != "\n") and not line[end:].isspace():
+                return parse_action(_parse_line(line))
         else:
             try:
                 value = decode(line)
             except Exception:  # whatever it refuses, the json module reads (and names)
                 return parse_action(_parse_line(line))
-            whole = True
         if (
-            whole
-            and type(value) is dict
+            type(value) is dict
             and line.count(":") == len(value)  # no duplicate key (see _parse_line)
         ):
-            do = value.get("do")
-            build = _FAST.get(do) if type(do) is str else None
-            action = None if build is None else build(value)
-            return _parse_action(value, None, None) if action is None else action
+            do = value["do"] if "do" in value else None  # noqa: SIM401 (cheaper than get)
+            if type(do) is str and do in _FAST:
+                action = _FAST[do](value)
+                if action is not None:
+                    return action
+            return _parse_action(value, None, None)
     return parse_action(_parse_line(line))
 
 
