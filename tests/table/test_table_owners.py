@@ -27,6 +27,7 @@ from browser_helpers import free_port, server
 from table_helpers import Phone, log_replayed, open_table, phone, seat
 
 from lifeledger_table.decide.limits import Limits
+from lifeledger_table.live import owners
 from lifeledger_table.live.hub import HUB_KEY
 from lifeledger_table.live.owners import TTL
 from lifeledger_table.live.takeover import origin_of
@@ -74,12 +75,14 @@ async def settle(*phones: Phone, seq: int) -> None:
 
 @pytest.mark.asyncio
 async def test_a_change_from_a_phone_on_another_process_is_decided_by_the_owner(
-    apps: list[Client],
+    apps: list[Client], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The table is opened (and so owned) on the first app; phones on both send changes at
     once: every change is acknowledged, each phone sees every event in order (a gap fails
     the phone's check), the second app forwards its phones' changes and decides none, and
-    nothing conflicts."""
+    nothing conflicts. The second app's copy, far behind, is loaded again from the store
+    rather than taking each event in."""
+    monkeypatch.setattr(owners, "BEHIND", 10)
     a, b = apps
     table = await open_table(a, FOUR)
     tid = table["id"]
@@ -109,6 +112,9 @@ async def test_a_change_from_a_phone_on_another_process_is_decided_by_the_owner(
     assert all(p.view["state"] == want for _, p in phones) and watcher.view["state"] == want
     assert other.owners.forwarded == 50 and owner.owners.forwarded == 0
     assert owner.writer.conflicts == other.writer.conflicts == 0
+    while other.owners.refreshing:
+        await asyncio.sleep(0.01)
+    assert other.tables[tid].last_seq > 80 and len(other.owners.behind.get(tid, [])) < 20
     # The follower's copy took in the owner's events when read (a new phone's welcome).
     late = await phone(b, tid)
     assert late.seq == 100 and late.view["state"] == want

@@ -59,8 +59,10 @@ log = logging.getLogger("lifeledger_table")
 TTL = 5.0
 #: How often (seconds) a process renews its leases.
 RENEW = 1.0
-#: The most events a follower keeps before its copy of the table takes them in.
-BEHIND = 200
+#: The most events a follower keeps for a table before its copy is loaded again from the
+#: store (from its newest checkpoint, in a thread: at most ``Table.CHECKPOINT`` actions
+#: replayed, a quarter of the events it skips), rather than taking each in.
+BEHIND = 400
 #: How long (seconds) opening a link may take (a busy owner is slow, not dead).
 CONNECT = 10.0
 #: The internal listener's path for links.
@@ -194,6 +196,8 @@ class Owners:
         #: the store: the owner's events meanwhile are kept, not sent to the phones (they would
         #: skip those), with who sent each (acknowledged once the phones are shown the table).
         self.filling: dict[str, list[tuple[int, Conn | None, str]]] = {}
+        #: Followed tables being loaded again, far behind (:meth:`_refresh`).
+        self.refreshing: set[str] = set()
         #: Links to owners, by address (opening: a future).
         self.links: dict[str, asyncio.Future[Link | None]] = {}
         #: The links of the processes following each table decided here.
@@ -480,6 +484,20 @@ class Owners:
             log.exception("table %s: could not take in its owner's events", table.id)
             self._spawn(self._reload(table))
 
+    async def _refresh(self, table: Table) -> None:
+        """A followed table's copy, far behind, loaded again from the store (which holds every
+        event its owner sent: each is sent once written); the events kept that it holds are
+        dropped. (Read meanwhile, the copy takes them in as usual.)"""
+        try:
+            if await self.writer.reload(table) and self.hub.tables.get(table.id) is table:
+                kept = [e for e in self.behind.get(table.id, []) if e.seq > table.last_seq]
+                if kept:
+                    self.behind[table.id] = kept
+                else:
+                    self.behind.pop(table.id, None)
+        finally:
+            self.refreshing.discard(table.id)
+
     async def _reload(self, table: Table) -> None:
         shown = table.last_seq
         if await self.writer.reload(table) and self.hub.tables.get(table.id) is table:
@@ -558,8 +576,9 @@ class Owners:
             if event.seq > table.last_seq:
                 behind = self.behind.setdefault(table_id, [])
                 behind.append(event)
-                if len(behind) >= BEHIND:
-                    self.catch_up(table)
+                if len(behind) >= BEHIND and table_id not in self.refreshing:
+                    self.refreshing.add(table_id)
+                    self._spawn(self._refresh(table))
             cid = message.get("cid") or ""
             sender = None
             if message.get("conn") is not None:
