@@ -19,17 +19,20 @@ another, and taking turns so that the machine's load falls on all of them alike:
 - ``fast``: ``lifeledger replay --json --fast``, the same with the ``fast`` extra's reader
   (msgspec; skipped where it isn't installed);
 - ``text``: ``lifeledger replay`` (the text timeline) of the file, likewise;
+- ``apply``: the engine's own work alone: every action of the file read first (not timed),
+  then only ``Game.apply`` of each, timed (the part of ``json`` and ``fast`` that no reader
+  of lines can make cheaper);
 
 and once more ``--json`` under ``tracemalloc``, for the peak of Python allocations (the peak
 resident set size is taken from the runs without it: tracemalloc's own tables grow with the
 number of allocations it has seen).
 
 It prints, for each stream, the min/median/max of each time and of the ratios json/parse (goal:
-at most 2), fast/parse (goal: at most 1.2) and text/json (goal: at most 2), each ratio taken
-run by run, both in wall time and in the process's CPU time (less sensitive to other work on
-the machine), with the load average (``os.getloadavg``) before and after; and the peak memory
-of each size (goal: the same for every size, since a stream replays in memory that does not
-grow with its length).
+at most 2), fast/parse (goal: at most 1.2), apply/parse and text/json (goal: at most 2), each
+ratio taken run by run, both in wall time and in the process's CPU time (less sensitive to
+other work on the machine), with the load average (``os.getloadavg``) before and after; and the
+peak memory of each size (goal: the same for every size, since a stream replays in memory that
+does not grow with its length).
 """
 
 from __future__ import annotations
@@ -118,6 +121,19 @@ if mode == "parse":
             json.loads(line)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     print(json.dumps({"wall": wall, "cpu": cpu}))
+elif mode == "apply":
+    from lifeledger import record
+    with open(path, encoding="utf-8") as lines:
+        game = record.parse_header(json.loads(next(lines)), stream=True).new_game(
+            keep_history=False
+        )
+        actions = [record.parse_action(json.loads(line)) for line in lines]
+    apply = game.apply
+    wall, cpu = time.perf_counter(), time.process_time()
+    for action in actions:
+        apply(action)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    print(json.dumps({"wall": wall, "cpu": cpu}))
 else:
     from lifeledger import cli
     if mode == "memory":
@@ -176,7 +192,12 @@ def main() -> None:
                 if stream == "unique":
                     assert distinct == size, (distinct, size)
                 load_before = os.getloadavg()
-                times: dict[str, list[dict[str, float]]] = {"parse": [], "json": [], "text": []}
+                times: dict[str, list[dict[str, float]]] = {
+                    "parse": [],
+                    "json": [],
+                    "text": [],
+                    "apply": [],
+                }
                 if FAST:
                     times["fast"] = []
                 for _ in range(args.runs):
@@ -194,6 +215,8 @@ def main() -> None:
                     text = [r[clock] for r in times["text"]]
                     json_ratio = [r / p for r, p in zip(replay, parse, strict=True)]
                     text_ratio = [t / r for t, r in zip(text, replay, strict=True)]
+                    applied = [r[clock] for r in times["apply"]]
+                    apply_ratio = [a / p for a, p in zip(applied, parse, strict=True)]
                     fast = ""
                     if FAST:
                         quick = [r[clock] for r in times["fast"]]
@@ -203,6 +226,10 @@ def main() -> None:
                         f"  {clock:>4} s: parse {spread(parse, 3)}  json {spread(replay, 3)}"
                         f"  text {spread(text, 3)}{fast}  |  json/parse {spread(json_ratio)}"
                         f"  text/json {spread(text_ratio)}"
+                    )
+                    print(
+                        f"  {'':>4}   apply {spread(applied, 3)} (apply/parse"
+                        f" {spread(apply_ratio)}: the engine's own work per action)"
                     )
                 # Resident memory from the runs without tracemalloc (whose own tables grow).
                 rss = max(r["rss_kib"] for r in times["json"])

@@ -733,10 +733,30 @@ def use_decoder(loads: Callable[[str], Json] | None) -> None:
     _DECODE = loads
 
 
+#: The reader of a stream's usual lines straight into actions, if one is in use
+#: (:func:`use_reader`).
+_READ: Callable[[str], Action | None] | None = None
+
+
+def use_reader(read: Callable[[str], Action | None] | None) -> None:
+    """Read a stream's usual lines with ``read`` first (the ``fast`` extra's: msgspec decoding
+    them into typed objects, :mod:`lifeledger_fast`), or no longer (``None``, the default).
+    ``read`` returns the action on a line, exactly the one :func:`parse_action` makes of it,
+    or ``None`` for any line it does not read so (then read as before, and what is wrong
+    with it named as before); it sees only lines of at most :data:`MAX_DIGITS` characters."""
+    global _READ
+    _READ = read
+
+
 def _line_action(line: str) -> Action:
     """The action on one line of a stream: :func:`parse_action` of :func:`_parse_line`, with
     the usual line (a flat object of one of the usual actions) read on the shortest path."""
     if len(line) <= MAX_DIGITS:
+        read = _READ
+        if read is not None:
+            action = read(line)
+            if action is not None:
+                return action
         decode = _DECODE
         if decode is None:
             try:

@@ -84,6 +84,7 @@ from .parsing import _together as _together
 from .parsing import _win as _win
 from .parsing import parse_action as parse_action
 from .parsing import use_decoder as use_decoder
+from .parsing import use_reader as use_reader
 from .recordjson import _BOM as _BOM
 from .recordjson import _DECODER as _DECODER
 from .recordjson import _MIN_INTEGER as _MIN_INTEGER
@@ -129,6 +130,7 @@ __all__ = [
     "start",
     "steps",
     "use_decoder",
+    "use_reader",
 ]
 
 
