@@ -77,7 +77,12 @@ class CountersMixin(GameBase):
             )
 
     def _check_counter_kind(self, action: AddCounters | RemoveCounters) -> None:
-        if len(action.kind) > COUNTER_KIND_LENGTH or not COUNTER_KIND.fullmatch(action.kind):
+        """122.1: a counter kind is a lowercase word (:data:`COUNTER_KIND`); a kind found
+        well-formed once is known (:data:`_KNOWN_KINDS`), not matched again."""
+        kind = action.kind
+        if type(kind) is str and kind in _KNOWN_KINDS:
+            return
+        if len(kind) > COUNTER_KIND_LENGTH or not COUNTER_KIND.fullmatch(kind):
             raise MalformedError(
                 Sentence(
                     "{value} is not a counter kind (a lowercase word of at most {n} characters)",
@@ -86,3 +91,11 @@ class CountersMixin(GameBase):
                 ),
                 member="kind",
             )
+        if type(kind) is str and len(_KNOWN_KINDS) < _KNOWN_KINDS_MAX:
+            _KNOWN_KINDS.add(kind)
+
+
+#: The counter kinds already found well-formed (:meth:`CountersMixin._check_counter_kind`), at
+#: most :data:`_KNOWN_KINDS_MAX` of them (a stream of ever new kinds can't grow it further).
+_KNOWN_KINDS: set[str] = {POISON}
+_KNOWN_KINDS_MAX = 1024

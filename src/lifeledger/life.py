@@ -273,10 +273,14 @@ class LifeMixin(GameBase):
             # life-loss event, whatever the number of its sources.
             event = self._event
             merge = ("damage", p.id) if event is not None and event.frozen_life else None
-            lost = amount
-            if self._v2 and self._effects and self._reaches(Kind.DAMAGE_FLOOR_ONE, p):
-                lost = self._damage_floor(p, amount)
-            self._lose(p, lost, merge=merge)
+            if not self._effects:
+                # No effect to consult (119.8, 614): the loss itself, as _lose makes it.
+                self._set_life(p, p.life.value - amount, "amount")
+            else:
+                lost = amount
+                if self._v2 and self._reaches(Kind.DAMAGE_FLOOR_ONE, p):
+                    lost = self._damage_floor(p, amount)
+                self._lose(p, lost, merge=merge)
         if action.combat and action.toxic:
             self._add_poison(p, action.toxic, "toxic")  # 120.3g
         if action.combat and action.source in self._commander_owner:
@@ -423,14 +427,22 @@ class LifeMixin(GameBase):
         amount = action.amount
         if type(amount) is not int or not 0 <= amount <= MAX_INTEGER:
             amount = self._amount(amount, "amount")
-        self._lose(self._players[action.player], amount)
+        p = self._players[action.player]
+        if self._effects:
+            self._lose(p, amount)
+        elif amount > 0:  # no effect to consult (119.8, 614): the loss itself, as _lose makes it
+            self._set_life(p, p.life.value - amount, "amount")
 
     def _do_gain_life(self, action: GainLife) -> None:
         """119.3: an effect causes a player to gain life."""
         amount = action.amount
         if type(amount) is not int or not 0 <= amount <= MAX_INTEGER:
             amount = self._amount(amount, "amount")
-        self._gain(self._players[action.player], amount)
+        p = self._players[action.player]
+        if self._effects:
+            self._gain(p, amount)
+        elif amount > 0:  # no effect to consult (119.7, 616.1): the gain itself, as _gain makes it
+            self._set_life(p, p.life.value + amount, "amount")
 
     def _do_pay_life(self, action: PayLife) -> None:
         """119.4: a player may pay life only if their life total covers it (119.4a, 810.9b:
