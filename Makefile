@@ -57,7 +57,7 @@ fuzz: $(STAMP)
 	while [ $$(date +%s) -lt $$end ]; do \
 	  HYPOTHESIS_PROFILE=fuzz $(BIN)/pytest -x -q tests/test_properties.py tests/table/test_table_model.py \
 	    tests/test_properties_v2.py tests/test_properties_stack.py tests/test_properties_shortcut.py \
-	    tests/test_engine_work.py tests/test_record_fast.py \
+	    tests/test_engine_work.py tests/test_record_fast.py tests/test_italian.py \
 	    tests/test_rules_life.py tests/test_rules_two_headed_giant.py || exit 1; \
 	done
 
