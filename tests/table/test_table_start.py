@@ -77,15 +77,25 @@ def free_port() -> int:
 
 @contextmanager
 def serving(host: str, tmp_path: Path) -> Iterator[tuple[int, subprocess.Popen[str]]]:
-    port = free_port()
-    serve = ["--host", host, "--port", str(port), "--db", str(tmp_path / "t.db")]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "lifeledger_table", *serve],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
+    """``lifeledger serve`` on a free port, once it has said where it listens (its first
+    line, read here). A port found free may be taken by another test before the server binds
+    it: the server then exits at once (nothing printed), and another port is tried."""
+    for _ in range(5):
+        port = free_port()
+        serve = ["--host", host, "--port", str(port), "--db", str(tmp_path / "t.db")]
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "lifeledger_table", *serve],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+        assert proc.stdout is not None
+        if proc.stdout.readline():  # where it listens
+            break
+        proc.wait(timeout=10)
+    else:
+        raise AssertionError("lifeledger serve found no free port in five tries")
     try:
         yield port, proc
     finally:
@@ -97,7 +107,6 @@ def test_serving_on_the_lan_prints_a_qr_code_of_the_phones_address(tmp_path: Pat
     found = lan_address()
     with serving("0.0.0.0", tmp_path) as (port, proc):
         assert proc.stdout is not None
-        proc.stdout.readline()  # where it listens
         proc.stdout.readline()  # the address phones open
         if found is None:
             return
@@ -110,6 +119,5 @@ def test_serving_on_this_machine_only_says_phones_cant_join_and_how_to_fix_it(
 ) -> None:
     with serving("127.0.0.1", tmp_path) as (_, proc):
         assert proc.stdout is not None
-        proc.stdout.readline()
         assert proc.stdout.readline().strip() == LOCAL_ONLY
     assert "make run" in LOCAL_ONLY and "--host 0.0.0.0" in LOCAL_ONLY

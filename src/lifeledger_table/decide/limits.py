@@ -7,6 +7,7 @@ keys were last used, never a scan of every key), and drops its oldest keys beyon
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import time
 from collections import OrderedDict
@@ -425,9 +426,12 @@ class Pacer:
         return turn - now
 
 
+@functools.lru_cache(maxsize=4096)
 def network_of(address: str) -> str:
     """The network an address belongs to, for budgets shared by neighbours: an IPv4 /24 or
-    an IPv6 /48 (what one household, office or provider customer usually has)."""
+    an IPv6 /48 (what one household, office or provider customer usually has). Kept for the
+    4,096 addresses asked about last: parsing an address was a tenth of a change's CPU (issue
+    18 item 3), and the same few addresses ask again and again."""
     try:
         ip = ipaddress.ip_address(address)
     except ValueError:
@@ -479,39 +483,85 @@ class SocketGate:
     ``admit`` counts a socket in (or says why not); ``leave`` counts it out; ``take`` spends
     one message from the budgets of the socket's address and table (shared by its sockets).
     Counts of open sockets are dropped at zero, so they hold no more keys than sockets.
+
+    A table's caps (sockets per seat, spectators and visitors per table) hold for the table
+    whichever process its sockets are on (issue 18 item 2): :attr:`elsewhere` holds the counts
+    of its sockets on the other processes serving it, as last reported over the owners' links
+    (:mod:`..live.owners`: each process tells the table's owner its counts whenever they
+    change, and the owner tells each the others'), and a socket is admitted on the count here
+    plus those. It is eventually consistent: two processes admitting at the same instant, or
+    while a report is on its way (a few milliseconds), may hold one socket over a cap for a
+    moment. With one process nothing is reported and :attr:`elsewhere` stays empty. The
+    budgets per address stay per process: they are per connection, and a process counts
+    those of its own connections.
     """
 
     def __init__(self, limits: Limits) -> None:
         self.limits = limits
         self.by_address: dict[str, int] = {}
         self.by_table: dict[str, int] = {}
+        #: The same counts by table: ``{seat: sockets holding it, "": spectators and
+        #: visitors}`` (what this process reports to the others).
+        self.places: dict[str, dict[str, int]] = {}
+        #: The counts of each table's sockets on the other processes serving it, as
+        #: :attr:`places` (set by :class:`..live.owners.Owners`).
+        self.elsewhere: dict[str, dict[str, int]] = {}
+        #: Called with a table's id whenever its counts here change (the owners' links report
+        #: them); ``None``: nobody is told.
+        self.changed: Callable[[str], None] | None = None
         self.opened = Throttle(limits.sockets_opened, 60.0)
         self.address_messages = Throttle(
             limits.address_burst, limits.address_burst / limits.address_rate
         )
         self.table_messages = Throttle(limits.table_burst, limits.table_burst / limits.table_rate)
 
+    def counts(self, table: str) -> dict[str, int]:
+        """This process's counts of ``table``'s sockets, as :attr:`places`."""
+        return dict(self.places.get(table, {}))
+
+    def held(self, table: str, seat: str = "") -> int:
+        """The sockets holding ``seat`` of ``table`` (``""``: its spectators and visitors),
+        here and on the other processes serving it."""
+        here = self.places.get(table)
+        there = self.elsewhere.get(table)
+        return (here.get(seat, 0) if here else 0) + (there.get(seat, 0) if there else 0)
+
+    def _step(self, table: str, seat: str, step: int) -> None:
+        """Count a socket in (``step`` 1) or out (-1) of ``seat`` of ``table`` (``""``: as a
+        spectator or visitor)."""
+        key = f"{table}\n{seat}" if seat else table
+        n = self.by_table.get(key, 0) + step
+        places = self.places.setdefault(table, {})
+        if n > 0:
+            self.by_table[key] = places[seat] = n
+        else:
+            self.by_table.pop(key, None)
+            places.pop(seat, None)
+            if not places:
+                del self.places[table]
+        if self.changed is not None:
+            self.changed(table)
+
     def admit(self, who: str, table: str, seats: Collection[str] = ()) -> str | None:
         """Count a new socket from ``who`` on ``table`` in (``seats``: the seats its tokens
         hold, counted once for each: a table device's socket holds several; none for a
         spectator or visitor); or the reason it may not open."""
-        places = [f"{table}\n{seat}" for seat in seats] or [table]
         if self.by_address.get(who, 0) >= self.limits.sockets_per_address:
             return Sentence(
                 "At most {n} connections from one address.", n=self.limits.sockets_per_address
             )
-        if not seats and self.by_table.get(table, 0) >= self.limits.watchers_per_table:
+        if not seats and self.held(table) >= self.limits.watchers_per_table:
             return Sentence(
                 "At most {n} spectators and visitors at one table; players get in.",
                 n=self.limits.watchers_per_table,
             )
-        if seats and any(self.by_table.get(p, 0) >= self.limits.sockets_per_seat for p in places):
+        if seats and any(self.held(table, s) >= self.limits.sockets_per_seat for s in seats):
             return Sentence("At most {n} connections for one seat.", n=self.limits.sockets_per_seat)
         if not self.opened.allow(who):
             return Sentence("Too many connections opened from here; wait a minute.")
         self.by_address[who] = self.by_address.get(who, 0) + 1
-        for place in places:
-            self.by_table[place] = self.by_table.get(place, 0) + 1
+        for seat in list(seats) or [""]:
+            self._step(table, seat, 1)
         return None
 
     def leave(
@@ -521,42 +571,37 @@ class SocketGate:
         :meth:`leave_seat`); ``watcher``, whether it was counted in as a spectator or visitor
         (by default, when ``seats`` is empty)."""
         watcher = not seats if watcher is None else watcher
-        places = [f"{table}\n{seat}" for seat in seats] + ([table] if watcher else [])
-        for counts, key in [(self.by_address, who), *((self.by_table, p) for p in places)]:
-            n = counts.get(key, 0) - 1
-            if n > 0:
-                counts[key] = n
-            else:
-                counts.pop(key, None)
+        n = self.by_address.get(who, 0) - 1
+        if n > 0:
+            self.by_address[who] = n
+        else:
+            self.by_address.pop(who, None)
+        for seat in [*seats, *([""] if watcher else [])]:
+            self._step(table, seat, -1)
 
     def has_room(self, table: str, seat: str) -> bool:
         """Whether one more socket may hold ``seat`` (the cap on sockets per seat)."""
-        return self.by_table.get(f"{table}\n{seat}", 0) < self.limits.sockets_per_seat
+        return self.held(table, seat) < self.limits.sockets_per_seat
 
     def join_seat(self, table: str, seat: str) -> bool:
         """Count an open socket in for one more seat (a hello's tokens hold seats its URL did
         not name), if the seat has room: the cap on sockets per seat holds however a socket
         came to hold it."""
-        place = f"{table}\n{seat}"
-        n = self.by_table.get(place, 0)
-        if n >= self.limits.sockets_per_seat:
+        if not self.has_room(table, seat):
             return False
-        self.by_table[place] = n + 1
+        self._step(table, seat, 1)
         return True
 
     def leave_seat(self, table: str, seat: str) -> None:
         """Count an open socket out of one seat it no longer holds (it was given to another
         phone, which must get in: a table device's socket stays open for its other seats)."""
-        place = f"{table}\n{seat}"
-        n = self.by_table.get(place, 0) - 1
-        if n > 0:
-            self.by_table[place] = n
-        else:
-            self.by_table.pop(place, None)
+        self._step(table, seat, -1)
 
     def take(self, who: str, table: str | None) -> bool:
         """Spend one message of the address's budget and the table's (``None``: a socket that
-        holds no seat, which the table's budget does not cover), if both have one."""
+        holds no seat, which the table's budget does not cover), if both have one. (On a
+        process that does not decide the table, its changes spend the table's budget at its
+        owner too: :meth:`take_table`, there.)"""
         if self.address_messages.blocked(who):
             return False
         if table is not None and self.table_messages.blocked(table):
@@ -564,4 +609,14 @@ class SocketGate:
         self.address_messages.count(who)
         if table is not None:
             self.table_messages.count(table)
+        return True
+
+    def take_table(self, table: str) -> bool:
+        """Spend one message of the table's budget, if it has one: on the table's owner, a
+        change another process's phone sent (forwarded on a link), which spends the budget
+        the owner's own phones' messages spend, so that the table's changes together keep
+        within one budget however its phones are spread over the processes."""
+        if self.table_messages.blocked(table):
+            return False
+        self.table_messages.count(table)
         return True
