@@ -142,7 +142,8 @@ def create_app(
     hub.follower.seats_changed = functools.partial(seats_given, hub)
     app[routes.CODES_KEY] = CodeGuard(limits)
     app[ERRORS_KEY] = ErrorPacer(limits)
-    app[protocol.GATE_KEY] = SocketGate(limits)
+    app[protocol.GATE_KEY] = gate = SocketGate(limits)
+    hub.owners.count_sockets(gate)  # a table's caps count its sockets on every process
     routes.add_routes(app.router)
     protocol.add_routes(app.router)
     pictures.add_routes(app.router)

@@ -26,6 +26,18 @@ a table's lease decides its changes; the others forward their phones' changes to
   to whoever did). The new owner loads the table from the store (everything acknowledged is
   there) and decides; a change sent again is acknowledged with its sequence number, never
   applied twice (the client ids the table remembers, and the store's).
+- **Limits of a table** are held for the whole table, wherever its phones are: a change
+  forwarded on a link spends the table's message budget on the owner
+  (:meth:`.SocketGate.take_table`), as its own phones' messages do, and is decided by the
+  owner's writer against the table's share of the server (``Table.share``); a refusal goes
+  back on the link, to the phone. The sockets of a table are counted where they are open, and
+  each follower tells the owner its counts (a ``sockets`` message, on following and whenever
+  they change, one a table per turn of the event loop); the owner keeps each follower's until
+  its link closes or it unfollows, and tells each follower the counts of all the others (its
+  own among them), so that every process admits a socket against the caps per seat and of
+  spectators per table on the table's counts everywhere (eventually consistent: see
+  :class:`.SocketGate`). The limits per socket and per client address stay with the process
+  the socket is on (they are per connection).
 """
 
 from __future__ import annotations
@@ -38,12 +50,15 @@ import logging
 import secrets
 import time
 import weakref
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from typing import Any
 
 import aiohttp
 from aiohttp import web
 
+from lifeledger.sentences import Sentence
+
+from ..decide.limits import SocketGate
 from ..decide.table import Decision, Table
 from ..store.records import Event, Leases
 from .fanout import Fanout
@@ -70,6 +85,9 @@ LINK_PATH = "/link"
 #: Seconds between pings on a link: an owner that does not answer in half of it (paused,
 #: its machine gone) is given up.
 HEARTBEAT = 5.0
+
+#: The refusal of a change over the table's message budget (as the socket's own budgets say).
+THROTTLED = Sentence("Too many messages from here or at this table; slow down.")
 
 #: A change waiting for its table's owner: the socket, the message's kind, body, id, acting
 #: seat and ``at_turn``.
@@ -210,6 +228,14 @@ class Owners:
         self.runner: web.AppRunner | None = None
         #: Set once the process stops: no table is claimed or followed any more.
         self.stopping = False
+        #: The gate whose counts of each table's sockets are told over the links (``None``:
+        #: not counted: :meth:`count_sockets`).
+        self.gate: SocketGate | None = None
+        #: Tables decided here: the counts of their sockets each follower's process told.
+        self.reported: dict[str, dict[Link, dict[str, int]]] = {}
+        #: Tables whose counts are to be told at the end of this turn of the event loop.
+        self.untold: set[str] = set()
+        self._telling: asyncio.Handle | None = None
         #: Changes forwarded to owners, and tables taken over from another owner.
         self.forwarded = 0
         self.taken_over = 0
@@ -291,6 +317,7 @@ class Owners:
         """Another process took this table's lease: it decides now; follow it."""
         log.warning("table %s: another process took its lease; following it", table_id)
         self.mine.discard(table_id)
+        self._uncount(table_id)
         for link in self.followers.pop(table_id, set()):
             link.put({"t": "moved", "table": table_id})
         table = self.hub.tables.get(table_id)
@@ -430,6 +457,7 @@ class Owners:
         followed = table_id in self.seen
         shown = self.seen.pop(table_id, table.last_seq)
         self.remote.pop(table_id, None)
+        self._uncount(table_id)  # the followers tell this process their counts anew
         if followed:
             self.taken_over += 1
             await self.writer.reload(table)
@@ -448,6 +476,7 @@ class Owners:
         self.remote[table_id] = link
         self.seen.setdefault(table_id, table.last_seq)
         link.put({"t": "follow", "table": table_id})
+        self.sockets_changed(table_id)  # its sockets here counted there
         for request in self.waiting.pop(table_id, []):
             self._forward(table_id, link, request)
 
@@ -464,6 +493,7 @@ class Owners:
         self.seen.pop(table_id, None)
         self.inflight.pop(table_id, None)
         self.filling.pop(table_id, None)
+        self._uncount(table_id)
 
     # -- following -------------------------------------------------------------------------
 
@@ -555,6 +585,7 @@ class Owners:
 
     def _moved(self, table_id: str) -> None:
         self.remote.pop(table_id, None)
+        self._uncount(table_id)  # told again by the next owner (or by its followers)
         unanswered = list(self.inflight.pop(table_id, {}).values())
         self.waiting[table_id] = unanswered + self.waiting.get(table_id, [])
         self.resolving.discard(table_id)
@@ -606,6 +637,12 @@ class Owners:
                 self._spawn(self._fill(table, link, self.seen.get(table_id, table.last_seq)))
         elif kind == "moved":
             self._moved(table_id)
+        elif kind == "sockets" and self.gate is not None:
+            counts = _counts(message.get("counts"))
+            if counts:
+                self.gate.elsewhere[table_id] = counts
+            else:
+                self.gate.elsewhere.pop(table_id, None)
 
     async def _fill(self, table: Table, link: Link, shown: int) -> None:
         """The owner wrote events this process had not seen when it began following: they
@@ -628,6 +665,60 @@ class Owners:
         for seq, sender, cid in kept:
             if sender is not None and cid:
                 sender.send_json({"type": "ack", "id": cid, "seq": seq})
+
+    # -- a table's sockets, counted on every process ------------------------------------------
+
+    def count_sockets(self, gate: SocketGate) -> None:
+        """Tell the other processes serving a table the counts of its sockets in ``gate``,
+        and keep theirs there (:attr:`.SocketGate.elsewhere`)."""
+        self.gate = gate
+        gate.changed = self.sockets_changed
+
+    def sockets_changed(self, table_id: str) -> None:
+        """The counts of a table's sockets changed (here, or as a follower told): told at the
+        end of this turn of the event loop, once however many changed."""
+        self.untold.add(table_id)
+        if self._telling is None:
+            self._telling = asyncio.get_running_loop().call_soon(self._tell)
+
+    def _tell(self) -> None:
+        """A follower tells the owner its counts; an owner tells each follower the counts of
+        all the others, its own among them, and keeps the followers' together."""
+        self._telling = None
+        tables, self.untold = self.untold, set()
+        gate = self.gate
+        if gate is None:
+            return
+        for table_id in tables:
+            link = self.remote.get(table_id)
+            if link is not None:
+                link.put({"t": "sockets", "table": table_id, "counts": gate.counts(table_id)})
+                continue
+            if table_id not in self.mine:
+                continue
+            reports = self.reported.get(table_id, {})
+            links = self.followers.get(table_id, set())
+            for gone in [k for k in reports if k not in links]:
+                del reports[gone]
+            theirs = _sum(reports.values())
+            if theirs:
+                gate.elsewhere[table_id] = theirs
+            else:
+                gate.elsewhere.pop(table_id, None)
+                self.reported.pop(table_id, None)
+            if not links:
+                continue
+            everyone = _sum([theirs, gate.counts(table_id)])
+            for follower in links:
+                others = _sum([everyone], less=reports.get(follower, {}))
+                follower.put({"t": "sockets", "table": table_id, "counts": others})
+
+    def _uncount(self, table_id: str) -> None:
+        """Forget the other processes' counts of a table's sockets (its owner changed, or it
+        left memory): they are told again where it is followed next."""
+        self.reported.pop(table_id, None)
+        if self.gate is not None:
+            self.gate.elsewhere.pop(table_id, None)
 
     # -- the owner's side ------------------------------------------------------------------
 
@@ -661,6 +752,9 @@ class Owners:
         finally:
             for links in self.followers.values():
                 links.discard(link)
+            for table_id, reports in self.reported.items():
+                if reports.pop(link, None) is not None:
+                    self.sockets_changed(table_id)
         return ws
 
     def _from_follower(self, link: Link, message: dict[str, Any]) -> None:
@@ -672,6 +766,10 @@ class Owners:
                 link.put({"t": "moved", "table": table_id})
                 return
             conn = RemoteConn(link, int(message["conn"]), table_id, str(message["address"]))
+            if self.gate is not None and not self.gate.take_table(table_id):
+                # The table's budget, which its phones here spend too (issue 18 item 2).
+                conn.send_json(error_message(str(message["cid"]), "throttled", THROTTLED))
+                return
             request: Request = (
                 conn,
                 str(message["kind"]),
@@ -694,6 +792,13 @@ class Owners:
             link.put({"t": "followed", "table": table_id, "seq": table.committed})
         elif kind == "unfollow":
             self.followers.get(table_id, set()).discard(link)
+            if self.reported.get(table_id, {}).pop(link, None) is not None:
+                self.sockets_changed(table_id)
+        elif (
+            kind == "sockets" and table_id in self.mine and link in self.followers.get(table_id, ())
+        ):
+            self.reported.setdefault(table_id, {})[link] = _counts(message.get("counts"))
+            self.sockets_changed(table_id)
 
     def relay(self, table: Table, decision: Decision, sender: Sender) -> None:
         """A change decided here was written: the processes following its table are sent
@@ -719,3 +824,25 @@ class Owners:
         if target is not None and target not in (links or ()):
             assert isinstance(sender, RemoteConn)
             sender.send(f"{decision.text[:-1]}, {json.dumps('id')}: {json.dumps(cid)}}}", cid)
+
+
+def _counts(given: Any) -> dict[str, int]:
+    """Counts of a table's sockets as told on a link (anything else in them left out)."""
+    if not isinstance(given, dict):
+        return {}
+    return {str(k): v for k, v in given.items() if type(v) is int and 0 < v <= 1_000_000}
+
+
+def _sum(counts: Iterable[dict[str, int]], less: dict[str, int] | None = None) -> dict[str, int]:
+    """Counts added together (``less``, taken away), those of nothing left out."""
+    total: dict[str, int] = {}
+    for one in counts:
+        for key, n in one.items():
+            total[key] = total.get(key, 0) + n
+    for key, n in (less or {}).items():
+        left = total.get(key, 0) - n
+        if left > 0:
+            total[key] = left
+        else:
+            total.pop(key, None)
+    return total
