@@ -41,6 +41,11 @@ class Fanout:
         #: Brings the copy of a table another process decides up to date before it is read
         #: (:meth:`.owners.Owners.catch_up`).
         self.catch_up: Callable[[Table], None] = lambda table: None
+        #: What follows news of a table sent to its phones here (a change written here, or
+        #: by its owner, or the table shown anew): the undo questions about a change no
+        #: longer last are over (:meth:`.undoasks.UndoAsks.changed`, set by
+        #: :func:`.undoasks.undo_asks_of`).
+        self.changed: Callable[[Table], None] = lambda table: None
 
     def broadcast(self, table: Table, message: dict[str, Any]) -> None:
         """Queue one message for every socket on the table (serialized once)."""
@@ -56,6 +61,7 @@ class Fanout:
                 conn.send(f'{text[:-1]}, "id": {json.dumps(cid)}}}')
             elif conn.hello:
                 conn.send(text)
+        self.changed(table)
 
     def resync(self, table: Table, since: int) -> None:
         """Show every phone of the table the table anew (a welcome after ``since``): what it
@@ -66,6 +72,7 @@ class Fanout:
                 conn.send_json({"type": "error", "id": None, **table.broken.to_json()})
                 conn.close()
             return
+        self.changed(table)
         if self.welcome is not None:
             for conn in self.conns.get(table.id, ()):
                 if conn.hello:

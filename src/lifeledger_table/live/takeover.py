@@ -118,6 +118,11 @@ class Takeovers:
         if self.feed is not None:
             self.feed(kind, table_id, json.dumps({"from": self.me, **detail}))
 
+    def tell(self, kind: str, table_id: str, **detail: Any) -> None:
+        """Send the other servers a notice about the table, naming this server (nothing
+        without other servers): the undo questions use it too (:mod:`.undoasks`)."""
+        self._tell(kind, table_id, **detail)
+
     def holding(self, table_id: str, seats: Collection[str]) -> None:
         """Tell the other servers that sockets here hold ``seats`` of the table (a table
         device's as a personal phone's: both are in use. Older builds also named the seats
@@ -187,9 +192,15 @@ class Takeovers:
         at = self.released.get((table.id, seat))
         if at is not None and now - at < self.limits.seat_idle_seconds:
             return True
+        return self.held_elsewhere(table.id, seat)
+
+    def held_elsewhere(self, table_id: str, seat: str) -> bool:
+        """Whether another server said lately that a socket of its holds the seat (or this
+        one can't know yet: it started, or notices were lost); never without other servers."""
         if self.feed is None:
             return False
-        heard = self.elsewhere.get((table.id, seat))
+        now = time.monotonic()
+        heard = self.elsewhere.get((table_id, seat))
         return now < self.unsure_until or (heard is not None and now - heard < self._heard_for())
 
     def on_device(self, hub: Hub, table: Table, seat: str) -> bool:

@@ -6,14 +6,24 @@ another seat's: then the undo is put as a question to the sockets holding that s
 or the table device holding it) and to the host's, never to the asker's own socket; the first
 to answer decides, and the undo is applied as the asker's, noting who allowed it. A question
 lasts :data:`ASK_SECONDS`; it is dropped when it can no longer be answered as asked (the table
-changed meanwhile: the answer is then told why). The host asking for a change whose seat has no
-socket here is answered at once: the host is the one who would be asked. Questions live in this
-process's memory (a table's phones are routed to one process: docs/deploy.md).
+changed meanwhile, here or through a phone on another process: the answer is then told why).
+The host asking for a change whose seat no socket holds, here or on another process, is
+answered at once: the host is the one who would be asked.
+
+A table's phones may be on several processes sharing the store (issue 18 item 2). A question
+lives on the process of the phone that asked (its origin), which decides it; it is also told
+to the other processes through the store's notices, as seat takeovers are (:mod:`.takeover`):
+``undo_ask`` (each process with the table in memory puts it to its own sockets holding the
+seat and to its host's: a mirror of the question), ``undo_answer`` (a socket there answered:
+the answer goes to the origin, whose first answer decides), ``undo_closed`` (the question is
+over at the origin: the mirrors close it for their sockets). A mirror also ends on its own
+when its time is up; a seat held on another process counts as held (its ``holding`` notices).
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import secrets
 import time
 import weakref
@@ -26,23 +36,29 @@ from ..decide.errors import TableError, with_sentence
 from ..decide.table import Table
 from .hub import Hub
 from .sockets import Conn, error_message
-from .takeover import takeovers_of
+from .takeover import Takeovers, takeovers_of
 
-__all__ = ["ASKS_PER_TABLE", "ASK_SECONDS", "UndoAsk", "UndoAsks", "undo_asks_of"]
+__all__ = ["ASKS_PER_TABLE", "ASK_SECONDS", "NOTICES", "UndoAsk", "UndoAsks", "undo_asks_of"]
 
 #: How long a question waits for an answer.
 ASK_SECONDS = 60.0
-#: The most questions a table keeps waiting at once (a new one from a socket replaces its own).
+#: The most questions a table keeps waiting at once (a new one from a socket replaces its own),
+#: and the most mirrors of other processes' questions it keeps.
 ASKS_PER_TABLE = 16
+#: The notices the processes sharing a store send one another about undo questions.
+NOTICES = ("undo_ask", "undo_answer", "undo_closed")
+#: How a question may close (what a mirror is told by the origin).
+_STATUSES = ("allowed", "refused", "expired", "stale", "replaced")
 
 
 @dataclass(eq=False)
 class UndoAsk:
-    """One question: ``asker`` (its socket) wants to take back event ``target``, ``owner``'s."""
+    """One question: ``asker`` (its socket) wants to take back event ``target``, ``owner``'s.
+    A mirror (a question asked on the process ``origin``) has no asker here."""
 
     rid: str
     table: Table
-    asker: Conn
+    asker: Conn | None
     seat: str
     cid: str
     target: int
@@ -51,6 +67,10 @@ class UndoAsk:
     expires: float
     asked: list[Conn] = field(default_factory=list)
     timer: asyncio.TimerHandle | None = None
+    #: A mirror's: the id of the process where the question was asked, which decides it.
+    origin: str | None = None
+    #: A mirror's: a socket here answered (the answer went to the origin).
+    answered: bool = False
 
     def message(self) -> dict[str, Any]:
         """The question, as put to a socket that may answer it (``"sentence"``: who made the
@@ -71,13 +91,20 @@ class UndoAsk:
 
 
 class UndoAsks:
-    """The questions waiting in one app (per table)."""
+    """The questions waiting in one app (per table), and the mirrors of other processes'."""
 
-    def __init__(self) -> None:
+    def __init__(self, takeovers: Takeovers) -> None:
         self.asks: dict[str, UndoAsk] = {}
+        #: How the other processes are told (and who this one is in the notices).
+        self.takeovers = takeovers
 
     def of_table(self, table_id: str) -> list[UndoAsk]:
-        return [a for a in self.asks.values() if a.table.id == table_id]
+        """The questions asked here about the table (mirrors aside)."""
+        return [a for a in self.asks.values() if a.table.id == table_id and a.origin is None]
+
+    def mirrors(self, table_id: str) -> list[UndoAsk]:
+        """The mirrors here of questions asked on other processes about the table."""
+        return [a for a in self.asks.values() if a.table.id == table_id and a.origin is not None]
 
     def ask(
         self,
@@ -90,8 +117,9 @@ class UndoAsks:
         body: dict[str, Any],
     ) -> None:
         """``conn``'s undo (as ``seat``) of ``owner``'s change ``target``: put to those who may
-        allow it, or decided at once (the host asking when nobody holds the seat here), or
-        refused (nobody to ask)."""
+        allow it (here, and on the other processes sharing the store), or decided at once (the
+        host asking when nobody holds the seat, here or elsewhere), or refused (nobody to
+        ask)."""
         table = conn.table
         for old in self.of_table(table.id):
             if old.asker is conn or old.cid == cid:
@@ -102,15 +130,17 @@ class UndoAsks:
         holders = [c for c in hub.conns.get(table.id, ()) if c.holds(owner) and c is not conn]
         hosts = [
             c
-            for c in takeovers_of(hub).hosts
+            for c in self.takeovers.hosts
             if c.table is table and c is not conn and c not in holders and not c.closing
         ]
+        # A phone on another process holds the seat (or this one can't know yet).
+        elsewhere = self.takeovers.held_elsewhere(table.id, owner)
         by = table.undo_by()
-        if not holders and conn.host:
+        if not holders and not elsewhere and conn.host:
             # The host is the one who would be asked: taken back at once.
             decide(hub, conn, cid, seat, {**body, "target": target, "allowed": "host"})
             return
-        if not holders and not hosts:
+        if not holders and not hosts and not elsewhere:
             conn.send_json(
                 error_message(
                     cid,
@@ -141,13 +171,27 @@ class UndoAsks:
             expires=time.monotonic() + ASK_SECONDS,
             asked=holders + hosts,
         )
+        self._keep(ask, ASK_SECONDS)
+        # The other processes put it to their phones holding the seat, and to the host's.
+        self.takeovers.tell(
+            "undo_ask",
+            table.id,
+            request=ask.rid,
+            seat=seat,
+            owner=owner,
+            target=target,
+            seconds=ASK_SECONDS,
+        )
+        conn.send_json(self._asked(ask))
+
+    def _keep(self, ask: UndoAsk, seconds: float) -> None:
+        """Keep a question (until answered, or ``seconds`` from now) and put it to its askees."""
         self.asks[ask.rid] = ask
         ask.timer = asyncio.get_running_loop().call_later(
-            ASK_SECONDS, lambda: self.close(ask, "expired", Sentence("Nobody answered in time."))
+            seconds, lambda: self.close(ask, "expired", Sentence("Nobody answered in time."))
         )
         for c in ask.asked:
             c.send_json(ask.message())
-        conn.send_json(self._asked(ask))
 
     def _asked(self, ask: UndoAsk) -> dict[str, Any]:
         """The asker's answer: its undo is a question now (its change leaves its pending list)."""
@@ -171,9 +215,9 @@ class UndoAsks:
 
     def answer(self, hub: Hub, conn: Conn, rid: object, allow: object) -> None:
         """``{"type": "undo_answer", "request": RID, "allow": bool}``: the first answer from a
-        socket the question was put to decides."""
+        socket the question was put to decides (a mirror's goes to the process that asked)."""
         ask = self.asks.get(rid) if isinstance(rid, str) else None
-        if not isinstance(allow, bool) or ask is None or conn not in ask.asked:
+        if not isinstance(allow, bool) or ask is None or conn not in ask.asked or ask.answered:
             conn.send_json(
                 error_message(
                     None,
@@ -182,31 +226,67 @@ class UndoAsks:
                 )
             )
             return
-        if not allow:
-            self.close(ask, "refused", _answerer(ask, conn))
+        role = "owner" if conn.holds(ask.owner) else "host"
+        if ask.origin is not None:  # asked on another process: that one decides
+            ask.answered = True
+            self.takeovers.tell(
+                "undo_answer",
+                ask.table.id,
+                to=ask.origin,
+                request=ask.rid,
+                allow=allow,
+                answerer=role,
+            )
             return
-        allowed = ask.owner if conn.holds(ask.owner) else "host"
+        self._settle(hub, ask, allow, role, conn)
+
+    def _settle(
+        self, hub: Hub, ask: UndoAsk, allow: bool, role: str, also: Conn | None = None
+    ) -> None:
+        """The first answer to a question asked here: ``role`` ("owner": the seat's holder,
+        or "host") allowed it or not (``also``: the socket here that answered)."""
+        if not allow:
+            self.close(ask, "refused", _refusal(ask, role))
+            return
+        allowed = ask.owner if role == "owner" else "host"
         self.close(ask, "allowed", "")
+        assert ask.asker is not None
         decide(
             hub,
             ask.asker,
             ask.cid,
             ask.seat,
             {**ask.body, "target": ask.target, "allowed": allowed},
-            also=conn,
+            also=also,
         )
 
     def close(self, ask: UndoAsk, status: str, message: str) -> None:
-        """The question is over: everyone it was put to, and the asker, are told."""
-        if self.asks.pop(ask.rid, None) is None:
-            return
-        if ask.timer is not None:
-            ask.timer.cancel()
+        """The question is over: everyone it was put to, and the asker, are told (and the
+        other processes, of a question asked here)."""
         note = with_sentence(
             {"type": "undo_closed", "request": ask.rid, "status": status, "message": message}
         )
-        for c in {*ask.asked, ask.asker}:
-            c.send_json(note)
+        if self._end(ask, note) and ask.origin is None:
+            self.takeovers.tell(
+                "undo_closed",
+                ask.table.id,
+                request=ask.rid,
+                status=status,
+                message=message,
+                sentence=note.get("sentence"),
+            )
+
+    def _end(self, ask: UndoAsk, note: dict[str, Any] | None) -> bool:
+        """Forget a question, telling its sockets ``note`` (if any); ``False``: it was over."""
+        if self.asks.pop(ask.rid, None) is None:
+            return False
+        if ask.timer is not None:
+            ask.timer.cancel()
+        if note is not None:
+            for c in {*ask.asked, ask.asker} - {None}:
+                assert c is not None
+                c.send_json(note)
+        return True
 
     def prune(self, table: Table) -> None:
         """After a change: the questions about a change that is no longer the one an undo
@@ -222,6 +302,14 @@ class UndoAsks:
                     Sentence("The table has changed since: that is no longer the last change."),
                 )
 
+    def changed(self, hub: Hub, table: Table) -> None:
+        """News of the table was sent to its phones here (a change written here or by its
+        owner, whichever process's phone sent it): its questions asked here are pruned, on
+        its copy brought up to date (nothing when none waits)."""
+        if self.asks and self.of_table(table.id):
+            hub.catch_up(table)
+            self.prune(table)
+
     def forget(self, conn: Conn) -> None:
         """A socket closed: its questions go, and it answers no more."""
         for ask in list(self.asks.values()):
@@ -229,11 +317,105 @@ class UndoAsks:
                 self.close(ask, "expired", Sentence("The phone that asked has gone."))
             elif conn in ask.asked:
                 ask.asked.remove(conn)
+                if ask.origin is not None and not ask.asked:
+                    self._end(ask, None)  # a mirror nobody here may answer any more
+
+    # -- the other processes' notices ----------------------------------------------------------
+
+    def relayed(self, hub: Hub, kind: str, table_id: str, info: dict[str, Any]) -> None:
+        """A notice about an undo question from another process on the store (``info``: its
+        detail, ``from`` naming that process): ``undo_ask`` (mirrored here), ``undo_answer``
+        (a socket there answered a question asked here: the first answer decides),
+        ``undo_closed`` (a question asked there is over). One naming a request, a table or a
+        process other than the question's changes nothing."""
+        rid, origin = info.get("request"), info.get("from")
+        if not isinstance(rid, str) or not isinstance(origin, str):
+            return
+        ask = self.asks.get(rid)
+        if kind == "undo_ask":
+            if ask is None:
+                self._mirror(hub, table_id, origin, rid, info)
+        elif kind == "undo_answer":
+            allow, role = info.get("allow"), info.get("answerer")
+            if (
+                ask is not None
+                and ask.origin is None
+                and ask.table.id == table_id
+                and info.get("to") == self.takeovers.me
+                and isinstance(allow, bool)
+                and role in ("owner", "host")
+            ):
+                self._settle(hub, ask, allow, str(role))
+        elif kind == "undo_closed":
+            status, message = info.get("status"), info.get("message")
+            if (
+                ask is not None
+                and ask.origin == origin
+                and ask.table.id == table_id
+                and status in _STATUSES
+                and isinstance(message, str)
+            ):
+                note: dict[str, Any] = {
+                    "type": "undo_closed",
+                    "request": rid,
+                    "status": status,
+                    "message": message,
+                }
+                if isinstance(info.get("sentence"), dict):
+                    note["sentence"] = info["sentence"]
+                self._end(ask, note)
+
+    def _mirror(self, hub: Hub, table_id: str, origin: str, rid: str, info: dict[str, Any]) -> None:
+        """A question asked on another process: put to the sockets here holding the change's
+        seat and to the host's (only a table in memory here has any), until that process
+        closes it or its time is up."""
+        table = hub.tables.get(table_id)
+        seat, owner, target, left = (info.get(k) for k in ("seat", "owner", "target", "seconds"))
+        if (
+            table is None
+            or not isinstance(seat, str)
+            or not isinstance(owner, str)
+            or type(target) is not int
+            or not isinstance(left, (int, float))
+            or isinstance(left, bool)
+        ):
+            return
+        players = table.player_ids()
+        if seat not in players or owner not in players:
+            return
+        seconds = max(0.0, min(float(left), ASK_SECONDS))
+        holders = [c for c in hub.conns.get(table_id, ()) if c.holds(owner) and not c.closing]
+        hosts = [
+            c
+            for c in self.takeovers.hosts
+            if c.table is table and c not in holders and not c.closing
+        ]
+        if not holders + hosts or not seconds:
+            return
+        kept = self.mirrors(table_id)
+        if len(kept) >= ASKS_PER_TABLE:
+            self.close(kept[0], "expired", Sentence("Too many undo questions at once."))
+        hub.catch_up(table)  # the question names the change, as the copy here holds it
+        ask = UndoAsk(
+            rid=rid,
+            table=table,
+            asker=None,
+            seat=seat,
+            cid="",
+            target=target,
+            owner=owner,
+            body={},
+            expires=time.monotonic() + seconds,
+            asked=holders + hosts,
+            origin=origin,
+        )
+        self._keep(ask, seconds)
 
 
-def _answerer(ask: UndoAsk, conn: Conn) -> str:
-    """Who turned an undo down, as the question's close says it."""
-    if conn.holds(ask.owner):
+def _refusal(ask: UndoAsk, role: str) -> str:
+    """Who turned an undo down (``role``: "owner", the seat's holder, or "host"), as the
+    question's close says it."""
+    if role == "owner":
         return Sentence("{player} refused.", player=ask.table.label(ask.owner))
     return Sentence("The host refused.")
 
@@ -264,8 +446,10 @@ _REGISTRY: weakref.WeakKeyDictionary[Hub, UndoAsks] = weakref.WeakKeyDictionary(
 
 
 def undo_asks_of(hub: Hub) -> UndoAsks:
-    """The undo questions of the app whose hub is ``hub`` (made on first use)."""
+    """The undo questions of the app whose hub is ``hub`` (made on first use, before any is
+    asked: from then on, the news of each table sent to its phones prunes them)."""
     found = _REGISTRY.get(hub)
     if found is None:
-        found = _REGISTRY[hub] = UndoAsks()
+        found = _REGISTRY[hub] = UndoAsks(takeovers_of(hub))
+        hub.changed = functools.partial(found.changed, hub)
     return found

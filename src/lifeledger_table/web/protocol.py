@@ -28,6 +28,7 @@ from ..live.seats import SeatTaken, StorageFailure, grant_seat
 from ..live.sockets import Conn, error_message
 from ..live.takeover import Takeover, Takeovers, is_host, takeovers_of
 from ..live.toolmessages import now_ms, tool_message, tools_view
+from ..live.undoasks import NOTICES as UNDO_NOTICES
 from ..live.undoasks import undo_asks_of
 from ..store.records import hash_token
 from .answers import answers_of, history_text
@@ -639,7 +640,8 @@ def relayed(hub: Hub, kind: str, table_id: str, detail: str) -> None:
     (its sockets hold these seats), ``ask`` (a takeover request put there: put it to the
     phones here that may answer), ``answer`` (a phone there answered a request put here: the
     first answer decides), ``closed`` (a request put there ended); ``lost``: notices may have
-    been missed."""
+    been missed. The undo questions' notices (``undo_ask``, ``undo_answer``, ``undo_closed``)
+    go to :meth:`.undoasks.UndoAsks.relayed`."""
     takeovers = takeovers_of(hub)
     if kind == "lost":
         takeovers.unsure()
@@ -657,6 +659,9 @@ def relayed(hub: Hub, kind: str, table_id: str, detail: str) -> None:
             [s for s in info["seats"] if isinstance(s, str)],
             [s for s in devices if isinstance(s, str)] if isinstance(devices, list) else [],
         )
+        return
+    if kind in UNDO_NOTICES:
+        undo_asks_of(hub).relayed(hub, kind, table_id, info)
         return
     rid = info.get("request")
     task = asyncio.get_running_loop().create_task(_relayed(hub, kind, table_id, rid, info))
