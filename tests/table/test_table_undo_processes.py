@@ -299,3 +299,24 @@ async def test_undo_notices_made_up_or_for_another_process_change_nothing(
     assert life(await state(a, tid), "cy") == 33
     await answer(bo, question, True)
     assert (await collect(ana, "undo"))["undo"]["entry"]["allowed"] == "bo"
+
+
+async def test_host_undo_right_after_a_start_is_not_kept_waiting_by_what_is_not_known_yet(
+    apps: list[Client],
+) -> None:
+    """A process that has just started can't know yet which seats the others' phones hold (it
+    hears within a sweep). Di's phone is gone and no other process ever said it held her seat:
+    the host's undo of Di's change is taken back at once, not asked for a minute."""
+    a, _b = apps
+    table = await opened(a)
+    tid = table["id"]
+    takeovers_of(hub(a)).unsure()  # as after a start
+    host = await host_phone(a, table, "cy")
+    di = await seated(a, tid, "di")
+    await di.act({"do": "lose_life", "player": "di", "amount": 2})
+    await di.ws.close()
+    await asyncio.sleep(0.05)
+    reply = await host.reply(await host.send("undo", target=1))
+    assert reply["type"] == "ack"
+    data = await state(a, tid)
+    assert life(data, "di") == 40 and data["entries"][-1]["allowed"] == "host"

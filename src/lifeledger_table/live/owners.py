@@ -280,8 +280,8 @@ class Owners:
                 link = opening.result()
                 assert link is not None
                 await link.ws.close()
-        for links in self.followers.values():
-            for link in links:
+        for links in list(self.followers.values()):
+            for link in list(links):  # (a link closing leaves its set meanwhile)
                 await link.ws.close()
         if self.session is not None:
             await self.session.close()

@@ -194,14 +194,16 @@ class Takeovers:
             return True
         return self.held_elsewhere(table.id, seat)
 
-    def held_elsewhere(self, table_id: str, seat: str) -> bool:
-        """Whether another server said lately that a socket of its holds the seat (or this
-        one can't know yet: it started, or notices were lost); never without other servers."""
+    def held_elsewhere(self, table_id: str, seat: str, *, heard: bool = False) -> bool:
+        """Whether another server said lately that a socket of its holds the seat (or, unless
+        only what was ``heard`` counts, this one can't know yet: it started, or notices were
+        lost); never without other servers."""
         if self.feed is None:
             return False
         now = time.monotonic()
-        heard = self.elsewhere.get((table_id, seat))
-        return now < self.unsure_until or (heard is not None and now - heard < self._heard_for())
+        at = self.elsewhere.get((table_id, seat))
+        said = at is not None and now - at < self._heard_for()
+        return said or (not heard and now < self.unsure_until)
 
     def on_device(self, hub: Hub, table: Table, seat: str) -> bool:
         """Whether table devices, and no personal phone, hold ``seat`` on sockets here now

@@ -136,8 +136,14 @@ class UndoAsks:
         # A phone on another process holds the seat (or this one can't know yet).
         elsewhere = self.takeovers.held_elsewhere(table.id, owner)
         by = table.undo_by()
-        if not holders and not elsewhere and conn.host:
-            # The host is the one who would be asked: taken back at once.
+        if (
+            not holders
+            and conn.host
+            and not self.takeovers.held_elsewhere(table.id, owner, heard=True)
+        ):
+            # The host is the one who would be asked: taken back at once. (Only a phone known
+            # to hold the seat elsewhere is asked first: in the seconds after a start, before
+            # the others have said which seats they hold, the host's undo is not kept waiting.)
             decide(hub, conn, cid, seat, {**body, "target": target, "allowed": "host"})
             return
         if not holders and not hosts and not elsewhere:
