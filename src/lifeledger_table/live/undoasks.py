@@ -95,16 +95,18 @@ class UndoAsks:
 
     def __init__(self, takeovers: Takeovers) -> None:
         self.asks: dict[str, UndoAsk] = {}
+        #: The same, by table (every message sent to a table's phones asks for its questions).
+        self.by_table: dict[str, dict[str, UndoAsk]] = {}
         #: How the other processes are told (and who this one is in the notices).
         self.takeovers = takeovers
 
     def of_table(self, table_id: str) -> list[UndoAsk]:
         """The questions asked here about the table (mirrors aside)."""
-        return [a for a in self.asks.values() if a.table.id == table_id and a.origin is None]
+        return [a for a in self.by_table.get(table_id, {}).values() if a.origin is None]
 
     def mirrors(self, table_id: str) -> list[UndoAsk]:
         """The mirrors here of questions asked on other processes about the table."""
-        return [a for a in self.asks.values() if a.table.id == table_id and a.origin is not None]
+        return [a for a in self.by_table.get(table_id, {}).values() if a.origin is not None]
 
     def ask(
         self,
@@ -193,6 +195,7 @@ class UndoAsks:
     def _keep(self, ask: UndoAsk, seconds: float) -> None:
         """Keep a question (until answered, or ``seconds`` from now) and put it to its askees."""
         self.asks[ask.rid] = ask
+        self.by_table.setdefault(ask.table.id, {})[ask.rid] = ask
         ask.timer = asyncio.get_running_loop().call_later(
             seconds, lambda: self.close(ask, "expired", Sentence("Nobody answered in time."))
         )
@@ -286,6 +289,10 @@ class UndoAsks:
         """Forget a question, telling its sockets ``note`` (if any); ``False``: it was over."""
         if self.asks.pop(ask.rid, None) is None:
             return False
+        kept = self.by_table.get(ask.table.id, {})
+        kept.pop(ask.rid, None)
+        if not kept:
+            self.by_table.pop(ask.table.id, None)
         if ask.timer is not None:
             ask.timer.cancel()
         if note is not None:
@@ -312,7 +319,7 @@ class UndoAsks:
         """News of the table was sent to its phones here (a change written here or by its
         owner, whichever process's phone sent it): its questions asked here are pruned, on
         its copy brought up to date (nothing when none waits)."""
-        if self.asks and self.of_table(table.id):
+        if table.id in self.by_table and self.of_table(table.id):
             hub.catch_up(table)
             self.prune(table)
 
