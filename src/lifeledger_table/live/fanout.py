@@ -38,6 +38,17 @@ class Fanout:
         #: What is done with a change decided here once it is written, beyond sending it to
         #: the phones here: sent to the processes following its table (:mod:`.owners`).
         self.relay: Callable[[Table, Decision, Sender], None] | None = None
+        #: Whether a table's changes are decided here now (:meth:`.owners.Owners.owns`), and
+        #: how a change of one that is not goes to its owner (:meth:`.owners.Owners.route`;
+        #: ``None``: every table is decided here): a phone's tool message goes this way.
+        self.owns: Callable[[Table], bool] = lambda table: True
+        self.route: Callable[[Table, Sender, str, dict[str, Any], str, str | None], None] | None = (
+            None
+        )
+        #: What is done with a table's tools sent to its phones here (the JSON text, the
+        #: sender and its message's id): sent to the processes following the table too
+        #: (:meth:`.owners.Owners.relay_tools`).
+        self.relay_tools: Callable[[Table, str, Sender | None, str], None] | None = None
         #: Brings the copy of a table another process decides up to date before it is read
         #: (:meth:`.owners.Owners.catch_up`).
         self.catch_up: Callable[[Table], None] = lambda table: None

@@ -38,16 +38,21 @@ class Follower:
     def notified(self, kind: str, table_id: str, detail: str) -> None:
         """A notice from a server on the same store (issue 10). ``event``: it wrote events of
         a table (``detail``: the last one's sequence number): a table held here catches up,
-        and its phones here are sent the changes; ``seats``: it gave a seat; ``lost``:
-        notices may have been missed: every table held here catches up. Any other kind (seat
+        and its phones here are sent the changes; ``tools``: it changed a table's tools
+        (``detail``: their version), which a table held here reads and shows (unless followed
+        at its owner, which sends them); ``seats``: it gave a seat; ``lost``: notices may
+        have been missed: every table held here catches up. Any other kind (seat
         takeovers asked and answered on other servers) goes to :attr:`relayed`."""
         if kind == "lost":
             for held in list(self.hub.tables):
                 if not self.followed(held):
                     self._follow(held, "event")
                 self._follow(held, "seats")
-                self._follow(held, "tools")
+                if not self.followed(held):
+                    self._follow(held, "tools")
         elif kind == "tools":
+            if self.followed(table_id):
+                return  # its owner sends its tools
             if table_id in self.hub.tables and detail.isdigit():
                 self._follow(table_id, kind, int(detail))
         elif kind == "event":

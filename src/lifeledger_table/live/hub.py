@@ -68,6 +68,9 @@ class Hub(Fanout):
             self, self.writer, store if isinstance(store, Leases) else LocalLeases()
         )
         self.relay = self.owners.relay
+        self.owns = self.owners.owns
+        self.route = self.owners.route
+        self.relay_tools = self.owners.relay_tools
         self.catch_up = self.owners.catch_up
         self.follower.followed = self.owners.followed
         #: Tables being loaded (off the event loop): every request for one waits for the same.

@@ -38,6 +38,15 @@ a table's lease decides its changes; the others forward their phones' changes to
   spectators per table on the table's counts everywhere (eventually consistent: see
   :class:`.SocketGate`). The limits per socket and per client address stay with the process
   the socket is on (they are per connection).
+- **Tools** (dice, coin, first player, planar die, clocks, round timer: :mod:`.toolmessages`)
+  are decided by the owner too. A follower's phone's tool message spends its address's tool
+  budget there, then goes on the link as a ``change`` of kind ``"tool"`` (in flight, sent again
+  to the next owner like the others); the owner decides it as its own phones' (the table's
+  tool budget, its tool changes waiting, one lock, one write) and sends the new tools, with
+  their text for the phones, to every process following the table in a ``tools`` message
+  (:meth:`Owners.relay_tools`; the sender's phone gets it as its acknowledgement). A follower
+  takes the tools from there, not from the store's notices (each phone sees them once); on
+  following, it reads them from the store if the owner's (told in ``followed``) are newer.
 """
 
 from __future__ import annotations
@@ -60,9 +69,11 @@ from lifeledger.sentences import Sentence
 
 from ..decide.limits import SocketGate
 from ..decide.table import Decision, Table
+from ..decide.tools import Tools
 from ..store.records import Event, Leases
 from .fanout import Fanout
 from .sockets import Conn, Sender, error_message
+from .toolmessages import decide_tool, tools_changed
 from .writer import STORAGE, Writer
 
 __all__ = ["BEHIND", "LINK_PATH", "RENEW", "TTL", "Link", "Owners", "RemoteConn"]
@@ -336,6 +347,11 @@ class Owners:
         there, not from the store's notices."""
         return table_id in self.remote
 
+    def owns(self, table: Table) -> bool:
+        """Whether the table's changes are decided here now (not sent to its owner, nor kept
+        until it is found): as :meth:`route` decides."""
+        return table.id not in self.waiting and (table.id in self.mine or table.broken is not None)
+
     def busy(self) -> set[str]:
         """Tables that must stay in memory: followed from elsewhere, or with changes on the
         way."""
@@ -369,19 +385,29 @@ class Owners:
         at_turn: int | None = None,
     ) -> None:
         """A phone's change: decided here if this process owns the table, sent to its owner
-        if another does, or kept (in order) until the owner is found."""
+        if another does, or kept (in order) until the owner is found. (Kind ``"tool"``: a
+        tool message, ``body`` the phone's message and ``seat`` who uses the tool.)"""
         table_id = table.id
         request: Request = (conn, kind, body, cid, seat, at_turn)
         waiting = self.waiting.get(table_id)
         if waiting is not None:
             waiting.append(request)
         elif table_id in self.mine or table.broken is not None:  # (a broken one: refused)
-            self.writer.handle(table, *request)
+            self._decide(table, request)
         elif table_id in self.remote:
             self._forward(table_id, self.remote[table_id], request)
         else:
             self.waiting[table_id] = [request]
             self.settle(table_id)
+
+    def _decide(self, table: Table, request: Request) -> None:
+        """Decide a change of a table owned here: a tool message as the tools are
+        (:func:`.decide_tool`), any other by the writer."""
+        conn, kind, body, cid, seat, _ = request
+        if kind == "tool":
+            decide_tool(self.hub, conn, table, body, cid, seat)
+        else:
+            self.writer.handle(table, *request)
 
     def _key(self, conn: Conn) -> int:
         key = self._keys.get(conn)
@@ -460,6 +486,8 @@ class Owners:
         self._uncount(table_id)  # the followers tell this process their counts anew
         if followed:
             self.taken_over += 1
+            # The tools the last owner wrote and did not send before it died are read too.
+            self._spawn(tools_changed(self.hub, table_id, None))
             await self.writer.reload(table)
             if self.hub.tables.get(table_id) is table and table.last_seq > shown:
                 self.hub.resync(table, shown)
@@ -467,7 +495,7 @@ class Owners:
         table = self.hub.tables.get(table_id) or table
         for request in waiting:
             if table_id in self.mine:
-                self.writer.handle(table, *request)
+                self._decide(table, request)
             else:
                 self.route(table, *request)
 
@@ -635,6 +663,12 @@ class Owners:
             if table is not None and int(message["seq"]) > self.seen.get(table_id, 0):
                 self.filling[table_id] = []
                 self._spawn(self._fill(table, link, self.seen.get(table_id, table.last_seq)))
+            tools = message.get("tools")
+            if table is not None and type(tools) is int and tools > table.tools.version:
+                # Written before the following began: read from the store, shown here.
+                self._spawn(tools_changed(self.hub, table_id, tools))
+        elif kind == "tools":
+            self._tools_from_owner(table_id, message)
         elif kind == "moved":
             self._moved(table_id)
         elif kind == "sockets" and self.gate is not None:
@@ -643,6 +677,26 @@ class Owners:
                 self.gate.elsewhere[table_id] = counts
             else:
                 self.gate.elsewhere.pop(table_id, None)
+
+    def _tools_from_owner(self, table_id: str, message: dict[str, Any]) -> None:
+        """The owner's new tools of a table followed here: kept, and sent to its phones here
+        (the sender's with its acknowledgement); tools already as new here (read from the
+        store meanwhile) acknowledge the sender alone."""
+        cid = str(message.get("cid") or "")
+        sender = None
+        if message.get("conn") is not None:
+            sender = self._conns.get(message["conn"])
+            self.inflight.get(table_id, {}).pop(cid, None)
+        table = self.hub.tables.get(table_id)
+        if table is None:
+            return
+        text = str(message["text"])
+        version = int(message["version"])
+        if version > table.tools.version:
+            table.tools = Tools.load(version, str(message["data"]))
+            self.hub.send_all(table, text, sender, cid)
+        elif sender is not None and cid:
+            sender.send(f"{text[:-1]}, {json.dumps('id')}: {json.dumps(cid)}}}")
 
     async def _fill(self, table: Table, link: Link, shown: int) -> None:
         """The owner wrote events this process had not seen when it began following: they
@@ -782,14 +836,21 @@ class Owners:
             if waiting is not None:
                 waiting.append(request)
             else:
-                self.writer.handle(table, *request)
+                self._decide(table, request)
         elif kind == "follow":
             if table is None or table_id not in self.mine:
                 link.put({"t": "moved", "table": table_id})
                 return
             table.used = time.monotonic()
             self.followers.setdefault(table_id, set()).add(link)
-            link.put({"t": "followed", "table": table_id, "seq": table.committed})
+            link.put(
+                {
+                    "t": "followed",
+                    "table": table_id,
+                    "seq": table.committed,
+                    "tools": table.tools.version,
+                }
+            )
         elif kind == "unfollow":
             self.followers.get(table_id, set()).discard(link)
             if self.reported.get(table_id, {}).pop(link, None) is not None:
@@ -824,6 +885,32 @@ class Owners:
         if target is not None and target not in (links or ()):
             assert isinstance(sender, RemoteConn)
             sender.send(f"{decision.text[:-1]}, {json.dumps('id')}: {json.dumps(cid)}}}", cid)
+
+    def relay_tools(self, table: Table, text: str, sender: Sender | None, cid: str) -> None:
+        """A table's tools were sent to its phones here (``text``): the processes following
+        it are sent them too, with the tools themselves (the one whose phone sent the tool
+        message, ``sender``, as its acknowledgement)."""
+        links = self.followers.get(table.id) or set()
+        target = sender.link if isinstance(sender, RemoteConn) else None
+        if not links and target is None:
+            return
+        data = table.tools.dump()
+        for link in links:
+            mine = link is target
+            link.put(
+                {
+                    "t": "tools",
+                    "table": table.id,
+                    "version": table.tools.version,
+                    "data": data,
+                    "text": text,
+                    "conn": sender.key if mine and isinstance(sender, RemoteConn) else None,
+                    "cid": cid if mine else None,
+                }
+            )
+        if target is not None and target not in links:
+            assert isinstance(sender, RemoteConn)
+            sender.send(f"{text[:-1]}, {json.dumps('id')}: {json.dumps(cid)}}}", cid)
 
 
 def _counts(given: Any) -> dict[str, int]:

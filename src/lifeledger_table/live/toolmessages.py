@@ -1,6 +1,19 @@
 """The tools' messages (docs/table.md): a phone's tool message checked, decided
 (:mod:`lifeledger_table.decide.tools`), written and sent to every phone of the table, one
-table's tool changes at a time; and the tools another server changed, read and shown here."""
+table's tool changes at a time; and the tools another server changed, read and shown here.
+
+A table's tool messages are decided by its owner (issue 18 item 2, :mod:`.owners`): one whose
+table another process decides spends its address's budget here (where the phone's
+connection is), then goes to the owner on the link as a change of kind ``"tool"``
+(:meth:`.owners.Owners.route`), kept in flight and sent again to the next owner if that one
+dies. The owner decides it as its own phones' (:func:`decide_tool`): the table's budget and
+its tool changes waiting hold for the whole table, one lock, one write; the new tools go to
+its phones and, on the links, to the phones of the processes following the table (the
+sender's with its acknowledgement: :meth:`.owners.Owners.relay_tools`). A retry of a message
+already decided (its client id among those the tools keep) is answered with the tools as
+they are, never applied twice. The store's version check stays the fence against an owner
+that still writes after losing its lease (and, on one SQLite database shared by several
+servers, each deciding, against the others: their notices bring the tools they wrote)."""
 
 from __future__ import annotations
 
@@ -19,11 +32,12 @@ from ..decide.limits import Limits, Throttle
 from ..decide.table import Table
 from ..decide.tools import ToolOp, decide, load_tools, parse
 from .fanout import Fanout
-from .sockets import Conn, error_message
+from .sockets import Conn, Sender, error_message
 
 __all__ = [
     "answer_retry",
     "broadcast",
+    "decide_tool",
     "now_ms",
     "tool_message",
     "tools_changed",
@@ -62,18 +76,24 @@ class _Budgets:
         )
         self.waiting: dict[str, int] = {}
 
-    def refusal(self, table: str, address: str) -> TableError | None:
-        """Why a tool message may not be decided now (``None``: it may; it is counted)."""
-        if self.waiting.get(table, 0) >= self.limits.tools_waiting:
+    def refusal(self, table: str | None, address: str | None) -> TableError | None:
+        """Why a tool message may not be decided now (``None``: it may; it is counted). The
+        table's budget is spent where the table is decided, the address's where the phone's
+        connection is (``None``: not here)."""
+        if table is not None and self.waiting.get(table, 0) >= self.limits.tools_waiting:
             return TableError(
                 "busy", Sentence("The table's tools are still saving earlier changes; try again.")
             )
-        if self.tables.blocked(table) or self.addresses.blocked(address):
+        if (table is not None and self.tables.blocked(table)) or (
+            address is not None and self.addresses.blocked(address)
+        ):
             return TableError(
                 "throttled", Sentence("Too many tool uses at this table or from here; slow down.")
             )
-        self.tables.count(table)
-        self.addresses.count(address)
+        if table is not None:
+            self.tables.count(table)
+        if address is not None:
+            self.addresses.count(address)
         return None
 
     def wait(self, table: str, step: int) -> None:
@@ -99,21 +119,25 @@ def tools_view(table: Table, now: int | None = None) -> dict[str, Any]:
     return table.tools.view(table, now_ms() if now is None else now)
 
 
-def broadcast(hub: Fanout, table: Table, sender: Conn | None = None, cid: str = "") -> None:
+def broadcast(hub: Fanout, table: Table, sender: Sender | None = None, cid: str = "") -> None:
     """Send every phone of the table its tools (``sender`` gets them with ``"id": cid``: the
-    acknowledgement of its tool message)."""
+    acknowledgement of its tool message), here and on the processes following the table
+    (:attr:`.Fanout.relay_tools`)."""
     now = now_ms()
     text = json.dumps({"type": "tools", "tools": tools_view(table, now), "now": now})
     hub.send_all(table, text, sender, cid)
+    if hub.relay_tools is not None:
+        hub.relay_tools(table, text, sender, cid)
 
 
 def tool_message(hub: Fanout, conn: Conn, cid: str, msg: dict[str, Any]) -> None:
     """A seated phone's tool message (its id checked, the sender seated): checked in full
     here, then decided, written and sent to every phone of the table, one table's tool
-    changes at a time."""
+    changes at a time; if another process decides the table (or its owner is being found),
+    it spends the address's budget here and goes to the owner (:attr:`.Fanout.route`)."""
     assert conn.seat is not None
     try:
-        op = parse(msg)
+        parse(msg)
     except TableError as exc:
         conn.send_json({"type": "error", "id": cid, **exc.to_json()})
         return
@@ -121,37 +145,73 @@ def tool_message(hub: Fanout, conn: Conn, cid: str, msg: dict[str, Any]) -> None
     if cid in table.tools.ids:
         answer_retry(conn, table, cid)
         return
+    by = None if conn.device else conn.seat
+    if hub.route is None or hub.owns(table):
+        decide_tool(hub, conn, table, msg, cid, by, conn.address)
+        return
+    refused = _budgets(hub).refusal(None, conn.address)
+    if refused is not None:
+        conn.send_json({"type": "error", "id": cid, **refused.to_json()})
+        return
+    hub.route(table, conn, "tool", msg, cid, by)
+
+
+def decide_tool(
+    hub: Fanout,
+    conn: Sender,
+    table: Table,
+    msg: dict[str, Any],
+    cid: str,
+    by: str | None,
+    address: str | None = None,
+) -> None:
+    """A tool message of a table decided here (a phone's here, or one another process's
+    phone sent to this owner, answered through the link), acting as ``by`` (``None``: the
+    table device): its table's budget spent (and ``address``'s, unless spent where the phone
+    is), then decided, written and sent to every phone of the table, one table's tool changes
+    at a time."""
+    try:
+        op = parse(msg)
+    except TableError as exc:
+        conn.send_json({"type": "error", "id": cid, **exc.to_json()})
+        return
+    if cid in table.tools.ids:
+        answer_retry(conn, table, cid)
+        return
     budgets = _budgets(hub)
-    refused = budgets.refusal(table.id, conn.address)
+    refused = budgets.refusal(table.id, address)
     if refused is not None:
         conn.send_json({"type": "error", "id": cid, **refused.to_json()})
         return
     budgets.wait(table.id, 1)
-    by = None if conn.device else conn.seat
     task = asyncio.get_running_loop().create_task(_change(hub, conn, table, op, cid, by))
     _TASKS.add(task)
     task.add_done_callback(_TASKS.discard)
     task.add_done_callback(lambda _: budgets.wait(table.id, -1))
 
 
-def answer_retry(conn: Conn, table: Table, cid: str) -> None:
+def answer_retry(conn: Sender, table: Table, cid: str) -> None:
     """The tools as they are, to one phone, acknowledging ``cid`` (a retry)."""
     now = now_ms()
     conn.send_json({"type": "tools", "tools": tools_view(table, now), "now": now, "id": cid})
 
 
-async def _change(
-    hub: Fanout, conn: Conn, table: Table, op: ToolOp, cid: str, by: str | None
-) -> None:
-    lock = _LOCKS.get(table.id)
+def _lock(table_id: str) -> asyncio.Lock:
+    lock = _LOCKS.get(table_id)
     if lock is None:
-        lock = _LOCKS[table.id] = asyncio.Lock()
-    async with lock:
+        lock = _LOCKS[table_id] = asyncio.Lock()
+    return lock
+
+
+async def _change(
+    hub: Fanout, conn: Sender, table: Table, op: ToolOp, cid: str, by: str | None
+) -> None:
+    async with _lock(table.id):
         await _decide_and_write(hub, conn, table, op, cid, by)
 
 
 async def _decide_and_write(
-    hub: Fanout, conn: Conn, table: Table, op: ToolOp, cid: str, by: str | None
+    hub: Fanout, conn: Sender, table: Table, op: ToolOp, cid: str, by: str | None
 ) -> None:
     store = hub.store
     for attempt in range(ATTEMPTS):
@@ -193,11 +253,16 @@ async def _decide_and_write(
 
 async def tools_changed(hub: Fanout, table_id: str, version: int | None) -> None:
     """Another server changed a table's tools (its notice says to which version; ``None``:
-    notices may have been missed): a table held here reads them and shows its phones."""
+    notices may have been missed): a table held here reads them and shows its phones. (In
+    turn with the tool changes here: the notice of a write here can come before the write's
+    own answer, and its tools are sent with the sender's acknowledgement.)"""
     table = hub.tables.get(table_id)
     if table is None or (version is not None and version <= table.tools.version):
         return
-    found = await asyncio.to_thread(load_tools, hub.store, table_id)
-    if found.version > table.tools.version and hub.tables.get(table_id) is table:
-        table.tools = found
-        broadcast(hub, table)
+    async with _lock(table_id):
+        if version is not None and version <= table.tools.version:
+            return
+        found = await asyncio.to_thread(load_tools, hub.store, table_id)
+        if found.version > table.tools.version and hub.tables.get(table_id) is table:
+            table.tools = found
+            broadcast(hub, table)
