@@ -43,9 +43,9 @@ async def two(
 
 
 async def until(check: Callable[[], bool]) -> None:
-    for _ in range(500):
-        if check():
-            return
+    """Wait (at most 15 s: the machine may be loaded) for ``check`` to hold."""
+    deadline = asyncio.get_running_loop().time() + 15
+    while not check() and asyncio.get_running_loop().time() < deadline:
         await asyncio.sleep(0.01)
     assert check()
 

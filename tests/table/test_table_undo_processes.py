@@ -39,7 +39,7 @@ async def apps(aiohttp_client: Callable[..., Any], pg_url: str) -> AsyncIterator
     both = [await aiohttp_client(create_app(PostgresStore(pg_url), FAST)) for _ in range(2)]
     yield both
     for client in sorted(both, key=lambda c: any(hub(c).owners.followers.values())):
-        async with asyncio.timeout(5):
+        async with asyncio.timeout(15):
             while any(hub(client).owners.followers.values()):
                 await asyncio.sleep(0.01)
         await client.close()
