@@ -101,6 +101,6 @@ def test_an_undo_past_a_checkpoint_that_fails_its_check_replays_the_game(tmp_pat
     store._db.execute("UPDATE checkpoints SET data = ? WHERE count = 100", (b"forged",))
     again = new_table(SQLiteStore(str(tmp_path / "u.db")), "t")
     play(again, 199)
-    decision = table.decide("undo", {"target": 200}, "u1", None)
+    decision = table.settle(lambda: table.decide("undo", {"target": 200}, "u1", None))
     assert not isinstance(decision, int)
     assert table.state == again.state and table.undo_target() == 199

@@ -252,8 +252,8 @@ async def test_an_undo_that_reads_the_store_during_an_outage_is_refused_storage(
     play(table, 200)
     store.down = True
     with pytest.raises(TableError) as refused:
-        table.decide("undo", {"target": 200}, "u1", None)
+        table.settle(lambda: table.decide("undo", {"target": 200}, "u1", None))
     assert refused.value.code == "storage"
     store.down = False
-    decision = table.decide("undo", {"target": 200}, "u1", None)
+    decision = table.settle(lambda: table.decide("undo", {"target": 200}, "u1", None))
     assert not isinstance(decision, int) and table.undo_target() == 199

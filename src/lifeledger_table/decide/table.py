@@ -15,6 +15,15 @@ actions in effect since it, and the newest timeline entries. Everything older is
 store: each event is kept with its game, its position and its timeline entry, and each
 checkpoint beside the event that made it, so that loading a table replays at most
 ``CHECKPOINT`` actions, an undo as many, and older history is read a page at a time.
+
+Deciding a change does no I/O (issue 18 item 4, sans I/O as h11 and python-chess are): when
+a decision needs part of the log that is not in memory (an undo naming an older event, an undo
+across a checkpoint, the undo of a reset or a new game), :meth:`Table.decide` raises
+:class:`.logreads.NeedsLog` naming the read, having changed nothing; the caller makes the read
+off the event loop, gives it to the table (:meth:`Table.learn`, kept in a few bounded
+:class:`.logreads.LogReads`, dropped when the table changes) and decides the request again.
+:meth:`Table.settle` does all that at once, reading the store itself: for loading a table (in
+a thread), :meth:`Table.submit` and tests, never on the event loop.
 """
 
 from __future__ import annotations
@@ -24,9 +33,9 @@ import json
 import logging
 import time
 from collections import OrderedDict, deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from lifeledger.sentences import Items, Sentence
 
@@ -44,6 +53,7 @@ from . import engine
 from .changes import changes
 from .errors import TableError, TableUnavailable
 from .limits import DECISION_SECONDS, UNDO_SECONDS, WorkShare, check_shortcut
+from .logreads import Found, LogRead, LogReads, NeedsLog
 from .rights import Rights, concessions
 from .setup import COLOURS, check_name
 from .text import check_action_text
@@ -57,11 +67,16 @@ __all__ = [
     "VIEW_BYTES",
     "Decision",
     "Entry",
+    "NeedsLog",
     "Table",
 ]
 
+T = TypeVar("T")
+
 log = logging.getLogger("lifeledger_table")
 
+#: The most reads of the log :meth:`Table.settle` makes for one decision (a few are needed).
+READS = 16
 #: How many refused client ids a table remembers, so that a retry gets the same answer.
 REFUSALS_KEPT = 1000
 #: How many accepted client ids a table remembers in memory, at least (a retry of an older one
@@ -213,6 +228,9 @@ class Table:
 
     A table whose log can't be loaded keeps the error in :attr:`broken` and answers it to
     every request (:class:`TableUnavailable`) without loading the log again.
+
+    Loading reads the store (call it off the event loop); deciding never does: a decision that
+    needs part of the log not in memory raises :class:`NeedsLog` (see the module's docstring).
     """
 
     #: How many actions in effect apart the checkpoints of a game are.
@@ -271,6 +289,8 @@ class Table:
         self._view_text: str | None = None
         self._replay: _Replay | None = None
         self._at = 0
+        #: The reads of the log this table was given for its decisions (:meth:`learn`).
+        self._reads = LogReads()
 
     def reload(self) -> None:
         """Build everything in memory from the store (on first use, and after a failed write:
@@ -356,8 +376,9 @@ class Table:
             return False
         self.outcomes = outcomes
         self.count, self.last = count, (tail[-1] if tail else None)
-        if not count:
-            self.last = self._opener(last.game)  # a reset or a new game may be undone
+        if not count:  # a reset or a new game may be undone
+            number = last.game
+            self.last = self.settle(lambda: self._opener(number), loading=True)
         self.base, self.base_count, self.tail = base, base_count, tail[base_count - start :]
         try:
             actions = [e.body["action"] for e in self.tail]
@@ -549,12 +570,81 @@ class Table:
 
     def _earlier(self, client_id: str, look_up: bool) -> int | None:
         """The sequence number a client id got, if the table accepted it lately (or ever,
-        with ``look_up``: the store is asked)."""
+        with ``look_up``: the log is read, :class:`NeedsLog`)."""
         seq = self.client_ids.get(client_id)
         if seq is None and look_up:
-            found = self.store.event_by_client_id(self.id, client_id)
-            seq = None if found is None else found.seq
+            found = self._read(LogRead(self.id, "client_id", client_id=client_id))
+            seq = found.seq if isinstance(found, Event) else None
         return seq
+
+    # -- reading the log (sans I/O) ------------------------------------------------------------
+
+    def _read(self, read: LogRead) -> Found:
+        """What ``read`` found, if the table was given it (:meth:`learn`); else
+        :class:`NeedsLog` (nothing is read here, and nothing has changed yet)."""
+        known, found = self._reads.get(read)
+        if not known:
+            self._reads.asked = True
+            raise NeedsLog(read, self._reads)
+        return found
+
+    def learn(self, need: NeedsLog, found: Found) -> bool:
+        """Take what the read ``need`` named found (made off the event loop), for the request
+        to be decided again; ``False`` if the table changed since it was raised (the read is
+        then dropped: deciding again asks for it again)."""
+        if need.token is not self._reads:
+            return False
+        self._reads.keep(need.read, found)
+        return True
+
+    def settle(self, work: Callable[[], T], *, loading: bool = False) -> T:
+        """``work()`` (a decision), the store read here, synchronously, each time it needs
+        part of the log (:class:`NeedsLog`): for :meth:`submit`, loading a table (in a thread)
+        and tests, never on the event loop. A read that fails refuses it ``storage`` (nothing
+        changed); ``loading``: it raises its own error (a store that can't be reached leaves
+        the table to be loaded later)."""
+        for _ in range(READS):
+            try:
+                return work()
+            except NeedsLog as need:
+                try:
+                    found = need.read.fetch(self.store)
+                except Exception as exc:
+                    if loading:
+                        raise
+                    if not isinstance(exc, StoreUnavailable):
+                        log.warning("table %s: could not read its log (%s)", self.id, exc)
+                    raise TableError(
+                        "storage",
+                        Sentence("The table's storage can't be reached now; nothing changed."),
+                    ) from exc
+                self.learn(need, found)
+        return work()
+
+    def _unwritten(self) -> list[tuple[Event, Checkpoint | None]]:
+        """The changes decided here that a read of the store may not hold, oldest first:
+        those written since the reads kept began, and those not written yet."""
+        return [*self._reads.written, *((d.event, d.checkpoint) for d in self.pending.values())]
+
+    def _event(self, seq: int) -> Event | None:
+        """Event ``seq`` of the log (decided here, or read: :class:`NeedsLog`)."""
+        for event, _ in self._unwritten():
+            if event.seq == seq:
+                return event
+        found = self._read(LogRead(self.id, "event", seq=seq))
+        return found if isinstance(found, Event) else None
+
+    def _checkpoint(self, number: int, count: int) -> Checkpoint | None:
+        """Game ``number``'s checkpoint after ``count`` actions in effect (the newest made
+        here, or read: :class:`NeedsLog`)."""
+        made = None
+        for _, checkpoint in self._unwritten():
+            if checkpoint is not None and (checkpoint.game, checkpoint.count) == (number, count):
+                made = checkpoint
+        if made is not None:
+            return made
+        found = self._read(LogRead(self.id, "checkpoint", game=number, count=count))
+        return found if isinstance(found, Checkpoint) else None
 
     def decide(
         self,
@@ -637,7 +727,9 @@ class Table:
             while len(self._refusals) > REFUSALS_KEPT:
                 self._refusals.popitem(last=False)
             raise
-        except StoreUnavailable as exc:  # an undo back past a checkpoint reads the store
+        except NeedsLog:  # nothing changed: the request is decided again once it is read
+            raise
+        except StoreUnavailable as exc:  # a store's error: nothing changed
             raise TableError(
                 "storage", Sentence("The table's storage can't be reached now; nothing changed.")
             ) from exc
@@ -679,6 +771,11 @@ class Table:
 
     def commit(self, decision: Decision) -> None:
         """Note that the decision's event is in the store: new phones may now be shown it."""
+        reads = self._reads
+        if reads.asked or reads.found:  # a read under way may have missed it: kept beside
+            reads.written.append((decision.event, decision.checkpoint))
+            if len(reads.written) > reads.WRITTEN:
+                self._reads = LogReads()
         self.committed = decision.event.seq
         self.pending.pop(decision.event.seq, None)
         self.view = decision.view
@@ -698,7 +795,9 @@ class Table:
         Returns ``(entry, seq)``; ``entry`` is ``None`` for a retry of a request that was
         accepted before. Raises :class:`TableError` if it is turned down.
         """
-        decision = self.decide(kind, body, client_id, seat, look_up=True, shares=shares)
+        decision = self.settle(
+            lambda: self.decide(kind, body, client_id, seat, look_up=True, shares=shares)
+        )
         if isinstance(decision, int):
             return None, decision
         try:
@@ -729,11 +828,7 @@ class Table:
         if self._replay is not None:
             current = number == self.number
             return (self._replay.checkpoints if current else self._replay.left[-1][1])[count]
-        for decision in self.pending.values():
-            made = decision.checkpoint
-            if made is not None and made.game == number and made.count == count:
-                return engine.load_checkpoint(made.data)[0]
-        found = self.store.checkpoint(self.id, number, count)
+        found = self._checkpoint(number, count)
         if found is None:
             raise DamagedError(self.id, None, f"checkpoint {count} of game {number} is gone")
         try:
@@ -745,8 +840,8 @@ class Table:
 
     def _segment_before(self, end: int) -> Segment:
         """The segment of the current game that ends after ``end`` actions in effect (a
-        multiple of :attr:`CHECKPOINT`, above 0): its checkpoint and its actions, from the
-        store (and the changes not yet written)."""
+        multiple of :attr:`CHECKPOINT`, above 0): its checkpoint and its actions, read from
+        the log (:class:`NeedsLog`; and the changes not yet written)."""
         start = end - self.CHECKPOINT
         return self._checkpoint_game(start), start, self._actions(start, end)
 
@@ -844,6 +939,12 @@ class Table:
             else:
                 base, start, tail = self._segment_before(self.count)
             kept = tail[:-1]
+            # What it reads of the log is read before the engine works (NeedsLog: no work lost).
+            last = kept[-1] if kept else None
+            if not kept and start:
+                last = self._actions(start - 1, start)[0]
+            elif not kept:
+                last = self._opener(number)  # a reset or new game began it: undo may take it
             game = base.copy()
             if live:  # the actions since the checkpoint are worked out again: bounded too
                 game.deadline = time.monotonic() + UNDO_SECONDS
@@ -861,11 +962,6 @@ class Table:
                 ) from exc
             finally:
                 game.deadline = None
-            last = kept[-1] if kept else None
-            if not kept and start:
-                last = self._actions(start - 1, start)[0]
-            elif not kept:
-                last = self._opener(number)  # a reset or new game began it: undo may take it
             state = engine.state_of(game)
             step = _Step(event, entry, game, state, position - 1, last, (base, start, kept))
         elif event.kind == "next_game":
@@ -1274,8 +1370,7 @@ class Table:
         action took its position)."""
         if self._replay is not None or not 0 < target <= self.last_seq:
             return False
-        decision = self.pending.get(target)
-        event = decision.event if decision is not None else self.store.event(self.id, target)
+        event = self._event(target)
         if event is not None and event.kind in OPENERS and event.game is not None:
             # A reset or new game is undone once its game is left, or begun by another.
             if event.game != self.number:
@@ -1298,12 +1393,9 @@ class Table:
         if self._replay is not None:
             effective = self._replay.effective if current else self._replay.left[-1][0]
             return effective[start:end]
-        found = self.store.effective(self.id, number, start, end)
-        waiting = [
-            d.event
-            for d in self.pending.values()
-            if d.event.kind == "action" and d.event.game == number
-        ]
+        found = self._read(LogRead(self.id, "effective", game=number, start=start, end=end))
+        assert isinstance(found, list)
+        waiting = [e for e, _ in self._unwritten() if e.kind == "action" and e.game == number]
         tail = newest_at_each_position(
             [e for e in [*found, *waiting] if e.position is not None and start <= e.position < end]
         )
@@ -1319,18 +1411,10 @@ class Table:
             return None
         if self._replay is not None:
             return self._replay.openers.get(number)
-        seq = None
-        for pending in self.pending.values():
-            made = pending.checkpoint
-            if made is not None and made.game == number and made.count == 0:
-                seq = made.seq
-        if seq is None:
-            found = self.store.checkpoint(self.id, number, 0)
-            if found is None:
-                raise DamagedError(self.id, None, f"the start of game {number} is gone")
-            seq = found.seq
-        waiting = self.pending.get(seq)
-        event = waiting.event if waiting is not None else self.store.event(self.id, seq)
+        found = self._checkpoint(number, 0)
+        if found is None:
+            raise DamagedError(self.id, None, f"the start of game {number} is gone")
+        event = self._event(found.seq)
         return event if event is not None and event.kind in OPENERS else None
 
     def _adopt(self, step: _Step) -> None:
@@ -1377,6 +1461,8 @@ class Table:
             self.ids_from = next(iter(self.client_ids.values()))
         self.last_seq = event.seq
         self._proposals.clear()
+        if self._reads.asked or self._reads.found:
+            self._reads = LogReads()  # what was read may no longer be what is in effect
 
     # -- seats and presentation ---------------------------------------------------------------
 

@@ -145,7 +145,7 @@ class Hub(Fanout):
         now = time.monotonic() if now is None else now
         writer = self.writer
         waiting = {t.id for t, *_ in writer.retries} | {d.event.table for d, _ in writer.batch}
-        waiting |= set(writer.reloading) | self.owners.busy()
+        waiting |= set(writer.reloading) | set(writer.reading) | self.owners.busy()
         free = sorted(
             (t for t in self.tables.values() if t.id not in self.conns and t.id not in waiting),
             key=lambda t: t.used,

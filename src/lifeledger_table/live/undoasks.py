@@ -32,7 +32,7 @@ from typing import Any
 
 from lifeledger.sentences import Sentence
 
-from ..decide.errors import TableError, with_sentence
+from ..decide.errors import with_sentence
 from ..decide.table import Table
 from .hub import Hub
 from .sockets import Conn, error_message
@@ -442,17 +442,9 @@ def decide(
     if conn.table.id not in hub.owners.mine:
         hub.owners.route(conn.table, conn, "undo", body, cid, seat)
         return
-    try:
-        decision = conn.table.decide("undo", body, cid, seat)
-    except TableError as exc:
-        for c in {conn, also} - {None}:
-            assert c is not None
-            c.send_json({"type": "error", "id": cid if c is conn else None, **exc.to_json()})
-        return
-    if isinstance(decision, int):
-        hub.writer.retry(conn.table, conn, cid, decision)
-    else:
-        hub.writer.submit(decision, conn)
+    # Through the writer: behind the table's requests that wait (its log being read).
+    other = also if also is not conn else None
+    hub.writer.handle(conn.table, conn, "undo", body, cid, seat, also=other, charged=False)
 
 
 _REGISTRY: weakref.WeakKeyDictionary[Hub, UndoAsks] = weakref.WeakKeyDictionary()

@@ -8,6 +8,13 @@ written all run in a thread, and a table being loaded again decides nothing mean
 requests wait, in order, and are decided once it is loaded). A write the store can't take now
 (:class:`.records.StoreUnavailable`: a database server restarting) is tried again, with the
 changes decided since, for :attr:`Writer.patience` seconds before they are refused ``storage``.
+
+A table's decisions do no I/O either (issue 18 item 4): a decision that needs part of the log
+not in memory raises :class:`.logreads.NeedsLog`, having changed nothing; the writer reads
+exactly that in a thread, gives it to the table (:meth:`.table.Table.learn`) and decides the
+request again, while the table's requests that came meanwhile wait behind it, in order
+(:attr:`Writer.reading`, as while a table is loaded again). A read that fails refuses the
+request ``storage``; the requests behind it are decided as usual.
 """
 
 from __future__ import annotations
@@ -15,18 +22,21 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from lifeledger.sentences import Sentence
 
 from ..decide.errors import TableError
+from ..decide.logreads import NeedsLog
 from ..decide.table import Decision, Table
 from ..store.records import StoreUnavailable
 from .fanout import Fanout
 from .sockets import Sender, error_message
 
-__all__ = ["PATIENCE", "Writer"]
+__all__ = ["PATIENCE", "Request", "Writer"]
 
 log = logging.getLogger("lifeledger_table")
 
@@ -37,11 +47,33 @@ PATIENCE = 60.0
 FIRST_PAUSE = 0.1
 LONGEST_PAUSE = 2.0
 
-#: A request waiting for its table to be loaded again: the socket, the message's kind, body,
-#: id, acting seat and ``at_turn``.
-Request = tuple[Sender, str, dict[str, Any], str, str | None, int | None]
+#: The most reads of its table's log one request waits for (a decision needs a few; more
+#: means the table keeps changing under them).
+READS = 8
 
 STORAGE = Sentence("The change could not be saved; nothing changed.")
+UNREACHABLE = Sentence("The table's storage can't be reached now; nothing changed.")
+
+
+@dataclass(slots=True)
+class Request:
+    """A phone's change as the writer decides it (and keeps it, while its table is loaded
+    again or read for an earlier request): the socket, the message's kind, body, id, acting
+    seat and ``at_turn``."""
+
+    conn: Sender
+    kind: str
+    body: dict[str, Any]
+    cid: str
+    seat: str | None
+    at_turn: int | None = None
+    #: Also told of a refusal: the socket that allowed an undo (:mod:`.undoasks`).
+    also: Sender | None = None
+    #: Whether its time counts against its network's share (and it is refused ``busy`` past
+    #: it): not for an undo another seat allowed.
+    charged: bool = True
+    #: The reads of the log it waited for so far.
+    reads: int = 0
 
 
 class Writer:
@@ -61,6 +93,9 @@ class Writer:
         #: Tables being loaded again (off the event loop), with the requests for each that
         #: wait to be decided once it is loaded, in the order they came.
         self.reloading: dict[str, list[Request]] = {}
+        #: Tables whose log is being read (off the event loop) for a request's decision, with
+        #: the requests that came after it, waiting in order to be decided after it.
+        self.reading: dict[str, list[Request]] = {}
         #: Look-ups and loads under way.
         self.tasks: set[asyncio.Task[None]] = set()
 
@@ -75,29 +110,102 @@ class Writer:
         cid: str,
         seat: str | None,
         at_turn: int | None = None,
+        *,
+        also: Sender | None = None,
+        charged: bool = True,
     ) -> None:
         """Decide a phone's change and queue it for writing (or answer a retry, or a refusal).
-        A table being loaded again keeps the request until it is loaded."""
-        waiting = self.reloading.get(table.id)
+        A table being loaded again, or whose log is being read for an earlier request, keeps
+        the request until then (see :class:`Request` for ``also`` and ``charged``)."""
+        self._handle(table, Request(conn, kind, body, cid, seat, at_turn, also, charged))
+
+    def _handle(self, table: Table, request: Request) -> None:
+        waiting = self.reading.get(table.id)
+        if waiting is None:
+            waiting = self.reloading.get(table.id)
         if waiting is not None:
-            waiting.append((conn, kind, body, cid, seat, at_turn))
+            waiting.append(request)
             return
+        conn, cid = request.conn, request.cid
         try:
-            shares = (table.share, self.hub.shares.of(conn.address))
-            decision = table.decide(kind, body, cid, seat, at_turn=at_turn, shares=shares)
+            shares = (table.share, self.hub.shares.of(conn.address)) if request.charged else ()
+            decision = table.decide(
+                request.kind,
+                request.body,
+                cid,
+                request.seat,
+                at_turn=request.at_turn,
+                shares=shares,
+            )
+        except NeedsLog as need:
+            if request.reads >= READS:
+                log.warning("table %s: change %s needs more reads than it may", table.id, cid)
+                self.refuse(table, conn, cid, TableError("storage", UNREACHABLE), request.also)
+                return
+            self.reading[table.id] = []
+            self._spawn(self._read(table, request, need))
+            return
         except TableError as exc:
-            self.refuse(table, conn, cid, exc)
+            self.refuse(table, conn, cid, exc, request.also)
             return
         if isinstance(decision, int):
             self.retry(table, conn, cid, decision)
         else:
             self.submit(decision, conn)
 
-    def refuse(self, table: Table, conn: Sender, cid: str, exc: TableError) -> None:
-        """Answer a refusal of change ``cid``, unless the table wrote that change long ago
-        (older than the client ids it remembers: after a restart, say), which is then
-        acknowledged with its sequence number: a change sent again is never refused for what
-        it did itself. The store is asked off the event loop."""
+    async def _read(self, table: Table, request: Request, need: NeedsLog) -> None:
+        """Read off the event loop what ``request``'s decision needs of its table's log, and
+        decide it again, then the requests that came meanwhile, in order (a read that fails
+        refuses ``request`` ``storage``: nothing changed)."""
+        request.reads += 1
+        first = [request]
+        try:
+            found = await asyncio.to_thread(need.read.fetch, self.hub.store)
+        except Exception as exc:
+            log.warning("table %s: could not read its log (%s)", table.id, exc)
+            error = TableError("storage", UNREACHABLE)
+            self.refuse(table, request.conn, request.cid, error, request.also)
+            first = []
+        else:
+            table.learn(need, found)
+        waiting = first + self.reading.pop(table.id, [])
+        current = self.hub.tables.get(table.id)
+        for each in waiting:
+            if current is None:  # it left memory meanwhile: sent again, it is loaded again
+                self._storage(each, STORAGE)
+            else:
+                self._handle(current, each)
+
+    async def _settled(self, table: Table, decide: Callable[[], Decision | int]) -> Decision | int:
+        """``decide()``, each read of the log it needs (:class:`NeedsLog`) made off the event
+        loop; a read that fails refuses it ``storage``."""
+        for _ in range(READS):
+            try:
+                return decide()
+            except NeedsLog as need:
+                try:
+                    found = await asyncio.to_thread(need.read.fetch, self.hub.store)
+                except Exception as exc:
+                    log.warning("table %s: could not read its log (%s)", table.id, exc)
+                    raise TableError("storage", UNREACHABLE) from exc
+                table.learn(need, found)
+        raise TableError("storage", UNREACHABLE)
+
+    def _storage(self, request: Request, message: str) -> None:
+        """Refuse ``request`` ``storage``: nothing changed."""
+        request.conn.send_json(error_message(request.cid, "storage", message))
+        if request.also is not None:
+            request.also.send_json(error_message(None, "storage", message))
+
+    def refuse(
+        self, table: Table, conn: Sender, cid: str, exc: TableError, also: Sender | None = None
+    ) -> None:
+        """Answer a refusal of change ``cid`` (to ``also`` too, without the id), unless the
+        table wrote that change long ago (older than the client ids it remembers: after a
+        restart, say), which is then acknowledged with its sequence number: a change sent again
+        is never refused for what it did itself. The store is asked off the event loop."""
+        if also is not None:
+            also.send_json({"type": "error", "id": None, **exc.to_json()})
         if exc.code in ("table-unavailable", "storage") or not table.may_be_stored(cid):
             conn.send_json({"type": "error", "id": cid, **exc.to_json()})
             return
@@ -221,8 +329,9 @@ class Writer:
             if (table.id, cid) in found:
                 result = found[(table.id, cid)]
             else:
-                try:
-                    result = table.decide(event.kind, event.body, cid, event.seat)
+                try:  # what it reads of the log is read off the event loop
+                    decide = partial(table.decide, event.kind, event.body, cid, event.seat)
+                    result = await self._settled(table, decide)
                 except TableError as exc:
                     again[(table.id, cid)] = exc
                     conn.send_json({"type": "error", "id": cid, **exc.to_json()})
@@ -340,8 +449,8 @@ class Writer:
         for table_id in table_ids:
             waiting = self.reloading.pop(table_id, [])
             table = self.hub.tables.get(table_id)
-            for conn, kind, body, cid, seat, at_turn in waiting:
+            for request in waiting:
                 if table is None or table.reloading:
-                    conn.send_json(error_message(cid, "storage", STORAGE))
+                    self._storage(request, STORAGE)
                 else:
-                    self.handle(table, conn, kind, body, cid, seat, at_turn)
+                    self._handle(table, request)
