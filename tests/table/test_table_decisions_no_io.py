@@ -300,3 +300,19 @@ def test_the_reads_kept_are_bounded() -> None:
     assert len(reads.found) == LogReads.KEPT
     assert reads.get(LogRead("t", "event", seq=0)) == (False, None)
     assert reads.get(LogRead("t", "event", seq=LogReads.KEPT + 9)) == (True, None)
+
+
+def test_a_copy_takes_in_an_undo_across_a_checkpoint(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A copy of the table (another server's, a follower's) takes in an undo across a
+    checkpoint as it was decided (reading the log itself: ``take_in`` is yet to be sans I/O)."""
+    monkeypatch.setattr(Table, "CHECKPOINT", 4)
+    store = SQLiteStore(str(tmp_path / "t.db"))
+    table = new_table(store)
+    copy = Table(store, "t")
+    play(table, 8)
+    table.submit("undo", {"target": 8}, "u1", None)
+    table.submit("undo", {"target": 7}, "u2", None)
+    copy.take_in([e for e in store.events("t", copy.last_seq) if e.seq > copy.last_seq])
+    assert (copy.state, copy.undo_target(), copy.last_seq) == (table.state, 6, 10)

@@ -35,6 +35,7 @@ import time
 from collections import OrderedDict, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, TypeVar
 
 from lifeledger.sentences import Items, Sentence
@@ -757,12 +758,16 @@ class Table:
         (several servers on one database: issue 10), as they were decided there, and return
         each one's message for the phones. Only when nothing decided here waits to be
         written (such a write conflicts, and the table is then reloaded). Raises if an event
-        can't be taken in: the caller reloads the table."""
+        can't be taken in: the caller reloads the table.
+
+        Still reads the log itself where an event needs it (:meth:`settle`: an undo across a
+        checkpoint, or of a reset), as it did: its callers, on the event loop, are yet to make
+        those reads off it (issue 18 item 4)."""
         if self.pending:
             raise TableError("busy", Sentence("Changes decided here are still being written."))
         out: list[str] = []
         for event in events:
-            step = self._prepare(event, None, live=True)
+            step = self.settle(partial(self._prepare, event, None, live=True), loading=True)
             self._adopt(step)
             assert step.view is not None
             self.commit(Decision(step.event, step.checkpoint, step.entry, step.view, step.text))
