@@ -71,6 +71,10 @@ class Watched(SQLiteStore):
         self._watch("effective")
         return super().effective(table_id, game, start, end)
 
+    def entries(self, table_id: str, before: int, limit: int) -> list[tuple[int, str | None]]:
+        self._watch("entries")
+        return super().entries(table_id, before, limit)
+
 
 async def _started(
     aiohttp_client: Callable[..., Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -316,3 +320,34 @@ def test_a_copy_takes_in_an_undo_across_a_checkpoint(
     table.submit("undo", {"target": 7}, "u2", None)
     copy.take_in([e for e in store.events("t", copy.last_seq) if e.seq > copy.last_seq])
     assert (copy.state, copy.undo_target(), copy.last_seq) == (table.state, 6, 10)
+
+
+@pytest.mark.asyncio
+async def test_history_older_than_memory_is_read_off_the_event_loop(
+    aiohttp_client: Callable[..., Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A history page older than the entries a table holds in memory (here the newest 3) is
+    read from the store in a thread, over HTTP and over the socket; the welcome and the
+    table's GET show the entries in memory and say older ones exist (a page at a time)."""
+    monkeypatch.setattr("lifeledger_table.decide.table.RECENT", 3)
+    monkeypatch.setattr(Table, "CHECKPOINT", 4)
+    store = Watched(str(tmp_path / "t.db"))
+    client = await aiohttp_client(create_app(store, FAST))
+    store.loop = threading.get_ident()
+    table = (await open_table(client))["id"]
+    ana = await phone(client, table, await seat(client, table, "ana"))
+    for n in range(1, 9):
+        assert (await ana.act(LOSE_1))["seq"] == n
+    # A copy loaded from the store holds only the newest 3 entries in memory.
+    hub = client.server.app[HUB_KEY]
+    hub.tables[table] = await asyncio.to_thread(Table, store, table)
+    store.reads.clear()
+    data = await _state(client, table)
+    assert [e["seq"] for e in data["entries"]] == [6, 7, 8] and data["more"]
+    res = await client.get(f"/api/tables/{table}/history?before=6&limit=5")
+    page = await res.json()
+    assert res.status == 200 and [e["seq"] for e in page["entries"]] == [1, 2, 3, 4, 5]
+    await ana.ws.send_json({"type": "history", "before": 4, "limit": 2})
+    got = await ana.until("history")
+    assert [e["seq"] for e in got["entries"]] == [2, 3] and got["more"]
+    assert "entries" in store.reads and store.on_loop == []

@@ -18,7 +18,7 @@ from table_helpers import open_table, phone, seat
 from lifeledger_table.decide import engine as table_engine
 from lifeledger_table.decide.limits import Limits
 from lifeledger_table.decide.setup import build_setup
-from lifeledger_table.decide.table import PAGE, RECENT, Table
+from lifeledger_table.decide.table import PAGE, RECENT, NeedsLog, Table
 from lifeledger_table.live.hub import HUB_KEY
 from lifeledger_table.store.records import TableRow
 from lifeledger_table.store.sqlite import SQLiteStore
@@ -141,7 +141,8 @@ def test_a_log_from_before_checkpoints_is_derived_once(
     assert first.state == state and not counts  # replayed event by event, not resumed
     second = Table(store, "t")
     assert second.state == state and counts and max(counts) <= Table.CHECKPOINT
-    assert first.history(PAGE)["entries"] == second.history(PAGE)["entries"]
+    pages = [t.settle(lambda t=t: t.history(PAGE)) for t in (first, second)]
+    assert pages[0]["entries"] == pages[1]["entries"]
 
 
 def test_a_checkpoint_another_build_wrote_is_not_read(tmp_path: Path) -> None:
@@ -158,11 +159,15 @@ def test_a_checkpoint_another_build_wrote_is_not_read(tmp_path: Path) -> None:
 
 
 def test_history_older_than_memory_comes_from_the_store(tmp_path: Path) -> None:
+    """A page older than the entries in memory is a read of the log (NeedsLog: the server
+    reads it in a thread, never on the event loop); the newest come from memory."""
     store = SQLiteStore(str(tmp_path / "t.db"))
     table = new_table(store)
     play(table, 3 * RECENT)
     kept = {json.loads(text)["seq"]: text for _, text in table.recent}
-    page = table.history(101, 50)
+    with pytest.raises(NeedsLog):
+        table.history(101, 50)
+    page = table.settle(lambda: table.history(101, 50))
     assert [e["seq"] for e in page["entries"]] == list(range(51, 101)) and page["more"]
     assert table.history_text(3 * RECENT + 1, 5).count('"seq"') == 5
     assert all(

@@ -18,18 +18,19 @@ from ..store.records import Checkpoint, Event, Store
 
 __all__ = ["Found", "LogRead", "LogReads", "NeedsLog"]
 
-#: What a read of the log found.
-Found = Event | Checkpoint | list[Event] | None
+#: What a read of the log found (entries: their sequence numbers and texts).
+Found = Event | Checkpoint | list[Event] | list[tuple[int, str | None]] | None
 
 
 @dataclass(frozen=True, slots=True)
 class LogRead:
     """One read of a table's log: an event by its sequence number (``seq``) or its client
-    id, a game's checkpoint after ``count`` actions in effect, or the actions in effect at
-    positions ``start`` to ``end - 1`` of a game."""
+    id, a game's checkpoint after ``count`` actions in effect, the actions in effect at
+    positions ``start`` to ``end - 1`` of a game, or the ``count`` timeline entries before
+    ``seq`` (a history page)."""
 
     table: str
-    what: Literal["event", "client_id", "checkpoint", "effective"]
+    what: Literal["event", "client_id", "checkpoint", "effective", "entries"]
     game: int = 0
     seq: int = 0
     count: int = 0
@@ -45,6 +46,8 @@ class LogRead:
             return store.event_by_client_id(self.table, self.client_id)
         if self.what == "checkpoint":
             return store.checkpoint(self.table, self.game, self.count)
+        if self.what == "entries":
+            return store.entries(self.table, self.seq, self.count)
         return store.effective(self.table, self.game, self.start, self.end)
 
 

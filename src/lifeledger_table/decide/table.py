@@ -36,7 +36,7 @@ from collections import OrderedDict, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from lifeledger.sentences import Items, Sentence
 
@@ -1524,20 +1524,28 @@ class Table:
             self._view_text = json.dumps(self.view)
         return self._view_text
 
-    def _page(self, after: int, before: int, limit: int) -> tuple[list[str], bool]:
+    def _page(
+        self, after: int, before: int, limit: int, *, memory: bool = False
+    ) -> tuple[list[str], bool]:
         """The newest ``limit`` written entries with ``after < seq < before``, oldest first,
         at most :data:`PAGE_BYTES` of them (at least one), as JSON texts, and whether older
         ones (still after ``after``) exist. The newest come from memory, older ones from the
-        store."""
+        log (:class:`NeedsLog`); with ``memory``, only those in memory (the older ones are
+        then said to exist: a client asks for them a page at a time)."""
         end = max(0, min(before - 1, self.committed))
         start = max(after, end - limit, 0)
         if end <= start:
             return [], start > after
-        if self.recent and self.recent[0][0] <= start + 1:
-            first = self.recent[0][0]
+        first = self.recent[0][0] if self.recent else end + 1
+        if first <= start + 1:
             found = [text for _, text in list(self.recent)[start + 1 - first : end + 1 - first]]
+        elif memory:
+            held = list(self.recent)[: max(0, end + 1 - first)]
+            found = [text for _, text in held]
+            start = end - len(found)
         else:
-            rows = self.store.entries(self.id, end + 1, end - start)
+            read = LogRead(self.id, "entries", seq=end + 1, count=end - start)
+            rows = cast(list[tuple[int, str | None]], self._read(read))  # (LogRead.fetch)
             if any(text is None for _, text in rows):
                 raise DamagedError(self.id, None, "a timeline entry was never derived")
             found = [text for _, text in rows if text is not None]
@@ -1559,7 +1567,7 @@ class Table:
         """:meth:`snapshot` as JSON text, with ``head``'s members first, made from the cached
         texts of the view and the entries (a welcome costs no more than its size)."""
         self.check()
-        entries, more = self._page(since, self.committed + 1, PAGE)
+        entries, more = self._page(since, self.committed + 1, PAGE, memory=True)
         first = json.dumps({**head, "seq": self.committed, "since": since, "more": more})
         return f'{first[:-1]}, "entries": [{", ".join(entries)}], {self.view_text[1:]}'
 

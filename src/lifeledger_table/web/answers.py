@@ -18,6 +18,9 @@ change of the table, and what each client's requests cost is counted against its
   after the refusal.
   A socket's history pages are charged to its address the same way.
 - A QR code (pure Python, some 8 ms) is drawn in a worker process (:mod:`.drawing`).
+- A history page older than the entries a table holds in memory is read from the store in a
+  thread (the table raises :class:`.logreads.NeedsLog` naming the read: :func:`built`), never
+  on the event loop.
 """
 
 from __future__ import annotations
@@ -36,7 +39,9 @@ from aiohttp import web
 
 from lifeledger.sentences import Sentence
 
+from ..decide.errors import TableError
 from ..decide.limits import CostShares, Limits, network_of
+from ..decide.logreads import NeedsLog
 from ..decide.table import Table
 from ..live.hub import HUB_KEY, Hub
 from ..workers.drawing import Drawing, DrawingBusy
@@ -66,6 +71,11 @@ BYTE_SECONDS = 1e-3 / 50_000
 #: sixteenth of it is not kept).
 CACHED = 4096
 CACHED_BYTES = 64 * 1024 * 1024
+#: A page the store could not give (a database server restarting).
+UNREACHABLE = Sentence("The table's storage can't be reached now; nothing changed. Try again.")
+#: The most reads of the log one answer waits for (a page needs one: the table changing
+#: while it is read asks for it again).
+READS = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,6 +221,23 @@ def _timed(build: Callable[[], bytes]) -> tuple[bytes, float]:
     return body, time.perf_counter() - start
 
 
+async def built(hub: Hub, table: Table, build: Callable[[], bytes]) -> tuple[bytes, float]:
+    """``build()`` and the time it took on the event loop; each read of the log it needs
+    (:class:`NeedsLog`: a history page older than the entries in memory) made in a thread
+    first. A read that fails, or a table that keeps changing under its reads, is refused
+    ``storage`` (:class:`TableError`)."""
+    for _ in range(READS):
+        try:
+            return _timed(build)
+        except NeedsLog as need:
+            try:
+                found = await asyncio.to_thread(need.read.fetch, hub.store)
+            except Exception as exc:
+                raise TableError("storage", UNREACHABLE) from exc
+            table.learn(need, found)
+    raise TableError("storage", UNREACHABLE)
+
+
 def _matches(request: web.Request, etag: str) -> bool:
     header = request.headers.get("If-None-Match")
     if header is None:
@@ -263,7 +290,7 @@ async def answer(
             return _busy()
     elif found is None:
         assert build is not None
-        body, seconds = _timed(build)
+        body, seconds = await built(request.app[HUB_KEY], table, build)
         _metered(seconds)
         found = answers.keep(table, key, body, content_type)
     headers = {"ETag": found.etag}
@@ -278,16 +305,16 @@ async def close_drawing(app: web.Application) -> None:
     answers_of(app[HUB_KEY]).drawing.close()
 
 
-def history_text(hub: Hub, table: Table, before: int, limit: int, who: str) -> str:
+async def history_text(hub: Hub, table: Table, before: int, limit: int, who: str) -> str:
     """A page of ``table``'s history as the socket's ``history`` message (the one kept, or
-    built: its time charged to ``who``). Raises :class:`.errors.TableError` as
-    :meth:`.table.Table.history_text` does."""
+    built: its time charged to ``who``; what it reads of the log read in a thread). Raises
+    :class:`.errors.TableError` as :meth:`.table.Table.history_text` does."""
     answers = answers_of(hub)
     table.check()
     key = ("history", table.committed, min(before, table.committed + 1), limit)
     found = answers.get(table, key)
     if found is None:
-        body, seconds = _timed(lambda: table.history_text(before, limit).encode())
+        body, seconds = await built(hub, table, lambda: table.history_text(before, limit).encode())
         answers.spend(who, seconds)
         found = answers.keep(table, key, body, "application/json")
     return found.body.decode()

@@ -575,6 +575,8 @@ def _host_hello(hub: Hub, conn: Conn, msg: dict[str, Any]) -> None:
 
 #: Seat grants under way for allowed takeovers (kept so that they are not collected).
 _GRANTS: set[asyncio.Task[None]] = set()
+#: History pages being read (the same).
+_PAGES: set[asyncio.Task[None]] = set()
 
 
 def _takeover_answer(hub: Hub, conn: Conn, msg: dict[str, Any]) -> None:
@@ -737,8 +739,16 @@ def _history(hub: Hub, conn: Conn, msg: dict[str, Any]) -> None:
     if refused is not None:
         conn.send_json(error_message(None, "throttled", refused))
         return
+    task = asyncio.get_running_loop().create_task(_send_history(hub, conn, before, limit))
+    _PAGES.add(task)
+    task.add_done_callback(_PAGES.discard)
+
+
+async def _send_history(hub: Hub, conn: Conn, before: int, limit: int) -> None:
+    """Send the socket its page (built, or kept; an older one read from the store in a
+    thread), or why not."""
     try:
-        conn.send(history_text(hub, conn.table, before, limit, conn.address))
+        conn.send(await history_text(hub, conn.table, before, limit, conn.address))
     except TableError as exc:
         conn.send_json({"type": "error", "id": None, **exc.to_json()})
 
