@@ -33,6 +33,7 @@ import time
 import weakref
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Hashable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from aiohttp import web
@@ -41,9 +42,10 @@ from lifeledger.sentences import Sentence
 
 from ..decide.errors import TableError
 from ..decide.limits import CostShares, Limits, network_of
-from ..decide.logreads import NeedsLog
+from ..decide.logreads import Found, NeedsLog
 from ..decide.table import Table
 from ..live.hub import HUB_KEY, Hub
+from ..store.records import Store
 from ..workers.drawing import Drawing, DrawingBusy
 from .requests import error_json
 
@@ -76,6 +78,8 @@ UNREACHABLE = Sentence("The table's storage can't be reached now; nothing change
 #: The most reads of the log one answer waits for (a page needs one: the table changing
 #: while it is read asks for it again).
 READS = 4
+#: Threads reading such pages from the store at once (more wait their turn).
+PAGE_READERS = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +106,9 @@ class Answers:
         #: QR codes are drawn in a worker process; one asked for while it is being drawn
         #: waits for the same.
         self.drawing = Drawing()
+        #: History pages older than a table's memory are read from the store in threads of
+        #: their own: a flood of them never holds up the tables' writes (in the default pool).
+        self.pages = ThreadPoolExecutor(max_workers=PAGE_READERS, thread_name_prefix="pages")
         self.drawn: dict[tuple[str, Hashable], asyncio.Future[Answer]] = {}
 
     def get(self, table: Table, key: Hashable) -> Answer | None:
@@ -221,20 +228,34 @@ def _timed(build: Callable[[], bytes]) -> tuple[bytes, float]:
     return body, time.perf_counter() - start
 
 
+def _timed_read(need: NeedsLog, store: Store) -> tuple[Found, float]:
+    """Make ``need``'s read, and how long it took (not counting the wait for a thread)."""
+    start = time.perf_counter()
+    found = need.read.fetch(store)
+    return found, time.perf_counter() - start
+
+
 async def built(hub: Hub, table: Table, build: Callable[[], bytes]) -> tuple[bytes, float]:
-    """``build()`` and the time it took on the event loop; each read of the log it needs
-    (:class:`NeedsLog`: a history page older than the entries in memory) made in a thread
-    first. A read that fails, or a table that keeps changing under its reads, is refused
-    ``storage`` (:class:`TableError`)."""
+    """``build()`` and what it cost: its time on the event loop, and that of each read of the
+    log it needs (:class:`NeedsLog`: a history page older than the entries in memory), made
+    first in a thread of :attr:`Answers.pages`. A read that fails, or a table that keeps
+    changing under its reads, is refused ``storage`` (:class:`TableError`)."""
+    pages = answers_of(hub).pages
+    read = 0.0
     for _ in range(READS):
         try:
-            return _timed(build)
+            body, seconds = _timed(build)
         except NeedsLog as need:
             try:
-                found = await asyncio.to_thread(need.read.fetch, hub.store)
+                found, took = await asyncio.get_running_loop().run_in_executor(
+                    pages, _timed_read, need, hub.store
+                )
             except Exception as exc:
                 raise TableError("storage", UNREACHABLE) from exc
+            read += took
             table.learn(need, found)
+            continue
+        return body, seconds + read
     raise TableError("storage", UNREACHABLE)
 
 
@@ -301,8 +322,11 @@ async def answer(
 
 
 async def close_drawing(app: web.Application) -> None:
-    """Stop the worker that draws QR codes (the server is stopping)."""
-    answers_of(app[HUB_KEY]).drawing.close()
+    """Stop the worker that draws QR codes and the threads that read history pages (the
+    server is stopping)."""
+    answers = answers_of(app[HUB_KEY])
+    answers.drawing.close()
+    answers.pages.shutdown(wait=False, cancel_futures=True)
 
 
 async def history_text(hub: Hub, table: Table, before: int, limit: int, who: str) -> str:
