@@ -23,20 +23,21 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Coroutine
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
 from lifeledger.sentences import Sentence
 
 from ..decide.errors import TableError
-from ..decide.logreads import NeedsLog
+from ..decide.logreads import Found, NeedsLog
 from ..decide.table import Decision, Table
-from ..store.records import StoreUnavailable
+from ..store.records import Store, StoreUnavailable
 from .fanout import Fanout
 from .sockets import Sender, error_message
 
-__all__ = ["PATIENCE", "Request", "Writer"]
+__all__ = ["PATIENCE", "Request", "Writer", "settled"]
 
 log = logging.getLogger("lifeledger_table")
 
@@ -53,6 +54,45 @@ READS = 8
 
 STORAGE = Sentence("The change could not be saved; nothing changed.")
 UNREACHABLE = Sentence("The table's storage can't be reached now; nothing changed.")
+
+T = TypeVar("T")
+
+
+def _timed_read(need: NeedsLog, store: Store) -> tuple[Found, float]:
+    """Make ``need``'s read, and how long it took (not counting the wait for a thread)."""
+    start = time.perf_counter()
+    found = need.read.fetch(store)
+    return found, time.perf_counter() - start
+
+
+async def settled(
+    table: Table,
+    work: Callable[[], T],
+    store: Store,
+    pool: Executor | None = None,
+    *,
+    reads: int = READS,
+    refusal: str = UNREACHABLE,
+) -> tuple[T, float]:
+    """``work()`` (a decision, or an answer built from the table), each read of the log it
+    needs (:class:`NeedsLog`) made first in a thread (of ``pool``, else the default one),
+    and the seconds those reads took in their thread. A read that fails, or a table that
+    keeps changing under more than ``reads`` of them, is refused ``storage`` (``refusal``)."""
+    read = 0.0
+    for _ in range(reads):
+        try:
+            return work(), read
+        except NeedsLog as need:
+            try:
+                found, took = await asyncio.get_running_loop().run_in_executor(
+                    pool, _timed_read, need, store
+                )
+            except Exception as exc:
+                log.warning("table %s: could not read its log (%s)", table.id, exc)
+                raise TableError("storage", refusal) from exc
+            read += took
+            table.learn(need, found)
+    raise TableError("storage", refusal)
 
 
 @dataclass(slots=True)
@@ -175,21 +215,6 @@ class Writer:
                 self._storage(each, STORAGE)
             else:
                 self._handle(current, each)
-
-    async def _settled(self, table: Table, decide: Callable[[], Decision | int]) -> Decision | int:
-        """``decide()``, each read of the log it needs (:class:`NeedsLog`) made off the event
-        loop; a read that fails refuses it ``storage``."""
-        for _ in range(READS):
-            try:
-                return decide()
-            except NeedsLog as need:
-                try:
-                    found = await asyncio.to_thread(need.read.fetch, self.hub.store)
-                except Exception as exc:
-                    log.warning("table %s: could not read its log (%s)", table.id, exc)
-                    raise TableError("storage", UNREACHABLE) from exc
-                table.learn(need, found)
-        raise TableError("storage", UNREACHABLE)
 
     def _storage(self, request: Request, message: str) -> None:
         """Refuse ``request`` ``storage``: nothing changed."""
@@ -331,7 +356,7 @@ class Writer:
             else:
                 try:  # what it reads of the log is read off the event loop
                     decide = partial(table.decide, event.kind, event.body, cid, event.seat)
-                    result = await self._settled(table, decide)
+                    result, _ = await settled(table, decide, self.hub.store)
                 except TableError as exc:
                     again[(table.id, cid)] = exc
                     conn.send_json({"type": "error", "id": cid, **exc.to_json()})

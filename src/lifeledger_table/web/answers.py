@@ -40,12 +40,10 @@ from aiohttp import web
 
 from lifeledger.sentences import Sentence
 
-from ..decide.errors import TableError
 from ..decide.limits import CostShares, Limits, network_of
-from ..decide.logreads import Found, NeedsLog
 from ..decide.table import Table
 from ..live.hub import HUB_KEY, Hub
-from ..store.records import Store
+from ..live.writer import settled
 from ..workers.drawing import Drawing, DrawingBusy
 from .requests import error_json
 
@@ -228,35 +226,16 @@ def _timed(build: Callable[[], bytes]) -> tuple[bytes, float]:
     return body, time.perf_counter() - start
 
 
-def _timed_read(need: NeedsLog, store: Store) -> tuple[Found, float]:
-    """Make ``need``'s read, and how long it took (not counting the wait for a thread)."""
-    start = time.perf_counter()
-    found = need.read.fetch(store)
-    return found, time.perf_counter() - start
-
-
 async def built(hub: Hub, table: Table, build: Callable[[], bytes]) -> tuple[bytes, float]:
     """``build()`` and what it cost: its time on the event loop, and that of each read of the
     log it needs (:class:`NeedsLog`: a history page older than the entries in memory), made
     first in a thread of :attr:`Answers.pages`. A read that fails, or a table that keeps
     changing under its reads, is refused ``storage`` (:class:`TableError`)."""
     pages = answers_of(hub).pages
-    read = 0.0
-    for _ in range(READS):
-        try:
-            body, seconds = _timed(build)
-        except NeedsLog as need:
-            try:
-                found, took = await asyncio.get_running_loop().run_in_executor(
-                    pages, _timed_read, need, hub.store
-                )
-            except Exception as exc:
-                raise TableError("storage", UNREACHABLE) from exc
-            read += took
-            table.learn(need, found)
-            continue
-        return body, seconds + read
-    raise TableError("storage", UNREACHABLE)
+    (body, seconds), read = await settled(
+        table, lambda: _timed(build), hub.store, pages, reads=READS, refusal=UNREACHABLE
+    )
+    return body, seconds + read
 
 
 def _matches(request: web.Request, etag: str) -> bool:
