@@ -15,6 +15,7 @@ import pytest
 import pytest_asyncio
 from aiohttp.test_utils import TestClient
 from table_helpers import Phone, open_table, phone, seat
+from test_table_undo_owner import host_phone
 
 from lifeledger_table.decide.limits import Limits
 from lifeledger_table.live.hub import HUB_KEY, Hub
@@ -71,15 +72,6 @@ async def opened(client: Client) -> dict[str, Any]:
 
 async def seated(client: Client, table: str, player: str) -> Phone:
     return await phone(client, table, await seat(client, table, player))
-
-
-async def host_phone(client: Client, table: dict[str, Any], player: str) -> Phone:
-    """A phone holding ``player``'s seat that says hello with the table's host token."""
-    token = await seat(client, table["id"], player, takeover=True, host=table["host"])
-    p = Phone(await client.ws_connect(f"/ws/t/{table['id']}?token={token}"))
-    await p.ws.send_json({"type": "hello", "token": token, "since": 0, "host": table["host"]})
-    await p.until("welcome")
-    return p
 
 
 async def collect(p: Phone, *kinds: str) -> dict[str, dict[str, Any]]:
