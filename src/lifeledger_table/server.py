@@ -159,6 +159,7 @@ def create_app(
 
     async def close_store(app: web.Application) -> None:
         app[HUB_KEY].replaying.close()
+        app[HUB_KEY].writer.reads.shutdown(wait=False, cancel_futures=True)
         store.close()
 
     async def start_sweep(app: web.Application) -> None:

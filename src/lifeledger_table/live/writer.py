@@ -23,7 +23,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Coroutine
-from concurrent.futures import Executor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, TypeVar
@@ -54,6 +54,9 @@ READS = 8
 
 STORAGE = Sentence("The change could not be saved; nothing changed.")
 UNREACHABLE = Sentence("The table's storage can't be reached now; nothing changed.")
+
+#: Threads reading the log for decisions at once (more wait their turn).
+LOG_READERS = 2
 
 T = TypeVar("T")
 
@@ -138,6 +141,9 @@ class Writer:
         self.reading: dict[str, list[Request]] = {}
         #: Look-ups and loads under way.
         self.tasks: set[asyncio.Task[None]] = set()
+        #: The reads of the log decisions need are made in threads of their own: a flood of
+        #: undos naming old events never holds up the tables' writes (in the default pool).
+        self.reads = ThreadPoolExecutor(max_workers=LOG_READERS, thread_name_prefix="log-reads")
 
     # -- requests ------------------------------------------------------------------------------
 
@@ -200,7 +206,8 @@ class Writer:
         request.reads += 1
         first = [request]
         try:
-            found = await asyncio.to_thread(need.read.fetch, self.hub.store)
+            loop = asyncio.get_running_loop()
+            found = await loop.run_in_executor(self.reads, need.read.fetch, self.hub.store)
         except Exception as exc:
             log.warning("table %s: could not read its log (%s)", table.id, exc)
             error = TableError("storage", UNREACHABLE)
@@ -356,7 +363,7 @@ class Writer:
             else:
                 try:  # what it reads of the log is read off the event loop
                     decide = partial(table.decide, event.kind, event.body, cid, event.seat)
-                    result, _ = await settled(table, decide, self.hub.store)
+                    result, _ = await settled(table, decide, self.hub.store, self.reads)
                 except TableError as exc:
                     again[(table.id, cid)] = exc
                     conn.send_json({"type": "error", "id": cid, **exc.to_json()})
