@@ -25,9 +25,10 @@ import os
 import signal
 import socket
 import ssl
+import sys
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 
 from aiohttp import web
@@ -41,7 +42,13 @@ from .store.records import Feed, Store, StoreError
 from .web import pictures, protocol, routes
 from .web.addresses import TrustedProxies
 from .web.answers import close_drawing, fair_share
-from .web.connections import raise_descriptor_limit, serve
+from .web.connections import (
+    InternalUnavailable,
+    raise_descriptor_limit,
+    serve,
+    serve_internal,
+    tally_of,
+)
 from .web.lan import (
     LAN_KEY,
     LOCAL_ONLY,
@@ -116,7 +123,10 @@ def create_app(
 
     ``internal``: the address and port (0: any free one) where the other processes on the
     same store reach this one, to send it the changes of the tables it decides
-    (:mod:`.live.owners`); the loopback by default, for processes on one machine.
+    (:mod:`.live.owners`); the loopback by default, for processes on one machine. It has the
+    public listener's caps (:func:`.web.connections.serve_internal`), and is not opened at
+    all on a store no other process shares (not a :class:`.Feed`: an SQLite file), where
+    nothing can follow this process.
 
     Slow clients: aiohttp has no timeout of its own for a request's headers, but its keep-alive
     timer runs from the moment a connection opens (and again after each answer) and closes the
@@ -164,7 +174,13 @@ def create_app(
 
     async def start_sweep(app: web.Application) -> None:
         loop = asyncio.get_running_loop()
-        await hub.owners.start(*internal, more=functools.partial(_internal_routes, hub))
+        listen: Callable[[web.Application], Awaitable[web.AppRunner]] | None = None
+        if isinstance(store, Feed):  # other processes can follow this one: they link to it
+            host, port = internal
+            listen = functools.partial(
+                serve_internal, host=host, port=port, limits=limits, tally=tally_of(app)
+            )
+        await hub.owners.start(listen, more=functools.partial(_internal_routes, hub))
         app[SWEEP_KEY] = [loop.create_task(hub.sweep())]
         if isinstance(store, Feed):  # several servers share the store: follow the others
             app[SWEEP_KEY] += [
@@ -269,15 +285,7 @@ def _can_listen(host: str, port: object) -> None:
             f"lifeledger serve: --port {port}: a port is 1 to 65535 (e.g. --port 8000)"
         )
     try:
-        found = socket.getaddrinfo(
-            host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
-        )
-        for family, kind, proto, _name, address in found:
-            with socket.socket(family, kind, proto) as probe:
-                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-                if family == socket.AF_INET6:
-                    probe.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
-                probe.bind(address)
+        _bind_for_a_moment(host, port)
     except OSError as exc:
         raise SystemExit(_listen_problem(host, port, exc)) from None
 
@@ -328,6 +336,8 @@ def run(
     if workers > 1 and port == 0:
         raise SystemExit("lifeledger serve: --workers needs a --port (the workers share it)")
     inside = _internal(internal)
+    if internal is not None:
+        _can_listen_inside(internal, inside, db, workers)
     context = _tls(cert, key) if cert is not None else None
     _can_listen(host, port)
     raise_descriptor_limit()
@@ -357,6 +367,11 @@ def run(
         app = create_app(store, trusted_proxies=trusted_proxies, lan_address=lan, internal=inside)
         try:
             runner, _guard = await serve(app, host, port, ssl_context=context, reuse_port=not alone)
+        except InternalUnavailable as exc:  # taken since it was checked
+            raise _usage(
+                f"lifeledger serve: --internal {internal or ':'.join(map(str, inside))}: "
+                f"can't listen there ({exc.strerror or exc}): choose another port"
+            ) from None
         except OSError as exc:  # taken since it was checked
             raise SystemExit(_listen_problem(host, port, exc)) from None
         if alone:
@@ -393,9 +408,16 @@ def run(
 MAX_WORKERS = 64
 
 
+def _usage(line: str) -> SystemExit:
+    """A usage error: ``line`` on standard error, exit status 2 (as the command line's)."""
+    print(line, file=sys.stderr, flush=True)
+    return SystemExit(2)
+
+
 def _internal(given: str | None) -> tuple[str, int]:
     """``--internal HOST[:PORT]`` as an address and port (default: the loopback, any port).
-    It is where the other processes connect: a wildcard (0.0.0.0, ::) names no machine."""
+    It is where the other processes connect: a wildcard (0.0.0.0, ::) names no machine. A
+    malformed one, or a port out of range, is one line naming ``--internal`` (exit status 2)."""
     if given is None:
         return "127.0.0.1", 0
     if given.startswith("["):  # [IPv6]:PORT
@@ -406,11 +428,68 @@ def _internal(given: str | None) -> tuple[str, int]:
     else:  # a name, IPv4 or IPv6 address alone
         host, port = given, ""
     if host in ("", "0.0.0.0", "::") or not (port == "" or port.isdigit()):
-        raise SystemExit(
+        raise _usage(
             f"lifeledger serve: --internal {given}: the address of this machine the other "
             "processes reach it at, HOST or HOST:PORT (e.g. 10.0.0.11 or 10.0.0.11:9001)"
         )
-    return host, int(port or 0)
+    number = int(port or 0)
+    if not 0 <= number <= 65535:
+        raise _usage(
+            f"lifeledger serve: --internal {given}: a port is 1 to 65535 "
+            "(e.g. --internal 10.0.0.11:9001), or leave it out for any free one"
+        )
+    return host, number
+
+
+def _can_listen_inside(given: str, inside: tuple[str, int], db: str, workers: int) -> None:
+    """Exit with one line naming ``--internal`` (status 2) if the internal listener can't
+    be opened where ``--internal`` says (issue 26 item 8), before the store is opened: an
+    SQLite ``db`` (one process: nothing links to it), a host that doesn't resolve or is not
+    this machine's, a port in use (each worker's: the port and the next ones)."""
+    if not is_postgresql(db):
+        raise _usage(
+            f"lifeledger serve: --internal {given}: only with a PostgreSQL --db, where other "
+            "processes link to this one (an SQLite file is served by one process: leave "
+            "--internal out)"
+        )
+    host, first = inside
+    ports = [first + n for n in range(workers)] if first else [0]
+    if ports[-1] > 65535:
+        raise _usage(
+            f"lifeledger serve: --internal {given}: {workers} workers take ports {first} to "
+            f"{ports[-1]}, past 65535: choose a lower port"
+        )
+    for port in ports:
+        try:
+            _bind_for_a_moment(host, port)
+        except socket.gaierror:
+            raise _usage(
+                f"lifeledger serve: --internal {given}: unknown host: name an address of "
+                "this machine the other processes reach (e.g. 10.0.0.11 or 127.0.0.1)"
+            ) from None
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                why = f"port {port} is in use (another program): choose another port"
+            elif exc.errno == errno.EADDRNOTAVAIL:
+                why = f"{host} is not an address of this machine: name one of its addresses"
+            elif exc.errno == errno.EACCES:
+                why = f"port {port} needs administrator rights: choose one from 1024 up"
+            else:
+                why = f"can't listen on {host} port {port} ({exc.strerror or exc})"
+            raise _usage(f"lifeledger serve: --internal {given}: {why}") from None
+
+
+def _bind_for_a_moment(host: str, port: int) -> None:
+    """Bind each address ``host`` resolves to, on ``port``, as a server binds it (address
+    reuse on), and let it go; raises :class:`OSError` (a :class:`socket.gaierror` for a
+    host that doesn't resolve) if one can't be."""
+    found = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    for family, kind, proto, _name, address in found:
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:
+                probe.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            probe.bind(address)
 
 
 def _die_with(parent: int) -> None:

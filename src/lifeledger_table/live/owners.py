@@ -59,7 +59,7 @@ import logging
 import secrets
 import time
 import weakref
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from typing import Any
 
 import aiohttp
@@ -255,25 +255,23 @@ class Owners:
 
     async def start(
         self,
-        host: str = "127.0.0.1",
-        port: int = 0,
+        listen: Callable[[web.Application], Awaitable[web.AppRunner]] | None,
         more: Callable[[web.Application], None] | None = None,
     ) -> None:
-        """Listen for links on ``host:port`` (0: a port the system picks) and renew leases.
-        ``more`` adds routes of its own to the internal listener (each request shown the
-        secret: :meth:`authentic`)."""
+        """Renew leases, and listen for links: ``listen(app)`` starts the internal listener
+        (its caps are the caller's) and returns its runner; ``None``, no listener (a store no
+        other process shares: nothing can follow this one). ``more`` adds routes of its own to
+        the internal listener (each request shown the secret: :meth:`authentic`)."""
         self.secret = await asyncio.to_thread(self.leases.secret)
-        app = web.Application()
-        app.router.add_get(LINK_PATH, self.accept)
-        if more is not None:
-            more(app)
-        self.runner = web.AppRunner(app, access_log=None, handle_signals=False)
-        await self.runner.setup()
-        site = web.TCPSite(self.runner, host, port)
-        await site.start()
-        bound = self.runner.addresses[0]
-        where = str(bound[0])
-        self.address = f"[{where}]:{bound[1]}" if ":" in where else f"{where}:{bound[1]}"
+        if listen is not None:
+            app = web.Application()
+            app.router.add_get(LINK_PATH, self.accept)
+            if more is not None:
+                more(app)
+            self.runner = await listen(app)
+            bound = self.runner.addresses[0]
+            where = str(bound[0])
+            self.address = f"[{where}]:{bound[1]}" if ":" in where else f"{where}:{bound[1]}"
         self.session = aiohttp.ClientSession()
         self._spawn(self._keep())
 

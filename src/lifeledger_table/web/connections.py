@@ -1,15 +1,21 @@
 """The server's connections: caps in all and per client address (a trusted proxy's connections,
 which carry many clients, are capped only in all), JSON answers to requests aiohttp can't
-parse, a deadline for clients to take their answers, and :func:`serve`."""
+parse, a deadline for clients to take their answers, errors accepting connections and
+refusals logged once per condition, and :func:`serve` (the public listener) and
+:func:`serve_internal` (the one the other processes on the store link to: the same caps)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import random
 import resource
 import ssl
+import time
+from collections.abc import Callable
 from http import HTTPStatus
+from typing import Any
 
 from aiohttp import web
 from aiohttp.web_protocol import RequestHandler
@@ -22,7 +28,22 @@ from .addresses import TrustedProxies
 from .middleware import PROXIES_KEY, SECURITY_HEADERS, SERVER_NAME, reason_text, slug
 from .requests import error_text
 
-__all__ = ["ConnectionGuard", "GuardedHandler", "raise_descriptor_limit", "serve"]
+__all__ = [
+    "QUIET",
+    "TALLY_KEY",
+    "AcceptErrors",
+    "ConnectionGuard",
+    "GuardedHandler",
+    "InternalUnavailable",
+    "Tally",
+    "quiet_accept_errors",
+    "raise_descriptor_limit",
+    "serve",
+    "serve_internal",
+    "tally_of",
+]
+
+log = logging.getLogger("lifeledger_table")
 
 
 #: The answer to a connection over the caps, written before it is closed.
@@ -49,6 +70,92 @@ def descriptor_budget(limits: Limits) -> int:
     if soft == resource.RLIM_INFINITY:
         return limits.connections
     return max(1, min(limits.connections, soft - limits.spare_descriptors))
+
+
+class Tally:
+    """The connections a process holds open, in all and per client address, counted across
+    its listeners (the public one and the internal one: they spend the same descriptors),
+    and the refusals of connections over the caps, logged once per :data:`QUIET` seconds
+    with how many there were (never a line per connection)."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.count = 0
+        self.open: dict[str, int] = {}
+        self.clock = clock
+        self.unsaid = 0
+        self.said_at: float | None = None
+
+    def refused(self, who: str) -> None:
+        """A connection from ``who`` was refused (over a cap): logged now if none was in the
+        last :data:`QUIET` seconds, else counted into the next line."""
+        self.unsaid += 1
+        now = self.clock()
+        if self.said_at is not None and now - self.said_at < QUIET:
+            return
+        log.warning(
+            "refused %d connection(s) over the caps (%d open; the last from %s); the next "
+            "such line comes %d s from now at the soonest",
+            self.unsaid,
+            self.count,
+            who,
+            QUIET,
+        )
+        self.unsaid, self.said_at = 0, now
+
+
+#: Seconds between two log lines of one condition (connections refused over the caps, an
+#: error accepting connections): a flood is said once, with its count, not once per
+#: connection (issue 26 item 3: 736,145 ``accept()`` tracebacks in 65 s).
+QUIET = 60
+
+#: The event loop's messages for errors accepting a connection (asyncio's).
+_ACCEPT_ERRORS = ("socket.accept() out of system resource", "Error on transport creation")
+
+
+class AcceptErrors:
+    """The event loop's exception handler for errors accepting connections (descriptors used
+    up, memory short): one line per condition (the message and error number) every
+    :data:`QUIET` seconds, with how many were seen since, and no traceback; every other
+    error goes to the handler that was there before (or the loop's default)."""
+
+    def __init__(
+        self, loop: asyncio.AbstractEventLoop, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.before = loop.get_exception_handler()
+        self.clock = clock
+        self.seen: dict[tuple[str, int | None], tuple[float, int]] = {}
+
+    def __call__(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        message = str(context.get("message", ""))
+        if not message.startswith(_ACCEPT_ERRORS):
+            if self.before is not None:
+                self.before(loop, context)
+            else:
+                loop.default_exception_handler(context)
+            return
+        exc = context.get("exception")
+        number = exc.errno if isinstance(exc, OSError) else None
+        key = (message, number)
+        now = self.clock()
+        said_at, unsaid = self.seen.get(key, (None, 0))
+        if said_at is not None and now - said_at < QUIET:
+            self.seen[key] = (said_at, unsaid + 1)
+            return
+        self.seen[key] = (now, 0)
+        more = f" ({unsaid} more since the last such line)" if unsaid else ""
+        log.error(
+            "%s: %s%s; the next such line comes %d s from now at the soonest",
+            message,
+            exc if exc is not None else "no detail",
+            more,
+            QUIET,
+        )
+
+
+def quiet_accept_errors(loop: asyncio.AbstractEventLoop) -> None:
+    """Errors accepting connections are logged once per condition (:class:`AcceptErrors`)."""
+    if not isinstance(loop.get_exception_handler(), AcceptErrors):
+        loop.set_exception_handler(AcceptErrors(loop))
 
 
 class GuardedHandler(RequestHandler):
@@ -130,6 +237,7 @@ class ConnectionGuard:
         per_address: int,
         write_seconds: float = 120.0,
         trusted: TrustedProxies | None = None,
+        tally: Tally | None = None,
     ) -> None:
         self.handler_class = type(
             "GuardedHandler", (GuardedHandler,), {"__slots__": (), "write_seconds": write_seconds}
@@ -137,14 +245,23 @@ class ConnectionGuard:
         self.total = total
         self.per_address = per_address
         self.trusted = trusted or TrustedProxies()
-        self.open: dict[str, int] = {}
-        self.count = 0
+        self.tally = tally or Tally()
         self.refused = 0
         self.who: dict[RequestHandler, str] = {}
         self._made = server.connection_made
         self._lost = server.connection_lost
         setattr(server, "connection_made", self.connection_made)  # noqa: B010
         setattr(server, "connection_lost", self.connection_lost)  # noqa: B010
+
+    @property
+    def count(self) -> int:
+        """The connections open, on every listener sharing this one's :class:`Tally`."""
+        return self.tally.count
+
+    @property
+    def open(self) -> dict[str, int]:
+        """The connections open by client address (every listener sharing the tally)."""
+        return self.tally.open
 
     def connection_made(self, handler: RequestHandler, transport: asyncio.Transport) -> None:
         """A new connection: counted in, or answered 503 and closed."""
@@ -154,6 +271,7 @@ class ConnectionGuard:
             self.open.get(who, 0) >= self.per_address and not self.trusted.trusts(who)
         ):
             self.refused += 1
+            self.tally.refused(who)
             transport.write(_REFUSAL)
             # Closed once the handler has started (closing it now would end the connection
             # before its task runs, which then fails on a handler already taken apart).
@@ -164,21 +282,60 @@ class ConnectionGuard:
         # opened together (as by a slow-client attack) are not all cut off, and reopened, at once.
         handler._keepalive_timeout *= 0.5 + random.random()
         self.who[handler] = who
-        self.count += 1
-        self.open[who] = self.open.get(who, 0) + 1
+        self.tally.count += 1
+        self.tally.open[who] = self.tally.open.get(who, 0) + 1
         self._made(handler, transport)
 
     def connection_lost(self, handler: RequestHandler, exc: BaseException | None = None) -> None:
         """A connection ended: counted out."""
         who = self.who.pop(handler, None)
         if who is not None:
-            self.count -= 1
-            left = self.open.get(who, 0) - 1
+            self.tally.count -= 1
+            left = self.tally.open.get(who, 0) - 1
             if left > 0:
-                self.open[who] = left
+                self.tally.open[who] = left
             else:
-                self.open.pop(who, None)
+                self.tally.open.pop(who, None)
         self._lost(handler, exc)
+
+
+#: The tally of an app's connections, shared by its listeners.
+TALLY_KEY = web.AppKey("connections", Tally)
+
+
+def tally_of(app: web.Application) -> Tally:
+    """The tally of ``app``'s connections (made by :func:`create_app`)."""
+    found = app.get(TALLY_KEY)
+    if found is None:
+        found = app[TALLY_KEY] = Tally()
+    return found
+
+
+async def _listen(
+    runner: web.AppRunner,
+    host: str,
+    port: int,
+    limits: Limits,
+    tally: Tally,
+    trusted: TrustedProxies | None = None,
+    ssl_context: ssl.SSLContext | None = None,
+    reuse_port: bool = False,
+) -> ConnectionGuard:
+    await runner.setup()
+    assert runner.server is not None
+    guard = ConnectionGuard(
+        runner.server,
+        descriptor_budget(limits),
+        limits.connections_per_address,
+        limits.write_seconds,
+        trusted,
+        tally,
+    )
+    quiet_accept_errors(asyncio.get_running_loop())
+    await web.TCPSite(
+        runner, host, port, ssl_context=ssl_context, reuse_port=reuse_port or None
+    ).start()
+    return guard
 
 
 async def serve(
@@ -195,19 +352,40 @@ async def serve(
     the connections over them)."""
     limits = app[HUB_KEY].limits
     runner = web.AppRunner(app, access_log=None)
-    await runner.setup()
-    assert runner.server is not None
-    guard = ConnectionGuard(
-        runner.server,
-        descriptor_budget(limits),
-        limits.connections_per_address,
-        limits.write_seconds,
-        app[PROXIES_KEY],
+    guard = await _listen(
+        runner, host, port, limits, tally_of(app), app[PROXIES_KEY], ssl_context, reuse_port
     )
-    await web.TCPSite(
-        runner, host, port, ssl_context=ssl_context, reuse_port=reuse_port or None
-    ).start()
     return runner, guard
+
+
+async def serve_internal(
+    inside: web.Application, host: str, port: int, limits: Limits, tally: Tally
+) -> web.AppRunner:
+    """Start the internal listener (``inside``: the other processes' links) on ``host:port``
+    with the public listener's caps (issue 26 item 3): connections in all (counted with the
+    public one's in ``tally``: they spend the same descriptors) and per address (no address
+    is trusted as a proxy here), the header timeout (``limits.header_seconds``, from the
+    moment a connection opens), the lingering and answer deadlines, requests it can't parse
+    answered without a traceback, and errors accepting connections logged once per
+    condition. Returns its runner."""
+    runner = web.AppRunner(
+        inside,
+        access_log=None,
+        handle_signals=False,
+        keepalive_timeout=limits.header_seconds,
+        lingering_time=limits.linger_seconds,
+    )
+    try:
+        await _listen(runner, host, port, limits, tally)
+    except OSError as exc:
+        await runner.cleanup()
+        raise InternalUnavailable(exc.errno, exc.strerror or str(exc)) from exc
+    return runner
+
+
+class InternalUnavailable(OSError):
+    """The internal listener can't listen where it is told (not the public one: the line
+    saying so names ``--internal``, not ``--port``)."""
 
 
 def raise_descriptor_limit() -> None:
