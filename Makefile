@@ -5,9 +5,30 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 SHARED ?= ../shared
 
-.PHONY: run test lint typecheck chromium postgresql unit examples fuzz bench screens catalogues clean
+.PHONY: run test lint typecheck chromium postgresql unit examples fuzz bench screens catalogues pyodide clean
 
-$(STAMP): pyproject.toml
+# The JavaScript the project pins (package.json, package-lock.json): Pyodide, the engine's
+# Python in the browser, and eslint. npm ci installs exactly the lock; Node.js and npm are
+# Debian's, installed when missing.
+NODE_STAMP := node_modules/.installed
+$(NODE_STAMP): package.json package-lock.json
+	command -v npm >/dev/null || (apt-get update && apt-get install -y nodejs npm)
+	npm ci --no-audit --no-fund
+	touch $@
+
+# The Pyodide files the browser needs, copied into the package (package data, gitignored), so
+# that lifeledger serve, lifeledger app and a built wheel carry them; never fetched at run time.
+PYODIDE_DIR := src/lifeledger_table/pyodide
+PYODIDE_FILES := pyodide.js pyodide.mjs pyodide.asm.mjs pyodide.asm.wasm python_stdlib.zip \
+  pyodide-lock.json
+PYODIDE := $(addprefix $(PYODIDE_DIR)/,$(PYODIDE_FILES))
+$(PYODIDE): $(PYODIDE_DIR)/%: $(NODE_STAMP)
+	mkdir -p $(PYODIDE_DIR)
+	cp node_modules/pyodide/$* $@
+
+pyodide: $(PYODIDE)
+
+$(STAMP): pyproject.toml | $(PYODIDE)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[table,dev,fast]'
@@ -19,12 +40,12 @@ $(STAMP): pyproject.toml
 # machine's name in HOST.
 HOST = 0.0.0.0
 PORT = 8000
-run: $(STAMP)
+run: $(STAMP) $(PYODIDE)
 	$(BIN)/lifeledger serve --host $(HOST) --port $(PORT)
 
 test: lint typecheck unit examples
 
-lint: $(STAMP)
+lint: $(STAMP) $(PYODIDE)
 	$(BIN)/ruff check src tests benchmarks tools
 	$(BIN)/ruff format --check src tests benchmarks tools
 	$(BIN)/lint-imports
@@ -43,7 +64,7 @@ postgresql:
 	ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || command -v pg_ctl >/dev/null || \
 	  (apt-get update && apt-get install -y postgresql)
 
-unit: $(STAMP) chromium postgresql
+unit: $(STAMP) $(PYODIDE) chromium postgresql
 	$(BIN)/pytest
 
 examples: $(STAMP)
