@@ -1519,6 +1519,11 @@ async function main() {
     S.device = loadDevice(KEY);
     S.tokens = loadSeats(KEY);
     if (S.device === "table") { S.seat = null; S.token = null; }
+    // Until the server's welcome says which seats this socket holds, the page plays as the
+    // seats it kept (issue 25 item 1: a table device reloaded offline kept every panel
+    // playable, its taps queued); the welcome then corrects them (keepHeld).
+    S.seats = S.device === "table" ? Object.keys(S.tokens) : S.seat ? [S.seat] : [];
+    if (S.device === "table") S.seat = S.seats[0] || null;
   }
   // The panels are laid out again when their space changes (turning the phone, a banner).
   if ("ResizeObserver" in window) {
