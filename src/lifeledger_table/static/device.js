@@ -1,0 +1,218 @@
+// Tables that live on this device (docs/table.md, "Device tables"): decided here, by the same
+// Python a server runs (lifeledger_table.device in the engine worker, engine-worker.js), and
+// kept in this browser's IndexedDB before anything is shown as done. The page talks to a device
+// table through DeviceSocket, which answers as a server's socket does: no screen knows where a
+// table lives. A device table's id begins with "d-".
+"use strict";
+
+const DEVICE_PREFIX = "d-";
+function isDeviceTable(id) { return typeof id === "string" && id.startsWith(DEVICE_PREFIX); }
+// A table's page: a served table's /t/ID; a device table's table.html?t=ID, which a static
+// host serves too (relative to the page's base).
+function tableHref(id) {
+  return isDeviceTable(id) ? new URL("table.html?t=" + encodeURIComponent(id), document.baseURI).href : `/t/${id}`;
+}
+
+// The engine worker sits beside this script (the server's /static/ or a static folder's static/).
+const ENGINE_WORKER = new URL("engine-worker.js", document.currentScript.src).href;
+
+// The engine: one worker a page, started on first use. call() runs a function of
+// lifeledger_table.device with string arguments and resolves to its string answer; calls made
+// before the engine is ready wait in the worker and run in order.
+const Engine = {
+  worker: null, calls: new Map(), next: 1, readyMs: null, failed: null,
+  start() {
+    if (this.worker) return;
+    this.started = performance.now();
+    this.worker = new Worker(ENGINE_WORKER);
+    this.worker.addEventListener("message", (e) => this.answer(e.data));
+    this.worker.addEventListener("error", (e) => this.fail(e.message || "the engine could not start"));
+  },
+  answer(msg) {
+    if (msg.type === "ready") { this.readyMs = performance.now() - this.started; return; }
+    if (msg.type === "failed") { this.fail(msg.error); return; }
+    const call = this.calls.get(msg.id);
+    if (!call) return;
+    this.calls.delete(msg.id);
+    if ("error" in msg) call.reject(new Error(msg.error)); else call.resolve(msg.result);
+  },
+  fail(why) {
+    this.failed = why;
+    for (const call of this.calls.values()) call.reject(new Error(why));
+    this.calls.clear();
+  },
+  call(name, ...args) {
+    this.start();
+    if (this.failed) return Promise.reject(new Error(this.failed));
+    const id = this.next++;
+    return new Promise((resolve, reject) => {
+      this.calls.set(id, { resolve, reject });
+      this.worker.postMessage({ id, call: "lifeledger_table.device.host:" + name, args: args.map(String) });
+    });
+  },
+};
+
+// The device's storage: every device table's setup, seats and tools ("tables") and its log
+// ("events", one row a change, as JSON text so that no total loses a digit).
+const DeviceStore = {
+  db: null,
+  open() {
+    if (!this.db) {
+      this.db = new Promise((resolve, reject) => {
+        const req = indexedDB.open("lifeledger-device", 1);
+        req.onupgradeneeded = () => {
+          const db = req.result;
+          db.createObjectStore("tables", { keyPath: "id" });
+          db.createObjectStore("events", { keyPath: ["table", "seq"] });
+        };
+        req.onsuccess = () => resolve(req.result);
+        req.onerror = () => reject(req.error);
+      });
+    }
+    return this.db;
+  },
+  // Keep what a call of the engine says to keep, in one transaction; resolves once it is on disk.
+  async save(id, save) {
+    if (!save || (!save.table && !(save.events || []).length && !save.tools)) return;
+    const db = await this.open();
+    await new Promise((resolve, reject) => {
+      const tx = db.transaction(["tables", "events"], "readwrite", { durability: "strict" });
+      const tables = tx.objectStore("tables");
+      if (save.table) tables.put({ id, table: save.table, seats: save.seats || {}, tools: save.tools || null, changed: Date.now() });
+      for (const row of save.events || []) tx.objectStore("events").put({ table: id, seq: parseJSON(row).seq, row });
+      if (save.tools || (save.events || []).length) {
+        const got = tables.get(id);
+        got.onsuccess = () => {
+          const kept = got.result;
+          if (!kept) return;
+          if (save.tools) kept.tools = save.tools;
+          kept.changed = Date.now();
+          tables.put(kept);
+        };
+      }
+      tx.oncomplete = () => resolve();
+      tx.onerror = () => reject(tx.error || new Error("IndexedDB"));
+      tx.onabort = () => reject(tx.error || new Error("IndexedDB"));
+    });
+  },
+  // A table as the engine opens it again (host.open_table), or null if this device has none.
+  async load(id) {
+    const db = await this.open();
+    return new Promise((resolve, reject) => {
+      const tx = db.transaction(["tables", "events"], "readonly");
+      const got = tx.objectStore("tables").get(id);
+      const rows = tx.objectStore("events").getAll(IDBKeyRange.bound([id, 0], [id, Infinity]));
+      tx.oncomplete = () => {
+        const kept = got.result;
+        if (!kept) { resolve(null); return; }
+        resolve(`{"table": ${toJSON(kept.table)}, "seats": ${toJSON(kept.seats)}, "tools": ${toJSON(kept.tools)}, "events": [${rows.result.map((r) => r.row).join(", ")}]}`);
+      };
+      tx.onerror = () => reject(tx.error);
+    });
+  },
+  async remove(id) {
+    const db = await this.open();
+    await new Promise((resolve, reject) => {
+      const tx = db.transaction(["tables", "events"], "readwrite");
+      tx.objectStore("tables").delete(id);
+      tx.objectStore("events").delete(IDBKeyRange.bound([id, 0], [id, Infinity]));
+      tx.oncomplete = () => resolve();
+      tx.onerror = () => reject(tx.error);
+    });
+  },
+};
+
+// An engine's answer that is an error ({"error": {...}}) as a thrown error with its data, as
+// api() throws a server's.
+function engineAnswer(text) {
+  const data = parseJSON(text);
+  if (data && data.error && typeof data.error === "object") {
+    const err = new Error(said(data.error, null) || data.error.message);
+    err.data = data.error; err.status = 400;
+    throw err;
+  }
+  return data;
+}
+
+const DeviceTables = {
+  opened: new Map(),
+  // A new device table from the setup form: its id, host token and seat tokens, kept first.
+  async create(form) {
+    const res = engineAnswer(await Engine.call("create", toJSON(form)));
+    await DeviceStore.save(res.id, res.save);
+    return res;
+  },
+  // The table in the engine, from this device's storage (once a page).
+  open(id) {
+    if (!this.opened.has(id)) {
+      const opening = DeviceStore.load(id).then(async (kept) => {
+        if (kept === null) {
+          const err = new Error(t("This table is not kept on this device."));
+          err.data = { error: "unknown-table" }; err.status = 404;
+          throw err;
+        }
+        engineAnswer(await Engine.call("open_table", kept));
+      });
+      opening.catch(() => this.opened.delete(id));
+      this.opened.set(id, opening);
+    }
+    return this.opened.get(id);
+  },
+  // What GET /api/tables/{id} answers for a served table.
+  async info(id) {
+    await this.open(id);
+    return engineAnswer(await Engine.call("info", id));
+  },
+  // Game n's record as JSON text (what a server's record download holds).
+  async record(id, n) {
+    await this.open(id);
+    const text = await Engine.call("record", id, n);
+    engineAnswer(text); // an error is thrown
+    return text;
+  },
+};
+
+// A device table's connection: what the page would have of a server's WebSocket (readyState,
+// send, close, the open/message/close events). Each message is decided by the engine, what it
+// says to keep is written to IndexedDB, and only then are the answers delivered, in order.
+class DeviceSocket {
+  constructor(id) {
+    this.id = id;
+    this.readyState = DeviceSocket.CONNECTING;
+    this.listeners = { open: [], message: [], close: [] };
+    this.chain = DeviceTables.open(id).then(
+      () => { if (this.readyState === DeviceSocket.CONNECTING) { this.readyState = DeviceSocket.OPEN; this.emit("open", {}); } },
+      (err) => this.fail(err),
+    );
+  }
+  addEventListener(type, fn) { (this.listeners[type] || []).push(fn); }
+  emit(type, event) { for (const fn of this.listeners[type]) fn(event); }
+  send(text) {
+    if (this.readyState !== DeviceSocket.OPEN) throw new Error("the device table is not open");
+    this.chain = this.chain
+      .then(() => Engine.call("message", this.id, text))
+      .then(async (answer) => {
+        const out = parseJSON(answer);
+        await DeviceStore.save(this.id, out.save);
+        if (this.readyState !== DeviceSocket.OPEN) return;
+        for (const msg of out.send) this.emit("message", { data: msg });
+      })
+      .catch((err) => this.fail(err));
+  }
+  // The engine or the storage failed: the table can't be decided here now. Said as a server
+  // says a table it can't load, and closed.
+  fail(err) {
+    if (this.readyState === DeviceSocket.CLOSED) return;
+    const why = err && err.status === 404 ? err.message : t("This device can't decide the table now: {why}", { why: (err && err.message) || "?" });
+    this.emit("message", { data: toJSON({ type: "error", id: null, error: "table-unavailable", message: why }) });
+    this.close();
+  }
+  close() {
+    if (this.readyState === DeviceSocket.CLOSED) return;
+    this.readyState = DeviceSocket.CLOSED;
+    this.emit("close", {});
+  }
+}
+DeviceSocket.CONNECTING = 0;
+DeviceSocket.OPEN = 1;
+DeviceSocket.CLOSED = 3;
