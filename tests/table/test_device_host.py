@@ -154,7 +154,7 @@ def test_a_malformed_message_is_refused_naming_what_and_changes_nothing(
 
 
 def test_text_that_is_not_json_is_refused() -> None:
-    table, kept = new_table(TWO)
+    table, _ = new_table(TWO)
     answer = json.loads(host.message(table, "{not json"))
     assert json.loads(answer["send"][0])["error"] == "malformed"
     assert answer["save"] == {}
