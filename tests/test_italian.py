@@ -130,10 +130,10 @@ def test_732_2a_a_shortcut_and_its_bound_in_italian() -> None:
     with pytest.raises(MalformedError) as raised:
         Repeat(0, (Draw("bo"),))
     assert str(raised.value) == (
-        "header, member 'times': a shortcut repeats 1 to 1,000,000 times (732.2a), not 0"
+        "header, member 'times': a shortcut repeats 1 to 10^1000 times (732.2a), not 0"
     )
     assert ITALIAN.text(raised.value.sentence) == (
-        "intestazione, membro 'times': una scorciatoia si ripete da 1 a 1.000.000 volte"
+        "intestazione, membro 'times': una scorciatoia si ripete da 1 a 10^1000 volte"
         " (732.2a), non 0"
     )
 

@@ -430,9 +430,12 @@ def test_732_2a_a_cycle_the_engine_cannot_decide_is_malformed_after_bounded_work
 def test_732_2a_a_shortcut_s_iterations_share_one_bound_on_resolutions() -> None:
     """Found by a hostile run: a shortcut (732.2a) of a million life gains under Sanguine Bond
     resolved a million triggered abilities in one action (46 s), since each iteration's stack
-    counted its resolutions afresh. The bound is the action's: past ``MAX_RESOLUTIONS``
-    resolutions in all, the shortcut is malformed (the record states the totals it leads to),
-    and nothing of it happens."""
+    counted its resolutions afresh. The bound is the action's, on the resolutions done: past
+    ``MAX_RESOLUTIONS`` of them in all, the shortcut is malformed and nothing of it happens.
+    Issue 28 item 4: iterations that change the same amounts each time are settled at once,
+    resolving nothing, so the same million gains are the totals they lead to; iterations
+    whose changes differ (an exchange of life totals, 701.12c) are played, and bounded."""
+    from lifeledger.actions import ExchangeLife
     from lifeledger.stack import MAX_RESOLUTIONS
     from lifeledger.state import state_dict
 
@@ -441,7 +444,7 @@ def test_732_2a_a_shortcut_s_iterations_share_one_bound_on_resolutions() -> None
     game.choose("ana", targets={"bond": ["bo"]})
     before = state_dict(game)
     with pytest.raises(MalformedError, match=f"resolve more than {MAX_RESOLUTIONS:,} times"):
-        game.repeat(MAX_RESOLUTIONS + 1, GainLife("ana", 1))
+        game.repeat(MAX_RESOLUTIONS + 1, ExchangeLife("ana", "cy"), GainLife("ana", 1))
     assert state_dict(game) == before
-    game.repeat(MAX_RESOLUTIONS, GainLife("ana", 1))  # as many as the bound: applied
-    assert game.player("bo").life == 10**9 - MAX_RESOLUTIONS
+    game.repeat(10**6, GainLife("ana", 1))  # settled at once: applied
+    assert game.player("bo").life == 10**9 - 10**6

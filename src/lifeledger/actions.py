@@ -17,7 +17,7 @@ from typing import ClassVar
 from .bounds import MAX_INTEGER, check_integer
 from .effects import Affects, Kind, Reach
 from .errors import MalformedError, quote
-from .sentences import Grouped, Sentence
+from .sentences import Sentence
 from .turns import DAY_NIGHT, STEPS, UNTIL
 
 __all__ = [
@@ -603,8 +603,9 @@ class SetLibrary(PlayerAction):
             )
 
 
-#: The most iterations a :class:`Repeat` may state (a record states a greater loop's result).
-MAX_REPEAT = 1_000_000
+#: The most iterations a :class:`Repeat` may state: any finite number (732.2a) within the
+#: record's bound on integers (a shortcut's cost doesn't grow with it: ``shortcuts.py``).
+MAX_REPEAT = MAX_INTEGER
 
 
 @dataclass(slots=True)
@@ -622,7 +623,7 @@ class Repeat(Action):
             raise MalformedError(
                 Sentence(
                     "a shortcut repeats 1 to {most} times (732.2a), not {value}",
-                    most=Grouped(MAX_REPEAT),
+                    most="10^1000",
                     value=quote(self.times),
                 ),
                 member="times",

@@ -6,13 +6,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .actions import BeginStep, Repeat, Restart, Together, Turn
+from .actions import Action, BeginStep, Repeat, Restart, Together, Turn, Upkeep
 from .bounds import MAX_INTEGER
 from .core import GameBase, _Event
 from .effects import Kind
 from .errors import MalformedError, RefusedError, TooMuchWork
 from .sentences import Grouped, Plural, Sentence
-from .stack import MAX_RESOLUTIONS
 
 #: What each integer a settled shortcut sets is, should it be too large (never: :meth:`_jump`
 #: checks the bound first), made once.
@@ -180,30 +179,41 @@ class ShortcutsMixin(GameBase):
         by the same amounts (``step``) and nothing else; the players agree on the result of
         the next ones. Settle as many as can be at once and return how many (0: none): J of
         them are J times the change, verified by playing the next one for real from there
-        (it must change the same amounts, nothing else). What can end the sameness is a
-        threshold along a straight line (0 or less life, 10 poison counters, an empty
-        library, 20 life under Transcendence, a total past 10^1000, ...), crossed once: if
-        the iteration after J is as the others, so was every one before it; if not, the
-        largest J that is is found by bisection, and the iterations after it are played one
-        by one (the one that crosses: a player dying, say). Skipped iterations cost no steps
-        of work; their resolutions count toward the action's bound (:data:`MAX_RESOLUTIONS`):
-        the iteration that would pass it is played, and fails, for real. An upkeep win at
-        exactly 1 life (Near-Death Experience) is no threshold: such a game is iterated."""
-        if self._effects and self._by_kind.get(Kind.WIN_AT_UPKEEP_WITH_1):
+        (it must change the same amounts, nothing else).
+
+        What can end the sameness is a threshold along a straight line, crossed once: J is
+        computed (:func:`_span`) as the iterations before the first at whose end an integer
+        would leave the range it is in (life: 0 or less, exactly 1, 2 to 19, 20 or more;
+        poison counters: 10; commander damage: 21; a count below 0; a total past 10^1000),
+        less the one that verifies them. If that one is as the others, so was every one
+        before it (a threshold the game doesn't watch only settles fewer at a time: the
+        shortcut goes on and settles again past it). If not (a threshold crossed within an
+        iteration), the largest J that is is found below: J-1, J-2, J-4, ... then by
+        bisection, and the iterations after it are played one by one (the one that crosses:
+        a player dying, say). Skipped iterations cost no steps of work and count toward no
+        bound on resolutions: only the work done is bounded (the iterations played, the
+        verifications)."""
+        effects, by_kind = self._effects, self._by_kind
+        if effects and by_kind.get(Kind.WIN_AT_UPKEEP_WITH_1) and _has_upkeep(action.actions):
             return 0
-        resolved = step[1]
-        most = left - 1  # the last iteration to settle is played to verify them
-        if resolved:
-            most = min(most, (MAX_RESOLUTIONS - self._stack.resolved) // resolved - 1)
+        wins = by_kind.get(Kind.WIN_AT_UPKEEP, ()) if effects else ()
+        life = _LIFE
+        if wins:
+            life = tuple(sorted({*life, *(e.life_at_least for e in wins if e.life_at_least)}))
+        most = min(left - 1, _span(at[0], step[0], life) - 2)
         if most < 1:
             return 0
         if self._settles(action, at, step, most, keep=True):
             return most
-        low, high = 0, most  # low verifies (0: trivially), high doesn't
+        low, high, gap = 0, most, 1  # low verifies (0: trivially), high doesn't
         while high - low > 1:
-            middle = (low + high) // 2
+            if gap:  # J-1, J-2, J-4, ... below the first that failed
+                middle = max(low + 1, high - gap)
+                gap = 0 if middle == low + 1 else gap * 2
+            else:
+                middle = (low + high) // 2
             if self._settles(action, at, step, middle, keep=False):
-                low = middle
+                low, gap = middle, 0
             else:
                 high = middle
         if low and not self._settles(action, at, step, low, keep=True):
@@ -223,7 +233,6 @@ class ShortcutsMixin(GameBase):
         ok = False
         try:
             if self._jump(ints, delta, count):
-                self._stack.resolved += count * resolved
                 self._note(
                     "732.2a",
                     Plural(
@@ -330,3 +339,54 @@ def _moved(
 ) -> dict[tuple[str, ...], int]:
     """The integers ``count`` iterations of ``delta`` after ``ints``."""
     return {key: value + count * delta[key] for key, value in ints.items()}
+
+
+#: Where each kind of integer passes a threshold a rule or a card of the catalogue reads (the
+#: least value of each range after the first), within the bounds every integer has (0 for a
+#: count, 10^1000 for all): life at 0 or less (704.5a, Worship, Lich's Mirror, Phyrexian
+#: Unlife, Platinum Angel) and 20 or more (Transcendence; an upkeep win's own total, 40 for
+#: Felidar Sovereign, 50 for Test of Endurance, is added where one applies); 10 poison
+#: counters (704.5c); 21 damage from one commander (704.6c); the last omen counter removed.
+_LIFE: tuple[int, ...] = (-MAX_INTEGER, 1, 20, MAX_INTEGER + 1)
+_THRESHOLDS: dict[str, tuple[int, ...]] = {
+    "poison": (0, 10, MAX_INTEGER + 1),
+    "commander_damage": (0, 21, MAX_INTEGER + 1),
+    "omens": (0, 1, MAX_INTEGER + 1),
+}
+_COUNT = (0, MAX_INTEGER + 1)
+
+
+def _span(
+    ints: Mapping[tuple[str, ...], int],
+    delta: Mapping[tuple[str, ...], int],
+    life: tuple[int, ...],
+) -> int:
+    """The first iteration (1: the next) at whose end an integer that changes by ``delta``
+    each time leaves the range it is in at ``ints`` (:data:`_THRESHOLDS`; ``life``'s for
+    life totals): ceil-divided for each, the least. Every integer stays in its range for
+    the iterations before it. None can pass 10^1000 in fewer than 10^1000 iterations, so it
+    is at most 2 × 10^1000 + 2."""
+    first = 2 * MAX_INTEGER + 2
+    for key, change in delta.items():
+        if not change:
+            continue
+        value = ints[key]
+        bounds = life if key[0] == "life" else _THRESHOLDS.get(key[0], _COUNT)
+        if change > 0:  # the least bound above ``value``: reached at ceil((bound - value) / d)
+            bound = next((b for b in bounds if b > value), None)
+            if bound is not None:
+                first = min(first, -((value - bound) // change))
+        else:  # the greatest bound at or below ``value``: passed at floor((value - b) / -d) + 1
+            bound = next((b for b in reversed(bounds) if b <= value), None)
+            if bound is not None:
+                first = min(first, (value - bound) // -change + 1)
+    return first
+
+
+def _has_upkeep(actions: tuple[Action, ...]) -> bool:
+    """Whether an upkeep begins among ``actions`` (a group's included): only there is an upkeep
+    win at exactly 1 life (Near-Death Experience) read, and that is no threshold crossed once
+    along a straight line (a total can pass 1 and come back), so such a shortcut is iterated."""
+    return any(
+        type(a) is Upkeep or (type(a) is Together and _has_upkeep(a.actions)) for a in actions
+    )
