@@ -183,23 +183,28 @@ class ShortcutsMixin(GameBase):
 
         What can end the sameness is a threshold along a straight line, crossed once: J is
         computed (:func:`_span`) as the iterations before the first at whose end an integer
-        would leave the range it is in (life: 0 or less, exactly 1, 2 to 19, 20 or more;
-        poison counters: 10; commander damage: 21; a count below 0; a total past 10^1000),
-        less the one that verifies them. If that one is as the others, so was every one
-        before it (a threshold the game doesn't watch only settles fewer at a time: the
-        shortcut goes on and settles again past it). If not (a threshold crossed within an
-        iteration), the largest J that is is found below: J-1, J-2, J-4, ... then by
-        bisection, and the iterations after it are played one by one (the one that crosses:
-        a player dying, say). Skipped iterations cost no steps of work and count toward no
-        bound on resolutions: only the work done is bounded (the iterations played, the
+        would leave the range it is in (life: 0 or less, and 20 or more under Transcendence,
+        an upkeep win's total; poison counters: 10; commander damage: 21; a count below 0; a
+        total past 10^1000), less the one that verifies them. If that one is as the others,
+        so was every one before it (a threshold the game doesn't read only settles fewer at
+        a time: the shortcut goes on and settles again past it). If not (a threshold crossed
+        within an iteration), the largest J that is is found below: J-1, J-2, J-4, ... then
+        by bisection, and the iterations after it are played one by one (the one that
+        crosses: a player dying, say). Skipped iterations cost no steps of work and count
+        toward no bound on resolutions: only the work done is bounded (the iterations
+        played, the verifications). An upkeep win at exactly 1 life (Near-Death Experience)
+        is no threshold crossed once: a shortcut with an upkeep under it is iterated.
         verifications)."""
         effects, by_kind = self._effects, self._by_kind
         if effects and by_kind.get(Kind.WIN_AT_UPKEEP_WITH_1) and _has_upkeep(action.actions):
             return 0
-        wins = by_kind.get(Kind.WIN_AT_UPKEEP, ()) if effects else ()
         life = _LIFE
-        if wins:
-            life = tuple(sorted({*life, *(e.life_at_least for e in wins if e.life_at_least)}))
+        if effects:  # the totals the effects that apply read: 20 (Transcendence), 40, 50
+            read = {e.life_at_least for e in by_kind.get(Kind.WIN_AT_UPKEEP, ())}
+            if by_kind.get(Kind.LOSE_AT_20_LIFE):
+                read.add(20)
+            if read - {None}:
+                life = tuple(sorted({*life, *(n for n in read if n is not None)}))
         most = min(left - 1, _span(at[0], step[0], life) - 2)
         if most < 1:
             return 0
@@ -344,10 +349,10 @@ def _moved(
 #: Where each kind of integer passes a threshold a rule or a card of the catalogue reads (the
 #: least value of each range after the first), within the bounds every integer has (0 for a
 #: count, 10^1000 for all): life at 0 or less (704.5a, Worship, Lich's Mirror, Phyrexian
-#: Unlife, Platinum Angel) and 20 or more (Transcendence; an upkeep win's own total, 40 for
-#: Felidar Sovereign, 50 for Test of Endurance, is added where one applies); 10 poison
-#: counters (704.5c); 21 damage from one commander (704.6c); the last omen counter removed.
-_LIFE: tuple[int, ...] = (-MAX_INTEGER, 1, 20, MAX_INTEGER + 1)
+#: Unlife, Platinum Angel; where an effect that applies reads more, 20 under Transcendence,
+#: 40 and 50 for upkeep wins, those are added); 10 poison counters (704.5c); 21 damage from
+#: one commander (704.6c); the last omen counter removed.
+_LIFE: tuple[int, ...] = (-MAX_INTEGER, 1, MAX_INTEGER + 1)
 _THRESHOLDS: dict[str, tuple[int, ...]] = {
     "poison": (0, 10, MAX_INTEGER + 1),
     "commander_damage": (0, 21, MAX_INTEGER + 1),
