@@ -91,7 +91,10 @@ class DesignationsMixin(GameBase):
         """725.2: whenever a creature deals combat damage to the monarch, its controller
         becomes the monarch; 726.2: likewise the initiative. The trigger is controlled by the
         player hit, and resolves after state-based actions (:meth:`apply`). The record names
-        the creature's ``controller``."""
+        the creature's ``controller``. 801.7: with the limited range of influence option the
+        trigger doesn't trigger unless its event happens entirely within its controller's
+        range: a creature whose controller is outside the holder's range (801.2d) doesn't
+        pass it on."""
         marks = self._marks
         for name in ("monarch", "initiative"):
             if getattr(marks, name) != p.id:
@@ -111,6 +114,24 @@ class DesignationsMixin(GameBase):
                     ),
                     member="controller",
                 )
+            if not self.is_in_range(p.id, action.controller):
+                self._note(
+                    "801.7",
+                    Sentence(
+                        "{player}'s monarch trigger doesn't trigger: {other}'s creature is"
+                        " outside {player}'s range of influence",
+                        player=Id(p.id),
+                        other=Id(action.controller),
+                    )
+                    if name == "monarch"
+                    else Sentence(
+                        "{player}'s initiative trigger doesn't trigger: {other}'s creature is"
+                        " outside {player}'s range of influence",
+                        player=Id(p.id),
+                        other=Id(action.controller),
+                    ),
+                )
+                continue
             marks.pending.append((name, action.controller, p.id))
 
     def _resolve_designation_triggers(self) -> None:
