@@ -282,4 +282,6 @@ class TestOnlyTheChooserStatesIt:
             "cy": "playing",
             "di": "playing",
         }
-        assert [e.id for e in game_of(s).effects()] == ["m1"]  # m2 went into the library
+        # m2 applied; m1, a permanent Bo owns too, went into his library with it (614.1a)
+        assert [e.id for e in game_of(s).effects()] == []
+        assert "m2: bo would lose the game" in " ".join(n.text for n in game_of(s).notes)

@@ -65,23 +65,43 @@ def test_104_3e_614_1a_lichs_mirror_replaces_an_effects_loss_of_the_game():
     assert st.why("ana") == ("won", "last-standing", "104.2a")
 
 
-@pytest.mark.rule("603.8")
-def test_603_8_104_3e_lichs_mirror_replaces_transcendences_loss_only_once():
+@pytest.mark.rule("608.2c")
+def test_603_8_614_1a_608_2c_lichs_mirror_shuffles_transcendence_away_before_the_total_is_20():
     """Transcendence: "When you have 20 or more life, you lose the game" (a state trigger,
     603.8; the loss is 104.3e's). Bo gains to 25: it triggers and resolves; Lich's Mirror
-    replaces the loss (614.1a): his total becomes 20, a loss of 5 life (119.5), which
-    triggers Transcendence's "whenever you lose life, gain 2 life for each 1"; and with 20
-    life the state trigger triggers again, found last and so on top (603.3b): it resolves
-    first, and this time no Mirror: he loses (the card's ruling: the Mirror can't help a
-    second time)."""
+    replaces the loss (614.1a): "shuffle ... all permanents you own into your library, then
+    ... your life total becomes 20", in that order (608.2c). Transcendence is a permanent Bo
+    owns (the record names no owner: its controller owns it), so it is gone before his total
+    becomes 20: the loss of 5 (119.5) triggers nothing, nothing triggers at 20, and Bo plays
+    on; his next loss of life triggers nothing either."""
     s = v2(["ana", "bo"])
     s.do({"do": "set_life", "player": "bo", "to": 10})
     s.do(card("tr", "Transcendence", "bo"))
     s.do(mirror("bo"))
     st = s.do(gain("bo", 15))
+    assert st.why("bo") == ("playing", None, None)
+    assert st.life("bo") == 20
+    assert st["triggered"]["tr"] == 1  # 20 or more once; the loss of 5 came after it left
+    assert applying(s) == set()
+    st = s.do(lose("bo", 3))
+    assert st.life("bo") == 17 and st["triggered"]["tr"] == 1
+
+
+@pytest.mark.rule("603.8")
+def test_603_8_104_3e_lichs_mirror_replaces_a_state_triggers_loss_only_once():
+    """603.8, 104.3e: Bo's "when you have 20 or more life, you lose the game" is an `effect`
+    (the record names no permanent for it, so the Mirror's shuffle leaves it). Bo gains to
+    25: it triggers and resolves; Lich's Mirror replaces the loss (614.1a) and his total
+    becomes 20; with 20 life the state trigger triggers again and resolves, and this time no
+    Mirror: he loses (the card's ruling: the Mirror can't help a second time)."""
+    s = v2(["ana", "bo"])
+    s.do({"do": "set_life", "player": "bo", "to": 10})
+    s.do(effect("doom", "lose_at_20_life", "bo"))
+    s.do(mirror("bo"))
+    st = s.do(gain("bo", 15))
     assert st.why("bo") == ("lost", "effect", "104.3e")
-    assert st.life("bo") == 20  # the gain of 10 never resolved (104.1)
-    assert st["triggered"]["tr"] == 3  # 20 or more twice, the loss of 5 once
+    assert st.life("bo") == 20
+    assert st["triggered"]["doom"] == 2
 
 
 @pytest.mark.rule("704.5c")
@@ -438,8 +458,8 @@ def choose_mirrors(player: str, *ids: str) -> dict[str, Any]:
 def test_616_1_the_player_states_which_of_two_lichs_mirrors_replaces_their_loss():
     """Bo controls two Lich's Mirrors; an effect says he loses the game (104.3e). Either would
     replace the loss (614.1a): he chooses one (616.1). Unstated, the engine doesn't guess: the
-    action is malformed and names the choice; stated, the one he listed first goes into his
-    library, and the other stays for the next loss."""
+    action is malformed and names the choice; stated, the one he listed first applies, and
+    the other, a permanent he owns too, goes into his library with it: the next loss is his."""
     s = v2(["ana", {"id": "bo", "library": 30}])
     s.do(mirror("bo", "m1"))
     s.do(mirror("bo", "m2"))
@@ -454,7 +474,9 @@ def test_616_1_the_player_states_which_of_two_lichs_mirrors_replaces_their_loss(
     s.do(choose_mirrors("bo", "m2", "m1"))
     st = s.do(loss)
     assert st.why("bo") == ("playing", None, None) and st.life("bo") == 20
-    assert applying(s) == {"m1"}
+    assert applying(s) == set()
+    st = s.do(loss)
+    assert st.why("bo") == ("lost", "effect", "104.3e")
 
 
 @pytest.mark.rule("616.1")

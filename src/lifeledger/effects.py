@@ -12,6 +12,7 @@ __all__ = [
     "CARD_ONLY_KINDS",
     "CATALOGUE",
     "CATALOGUE_V2",
+    "INSTANTS",
     "OMEN_COUNTERS",
     "STACK_KINDS",
     "TEAM_WIDE",
@@ -231,6 +232,11 @@ CATALOGUE: dict[str, tuple[tuple[Kind, Reach, dict[str, int]], ...]] = {
 #: The cards whose effects last for a time (611.2a): Angel's Grace's "this turn" and "until
 #: end of turn" end in the cleanup step (514.2).
 CARD_DURATION: dict[str, str] = {"Angel's Grace": "end_of_turn"}
+
+#: The cards of the catalogue that are instants: a spell cast that resolves (608.2), whose
+#: effects go on applying; every other card is a permanent on the battlefield (110.1), which
+#: leaves it when its ``card`` is ended or shuffled away (Lich's Mirror, 614.1a).
+INSTANTS = frozenset({"Angel's Grace"})
 
 #: The cards of the catalogue that only a record of version 2 may name (their triggered
 #: abilities use the stack).

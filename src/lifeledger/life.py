@@ -18,7 +18,7 @@ from .actions import (
 )
 from .bounds import MAX_INTEGER, check_integer
 from .core import _A_COUNT, _ON_GAIN, _ON_LOSS, _REPLACEABLE_LOSSES, GameBase
-from .effects import Effect, Kind
+from .effects import INSTANTS, Effect, Kind
 from .errors import ChoiceNeeded, MalformedError, RefusedError, quote
 from .outcome import Reason, Result
 from .roster import Player, Total
@@ -402,10 +402,12 @@ class LifeMixin(GameBase):
     def _use_mirror(self, mirror: Effect, p: Player, rule: str | None) -> None:
         """614.1a, 614.6: Lich's Mirror's event happens instead of ``p``'s loss of the game
         (by ``rule``): the Mirror's cards are shuffled into the library, the Mirror with them
-        (its effect ends), ``p`` draws seven cards (the library's count is no longer known:
-        ``null``) and their life total becomes 20 (119.5, 810.9c: a gain or loss of the
-        difference, which triggers as any would; 119.7: a player who can't gain life stays
-        where they are, and loses at the next check, the Mirror gone)."""
+        (its effect ends) and every other permanent its controller owns (:meth:`_owned`: their
+        effects end too, before the rest, 608.2c), ``p`` draws seven cards (the library's count
+        is no longer known: ``null``) and their life total becomes 20 (119.5, 810.9c: a gain
+        or loss of the difference, which triggers as any would, but no longer for the cards
+        shuffled away; 119.7: a player who can't gain life stays where they are, and loses at
+        the next check, the Mirror gone)."""
         self._note(
             "614.1a",
             Sentence(
@@ -417,10 +419,37 @@ class LifeMixin(GameBase):
             ),
         )
         self._stop(mirror.id)
+        owned = self._owned(mirror.controller)
+        if owned:
+            self._note(
+                "614.1a",
+                Sentence(
+                    "the permanents {player} owns go into their library with {id}: {ids}",
+                    player=Id(mirror.controller),
+                    id=Id(mirror.id),
+                    ids=Items([Id(i) for i in owned], ","),
+                ),
+            )
+            for effect_id in owned:
+                self._stop(effect_id)
         if p.library is not None:
             self._set_attribute(p, "library", None)
         self._set_attribute(p, "drew_from_empty", False)
         self._change_life(p, 20 - p.life.value, "amount")
+
+    def _owned(self, pid: str) -> list[str]:
+        """614.1a: "all permanents you own" (Lich's Mirror): the ids of the cards of the
+        catalogue still applying that are permanents (110.1; not an instant, Angel's Grace,
+        whose effects are a resolved spell's) under ``pid``'s control, in the order they
+        entered. The record names no owner, so a card's controller is taken to own it
+        (docs/record-format.md); an ``effect`` names no permanent and stays."""
+        return [
+            effect_id
+            for effect_id, group in self._effects.items()
+            if group[0].card is not None
+            and group[0].card not in INSTANTS
+            and group[0].controller == pid
+        ]
 
     def _do_lose_life(self, action: LoseLife) -> None:
         """119.3: an effect causes a player to lose life."""
