@@ -179,7 +179,7 @@ class EndingMixin(GameBase):
         self._note("727.1", Sentence("the game restarts: game {n} begins", n=self.game_number))
         self._begin(present)
         if controller is not None:
-            self._clock.starting = controller
+            self._clock.starting, self._clock.rule = controller, "727.1a"
 
     # -- settling results -------------------------------------------------------------------
 

@@ -78,7 +78,7 @@ class TurnOrderMixin(GameBase):
             and p.id not in self._starting_side(starting)
             and self._players[starting].result.is_playing
         ):
-            rule = "727.1a" if self.game_number > 1 else "103.1b"
+            rule = clock.rule  # 103.1b (904.6), or 727.1a after a restart with a controller
             side = self._players[starting].team
             if self.variant.shared_turns and side is not None:  # 103.1a
                 raise RefusedError(

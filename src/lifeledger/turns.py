@@ -40,11 +40,12 @@ class Clock:
     ``player`` the record named, the ``active`` players (805.4: with shared team turns, every
     member of the active team still in the game) and their ``team``, the ``step`` (an index of
     :data:`STEPS`), the spells each player cast this turn (for 502.2), and who must take the
-    game's first turn (103.1b, 727.1a), if the rules say."""
+    game's first turn, if the rules say, and the ``rule`` that says so (103.1b: the archenemy,
+    904.6; 727.1a: a restart's controller)."""
 
-    __slots__ = ("active", "number", "player", "spells", "starting", "step", "team")
+    __slots__ = ("active", "number", "player", "rule", "spells", "starting", "step", "team")
 
-    def __init__(self, starting: str | None = None) -> None:
+    def __init__(self, starting: str | None = None, rule: str = "103.1b") -> None:
         self.number = 0
         self.player: str | None = None
         self.active: tuple[str, ...] = ()
@@ -52,10 +53,11 @@ class Clock:
         self.step = UPKEEP
         self.spells: dict[str, int] = {}
         self.starting = starting
+        self.rule = rule
 
     def copy(self) -> Clock:
         """An independent copy."""
-        new = Clock(self.starting)
+        new = Clock(self.starting, self.rule)
         new.number, new.player, new.active = self.number, self.player, self.active
         new.team, new.step, new.spells = self.team, self.step, dict(self.spells)
         return new
