@@ -46,7 +46,7 @@ from .actions import (
     Upkeep,
     Win,
 )
-from .effects import Reach
+from .effects import INSTANTS, Reach
 from .sentences import N_, Arg, Grouped, Id, Items, Plural, Sentence
 
 __all__ = ["describe", "english"]
@@ -303,7 +303,10 @@ def _damage(action: Damage) -> Sentence:
 
 
 def _choices(action: Choose) -> Sentence:
+    """What a ``choose`` states, each part with its rule: the order of triggered abilities
+    (603.3b), targets (603.3d), the order of replacement effects (616.1)."""
     parts: list[Arg] = []
+    rules: list[str] = []
     if action.order:
         parts.append(
             Sentence(
@@ -311,12 +314,30 @@ def _choices(action: Choose) -> Sentence:
                 ids=Items([Id(i) for i in action.order], ","),
             )
         )
+        rules.append("603.3b")
     for i, targets in action.targets:
         players = _joined(_OR, [Id(t) for t in targets])
         parts.append(Sentence("targets {players} with {id}", players=players, id=Id(i)))
-    chosen = _joined(_SEMICOLON, parts) if parts else Sentence("nothing")
+    if action.targets:
+        rules.append("603.3d")
+    if action.replacements:
+        parts.append(
+            Plural(
+                "applies the replacement effect {ids} first",
+                "applies the replacement effects {ids} in that order",
+                "n",
+                ids=Items([Id(i) for i in action.replacements], ","),
+                n=len(action.replacements),
+            )
+        )
+        rules.append("616.1")
+    if not parts:
+        return Sentence("{player} chooses nothing", player=Id(action.player))
     return Sentence(
-        "{player} chooses: {choices} (603.3b, 603.3d)", player=Id(action.player), choices=chosen
+        "{player} chooses: {choices} ({rules})",
+        player=Id(action.player),
+        choices=_joined(_SEMICOLON, parts),
+        rules=", ".join(rules),
     )
 
 
@@ -375,7 +396,7 @@ def _describe(action: Action) -> str:
             return _by(
                 action,
                 Plural(
-                    "{players} lose the game, says an effect",
+                    "{players} loses the game, says an effect",
                     "{players} lose the game, says an effect",
                     "n",
                     players=Items([Id(p) for p in action.losers], ","),
@@ -414,6 +435,13 @@ def _describe(action: Action) -> str:
                 )
             return Sentence("{id}: {kind} ({whom}), controlled by {player}", **args)
         case StartCard():
+            if action.name in INSTANTS:  # 608.2: a spell cast resolves; it enters nowhere
+                return Sentence(
+                    "{player} casts {card} ({id}), which resolves",
+                    card=action.name,
+                    id=Id(action.id),
+                    player=Id(action.controller),
+                )
             return Sentence(
                 "{card} ({id}) enters under {player}'s control",
                 card=action.name,

@@ -375,7 +375,7 @@ class TriggersMixin(GameBase):
                 "608.2",
                 Plural(
                     "{trigger} resolves: {players} loses 1 life",
-                    "{trigger} resolves: {players} loses 1 life",
+                    "{trigger} resolves: {players} each lose 1 life",
                     "n",
                     trigger=t.sentence,
                     players=Items([Id(pid) for pid in opponents], ","),
