@@ -39,7 +39,7 @@ from .live.seats import seats_given
 from .live.takeover import takeovers_of
 from .store.opening import is_postgresql, open_store, where
 from .store.records import Feed, Store, StoreError
-from .web import pictures, protocol, routes
+from .web import pages, pictures, protocol, routes
 from .web.addresses import TrustedProxies
 from .web.answers import close_drawing, fair_share
 from .web.connections import (
@@ -195,6 +195,7 @@ def create_app(
                 await task
 
     app.on_startup.append(start_sweep)
+    app.on_startup.append(pages.warm)  # every page, file and catalogue built once, off the loop
     app.on_cleanup.append(stop_sweep)
     app.on_shutdown.append(close_sockets)
     app.on_shutdown.append(stop_owners)

@@ -8,7 +8,9 @@ change of the table, and what each client's requests cost is counted against its
   carry an ``ETag``; ``If-None-Match`` with it is answered 304, without a body. The answers
   kept are bounded (:data:`CACHED` answers, :data:`CACHED_BYTES` bytes: the least recently
   used go first), and a table's go when it leaves memory.
-- Every ``/api/`` request is charged to its client's address and network (:func:`.limits
+- Every HTTP request (``/api/``, and since issue 26 item 1 the pages, static files, manifests
+  and catalogues too: :mod:`.pages`; not a socket's upgrade, whose messages have budgets of
+  their own) is charged to its client's address and network (:func:`.limits
   .network_of`): :data:`REQUEST_SECONDS` for the request itself, and the time its answer took
   to build when it was not kept. Past a share (``Limits.answer_share`` of a core beyond a
   burst of ``Limits.answer_burst`` seconds; a network's ``answer_network_share``,
@@ -62,7 +64,7 @@ __all__ = [
 ]
 
 #: What a request costs the server besides building its answer (reading it, routing it,
-#: writing the answer): charged to every ``/api/`` request, kept or not, and for every byte
+#: writing the answer): charged to every HTTP request, kept or not, and for every byte
 #: of an answer's body (measured on a loaded 2-core machine: a kept answer of 53 kB took
 #: 1.5 ms of the server's processor time).
 REQUEST_SECONDS = 0.001
@@ -195,9 +197,9 @@ def _metered(seconds: float) -> None:
 async def fair_share(
     request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
 ) -> web.StreamResponse:
-    """Every ``/api/`` request is charged to its address and network (:class:`Answers`):
-    past their share it is answered 429 ``throttled``."""
-    if not request.path.startswith("/api/"):
+    """Every HTTP request (a socket's upgrade aside) is charged to its address and network
+    (:class:`Answers`): past their share it is answered 429 ``throttled``."""
+    if request.path.startswith("/ws/"):
         return await handler(request)
     answers = answers_of(request.app[HUB_KEY])
     who = request.remote or "?"

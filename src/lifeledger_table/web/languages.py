@@ -5,28 +5,30 @@ words, the server's messages and the engine's sentences, from the compiled catal
 ``{"lang": "it", "plural": "<gettext's plural expression>", "messages": {msgid: text,
 singular msgid: [forms], "<context>\\u0004<msgid>": text}}``. A message without a translation
 is left out: the page shows its English (the msgid). Each catalogue is built once per process
-(the files don't change under a running server) and sent with an ETag.
+(the files don't change under a running server) and sent with an ETag (:mod:`.pages`). What is
+kept is one catalogue per language the app speaks, whatever a request names: a name the app
+doesn't speak is the default language's catalogue, never a new entry (issue 26 item 1: a cache
+keyed by any name let made-up names push the real catalogues out, each then built again, some
+115 kB, on the event loop).
 """
 
 from __future__ import annotations
 
 import gettext
-import hashlib
 import json
 import re
 from collections.abc import Callable
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
-from aiohttp import web
 from babel.messages.mofile import read_mo
 
 from lifeledger.language import LANGUAGES, LOCALE_DIR
-from lifeledger.sentences import Sentence
 
-from .requests import error_response
+__all__ = ["DEFAULT", "catalogue_body", "known", "language_catalogue", "words"]
 
-__all__ = ["catalogue", "known", "language_catalogue", "words"]
+#: The language of a request naming none the app speaks.
+DEFAULT = "en"
 
 #: Where the server's and the page's catalogues are (the engine's are lifeledger's own).
 TABLE_LOCALE = Path(__file__).resolve().parents[1] / "locale"
@@ -35,12 +37,17 @@ DOMAINS = ((LOCALE_DIR, "lifeledger"), (TABLE_LOCALE, "lifeledger_table"), (TABL
 _PLURAL = re.compile(r"plural\s*=\s*([^;]+)")
 
 
-@lru_cache(maxsize=len(LANGUAGES))
-def language_catalogue(lang: str) -> tuple[bytes, str] | None:
-    """``lang``'s catalogue as the JSON text the page reads, and its ETag; ``None`` for a
-    language the app doesn't speak."""
+def language_catalogue(lang: str) -> bytes:
+    """The catalogue of ``lang``, or of :data:`DEFAULT` for a language the app doesn't speak,
+    as the JSON text the page reads: built once per language (the same bytes each time)."""
+    return catalogue_body(known(lang))
+
+
+@cache
+def catalogue_body(lang: str) -> bytes:
+    """``lang``'s catalogue (one of :data:`~lifeledger.language.LANGUAGES`: :func:`known`)."""
     if lang not in LANGUAGES:
-        return None
+        raise ValueError(f"no catalogue of {lang!r}: ask language_catalogue, which maps it")
     messages: dict[str, str | list[str]] = {}
     plural = "(n != 1)"
     for locale, domain in DOMAINS:
@@ -62,38 +69,26 @@ def language_catalogue(lang: str) -> tuple[bytes, str] | None:
                     messages[key] = list(m.string)
             elif m.string:
                 messages[key] = m.string
-    body = json.dumps(
+    return json.dumps(
         {"lang": lang, "plural": plural, "messages": messages}, ensure_ascii=False, sort_keys=True
     ).encode()
-    return body, '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
 
 
 def known(lang: str) -> str:
     """``lang`` if the app speaks it, else English (so that what is kept per language stays
     bounded whatever a request names)."""
-    return lang if lang in LANGUAGES else "en"
+    return lang if lang in LANGUAGES else DEFAULT
 
 
-@lru_cache(maxsize=len(LANGUAGES))
 def words(lang: str) -> Callable[[str], str]:
-    """The server's own words (its message ids, no arguments) in ``lang`` (one :func:`known`);
-    English for a language the app doesn't speak."""
-    lang = known(lang)
+    """The server's own words (its message ids, no arguments) in ``lang``; English for a
+    language the app doesn't speak (kept once per language it speaks, whatever ``lang``)."""
+    return _words(known(lang))
+
+
+@cache
+def _words(lang: str) -> Callable[[str], str]:
     found = gettext.translation(
         "lifeledger_table", str(TABLE_LOCALE), languages=[lang], fallback=True
     )
     return found.gettext
-
-
-async def catalogue(request: web.Request) -> web.StreamResponse:
-    """GET /i18n/{lang}.json: the language's catalogue (304 when the page has it already)."""
-    found = language_catalogue(request.match_info["lang"])
-    if found is None:
-        return error_response(
-            404, "unknown-language", Sentence("The app doesn't speak that language.")
-        )
-    body, etag = found
-    headers = {"ETag": etag, "Cache-Control": "no-cache"}
-    if request.headers.get("If-None-Match") == etag:
-        return web.Response(status=304, headers=headers)
-    return web.Response(body=body, content_type="application/json", headers=headers)

@@ -1,34 +1,124 @@
 """The pages and the static files: the pages' HTML, the service worker (with this build's id
 and app shell written in), the web app manifest, ``/static/`` and the languages' catalogues
 (``/i18n/<lang>.json``: :mod:`.languages`). The files are the package data of
-``lifeledger_table/static/``."""
+``lifeledger_table/static/``.
+
+Every answer here is built once per build (issue 26 item 1): the static files are read into
+memory once (:func:`warm`, at start-up, in a thread), and each answer a client can ask for (a
+page, a file, the service worker, a language's manifest or catalogue) is made once, kept as
+bytes with an ``ETag`` (``If-None-Match`` with it is answered 304, without a body) and sent
+from memory. What is kept is bounded by the files and the languages, whatever a request names
+(a name that is no file is not kept; an unknown language is the default's). Like every other
+answer, each is charged to the client that asked: the request by :func:`.answers.fair_share`,
+its bytes by :func:`send` (:meth:`.answers.Answers.spend`), so that a flood of them from one
+client, or from many addresses, is that client's to pay and holds up no table.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import hashlib
 import json
+import mimetypes
 from collections.abc import Awaitable, Callable
 from importlib import resources
 from pathlib import Path
 
 from aiohttp import web
 
+from lifeledger.language import LANGUAGES
 from lifeledger.sentences import N_
 
-from .languages import catalogue, known, words
+from ..live.hub import HUB_KEY
+from .answers import BYTE_SECONDS, Answer, answers_of
+from .languages import catalogue_body, known, words
 
-__all__ = ["STATIC", "add_pages", "build_id", "page", "service_worker", "web_manifest"]
+__all__ = [
+    "STATIC",
+    "add_pages",
+    "build_id",
+    "catalogue",
+    "catalogue_answer",
+    "file_answer",
+    "manifest_answer",
+    "page",
+    "send",
+    "service_worker",
+    "static_file",
+    "warm",
+    "web_manifest",
+    "worker_answer",
+]
 
 STATIC = Path(str(resources.files("lifeledger_table"))) / "static"
 
+#: How every answer here is cached by HTTP: kept, and asked again with its ETag each time
+#: (answered 304, with no body, while the build is the same).
+REVALIDATE = "no-cache"
 
-def page(name: str) -> Callable[[web.Request], Awaitable[web.FileResponse]]:
-    async def handler(request: web.Request) -> web.FileResponse:
-        return web.FileResponse(STATIC / name)
+
+def kept(body: bytes, content_type: str) -> Answer:
+    """``body`` as an answer kept in memory, with its ETag."""
+    return Answer(body, f'"{hashlib.blake2b(body, digest_size=12).hexdigest()}"', content_type)
+
+
+def send(
+    request: web.Request, found: Answer, headers: dict[str, str] | None = None
+) -> web.Response:
+    """The answer ``found`` (bytes kept): 304 when the request's ``If-None-Match`` names its
+    ETag, else its body, whose bytes are charged to the client as a kept API answer's are
+    (the request itself is charged by :func:`.answers.fair_share`)."""
+    headers = {"ETag": found.etag, "Cache-Control": REVALIDATE, **(headers or {})}
+    asked = request.headers.get("If-None-Match")
+    if asked is not None:
+        tags = {tag.strip().removeprefix("W/") for tag in asked.split(",")}
+        if found.etag in tags or "*" in tags:
+            return web.Response(status=304, headers=headers)
+    if request.method != "HEAD":
+        spent = len(found.body) * BYTE_SECONDS
+        answers_of(request.app[HUB_KEY]).spend(request.remote or "?", spent)
+    return web.Response(body=found.body, headers={**headers, "Content-Type": found.content_type})
+
+
+@functools.cache
+def _files() -> dict[str, bytes]:
+    """The static files' bytes, by name, read once (a running server's build never changes)."""
+    return {p.name: p.read_bytes() for p in sorted(STATIC.iterdir()) if p.is_file()}
+
+
+@functools.cache
+def _file(name: str) -> Answer:
+    body = _files()[name]
+    kind = mimetypes.guess_type(name)[0] or "application/octet-stream"
+    if kind.startswith("text/") or kind.endswith(("json", "+xml")):
+        kind += "; charset=utf-8"
+    return kept(body, kind)
+
+
+def file_answer(name: str) -> Answer | None:
+    """The static file ``name`` as an answer kept (``None``: no such file; nothing is kept
+    for a name that is no file)."""
+    return _file(name) if name in _files() else None
+
+
+def page(name: str) -> Callable[[web.Request], Awaitable[web.Response]]:
+    async def handler(request: web.Request) -> web.Response:
+        found = file_answer(name)
+        if found is None:
+            raise web.HTTPNotFound()
+        return send(request, found)
 
     handler.__doc__ = f"The page {name}."
     return handler
+
+
+async def static_file(request: web.Request) -> web.Response:
+    """GET /static/{name}: a static file (404 for a name that is none)."""
+    found = file_answer(request.match_info["name"])
+    if found is None:
+        raise web.HTTPNotFound()
+    return send(request, found)
 
 
 #: Static files that are not part of the app shell the service worker keeps: itself (a
@@ -49,22 +139,24 @@ def build_id(directory: Path = STATIC) -> tuple[str, tuple[str, ...]]:
     return digest.hexdigest()[:12], ("/manifest.webmanifest", "/favicon.ico", *shell)
 
 
-async def service_worker(request: web.Request) -> web.Response:
-    """GET /sw.js: the service worker, with this build's id and app shell written in. Served
-    from the root so that its scope covers every page (/, /t/, /w/, /replay); never cached
-    by HTTP (the browser compares it byte for byte to find a new build)."""
+@functools.cache
+def worker_answer() -> Answer:
+    """The service worker with this build's id and app shell written in, made once."""
     build, shell = build_id()
     text = (
-        (STATIC / "sw.js")
-        .read_text()
+        _files()["sw.js"]
+        .decode()
         .replace('"__BUILD__"', json.dumps(build))
         .replace("__SHELL__", json.dumps(list(shell)))
     )
-    return web.Response(
-        text=text,
-        content_type="text/javascript",
-        headers={"Cache-Control": "no-cache", "Service-Worker-Allowed": "/"},
-    )
+    return kept(text.encode(), "text/javascript; charset=utf-8")
+
+
+async def service_worker(request: web.Request) -> web.Response:
+    """GET /sw.js: the service worker, with this build's id and app shell written in. Served
+    from the root so that its scope covers every page (/, /t/, /w/, /replay); never cached
+    by HTTP without asking (the browser compares it byte for byte to find a new build)."""
+    return send(request, worker_answer(), {"Service-Worker-Allowed": "/"})
 
 
 #: The app's name and description as an installed app shows them (the manifest's words).
@@ -75,20 +167,57 @@ APP_DESCRIPTION = N_(
 
 
 @functools.cache
-def _manifest(lang: str) -> bytes:
-    manifest = json.loads((STATIC / "manifest.webmanifest").read_text(encoding="utf-8"))
+def _manifest(lang: str) -> Answer:
+    manifest = json.loads(_files()["manifest.webmanifest"].decode("utf-8"))
     said = words(lang)
     manifest.update(lang=lang, name=said(APP_NAME), description=said(APP_DESCRIPTION))
-    return json.dumps(manifest, ensure_ascii=False, indent=2).encode()
+    body = json.dumps(manifest, ensure_ascii=False, indent=2).encode()
+    return kept(body, "application/manifest+json")
+
+
+def manifest_answer(lang: str) -> Answer:
+    """The manifest in ``lang`` (English for a language the app doesn't speak: the kept
+    manifests are one per language, whatever a request names)."""
+    return _manifest(known(lang))
 
 
 async def web_manifest(request: web.Request) -> web.Response:
     """GET /manifest.webmanifest: the web app manifest (name, icons, start URL), its words in
     the language ``?lang=`` names (the page links the one of its language), else English."""
-    return web.Response(
-        body=_manifest(known(request.query.get("lang", "en"))),
-        headers={"Content-Type": "application/manifest+json", "Cache-Control": "no-cache"},
-    )
+    return send(request, manifest_answer(request.query.get("lang", "en")))
+
+
+@functools.cache
+def _catalogue(lang: str) -> Answer:
+    return kept(catalogue_body(lang), "application/json")
+
+
+def catalogue_answer(lang: str) -> Answer:
+    """The catalogue of ``lang`` (:mod:`.languages`), kept: one per language the app speaks;
+    a name it doesn't speak is the default language's (never a new entry)."""
+    return _catalogue(known(lang))
+
+
+async def catalogue(request: web.Request) -> web.Response:
+    """GET /i18n/{lang}.json: the language's catalogue (304 when the page has it already);
+    the default language's for a language the app doesn't speak."""
+    return send(request, catalogue_answer(request.match_info["lang"]))
+
+
+def _build_all() -> None:
+    for name in _files():
+        _file(name)
+    build_id()
+    worker_answer()
+    for lang in LANGUAGES:
+        _manifest(lang)
+        _catalogue(lang)
+
+
+async def warm(app: web.Application) -> None:
+    """Build every answer of this module (files, service worker, manifests, catalogues) at
+    start-up, in a thread: the first phones don't wait for them, nor the event loop."""
+    await asyncio.to_thread(_build_all)
 
 
 def add_pages(router: web.UrlDispatcher) -> None:
@@ -100,5 +229,5 @@ def add_pages(router: web.UrlDispatcher) -> None:
     router.add_get("/favicon.ico", page("favicon.ico"))  # drawn by web/icons.py
     router.add_get("/sw.js", service_worker)
     router.add_get("/manifest.webmanifest", web_manifest)
-    router.add_static("/static/", STATIC)
+    router.add_get("/static/{name}", static_file)
     router.add_get("/i18n/{lang}.json", catalogue)
