@@ -9,6 +9,7 @@ holds)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -156,4 +157,76 @@ def test_a_personal_phone_reloaded_offline_keeps_its_seat_and_every_tap(
         expect(life(page, "ana")).to_have_text("14")
         expect(life(page, "bo")).to_have_text("15")
         expect(page.locator('[data-player="ana"] .tag.you')).to_be_visible()
+        page.context.close()
+
+
+def test_a_reload_right_after_a_change_opens_the_table_as_it_was_then(
+    browser: Browser, tmp_path: Path
+) -> None:
+    """The table kept for offline waits a second after a change; a page left before then keeps
+    it as it goes: reloaded offline at once, it shows the change the server made (119.3)."""
+    with server(tmp_path / "t.db") as (base, _):
+        table = post(base + "/api/tables", TWO)["id"]
+        page = browser.new_context(**PHONE).new_page()
+        sit(page, base, table, "ana")
+        kept_for_offline(page)
+        tap(page, "bo", "19")
+        page.wait_for_function("() => S.pending.size === 0")
+        page.context.set_offline(True)
+        page.reload()
+        expect(life(page, "bo")).to_have_text("19")
+        expect(life(page, "bo")).to_have_class("life")
+        page.context.close()
+
+
+FULL_STORAGE = """() => {
+  const setItem = Storage.prototype.setItem;
+  Storage.prototype.setItem = function (key, value) {
+    const full = new DOMException("full", "QuotaExceededError");
+    if (String(key).startsWith("lifeledger-pending-")) throw full;
+    return setItem.call(this, key, value);
+  };
+}"""
+NOT_KEPT = (
+    "Not kept: this browser can't store the change (storage is full or off) and there is no"
+    " connection to send it. Nothing changed."
+)
+
+
+def test_a_change_that_cannot_be_kept_offline_is_refused_where_it_was_made(
+    browser: Browser, tmp_path: Path
+) -> None:
+    """Offline, with the browser's storage full: a tap (and a counter's +) can't be kept, so it
+    is refused at once (its total stays, the panel shakes, a toast says why), not shown as
+    waiting and lost by the next reload. Back online, taps are sent again as usual (119.3)."""
+    with server(tmp_path / "t.db") as (base, _):
+        table = post(base + "/api/tables", TWO)["id"]
+        page = browser.new_context(**PHONE).new_page()
+        sit(page, base, table, "ana")
+        kept_for_offline(page)
+        page.context.set_offline(True)
+        page.evaluate(FULL_STORAGE)
+        toast = page.locator("#toast")
+        strip = page.locator("#netstate")
+        page.locator('.panel[data-player="bo"] [data-act="minus"]').click()
+        expect(toast).to_have_text(NOT_KEPT)
+        expect(toast).to_have_class("toast bad")
+        expect(page.locator('.panel[data-player="bo"]')).to_have_class(re.compile("refused-flash"))
+        expect(life(page, "bo")).to_have_text("20")
+        expect(life(page, "bo")).to_have_class("life")
+        assert page.evaluate("S.pending.size") == 0
+        expect(strip).to_have_text(OFFLINE)
+        page.evaluate("document.getElementById('toast').className = 'toast hidden'")
+        poison = page.locator('.panel[data-player="bo"] .ctr[data-counter="poison"]')
+        poison.locator(".ctr-plus").click()
+        expect(toast).to_have_text(NOT_KEPT)
+        expect(poison.locator(".ctr-n")).to_have_text("0")
+        assert page.evaluate("S.pending.size") == 0
+        expect(strip).to_have_text(OFFLINE)
+
+        page.context.set_offline(False)
+        page.wait_for_function("() => S.connected")
+        tap(page, "bo", "19")  # online, a change is sent at once though it isn't stored
+        page.wait_for_function("() => S.pending.size === 0")
+        eventually(lambda: server_life(base, table), {"ana": 20, "bo": 19})
         page.context.close()

@@ -149,6 +149,7 @@ function request(type, action, extra) {
   if (new TextEncoder().encode(toJSON(msg)).length > MAX_MESSAGE) { toast(t("That is too long to send."), "bad"); return; }
   msg.sent = Date.now();
   S.pending.set(msg.id, msg);
+  if (!S.pending.kept && !S.connected) { S.pending.delete(msg.id); toast(notKeptText(), "bad"); return; } // taps.js
   send(wire(msg));
   expectAnswer(); // a change that gets no answer (its ack) shows a dead connection at once
   renderConn();

@@ -42,6 +42,7 @@ class PendingMap extends Map {
   constructor(storageKey) {
     super();
     this.storageKey = storageKey;
+    this.kept = true; // whether the last change was written to localStorage
     if (!storageKey) return;
     let kept = [];
     try { kept = parseJSON(localStorage.getItem(storageKey) || "[]"); } catch (e) { kept = []; }
@@ -56,12 +57,16 @@ class PendingMap extends Map {
   delete(id) { const had = super.delete(id); if (had) this.changed(); return had; }
   clear() { super.clear(); this.changed(); }
   changed() { this.save(); queueMicrotask(showTotals); }
+  // Whether the changes are kept; if not (storage full or refused) they stay in memory, and a
+  // change made with no connection is refused where it was made (notKept).
   save() {
-    if (!this.storageKey) return;
+    if (!this.storageKey) return true;
     try {
       if (this.size) localStorage.setItem(this.storageKey, toJSON([...this.values()]));
       else localStorage.removeItem(this.storageKey);
-    } catch (e) { /* storage full or refused: the changes stay in memory */ }
+      this.kept = true;
+    } catch (e) { this.kept = false; }
+    return this.kept;
   }
 }
 
@@ -256,7 +261,7 @@ function tapLife(player, delta, unitId) {
   }
   run.net += delta;
   run.msg.action = { do: run.net < 0 ? "lose_life" : "gain_life", player, amount: Math.abs(run.net) };
-  S.pending.save();
+  if (!S.pending.save() && !S.connected) { notKept(run, delta); return; }
   clearTimeout(run.timer);
   run.timer = setTimeout(closeRun, TAP_WINDOW);
   bump(unitId, delta);
@@ -304,13 +309,40 @@ function tapRefused(msg) {
   const u = d ? lifeUnit(d.player) : null;
   if (!u) return;
   if (!("kind" in d)) dropBubble(u.id);
-  const panel = panelOf(u.id);
+  shake(u.id);
+}
+
+function shake(unitId) {
+  const panel = panelOf(unitId);
   if (panel) {
     panel.classList.remove("refused-flash");
     void panel.offsetWidth; // restart the animation
     panel.classList.add("refused-flash");
   }
   buzz([40, 60, 40]);
+}
+
+// What a change this device can't keep, with no connection to take it, is refused with.
+function notKeptText() {
+  return t("Not kept: this browser can't store the change (storage is full or off) and there is no connection to send it. Nothing changed.");
+}
+
+// A tap that can't be kept (storage full or refused) while no connection takes it: refused
+// where it was made (its panel shakes, a toast says why), never held in memory only to be lost
+// by a reload (issue 25 item 1). The run's earlier taps stay as they were kept.
+function notKept(run, delta) {
+  run.net -= delta;
+  if (run.net === 0) {
+    TAPS.run = null;
+    clearTimeout(run.timer);
+    S.pending.delete(run.msg.id);
+    dropBubble(run.unit);
+  } else {
+    run.msg.action = { do: run.net < 0 ? "lose_life" : "gain_life", player: run.player, amount: Math.abs(run.net) };
+  }
+  showTotals();
+  shake(run.unit);
+  toast(notKeptText(), "bad", run.player);
 }
 
 // The server turned a change down "choice-needed" (603.3b, 603.3d): it stays pending, its
@@ -426,16 +458,21 @@ window.addEventListener("online", () => {
 function offlineKey() { return `${OFFLINE_PREFIX}${MODE}-${KEY}`; }
 
 // The table as last seen (setup, state, score), kept for opening it with no network.
-// Called after each render; written at most once a second.
+// Called after each render; written at most once a second, and as the page is left (a reload
+// right after a change opens the table as it was then: issue 25 item 1).
 function keepForOffline() {
   if (MODE === "replay" || !S.state || !S.info || TAPS.offlineTimer) return;
-  TAPS.offlineTimer = setTimeout(() => {
-    TAPS.offlineTimer = null;
-    try {
-      localStorage.setItem(offlineKey(), toJSON({ info: S.info, state: S.state, score: S.score, effects: S.effects, kept: Date.now() }));
-    } catch (e) { /* storage full or refused: no offline copy */ }
-  }, 1000);
+  TAPS.offlineTimer = setTimeout(writeOffline, 1000);
 }
+
+function writeOffline() {
+  clearTimeout(TAPS.offlineTimer);
+  TAPS.offlineTimer = null;
+  try {
+    localStorage.setItem(offlineKey(), toJSON({ info: S.info, state: S.state, score: S.score, effects: S.effects, kept: Date.now() }));
+  } catch (e) { /* storage full or refused: no offline copy */ }
+}
+window.addEventListener("pagehide", () => { if (TAPS.offlineTimer) writeOffline(); });
 
 // With no network, the table as it was last seen here (true), to show and tap on until the
 // connection returns; the welcome then replaces it all (since 0: the whole state).
