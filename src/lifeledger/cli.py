@@ -1,4 +1,5 @@
-"""The ``lifeledger`` command line: ``replay`` a record, ``serve`` the table app."""
+"""The ``lifeledger`` command line: ``replay`` a record, ``serve`` the table app, write it as
+a static ``app``."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import os
 import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TextIO
 
 from .budget import MAX_STEPS
@@ -20,7 +22,7 @@ from .sentences import N_, Grouped, Sentence
 from .state import state_dict
 from .timeline import Timeline, escaped
 
-__all__ = ["main"]
+__all__ = ["failure", "main", "replay_json"]
 
 #: How long ``lifeledger replay`` works on a record by default, in seconds.
 DEFAULT_TIME_LIMIT = 600.0
@@ -103,12 +105,11 @@ def _replay(args: argparse.Namespace) -> int:
     try:
         with stream:
             # A .jsonl file is a stream; anything else is told apart by its content.
-            source = source_of(stream, stream=True if args.record.endswith(".jsonl") else None)
+            is_stream = True if args.record.endswith(".jsonl") else None
             if args.json:
-                result = replay(source, keep_history=False, deadline=deadline)
-                json.dump(state_dict(result.game, result.refused), sys.stdout, indent=1)
-                sys.stdout.write("\n")
+                sys.stdout.write(replay_json(stream, is_stream=is_stream, deadline=deadline))
                 return 0
+            source = source_of(stream, stream=is_stream)
             if sys.stdout.isatty():  # a person watches: each line as it comes
                 game, played = start(source, keep_history=False)
                 game.deadline = deadline
@@ -133,28 +134,41 @@ def _replay(args: argparse.Namespace) -> int:
                 _write(lines)
             return 0
     except TooMuchWork as exc:
-        if exc.limit != "deadline":
-            return _error(name, exc.sentence, lang)
-        where = (
-            Sentence("the header")
-            if exc.position is None
-            else Sentence("action {position}", position=exc.position)
-        )
-        _error(
-            name,
-            Sentence(
-                "the replay took more than its time limit of {seconds} s (at {where}); give it"
-                " longer with --time-limit SECONDS (0: no limit)",
-                seconds=f"{args.time_limit:g}",
-                where=where,
-            ),
-            lang,
-        )
-        return TIMED_OUT
+        _error(name, failure(exc, args.time_limit), lang)
+        return TIMED_OUT if exc.limit == "deadline" else 2
     except MalformedError as exc:
-        return _error(name, exc.sentence, lang)
+        return _error(name, failure(exc, args.time_limit), lang)
     except UnicodeDecodeError:
         return _error(name, Sentence("not UTF-8 text"), lang)
+
+
+def replay_json(
+    stream: TextIO, *, is_stream: bool | None = None, deadline: float | None = None
+) -> str:
+    """What ``lifeledger replay --json`` prints for the record ``stream`` holds: its state as
+    JSON text (the device's engine gives the same text). ``is_stream``: a stream of lines
+    (``True``), a document (``False``), or told apart by its content (``None``). Raises
+    :class:`MalformedError`, or :class:`TooMuchWork` (:func:`failure` words either)."""
+    result = replay(source_of(stream, stream=is_stream), keep_history=False, deadline=deadline)
+    return json.dumps(state_dict(result.game, result.refused), indent=1) + "\n"
+
+
+def failure(exc: MalformedError | TooMuchWork, time_limit: float) -> Sentence:
+    """Why a replay stopped, as ``lifeledger replay`` says it after the record's name: a
+    malformed record, too much work, or its time limit of ``time_limit`` seconds passed."""
+    if not isinstance(exc, TooMuchWork) or exc.limit != "deadline":
+        return exc.sentence
+    where = (
+        Sentence("the header")
+        if exc.position is None
+        else Sentence("action {position}", position=exc.position)
+    )
+    return Sentence(
+        "the replay took more than its time limit of {seconds} s (at {where}); give it"
+        " longer with --time-limit SECONDS (0: no limit)",
+        seconds=f"{time_limit:g}",
+        where=where,
+    )
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -166,6 +180,17 @@ def _serve(args: argparse.Namespace) -> int:
     except ImportError as exc:
         said = Sentence(
             "{error}; install the table app with pip install 'lifeledger[table]'", error=str(exc)
+        )
+        print(f"lifeledger serve: {lang.text(said)}", file=sys.stderr)
+        return 2
+    # The engine the phones run (Pyodide's files, which make installs): missing, the pages
+    # would load and their engine would not.
+    missing = importlib.import_module("lifeledger_table.web.engine").missing_pyodide()
+    if missing:
+        said = Sentence(
+            "Pyodide's files are missing ({files}); run make in the source tree (npm ci and"
+            " the copy into lifeledger_table/pyodide/), or install a built lifeledger package",
+            files=", ".join(missing),
         )
         print(f"lifeledger serve: {lang.text(said)}", file=sys.stderr)
         return 2
@@ -184,6 +209,33 @@ def _serve(args: argparse.Namespace) -> int:
         workers=args.workers,
         internal=args.internal,
     )
+    return 0
+
+
+def _app(args: argparse.Namespace) -> int:
+    lang = _language(None)
+    assert lang is not None
+    # Like serve, the static app is the table app's (imported only when asked for).
+    try:
+        staticapp = importlib.import_module("lifeledger_table.web.staticapp")
+    except ImportError as exc:
+        said = Sentence(
+            "{error}; install the table app with pip install 'lifeledger[table]'", error=str(exc)
+        )
+        print(f"lifeledger app: {lang.text(said)}", file=sys.stderr)
+        return 2
+    try:
+        written = staticapp.write_app(Path(args.directory))
+    except (staticapp.AppError, OSError) as exc:
+        print(escaped(f"lifeledger app: {exc}"), file=sys.stderr)
+        return 2
+    said = Sentence(
+        "{directory}: the app, {count} files; serve the folder with any static web host, e.g."
+        " python -m http.server -d {directory}",
+        directory=args.directory,
+        count=len(written),
+    )
+    print(lang.text(said))
     return 0
 
 
@@ -323,6 +375,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         ),
     )
     serve.set_defaults(run=_serve)
+    app = commands.add_parser(
+        "app",
+        help=t(
+            N_(
+                "write the table app as static files (pages, engine and Pyodide) into a folder"
+                " any static web host serves; phones decide their tables there on their own"
+            )
+        ),
+    )
+    app.add_argument(
+        "directory", help=t(N_("the folder to write (new, empty, or written by app before)"))
+    )
+    app.set_defaults(run=_app)
     args = parser.parse_args(argv)
     try:
         status: int = args.run(args)

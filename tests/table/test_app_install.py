@@ -77,7 +77,11 @@ def test_the_build_changes_with_any_static_file(tmp_path: Path) -> None:
     (tmp_path / "sw.js").write_text("worker")
     first, shell = build_id.__wrapped__(tmp_path)
     assert re.fullmatch(r"[0-9a-f]{12}", first)
-    assert "/static/a.js" in shell and "/static/sw.js" not in shell
+    # Relative to the app's root (the server's /, a static folder's own).
+    assert "static/a.js" in shell and "static/sw.js" not in shell
+    assert {"index.html", "table.html", "engine/engine.zip", "pyodide/pyodide.asm.wasm"} <= set(
+        shell
+    )
     (tmp_path / "a.js").write_text("2")
     assert build_id.__wrapped__(tmp_path)[0] != first
 
@@ -97,12 +101,13 @@ def test_the_manifest_icons_and_service_worker_are_served(base: str) -> None:
     assert kind.startswith("application/manifest+json")
     manifest = json.loads(body)
     assert manifest["name"] and manifest["short_name"] == "lifeledger"
-    assert manifest["start_url"] == "/" and manifest["scope"] == "/"
+    # Relative to the manifest, so that a static folder's is its own (lifeledger app).
+    assert manifest["start_url"] == "./" and manifest["scope"] == "./"
     assert manifest["display"] == "standalone"
     assert re.fullmatch(r"#[0-9a-f]{6}", manifest["theme_color"])
     seen = set()
     for icon in manifest["icons"]:
-        kind, data, _ = fetch(base + icon["src"])
+        kind, data, _ = fetch(f"{base}/{icon['src']}")
         if icon["type"] == "image/png":
             assert kind == "image/png"
             side = int(icon["sizes"].split("x")[0])
@@ -115,7 +120,7 @@ def test_the_manifest_icons_and_service_worker_are_served(base: str) -> None:
     build, shell = build_id()
     text = data.decode()
     assert f'const BUILD = "{build}";' in text
-    assert "__SHELL__" not in text and "/static/taps.js" in text
+    assert "__SHELL__" not in text and '"static/taps.js"' in text
     assert set(json.loads(re.search(r"const SHELL = (\[.*?\]);", text)[1])) == set(shell)  # type: ignore[index]
 
 
@@ -152,7 +157,7 @@ def test_the_app_installs_and_opens_offline_and_queued_taps_apply_once(
                 f"lifeledger-{build}",
             )
             # The shell, the languages' catalogues (i18n.js, issue 20), and nothing of the API.
-            assert {p for p in cached if not p.startswith("/i18n/")} == set(shell)
+            assert {p for p in cached if not p.startswith("/i18n/")} == {"/" + u for u in shell}
             page.locator('[data-player="bo"] [data-act="minus"]').click()
             page.wait_for_function("() => S.pending.size === 0")
             page.wait_for_timeout(1200)  # the table is kept for offline (at most once a second)

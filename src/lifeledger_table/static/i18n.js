@@ -229,7 +229,7 @@ function keptCatalogue(code) {
 // catalogue, or null.
 async function fetchCatalogue(code) {
   try {
-    const res = await fetch(`/i18n/${code}.json`, { cache: "no-cache" });
+    const res = await fetch(`i18n/${code}.json`, { cache: "no-cache" });
     if (!res.ok) return null;
     const text = await res.text();
     const data = JSON.parse(text);
@@ -249,7 +249,7 @@ function useLang(code) {
   document.documentElement.lang = code;
   // The installed app's name and description in this language (the manifest's words).
   const manifest = document.querySelector('link[rel="manifest"]');
-  if (manifest) manifest.setAttribute("href", code === "en" ? "/manifest.webmanifest" : `/manifest.webmanifest?lang=${code}`);
+  if (manifest) manifest.setAttribute("href", code === "en" ? "manifest.webmanifest" : `manifest.webmanifest?lang=${code}`);
   if (code === "en") { I18N.ready = Promise.resolve(); return I18N.ready; }
   const kept = keptCatalogue(code);
   const had = kept && takeCatalogue(code, kept);

@@ -1,4 +1,5 @@
-// Installing the app: the service worker (/sw.js, the app shell offline) and the browser's
+// Installing the app: the service worker (sw.js at the app's root, the app shell offline) and the
+// browser's
 // "install" offer, kept for the table menu's "Install the app" button. Every page loads this.
 // Service workers exist only on a secure page (HTTPS, or localhost): on plain HTTP over a LAN
 // the app still works, without the offline shell (docs/table.md, Installing the app).
@@ -7,7 +8,8 @@
 const INSTALL = { prompt: null, installed: false };
 
 if ("serviceWorker" in navigator) {
-  navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(() => { /* no offline shell: the app works on */ });
+  // Relative to the page's <base>: the app's root, / on the server, a static folder's own.
+  navigator.serviceWorker.register("sw.js", { scope: "./" }).catch(() => { /* no offline shell: the app works on */ });
 }
 
 // Chromium offers the install once the manifest and the service worker qualify: the offer is

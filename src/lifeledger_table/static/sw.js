@@ -1,10 +1,14 @@
-// The service worker (served at /sw.js, so its scope is the whole site: /, /t/, /w/, /replay).
-// It keeps the app shell — the pages, scripts, style, icons and manifest — in a cache named by
-// the build, and serves the shell from it, so the app opens with no network. The server writes
-// BUILD (a digest of every static file) and SHELL (their URLs) into this file as it serves it:
-// a new build is a new service worker, which caches the new shell and, once active, deletes
-// every older build's cache. The API (/api/) and the WebSocket (/ws/) are never cached.
-// The languages' catalogues (/i18n/<lang>.json, i18n.js) are asked of the network first (a
+// The service worker, at the app's root: the server's /sw.js (its scope the whole site: /, /t/,
+// /w/, /replay), or a static folder's sw.js (lifeledger app; its scope that folder). Every URL
+// here is relative to its own directory, so it works in both homes.
+// It keeps the app shell — the pages, scripts, style, icons, manifest, and the engine the
+// engine worker runs (engine/engine.zip and Pyodide's files) — in a cache named by the build,
+// and serves the shell from it, so the app, and its engine, open with no network. The server
+// writes BUILD (a digest of every static file, the engine and Pyodide) and SHELL (their URLs)
+// into this file as it serves it: a new build is a new service worker, which caches the new
+// shell and, once active, deletes every older build's cache. The API (api/) and the WebSocket
+// (ws/) are never cached.
+// The languages' catalogues (i18n/<lang>.json, i18n.js) are asked of the network first (a
 // new translation reaches the page without a new build) and kept in the cache for offline use:
 // each language's at install, and every one the page fetches since.
 "use strict";
@@ -12,16 +16,20 @@
 const BUILD = "__BUILD__";
 const SHELL = __SHELL__;
 const CACHE = "lifeledger-" + BUILD;
-const TABLE_PAGE = "/static/table.html";
-const INDEX_PAGE = "/static/index.html";
+// The app's root: this worker's own directory. Every URL of the shell is relative to it.
+const ROOT = new URL("./", self.location);
+const at = (path) => new URL(path, ROOT).href;
+const SHELL_URLS = new Set(SHELL.map(at));
+const TABLE_PAGE = at("table.html");
+const INDEX_PAGE = at("index.html");
 // The catalogues of the languages other than English (i18n.js's LANGUAGES; English needs none).
-const CATALOGUES = ["/i18n/it.json"];
+const CATALOGUES = ["i18n/it.json"].map(at);
 
 self.addEventListener("install", (event) => {
   // Fetched anew ("reload": not from the HTTP cache), so the cache holds this build's files.
   event.waitUntil(
     caches.open(CACHE)
-      .then((cache) => cache.addAll(SHELL.map((url) => new Request(url, { cache: "reload" })))
+      .then((cache) => cache.addAll([...SHELL_URLS].map((url) => new Request(url, { cache: "reload" })))
         // Best effort: a catalogue that can't be fetched now is kept when the page fetches it.
         .then(() => Promise.all(CATALOGUES.map((url) => cache.add(new Request(url, { cache: "reload" })).catch(() => null)))))
       .then(() => self.skipWaiting()),
@@ -36,29 +44,37 @@ self.addEventListener("activate", (event) => {
   );
 });
 
-// The cached file a request is answered with, or null (the network answers it, uncached).
-function shellFile(request) {
+// The path of a request of this origin under the app's root, relative to it ("" for the root
+// itself), or null for any other request.
+function rootPath(request) {
   if (request.method !== "GET") return null;
   const url = new URL(request.url);
-  if (url.origin !== self.location.origin) return null;
-  const path = url.pathname;
-  if (path.startsWith("/api/") || path.startsWith("/ws/") || path === "/sw.js") return null;
+  if (url.origin !== ROOT.origin || !url.pathname.startsWith(ROOT.pathname)) return null;
+  return url.pathname.slice(ROOT.pathname.length);
+}
+
+// The cached file a request is answered with (its URL), or null (the network answers it,
+// uncached).
+function shellFile(request) {
+  const path = rootPath(request);
+  if (path === null) return null;
+  if (path.startsWith("api/") || path.startsWith("ws/") || path === "sw.js") return null;
   if (request.mode === "navigate") {
-    if (path === "/") return INDEX_PAGE;
-    if (path === "/replay" || /^\/[tw]\/[^/]+$/.test(path)) return TABLE_PAGE;
+    if (path === "" || path === "index.html") return INDEX_PAGE;
+    if (path === "table.html" || path === "replay" || /^[tw]\/[^/]+$/.test(path)) return TABLE_PAGE;
   }
-  return SHELL.includes(path) ? path : null;
+  const file = at(path);
+  return SHELL_URLS.has(file) ? file : null;
 }
 
 // A language's catalogue: the network's when it answers (and kept), else the one kept.
 function isCatalogue(request) {
-  if (request.method !== "GET") return false;
-  const url = new URL(request.url);
-  return url.origin === self.location.origin && /^\/i18n\/[A-Za-z_-]+\.json$/.test(url.pathname);
+  const path = rootPath(request);
+  return path !== null && /^i18n\/[A-Za-z_-]+\.json$/.test(path);
 }
 
 async function catalogue(request) {
-  const key = new URL(request.url).pathname;
+  const key = at(rootPath(request));
   const cache = await caches.open(CACHE);
   try {
     const res = await fetch(request);

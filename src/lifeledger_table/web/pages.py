@@ -32,6 +32,7 @@ from lifeledger.sentences import N_
 
 from ..live.hub import HUB_KEY
 from .answers import BYTE_SECONDS, Answer, answers_of
+from .engine import engine_parts
 from .languages import catalogue_body, known, words
 
 __all__ = [
@@ -41,6 +42,7 @@ __all__ = [
     "catalogue",
     "catalogue_answer",
     "file_answer",
+    "fill_worker",
     "manifest_answer",
     "page",
     "send",
@@ -130,25 +132,34 @@ NOT_SHELL = frozenset({"sw.js"})
 def build_id(directory: Path = STATIC) -> tuple[str, tuple[str, ...]]:
     """The build of the static files: a digest of every file's name and bytes (12 hex
     digits), and the app shell's URLs. A change to any file is a new build: a new service
-    worker, which replaces the cached shell."""
+    worker, which replaces the cached shell. The engine (engine/engine.zip) and the Pyodide
+    files are part of both: the engine worker works offline, and a new engine is a new build.
+    The shell's URLs are relative to the app's root (where sw.js is), so the same shell works
+    at a server's / and in a static folder at any path (``lifeledger app``)."""
     digest = hashlib.sha256()
     names = sorted(p.name for p in directory.iterdir() if p.is_file())
     for name in names:
         digest.update(name.encode() + b"\0" + (directory / name).read_bytes() + b"\0")
-    shell = [f"/static/{n}" for n in names if n not in NOT_SHELL]
-    return digest.hexdigest()[:12], ("/manifest.webmanifest", "/favicon.ico", *shell)
+    shell = [f"static/{n}" for n in names if n not in NOT_SHELL]
+    engine = engine_parts()
+    for url, data in engine:
+        digest.update(url.encode() + b"\0" + data + b"\0")
+    pages = ("index.html", "table.html", "manifest.webmanifest", "favicon.ico")
+    return digest.hexdigest()[:12], (*pages, *shell, *(url for url, _ in engine))
+
+
+def fill_worker(template: str) -> str:
+    """The service worker's text (static/sw.js) with this build's id and shell written in."""
+    build, shell = build_id()
+    return template.replace('"__BUILD__"', json.dumps(build)).replace(
+        "__SHELL__", json.dumps(list(shell))
+    )
 
 
 @functools.cache
 def worker_answer() -> Answer:
     """The service worker with this build's id and app shell written in, made once."""
-    build, shell = build_id()
-    text = (
-        _files()["sw.js"]
-        .decode()
-        .replace('"__BUILD__"', json.dumps(build))
-        .replace("__SHELL__", json.dumps(list(shell)))
-    )
+    text = fill_worker(_files()["sw.js"].decode())
     return kept(text.encode(), "text/javascript; charset=utf-8")
 
 
@@ -223,6 +234,9 @@ async def warm(app: web.Application) -> None:
 def add_pages(router: web.UrlDispatcher) -> None:
     """The pages, the service worker, the manifest, the static files and the catalogues."""
     router.add_get("/", page("index.html"))
+    # The pages by their names too, as a static folder serves them (``lifeledger app``).
+    router.add_get("/index.html", page("index.html"))
+    router.add_get("/table.html", page("table.html"))
     router.add_get("/t/{table}", page("table.html"))
     router.add_get("/w/{watch}", page("table.html"))
     router.add_get("/replay", page("table.html"))

@@ -27,6 +27,7 @@ from ..live.seats import SeatTaken, StorageFailure, grant_seat, grant_seats
 from ..live.takeover import Takeover, is_host, origin_of, takeovers_of
 from ..store.records import DuplicateError, TableRow, hash_token
 from .answers import answer
+from .engine import add_engine
 from .lan import link_origin
 from .pages import add_pages
 from .requests import (
@@ -506,6 +507,7 @@ async def replay_record(request: web.Request) -> web.Response:
 def add_routes(router: web.UrlDispatcher) -> None:
     """The pages, the static files and the HTTP API."""
     add_pages(router)
+    add_engine(router)
     router.add_get("/api/catalogue", catalogue)
     router.add_post("/api/tables", create_table)
     router.add_get("/api/code/{code}", lookup_code)
