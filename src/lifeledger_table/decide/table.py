@@ -760,19 +760,23 @@ class Table:
         written (such a write conflicts, and the table is then reloaded). Raises if an event
         can't be taken in: the caller reloads the table.
 
-        Still reads the log itself where an event needs it (:meth:`settle`: an undo across a
-        checkpoint, or of a reset), as it did: its callers, on the event loop, are yet to make
-        those reads off it (issue 18 item 4)."""
+        Reads the log itself where an event needs it (:meth:`settle`: an undo across a
+        checkpoint, or of a reset): for a thread, or tests; on the event loop, take each in
+        with :meth:`take_one`, its reads made off the loop (issue 26 item 2)."""
+        return [self.settle(partial(self.take_one, event), loading=True) for event in events]
+
+    def take_one(self, event: Event) -> str:
+        """Take in one event another server wrote, the next after the last one here (as
+        :meth:`take_in`), and return its message for the phones. Does no I/O: an event that
+        needs part of the log not in memory raises :class:`NeedsLog`, having changed nothing
+        (read it off the event loop, :meth:`learn` it, and call again)."""
         if self.pending:
             raise TableError("busy", Sentence("Changes decided here are still being written."))
-        out: list[str] = []
-        for event in events:
-            step = self.settle(partial(self._prepare, event, None, live=True), loading=True)
-            self._adopt(step)
-            assert step.view is not None
-            self.commit(Decision(step.event, step.checkpoint, step.entry, step.view, step.text))
-            out.append(step.text)
-        return out
+        step = self._prepare(event, None, live=True)
+        self._adopt(step)
+        assert step.view is not None
+        self.commit(Decision(step.event, step.checkpoint, step.entry, step.view, step.text))
+        return step.text
 
     def commit(self, decision: Decision) -> None:
         """Note that the decision's event is in the store: new phones may now be shown it."""
@@ -1255,7 +1259,9 @@ class Table:
         """The seat whose change an undo of ``target`` would take back, if ``target`` is the
         last action in effect (``None`` otherwise, or for a change no seat sent)."""
         last = self.last
-        if last is None or target != last.seq or _undoable(last) is None:
+        if type(target) is not int or last is None or target != last.seq:
+            return None  # (1.0 and True are no sequence numbers, though equal to 1)
+        if _undoable(last) is None:
             return None
         return last.seat
 

@@ -19,8 +19,18 @@ a table's lease decides its changes; the others forward their phones' changes to
   is decided once, whichever process its phone is on.
 - **Behind, lazily**: a follower sends the owner's messages to its phones as they come, and
   keeps the events; its copy of the table takes them in only when something reads it (a
-  phone's hello, a page, a history page: :meth:`Owners.catch_up`), or every
-  :data:`BEHIND` events, so that following costs little.
+  phone's hello, undo or history page, a page: :meth:`Owners.caught_up`; never a ping), or
+  every :data:`BEHIND` events (loaded again from the store, in a thread), so that following
+  costs little. Taking them in never holds the event loop (issue 26 item 2): one event a
+  turn of the loop, what it needs of the log read in the writer's threads, and its time
+  spent from the table's share of the server (``Table.share``): a table whose events cost
+  more than its share waits, its readers with it, while the other tables go on.
+- **Undo, checked where decided** (issue 26 item 4): the owner checks whose change a
+  forwarded undo takes back when it decides it (in its turn: ``check`` of
+  :meth:`.Writer.handle`); another seat's change, of a seat the sending socket does not
+  hold, is not applied: the sender's process is told (``undo_ask``) and puts it to that
+  seat as a question (:mod:`.undoasks`, its copy holding the change first), whose yes
+  comes back as an undo that names who allowed it.
 - **Takeover**: when an owner dies its links close; each follower puts the changes sent and
   not answered back first in line, waits for the lease to expire, and claims it (or links
   to whoever did). The new owner loads the table from the store (everything acknowledged is
@@ -67,14 +77,15 @@ from aiohttp import web
 
 from lifeledger.sentences import Sentence
 
-from ..decide.limits import SocketGate
+from ..decide.errors import TableError
+from ..decide.limits import TABLE_BURST, TABLE_SHARE, SocketGate
 from ..decide.table import Decision, Table
 from ..decide.tools import Tools
 from ..store.records import Event, Leases
 from .fanout import Fanout
 from .sockets import Conn, Sender, error_message
 from .toolmessages import decide_tool, tools_changed
-from .writer import STORAGE, Writer
+from .writer import STORAGE, Writer, settled
 
 __all__ = ["BEHIND", "LINK_PATH", "RENEW", "TTL", "Link", "Owners", "RemoteConn"]
 
@@ -96,6 +107,13 @@ LINK_PATH = "/link"
 #: Seconds between pings on a link: an owner that does not answer in half of it (paused,
 #: its machine gone) is given up.
 HEARTBEAT = 5.0
+
+#: How often (seconds) taking in a followed table's events looks again while it is loaded
+#: again from the store.
+RELOAD_POLL = 0.01
+#: How long (seconds) an undo the owner sent back to be asked waits for the change it names
+#: to reach the copy here (it is sent before that change is written).
+AWAIT_CHANGE = 10.0
 
 #: The refusal of a change over the table's message budget (as the socket's own budgets say).
 THROTTLED = Sentence("Too many messages from here or at this table; slow down.")
@@ -175,11 +193,16 @@ class RemoteConn:
     """A phone on another process, as the owner's writer answers it: what it is sent goes
     back on the link, to that process's socket ``key``."""
 
-    def __init__(self, link: Link, key: int, table_id: str, address: str) -> None:
+    def __init__(
+        self, link: Link, key: int, table_id: str, address: str, holds: tuple[str, ...] = ()
+    ) -> None:
         self.link = link
         self.key = key
         self.table_id = table_id
         self.address = address
+        #: The seats that socket holds (as its process said): an undo of another seat's
+        #: change is asked of that seat (:meth:`Owners._undo_check`).
+        self.holds = holds
 
     def send(self, text: str, cid: str | None = None) -> None:
         self.link.put(
@@ -227,6 +250,15 @@ class Owners:
         self.filling: dict[str, list[tuple[int, Conn | None, str]]] = {}
         #: Followed tables being loaded again, far behind (:meth:`_refresh`).
         self.refreshing: set[str] = set()
+        #: Followed tables whose copy is taking in the events kept (:meth:`catch_up`).
+        self.taking: dict[str, asyncio.Task[None]] = {}
+        #: Undos the owner sent back to be asked (``undo_ask``) that wait for the change they
+        #: name to reach the copy here: by table, the sequence number and who waits.
+        self.awaited: dict[str, list[tuple[int, asyncio.Future[None]]]] = {}
+        #: How an undo the owner sent back is put as a question to the seat whose change it
+        #: names (:meth:`.undoasks.UndoAsks.ask`, set with the undo questions):
+        #: the socket, the undo's id, the acting seat, target, that seat and the undo's body.
+        self.undo_asked: Callable[[Conn, str, str, int, str, dict[str, Any]], None] | None = None
         #: Links to owners, by address (opening: a future).
         self.links: dict[str, asyncio.Future[Link | None]] = {}
         #: The links of the processes following each table decided here.
@@ -404,8 +436,37 @@ class Owners:
         conn, kind, body, cid, seat, _ = request
         if kind == "tool":
             decide_tool(self.hub, conn, table, body, cid, seat)
+        elif kind == "undo" and isinstance(conn, RemoteConn) and "allowed" not in body:
+            # Whose change it takes back is checked here, in its turn (issue 26 item 4).
+            self.writer.handle(table, *request, check=self._undo_check(request))
         else:
             self.writer.handle(table, *request)
+
+    def _undo_check(self, request: Request) -> Callable[[Table], bool]:
+        """The owner's check of an undo a phone on another process sent, made when the writer
+        decides it: an undo of another seat's change, a seat the socket does not hold, is not
+        applied; its process is told to ask that seat (``undo_ask``: :meth:`_undo_ask`)."""
+        conn, _, body, cid, seat, _ = request
+
+        def check(table: Table) -> bool:
+            owner = table.undo_owner(body.get("target"))
+            if owner is None or not isinstance(conn, RemoteConn) or owner in conn.holds:
+                return True
+            conn.link.put(
+                {
+                    "t": "undo_ask",
+                    "table": table.id,
+                    "conn": conn.key,
+                    "cid": cid,
+                    "seat": seat,
+                    "target": body["target"],
+                    "owner": owner,
+                    "body": body,
+                }
+            )
+            return False
+
+        return check
 
     def _key(self, conn: Conn) -> int:
         key = self._keys.get(conn)
@@ -434,6 +495,7 @@ class Owners:
                 "seat": seat,
                 "at_turn": at_turn,
                 "address": conn.address,
+                "holds": list(conn.seats),
             }
         )
 
@@ -523,22 +585,95 @@ class Owners:
 
     # -- following -------------------------------------------------------------------------
 
+    def behind_on(self, table: Table) -> bool:
+        """Whether the copy here of a table followed at its owner lacks events kept for it."""
+        return bool(self.behind.get(table.id))
+
     def catch_up(self, table: Table) -> None:
-        """Take the events kept for a followed table into its copy here (before it is read)."""
-        events = self.behind.pop(table.id, None)
-        if not events:
+        """Begin taking the events kept for a followed table into its copy here, in slices
+        (:meth:`_take_in`); returns at once. (:meth:`caught_up` waits for it.)"""
+        table_id = table.id
+        if table_id in self.taking or not self.behind.get(table_id) or self.stopping:
             return
-        events = [e for e in events if e.seq > table.last_seq]
-        if not events:
-            return
-        if events[0].seq != table.last_seq + 1:  # a gap, being filled from the store
-            self.behind[table.id] = events
-            return
-        try:
-            table.take_in(events)
-        except Exception:
-            log.exception("table %s: could not take in its owner's events", table.id)
-            self._spawn(self._reload(table))
+        task = asyncio.get_running_loop().create_task(self._take_in(table))
+        self.taking[table_id] = task
+        self.tasks.add(task)
+
+        def done(_: asyncio.Task[None]) -> None:
+            self.tasks.discard(task)
+            if self.taking.get(table_id) is task:
+                del self.taking[table_id]
+
+        task.add_done_callback(done)
+
+    async def caught_up(self, table: Table) -> None:
+        """The copy here holds every event kept for it (before it is read: a phone's hello,
+        undo or history page, a page): taken in by :meth:`catch_up`'s task, waited for.
+        It returns with none kept (so that its caller reads the copy before any other
+        arrives: no turn of the event loop between), or when taking them in makes no headway
+        (events after a gap wait for the store's: :meth:`_fill`)."""
+        while self.behind.get(table.id):
+            self.catch_up(table)
+            task = self.taking.get(table.id)
+            if task is None:
+                return
+            before = table.last_seq
+            await asyncio.shield(task)
+            if table.last_seq == before:
+                return
+
+    async def _take_in(self, table: Table) -> None:
+        """Take the kept events into the copy, one a turn of the event loop (the other
+        tables' messages go between), each one's time spent from the table's share, and
+        waiting while the table has spent more than its share (issue 26 item 2); what an
+        event needs of the log is read in the writer's threads. An event that can't be taken
+        in has the table loaded again from the store (off the event loop)."""
+        table_id = table.id
+        took = 0
+        while self.hub.tables.get(table_id) is table:
+            if table.reloading:
+                await asyncio.sleep(RELOAD_POLL)  # (the load holds every event written)
+                continue
+            events = self.behind.get(table_id)
+            while events and events[0].seq <= table.last_seq:
+                events.pop(0)
+            if not events:
+                self.behind.pop(table_id, None)
+                break
+            if events[0].seq != table.last_seq + 1:
+                break  # a gap, being filled from the store (_fill)
+            wait = _over_share(table)
+            if wait > 0:
+                await asyncio.sleep(wait)
+                continue
+            event = events[0]
+            spent = 0.0
+
+            def one(event: Event = event) -> str:
+                nonlocal spent
+                if table.reloading or table.last_seq + 1 != event.seq:
+                    raise _Moved()
+                began = time.thread_time()
+                try:
+                    return table.take_one(event)
+                finally:
+                    spent += time.thread_time() - began
+
+            try:
+                await settled(table, one, self.hub.store, self.writer.reads)
+            except _Moved:
+                continue  # loaded again, or taken in meanwhile: looked at anew
+            except Exception:
+                log.exception("table %s: could not take in its owner's events", table_id)
+                self.behind.pop(table_id, None)
+                self._spawn(self._reload(table))
+                break
+            finally:
+                table.share.spend(spent)
+            took += 1
+            await asyncio.sleep(0)  # the other tables' turn
+        if took and self.hub.tables.get(table_id) is table:
+            self.hub.changed(table)  # the questions about it, on the copy as it is now
 
     async def _refresh(self, table: Table) -> None:
         """A followed table's copy, far behind, loaded again from the store (which holds every
@@ -557,7 +692,9 @@ class Owners:
     async def _reload(self, table: Table) -> None:
         shown = table.last_seq
         if await self.writer.reload(table) and self.hub.tables.get(table.id) is table:
-            self.hub.resync(table, shown)
+            await self.caught_up(table)  # the events kept past what the store held then
+            if self.hub.tables.get(table.id) is table:
+                self.hub.resync(table, shown)
 
     async def _link(self, address: str) -> Link | None:
         """The link to the process at ``address`` (opened once; ``None``: it can't be
@@ -630,6 +767,7 @@ class Owners:
             if event.seq <= self.seen.get(table_id, 0):
                 return
             self.seen[table_id] = event.seq
+            self._arrived(table_id)
             if event.seq > table.last_seq:
                 behind = self.behind.setdefault(table_id, [])
                 behind.append(event)
@@ -667,6 +805,8 @@ class Owners:
                 self._spawn(tools_changed(self.hub, table_id, tools))
         elif kind == "tools":
             self._tools_from_owner(table_id, message)
+        elif kind == "undo_ask":
+            self._undo_ask(table_id, message)
         elif kind == "moved":
             self._moved(table_id)
         elif kind == "sockets" and self.gate is not None:
@@ -675,6 +815,72 @@ class Owners:
                 self.gate.elsewhere[table_id] = counts
             else:
                 self.gate.elsewhere.pop(table_id, None)
+
+    def _undo_ask(self, table_id: str, message: dict[str, Any]) -> None:
+        """The owner did not apply an undo a phone here sent: it takes back another seat's
+        change (issue 26 item 4). Once the copy here holds that change (the owner decided it,
+        and sends it once written), the undo is put to that seat as a question, as if asked
+        here (:attr:`undo_asked`); if the table moved on meanwhile, the undo is sent to the
+        owner again, which decides it anew."""
+        cid = str(message.get("cid") or "")
+        self.inflight.get(table_id, {}).pop(cid, None)
+        conn = self._conns.get(message.get("conn", -1))
+        seat, target, owner, body = (message.get(k) for k in ("seat", "target", "owner", "body"))
+        table = self.hub.tables.get(table_id)
+        if (
+            conn is None
+            or table is None
+            or conn.table is not table
+            or not isinstance(seat, str)
+            or type(target) is not int
+            or not isinstance(owner, str)
+            or not isinstance(body, dict)
+        ):
+            return
+        self._spawn(self._ask_undo(table, conn, cid, seat, target, owner, body))
+
+    async def _ask_undo(
+        self,
+        table: Table,
+        conn: Conn,
+        cid: str,
+        seat: str,
+        target: int,
+        owner: str,
+        body: dict[str, Any],
+    ) -> None:
+        table_id = table.id
+        if self.seen.get(table_id, 0) < target:
+            arrived: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            self.awaited.setdefault(table_id, []).append((target, arrived))
+            try:
+                async with asyncio.timeout(AWAIT_CHANGE):
+                    await arrived
+            except TimeoutError:
+                pass
+        await self.caught_up(table)
+        if conn.closing or self.hub.tables.get(table_id) is not table:
+            return
+        if table.undo_owner(target) != owner or self.undo_asked is None:
+            self.route(table, conn, "undo", body, cid, seat)  # decided anew by the owner
+            return
+        self.undo_asked(conn, cid, seat, target, owner, body)
+
+    def _arrived(self, table_id: str) -> None:
+        """The events of a followed table seen here reached a new sequence number: the undos
+        waiting for a change up to it go on (:meth:`_ask_undo`)."""
+        waiting = self.awaited.get(table_id)
+        if not waiting:
+            return
+        seen = self.seen.get(table_id, 0)
+        for seq, arrived in waiting:
+            if seq <= seen and not arrived.done():
+                arrived.set_result(None)
+        left = [(seq, a) for seq, a in waiting if not a.done()]
+        if left:
+            self.awaited[table_id] = left
+        else:
+            del self.awaited[table_id]
 
     def _tools_from_owner(self, table_id: str, message: dict[str, Any]) -> None:
         """The owner's new tools of a table followed here: kept, and sent to its phones here
@@ -705,14 +911,18 @@ class Owners:
         except Exception as exc:
             log.warning("table %s: could not read its owner's events (%s)", table_id, exc)
             stored = []
-        kept = self.filling.pop(table_id, [])
         if self.remote.get(table_id) is not link or self.hub.tables.get(table_id) is not table:
+            self.filling.pop(table_id, None)
             return
         upto = stored[-1].seq if stored else table.last_seq
         newer = [e for e in self.behind.get(table_id, []) if e.seq > upto]
         self.behind[table_id] = [e for e in stored if e.seq > table.last_seq] + newer
-        self.catch_up(table)
+        await self.caught_up(table)  # in slices (the owner's events meanwhile are kept)
+        kept = self.filling.pop(table_id, [])
+        if self.remote.get(table_id) is not link or self.hub.tables.get(table_id) is not table:
+            return
         self.seen[table_id] = max(self.seen.get(table_id, 0), table.last_seq)
+        self._arrived(table_id)
         self.hub.resync(table, shown)  # every event since, those kept meanwhile among them
         for seq, sender, cid in kept:
             if sender is not None and cid:
@@ -817,7 +1027,14 @@ class Owners:
             if table is None or table_id not in self.mine:
                 link.put({"t": "moved", "table": table_id})
                 return
-            conn = RemoteConn(link, int(message["conn"]), table_id, str(message["address"]))
+            holds = message.get("holds")
+            conn = RemoteConn(
+                link,
+                int(message["conn"]),
+                table_id,
+                str(message["address"]),
+                tuple(s for s in holds if isinstance(s, str)) if isinstance(holds, list) else (),
+            )
             if self.gate is not None and not self.gate.take_table(table_id):
                 # The table's budget, which its phones here spend too (issue 18 item 2).
                 conn.send_json(error_message(str(message["cid"]), "throttled", THROTTLED))
@@ -909,6 +1126,21 @@ class Owners:
         if target is not None and target not in links:
             assert isinstance(sender, RemoteConn)
             sender.send(f"{text[:-1]}, {json.dumps('id')}: {json.dumps(cid)}}}", cid)
+
+
+class _Moved(Exception):
+    """The copy changed under an event being taken in (loaded again, or it took it in)."""
+
+
+def _over_share(table: Table) -> float:
+    """Seconds until the table's changes are within their share of the server again (0:
+    they are): what taking in a followed table's events waits (as its phones' changes are
+    refused ``busy`` on its owner)."""
+    try:
+        table.share.check()
+    except TableError:
+        return (table.share.debt - TABLE_BURST) / TABLE_SHARE
+    return 0.0
 
 
 def _counts(given: Any) -> dict[str, int]:

@@ -11,13 +11,17 @@ The host asking for a change whose seat no socket holds, here or on another proc
 answered at once: the host is the one who would be asked.
 
 A table's phones may be on several processes sharing the store (issue 18 item 2). A question
-lives on the process of the phone that asked (its origin), which decides it; it is also told
-to the other processes through the store's notices, as seat takeovers are (:mod:`.takeover`):
-``undo_ask`` (each process with the table in memory puts it to its own sockets holding the
-seat and to its host's: a mirror of the question), ``undo_answer`` (a socket there answered:
-the answer goes to the origin, whose first answer decides), ``undo_closed`` (the question is
-over at the origin: the mirrors close it for their sockets). A mirror also ends on its own
-when its time is up; a seat held on another process counts as held (its ``holding`` notices).
+lives on the process of the phone that asked (its origin), which decides it. The table's owner
+checks whose change an undo forwarded to it takes back, when it decides it (issue 26 item 4),
+since the copy on the phone's process may not hold that change yet: one of another seat's, not
+the socket's, comes back to be asked here (:attr:`.owners.Owners.undo_asked`). A question is
+also told to the other processes through the store's notices, as seat takeovers are
+(:mod:`.takeover`): ``undo_ask`` (each process with the table in memory puts it to its own
+sockets holding the seat and to its host's: a mirror of the question), ``undo_answer`` (a
+socket there answered: the answer goes to the origin, whose first answer decides),
+``undo_closed`` (the question is over at the origin: the mirrors close it for their sockets). A
+mirror also ends on its own when its time is up; a seat held on another process counts as held
+(its ``holding`` notices).
 """
 
 from __future__ import annotations
@@ -192,15 +196,17 @@ class UndoAsks:
         )
         conn.send_json(self._asked(ask))
 
-    def _keep(self, ask: UndoAsk, seconds: float) -> None:
-        """Keep a question (until answered, or ``seconds`` from now) and put it to its askees."""
+    def _keep(self, ask: UndoAsk, seconds: float, *, put: bool = True) -> None:
+        """Keep a question (until answered, or ``seconds`` from now) and put it to its askees
+        (unless not ``put``)."""
         self.asks[ask.rid] = ask
         self.by_table.setdefault(ask.table.id, {})[ask.rid] = ask
         ask.timer = asyncio.get_running_loop().call_later(
             seconds, lambda: self.close(ask, "expired", Sentence("Nobody answered in time."))
         )
-        for c in ask.asked:
-            c.send_json(ask.message())
+        if put:
+            for c in ask.asked:
+                c.send_json(ask.message())
 
     def _asked(self, ask: UndoAsk) -> dict[str, Any]:
         """The asker's answer: its undo is a question now (its change leaves its pending list)."""
@@ -318,9 +324,13 @@ class UndoAsks:
     def changed(self, hub: Hub, table: Table) -> None:
         """News of the table was sent to its phones here (a change written here or by its
         owner, whichever process's phone sent it): its questions asked here are pruned, on
-        its copy brought up to date (nothing when none waits)."""
+        its copy brought up to date (nothing when none waits). A copy behind its owner's
+        events is pruned once it has taken them in (in slices: :meth:`.Owners.catch_up`,
+        which then calls this again), never on what it does not hold yet."""
         if table.id in self.by_table and self.of_table(table.id):
-            hub.catch_up(table)
+            if hub.owners.behind_on(table):
+                hub.owners.catch_up(table)
+                return
             self.prune(table)
 
     def forget(self, conn: Conn) -> None:
@@ -408,7 +418,6 @@ class UndoAsks:
         kept = self.mirrors(table_id)
         if len(kept) >= ASKS_PER_TABLE:
             self.close(kept[0], "expired", Sentence("Too many undo questions at once."))
-        hub.catch_up(table)  # the question names the change, as the copy here holds it
         ask = UndoAsk(
             rid=rid,
             table=table,
@@ -422,7 +431,21 @@ class UndoAsks:
             asked=holders + hosts,
             origin=origin,
         )
-        self._keep(ask, seconds)
+        if not hub.owners.behind_on(table):
+            self._keep(ask, seconds)
+            return
+        # The question names the change as the copy here holds it: put once the copy has
+        # taken in its owner's events (in slices, never holding the event loop).
+        self._keep(ask, seconds, put=False)
+        task = asyncio.get_running_loop().create_task(self._put_later(hub, ask))
+        _PUTTING.add(task)
+        task.add_done_callback(_PUTTING.discard)
+
+    async def _put_later(self, hub: Hub, ask: UndoAsk) -> None:
+        await hub.owners.caught_up(ask.table)
+        if self.asks.get(ask.rid) is ask:
+            for c in ask.asked:
+                c.send_json(ask.message())
 
 
 def _refusal(ask: UndoAsk, role: str) -> str:
@@ -448,6 +471,9 @@ def decide(
 
 
 _REGISTRY: weakref.WeakKeyDictionary[Hub, UndoAsks] = weakref.WeakKeyDictionary()
+#: Mirrors waiting for their table's copy to be current before they are put (kept so that
+#: they are not collected).
+_PUTTING: set[asyncio.Task[None]] = set()
 
 
 def undo_asks_of(hub: Hub) -> UndoAsks:
@@ -457,4 +483,5 @@ def undo_asks_of(hub: Hub) -> UndoAsks:
     if found is None:
         found = _REGISTRY[hub] = UndoAsks(takeovers_of(hub))
         hub.changed = functools.partial(found.changed, hub)
+        hub.owners.undo_asked = functools.partial(found.ask, hub)
     return found

@@ -117,6 +117,10 @@ class Request:
     charged: bool = True
     #: The reads of the log it waited for so far.
     reads: int = 0
+    #: Asked of the table just before the request is decided (in its turn, after the requests
+    #: before it): ``False`` takes it out of the writer's hands, undecided (the owner's check
+    #: of a forwarded undo's target: :mod:`.owners`).
+    check: Callable[[Table], bool] | None = None
 
 
 class Writer:
@@ -159,11 +163,14 @@ class Writer:
         *,
         also: Sender | None = None,
         charged: bool = True,
+        check: Callable[[Table], bool] | None = None,
     ) -> None:
         """Decide a phone's change and queue it for writing (or answer a retry, or a refusal).
         A table being loaded again, or whose log is being read for an earlier request, keeps
-        the request until then (see :class:`Request` for ``also`` and ``charged``)."""
-        self._handle(table, Request(conn, kind, body, cid, seat, at_turn, also, charged))
+        the request until then (see :class:`Request` for ``also``, ``charged`` and
+        ``check``)."""
+        request = Request(conn, kind, body, cid, seat, at_turn, also, charged, check=check)
+        self._handle(table, request)
 
     def _handle(self, table: Table, request: Request) -> None:
         waiting = self.reading.get(table.id)
@@ -173,6 +180,8 @@ class Writer:
             waiting.append(request)
             return
         conn, cid = request.conn, request.cid
+        if request.check is not None and not request.check(table):
+            return
         try:
             shares = (table.share, self.hub.shares.of(conn.address)) if request.charged else ()
             decision = table.decide(

@@ -201,6 +201,10 @@ async def _socket(request: web.Request, table: Table, spectator: bool) -> web.St
                     error_message(None, "malformed", Sentence("Messages are JSON text."))
                 )
                 continue
+            if hub.owners.behind_on(table) and _kind_of(msg.data) in _READS_TABLE:
+                # Its copy here takes in what its owner decided first (in slices, the other
+                # tables going on: issue 26 item 2); this socket's next messages wait.
+                await hub.owners.caught_up(table)
             try:
                 _handle(hub, conn, msg.data)
             except Exception:
@@ -245,6 +249,20 @@ def _peek_id(data: str) -> str | None:
     return cid if isinstance(cid, str) else None
 
 
+#: The messages that read the copy here of a table another process decides: it is brought up
+#: to date before (:meth:`.Owners.caught_up`). Not a ping, nor a change sent on to the owner.
+_READS_TABLE = ("hello", "history", "undo")
+
+
+def _kind_of(data: str) -> object:
+    """A message's ``"type"`` (``None`` for a message that is not a JSON object)."""
+    try:
+        msg = strict_json(data)
+    except ValueError:
+        return None
+    return msg.get("type") if isinstance(msg, dict) else None
+
+
 def _handle(hub: Hub, conn: Conn, data: str) -> None:
     """One message from a client. Runs to the end without yielding: decide, persist, broadcast."""
     try:
@@ -263,8 +281,6 @@ def _handle(hub: Hub, conn: Conn, data: str) -> None:
         return
     kind = msg["type"]
     table = conn.table
-    if kind != "action":  # read here: a table another process decides is brought up to date
-        hub.owners.catch_up(table)
     if kind == "hello":
         # A welcome is up to a page of the timeline: after the first, hellos spend the
         # socket's history-page budget (a hello a message would be a page a message).
@@ -362,8 +378,23 @@ def _handle(hub: Hub, conn: Conn, data: str) -> None:
     body: dict[str, Any] = {k: msg.get(k) for k in allowed - {"type", "id", "as", "at_turn"}}
     if conn.device:  # the history says what sent it: the table device (issue 17 item 11)
         body["device"] = "table"
+    if kind == "undo" and type(body.get("target")) is not int:
+        # Refused at once, before anyone is asked (issue 26 item 9): 1.0 and true are no
+        # sequence numbers, though Python counts them equal to 1.
+        conn.send_json(
+            error_message(
+                cid,
+                "malformed",
+                Sentence(
+                    'An undo names the action it takes back: "target" is its sequence number.'
+                ),
+                member="target",
+            )
+        )
+        return
     # A seat's Undo takes back its own change; another seat's is asked of that seat's device
-    # or the host (issue 17 item 10: live/undoasks.py). A device's seats are all its own.
+    # or the host (issue 17 item 10: live/undoasks.py). A device's seats are all its own. (The
+    # owner of a table another process decides checks again, when it decides: live/owners.py.)
     owner = table.undo_owner(body.get("target")) if kind == "undo" else None
     if owner is not None and not conn.holds(owner):
         undo_asks_of(hub).ask(hub, conn, cid, acting, body["target"], owner, body)
