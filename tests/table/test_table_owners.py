@@ -360,12 +360,16 @@ async def test_a_takeover_is_polled_through_any_process(apps: list[Client]) -> N
     assert res.status == 404
 
 
-def test_the_internal_address_is_a_host_and_maybe_a_port() -> None:
+def test_the_internal_address_is_a_host_and_maybe_a_port(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     assert _internal(None) == ("127.0.0.1", 0)
     assert _internal("10.0.0.11") == ("10.0.0.11", 0)
     assert _internal("10.0.0.11:9001") == ("10.0.0.11", 9001)
     assert _internal("[fd00::11]:9001") == ("fd00::11", 9001)
     assert _internal("fd00::11") == ("fd00::11", 0)
-    for wrong in ("0.0.0.0", "::", "[::]:9001", "host:port", ":9001"):
-        with pytest.raises(SystemExit, match="--internal"):
+    for wrong in ("0.0.0.0", "::", "[::]:9001", "host:port", ":9001", "1.2.3.4:99999"):
+        with pytest.raises(SystemExit) as exited:
             _internal(wrong)
+        assert exited.value.code == 2  # a usage error (issue 26 item 8): one line, naming it
+        assert capsys.readouterr().err.startswith(f"lifeledger serve: --internal {wrong}: ")
