@@ -25,6 +25,16 @@ of what issue 7 found, then all of them at once:
   long table; ``qr``/``qr100``, its QR codes, every other one for a made-up ``Host`` (a link
   not drawn before); ``spectator``/``spectator100``, ``GET /api/watch/{watch}`` and its
   history;
+- issue 26 item 1, ``catalogues``/``catalogues100`` and ``manifest``/``manifest100``: one client
+  (4 requests under way) and 100 addresses asking for ``/i18n/<lang>.json`` and
+  ``/manifest.webmanifest?lang=`` as fast as they are answered, the language a made-up one
+  two times in three, else ``it`` or ``en`` (made-up names used to evict the real catalogues,
+  each then built again on the event loop);
+- issue 26 item 3, with ``--store postgresql`` (a single SQLite server has no internal
+  listener: these are skipped there): ``internal``, 20,000 connections to the internal listener
+  from 100 addresses that send half a request and then nothing (reopened when cut off or
+  refused); ``internal-flood``, 4 unauthenticated clients on 4 addresses asking ``GET /link``
+  of it as fast as they are refused;
 - ``all``: every attacker above at once.
 
 Each scenario runs ``--runs`` times, alternating with a quiet run (the baseline, measured in
@@ -35,6 +45,7 @@ machine's load average is printed with every run.
 
     .venv/bin/python benchmarks/hostile.py                  # every scenario, 3 runs each
     .venv/bin/python benchmarks/hostile.py --scenario hello --runs 5
+    .venv/bin/python benchmarks/hostile.py --store postgresql --scenario internal
 """
 
 from __future__ import annotations
@@ -59,7 +70,7 @@ from typing import Any
 import aiohttp
 
 sys.path.insert(0, str(Path(__file__).parent))
-from table import free_port, percentile, raise_fd_limit, start, stop
+from table import Postgres, free_port, percentile, raise_fd_limit, start, stop
 
 VICTIM_TABLES = 5
 #: POSTs are JSON (the app refuses other content types: issue 7 item 12).
@@ -81,6 +92,8 @@ class Server:
     attacker_token: str = ""
     engine_table: str = ""
     engine_token: str = ""
+    #: The internal listener (``host:port``; empty: none, a single SQLite server).
+    internal: str = ""
 
 
 @dataclass
@@ -131,10 +144,10 @@ async def prepare(base: str, db: str) -> Server:
 
 def grow(db: str, table_id: str, events: int) -> None:
     """Append ``events`` life changes to a table's log, through the store's own interface."""
+    from lifeledger_table.store.opening import open_store
     from lifeledger_table.store.records import Event
-    from lifeledger_table.store.sqlite import SQLiteStore
 
-    store = SQLiteStore(db)
+    store = open_store(db)
     try:
         start_seq = len(store.events(table_id))
         batch = []
@@ -155,8 +168,8 @@ def grow(db: str, table_id: str, events: int) -> None:
 def grow_engine(db: str, table_id: str) -> None:
     """The ``engine`` attacker's table: Bo at 10^1000 life, Sanguine Bond, Exquisite Blood,
     Boon Reflection and :data:`PRIDEMATES` Pridemates, all Ana's (written to its log)."""
+    from lifeledger_table.store.opening import open_store
     from lifeledger_table.store.records import Event
-    from lifeledger_table.store.sqlite import SQLiteStore
 
     cards = ["Sanguine Bond", "Exquisite Blood", "Boon Reflection"]
     cards += ["Ajani's Pridemate"] * PRIDEMATES
@@ -165,7 +178,7 @@ def grow_engine(db: str, table_id: str) -> None:
         {"do": "card", "id": f"card-{i}", "name": name, "controller": "ana"}
         for i, name in enumerate(cards)
     ]
-    store = SQLiteStore(db)
+    store = open_store(db)
     try:
         start_seq = len(store.events(table_id))
         store.append(
@@ -529,6 +542,75 @@ async def attack_socket_pages(server: Server, done: asyncio.Event) -> None:
         await asyncio.gather(*(ws.close() for ws in sockets), return_exceptions=True)
 
 
+def catalogue_request(server: Server, n: int) -> tuple[str, dict[str, str]]:
+    """Issue 26 item 1: a language's catalogue, two times in three a made-up language (a
+    name not asked before), else Italian or English."""
+    lang = ("it", "en")[n % 2] if n % 3 == 0 else f"x{n}"
+    return f"/i18n/{lang}.json", {}
+
+
+def manifest_request(server: Server, n: int) -> tuple[str, dict[str, str]]:
+    """Issue 26 item 1: the manifest in a language, made up two times in three."""
+    lang = ("it", "en")[n % 2] if n % 3 == 0 else f"x{n}"
+    return f"/manifest.webmanifest?lang={lang}", {}
+
+
+#: Issue 26 item 3: the held half-requests on the internal listener, and their addresses.
+INTERNAL_HELD = 20_000
+INTERNAL_ADDRESSES = 100
+
+
+async def attack_internal(server: Server, done: asyncio.Event) -> None:
+    """Issue 26 item 3: :data:`INTERNAL_HELD` connections to the internal listener, from
+    :data:`INTERNAL_ADDRESSES` addresses, that send half a request and then nothing (each
+    reopened at once when the server cuts it off or refuses it)."""
+    if not server.internal:
+        return
+    host, port = server.internal.rsplit(":", 1)
+    loop = asyncio.get_running_loop()
+
+    async def one(k: int) -> None:
+        address = f"127.0.3.{1 + k % INTERNAL_ADDRESSES}"
+        while not done.is_set():
+            sock = socket.socket()
+            sock.setblocking(False)
+            try:
+                sock.bind((address, 0))
+                await loop.sock_connect(sock, (host, int(port)))
+                await loop.sock_sendall(sock, b"GET /link HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(loop.sock_recv(sock, 1), timeout=120)
+            except OSError:
+                await asyncio.sleep(0.2)
+            finally:
+                sock.close()
+            await asyncio.sleep(0.05)  # refused or cut off: again at once (as a loop would)
+
+    await asyncio.gather(*(one(k) for k in range(INTERNAL_HELD)))
+
+
+async def attack_internal_flood(server: Server, done: asyncio.Event) -> None:
+    """Issue 26 item 3: unauthenticated ``GET /link`` on the internal listener from 4
+    addresses, 4 under way from each, as fast as they are refused."""
+    if not server.internal:
+        return
+
+    async def client(address: str) -> None:
+        async with session(address) as http:
+
+            async def step() -> None:
+                async with http.get(f"http://{server.internal}/link") as res:
+                    await res.read()
+
+            await asyncio.gather(*(until(done, step) for _ in range(REQUESTS_AT_ONCE)))
+
+    await asyncio.gather(*(client(f"127.0.3.{201 + k}") for k in range(4)))
+
+
+#: The scenarios that attack the internal listener (a PostgreSQL store's only).
+INTERNAL = ("internal", "internal-flood")
+
+
 ATTACKS: dict[str, list[Attack]] = {
     "pages": [gets(page_request), attack_socket_pages],
     "pages100": [gets(page_request, many=True)],
@@ -545,6 +627,12 @@ ATTACKS: dict[str, list[Attack]] = {
     "slow": [attack_slow],
     "codes": [attack_codes],
     "engine": [attack_engine],
+    "catalogues": [gets(catalogue_request)],
+    "catalogues100": [gets(catalogue_request, many=True)],
+    "manifest": [gets(manifest_request)],
+    "manifest100": [gets(manifest_request, many=True)],
+    "internal": [attack_internal],
+    "internal-flood": [attack_internal_flood],
 }
 ATTACKS["all"] = [a for attacks in list(ATTACKS.values()) for a in attacks]  # the names above
 
@@ -612,54 +700,70 @@ def spread(values: list[float]) -> str:
 
 async def main(args: Any) -> None:
     raise_fd_limit()
+    with contextlib.ExitStack() as stack:
+        if args.store == "postgresql":
+            pg = Postgres(stack)
+            print(f"PostgreSQL: {pg.cluster.bindir.parent.name}", flush=True)
+            await run_all(args, pg.database())
+        else:
+            with tempfile.TemporaryDirectory() as tmp:
+                await run_all(args, os.path.join(tmp, "hostile.db"))
+
+
+async def run_all(args: Any, db: str) -> None:
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    with tempfile.TemporaryDirectory() as tmp:
-        db = os.path.join(tmp, "hostile.db")
-        command = [sys.executable, "-m", "lifeledger_table", "--host", "127.0.0.1"]
-        command += ["--port", str(port), "--db", db]
-        proc = await start(command, base + "/api/catalogue")
-        try:
-            server = await prepare(base, db)
-            victims = [
-                await open_table(base, f"127.0.8.{10 + k}", ["Ana", "Bo", "Cy", "Di"])
-                for k in range(VICTIM_TABLES)
-            ]
-        finally:
-            stop(proc)
-        grow(db, server.long_table, LONG_TABLE_EVENTS)
-        grow_engine(db, server.engine_table)
-        proc = await start(command, base + "/api/catalogue")
-        try:
-            # The long table loaded before any run (a load of 20,000 events is no attack's).
-            url = f"{base}/api/tables/{server.long_table}"
-            async with session("127.0.9.1") as http, http.get(url) as res:
-                assert res.status == 200, await res.text()
-            print(f"victim: {VICTIM_TABLES} tables of 4 phones, a change per phone per second")
+    command = [sys.executable, "-m", "lifeledger_table", "--host", "127.0.0.1"]
+    command += ["--port", str(port), "--db", db]
+    internal = ""
+    if args.store == "postgresql":  # the internal listener, where the attacks can find it
+        internal = f"127.0.0.1:{free_port()}"
+        command += ["--internal", internal]
+    proc = await start(command, base + "/api/catalogue")
+    try:
+        server = await prepare(base, db)
+        victims = [
+            await open_table(base, f"127.0.8.{10 + k}", ["Ana", "Bo", "Cy", "Di"])
+            for k in range(VICTIM_TABLES)
+        ]
+    finally:
+        stop(proc)
+    server.internal = internal
+    grow(db, server.long_table, LONG_TABLE_EVENTS)
+    grow_engine(db, server.engine_table)
+    proc = await start(command, base + "/api/catalogue")
+    try:
+        # The long table loaded before any run (a load of 20,000 events is no attack's).
+        url = f"{base}/api/tables/{server.long_table}"
+        async with session("127.0.9.1") as http, http.get(url) as res:
+            assert res.status == 200, await res.text()
+        print(f"victim: {VICTIM_TABLES} tables of 4 phones, a change per phone per second")
+        print(
+            "| scenario | quiet p99 ms (min/med/max) | attacked p50 ms | attacked p99 ms |"
+            " p99 / quiet p99 (min/med/max) | worst ms | lost receipts | load |"
+        )
+        print("|---|---:|---:|---:|---:|---:|---:|---:|")
+        for name in args.scenario or list(ATTACKS):
+            if name in INTERNAL and not internal:
+                print(f"| {name} | (no internal listener on SQLite: --store postgresql) |")
+                continue
+            quiet: list[Figures] = []
+            attacked: list[Figures] = []
+            for _ in range(args.runs):
+                quiet.append(await measure(server, victims, None, args))
+                attacked.append(await measure(server, victims, name, args))
+            ratios = [a.p99 / q.p99 for a, q in zip(attacked, quiet, strict=True)]
             print(
-                "| scenario | quiet p99 ms (min/med/max) | attacked p50 ms | attacked p99 ms |"
-                " p99 / quiet p99 (median) | worst ms | lost receipts | load |"
+                f"| {name} | {spread([q.p99 for q in quiet])} | "
+                f"{spread([a.p50 for a in attacked])} | {spread([a.p99 for a in attacked])} |"
+                f" {min(ratios):.2f} / {statistics.median(ratios):.2f} / {max(ratios):.2f} |"
+                f" {max(a.worst for a in attacked):.0f} |"
+                f" {sum(a.lost for a in attacked)} of {sum(a.expected for a in attacked)} |"
+                f" {spread([a.load for a in attacked + quiet])} |",
+                flush=True,
             )
-            print("|---|---:|---:|---:|---:|---:|---:|---:|")
-            for name in args.scenario or list(ATTACKS):
-                quiet: list[Figures] = []
-                attacked: list[Figures] = []
-                for _ in range(args.runs):
-                    quiet.append(await measure(server, victims, None, args))
-                    attacked.append(await measure(server, victims, name, args))
-                ratio = statistics.median(
-                    a.p99 / q.p99 for a, q in zip(attacked, quiet, strict=True)
-                )
-                print(
-                    f"| {name} | {spread([q.p99 for q in quiet])} | "
-                    f"{spread([a.p50 for a in attacked])} | {spread([a.p99 for a in attacked])} |"
-                    f" {ratio:.2f} | {max(a.worst for a in attacked):.0f} |"
-                    f" {sum(a.lost for a in attacked)} of {sum(a.expected for a in attacked)} |"
-                    f" {spread([a.load for a in attacked + quiet])} |",
-                    flush=True,
-                )
-        finally:
-            stop(proc)
+    finally:
+        stop(proc)
 
 
 def cli() -> None:
@@ -668,6 +772,12 @@ def cli() -> None:
     parser.add_argument("--runs", type=int, default=3, help="runs per scenario (1-10)")
     parser.add_argument("--seconds", type=float, default=8.0, help="victim seconds per run")
     parser.add_argument("--grace", type=float, default=10.0, help="seconds to wait for receipts")
+    parser.add_argument(
+        "--store",
+        choices=("sqlite", "postgresql"),
+        default="sqlite",
+        help="the server's store (postgresql: a throwaway server, and an internal listener)",
+    )
     args = parser.parse_args()
     args.runs = min(max(args.runs, 1), 10)
     args.seconds = min(max(args.seconds, 2.0), 60.0)
