@@ -768,7 +768,7 @@ async def run_all(args: Any, db: str) -> None:
 
 def cli() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--scenario", action="append", choices=list(ATTACKS))
+    parser.add_argument("--scenario", action="append", choices=[*ATTACKS, CATCH_UP])
     parser.add_argument("--runs", type=int, default=3, help="runs per scenario (1-10)")
     parser.add_argument("--seconds", type=float, default=8.0, help="victim seconds per run")
     parser.add_argument("--grace", type=float, default=10.0, help="seconds to wait for receipts")
@@ -782,7 +782,165 @@ def cli() -> None:
     args.runs = min(max(args.runs, 1), 10)
     args.seconds = min(max(args.seconds, 2.0), 60.0)
     args.grace = min(max(args.grace, 1.0), 60.0)
+    if args.scenario and CATCH_UP in args.scenario:  # two processes of its own (issue 26)
+        asyncio.run(catch_up_main(args))
+        args.scenario = [s for s in args.scenario if s != CATCH_UP]
+        if not args.scenario:
+            return
     asyncio.run(main(args))
+
+
+# -- issue 26 item 2: a follower's catch-up (two processes of its own) -----------------------
+
+#: The ``catch-up`` scenario's costly change: a shortcut of 5 groups of this many lose_life 0
+#: (accepted: each decided within the engine's time limit, in some milliseconds).
+CATCH_UP_PARTS = 120
+#: The scenario's name (it starts processes of its own: not one of :data:`ATTACKS`).
+CATCH_UP = "catch-up"
+
+
+async def attack_catch_up(base_a: str, base_b: str, table: str, tokens: list[str]) -> None:
+    """Issue 26 item 2: Bo's phone on process A, the table's owner, plays accepted but costly
+    changes as fast as they are answered; Ana's phone on process B, which follows the table,
+    sends a ping every 0.3 s and, every seventh time, a hello instead (which reads the table:
+    B takes in what it has fallen behind on)."""
+    group = {"do": "together", "actions": [{"do": "lose_life", "player": "bo", "amount": 0}]}
+    group["actions"] = group["actions"] * CATCH_UP_PARTS
+    costly = {"do": "repeat", "times": 5, "actions": [group]}
+    async with session("127.0.7.40") as http:
+        bo = await http.ws_connect(f"{base_a}/ws/t/{table}?token={tokens[1]}", max_msg_size=0)
+        await bo.send_json({"type": "hello", "token": tokens[1], "since": 0})
+        ana = await http.ws_connect(f"{base_b}/ws/t/{table}?token={tokens[0]}", max_msg_size=0)
+        await ana.send_json({"type": "hello", "token": tokens[0], "since": 0})
+        drain = asyncio.create_task(_drain(ana))
+        tag = random.getrandbits(40)
+
+        async def play() -> None:
+            n = 0
+            async for msg in bo:  # the next change once the last is answered
+                if msg.type != aiohttp.WSMsgType.TEXT:
+                    return
+                data = json.loads(msg.data)
+                if data.get("type") != "welcome" and not data.get("id"):
+                    continue
+                if data.get("error") in ("busy", "throttled"):
+                    await asyncio.sleep(0.05)
+                n += 1
+                await bo.send_json({"type": "action", "id": f"k{tag}-{n}", "action": costly})
+
+        async def read() -> None:
+            n = 0
+            while True:
+                await asyncio.sleep(0.3)
+                n += 1
+                hello = {"type": "hello", "token": tokens[0], "since": 0}
+                await ana.send_json(hello if n % 7 == 0 else {"type": "ping"})
+
+        try:
+            await asyncio.gather(play(), read())
+        finally:
+            drain.cancel()
+            await bo.close()
+            await ana.close()
+
+
+def catch_up_attacker(base_a: str, base_b: str, table: str, tokens: list[str]) -> None:
+    """The ``catch-up`` attacker's process (apart from the victim's phones)."""
+    raise_fd_limit()
+    asyncio.run(attack_catch_up(base_a, base_b, table, tokens))
+
+
+async def catch_up_measure(
+    base: str, victims: list[tuple[str, list[str]]], attack: tuple[Any, ...] | None, args: Any
+) -> Figures:
+    """One run of the victim's phones on ``base``, quiet or with the ``catch-up`` attacker
+    (``attack``: its arguments) in a process of its own."""
+    process = None
+    if attack is not None:
+        process = multiprocessing.get_context("spawn").Process(
+            target=catch_up_attacker, args=attack, daemon=True
+        )
+        process.start()
+        await asyncio.sleep(3.0)  # let the attack get going (B falls behind)
+    try:
+        victim = await victim_run(base, victims, args.seconds, args.grace)
+        load = os.getloadavg()[0]
+    finally:
+        if process is not None:
+            process.terminate()
+            process.join(10)
+    lat = victim.latencies
+    return Figures(
+        percentile(lat, 50),
+        percentile(lat, 99),
+        max(lat) * 1000 if lat else float("nan"),
+        victim.expected - len(lat),
+        victim.expected,
+        load,
+    )
+
+
+async def catch_up_main(args: Any) -> None:
+    """Issue 26 item 2's fairness scenario, ``--scenario catch-up``: two processes, A and B,
+    on one PostgreSQL database (a throwaway server: ``tests/table/pg_cluster.py``); the
+    victim's tables are owned by B, their phones on B; the attacked table is owned by A and
+    followed by B (:func:`attack_catch_up`). Each run measures the victim quiet, then
+    attacked, in the same processes."""
+    sys.path.insert(0, str(Path(__file__).parent.parent / "tests" / "table"))
+    import pg_cluster  # the tests' (not a package)
+
+    import harness
+
+    raise_fd_limit()
+    with pg_cluster.cluster() as cluster, tempfile.TemporaryDirectory() as tmp:
+        database = cluster.create_database("hostile_catch_up")
+        ports = [free_port(), free_port()]
+        bases = [f"http://127.0.0.1:{p}" for p in ports]
+        logs = [os.path.join(tmp, f"server{k}.log") for k in range(2)]
+        procs = []
+        try:
+            for base, port, log in zip(bases, ports, logs, strict=True):
+                command = [sys.executable, "-m", "lifeledger_table", "--host", "127.0.0.1"]
+                command += ["--port", str(port), "--db", database]
+                procs.append(harness.Server(command, base, base + "/api/catalogue", log))
+                await procs[-1].start()
+            base_a, base_b = bases
+            attacked, tokens = await open_table(base_a, "127.0.9.4", ["Ana", "Bo"])
+            victims = [
+                await open_table(base_b, f"127.0.8.{10 + k}", ["Ana", "Bo", "Cy", "Di"])
+                for k in range(VICTIM_TABLES)
+            ]
+            print(f"victim: {VICTIM_TABLES} tables of 4 phones on B, a change per phone a second")
+            print(f"attacked: a table A owns, B follows ({CATCH_UP_PARTS * 5}-event changes)")
+            print(
+                "| scenario | quiet p99 ms (min/med/max) | attacked p50 ms | attacked p99 ms |"
+                " p99 / quiet p99 (min/med/max) | worst ms | lost receipts | load |"
+            )
+            print("|---|---:|---:|---:|---:|---:|---:|---:|")
+            quiet: list[Figures] = []
+            under: list[Figures] = []
+            for _ in range(args.runs):
+                quiet.append(await catch_up_measure(base_b, victims, None, args))
+                attack = (base_a, base_b, attacked, tokens)
+                under.append(await catch_up_measure(base_b, victims, attack, args))
+            ratios = [a.p99 / q.p99 for a, q in zip(under, quiet, strict=True)]
+            print(
+                f"| {CATCH_UP} | {spread([q.p99 for q in quiet])} | "
+                f"{spread([a.p50 for a in under])} | {spread([a.p99 for a in under])} |"
+                f" {min(ratios):.2f} / {statistics.median(ratios):.2f} / {max(ratios):.2f} |"
+                f" {max(a.worst for a in under):.0f} |"
+                f" {sum(a.lost for a in under)} of {sum(a.expected for a in under)} |"
+                f" {spread([a.load for a in under + quiet])} |",
+                flush=True,
+            )
+        finally:
+            for proc in procs:
+                proc.stop()
+            for name, log in zip("AB", logs, strict=True):
+                with open(log) as said:
+                    lines = said.read().splitlines()[2:]
+                if lines:
+                    print(f"process {name} said:", *lines[-10:], sep="\n  ")
 
 
 if __name__ == "__main__":
