@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, TypeVar, cast
 
+from lifeledger.budget import cpu_time
 from lifeledger.sentences import Items, Sentence
 
 from ..store.records import (
@@ -688,11 +689,11 @@ class Table:
             self._check_turn(at_turn)
         for share in shares:
             share.check()
-        began = time.thread_time()  # the work it took, whatever else the machine did
+        began = cpu_time()  # the work it took, whatever else the machine did
         try:
             return self._decide(kind, body, client_id, seat)
         finally:
-            took = time.thread_time() - began
+            took = cpu_time() - began
             self.share.spend(took)
             for share in shares:
                 if share is not self.share:

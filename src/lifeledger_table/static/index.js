@@ -83,21 +83,24 @@ function describeSetup(form) {
   return { label: names, detail: bits.length ? bits.join(" · ") : WORDS.players(form.players.length) };
 }
 
-// Start a game on this device: the table opened, this device everyone's (it holds every
-// seat), and straight to the panels.
+// Start a game on this device: a table kept and decided on this device, this device
+// everyone's (it holds every seat), and straight to the panels.
 async function startHere(form, btn) {
   const err = document.getElementById("start-error");
   err.textContent = "";
   btn.disabled = true;
   try {
-    const res = await api("POST", "/api/tables", form);
+    // Kept on this device and decided here: no server needed (device.js). "Share this
+    // table" brings it to a server later, for everyone's own phone.
+    const res = await DeviceTables.create(form);
     saveLast(form);
     saveHost(res.id, res.host);
     saveDevice(res.id, "table");
-    location.href = `/t/${res.id}`;
+    saveSeats(res.id, res.tokens);
+    location.href = tableHref(res.id);
   } catch (ex) {
     btn.disabled = false;
-    err.textContent = ex.status ? WORDS.startFailed(said(ex.data, null) || ex.message) : WORDS.offline();
+    err.textContent = WORDS.startFailed(said(ex.data, null) || ex.message);
   }
 }
 
@@ -155,7 +158,7 @@ function renderRecent() {
     const lives = kept.state.players.map((p) => WORDS.lifeOf(names.get(p.id) || p.id, formatNumber(p.life)));
     const fmt = kept.info.header.format && kept.info.header.format !== "normal" ? nameOf(kept.info.header.format) : "";
     const meta = [fmt, kept.state.over ? WORDS.over() : "", whenText(kept.kept)].filter(Boolean).join(" · ");
-    return h("li", {}, h("a", { class: "recent-table", href: `/t/${id}`, "data-table": id },
+    return h("li", {}, h("a", { class: "recent-table", href: tableHref(id), "data-table": id },
       h("span", { class: "recent-lives" }, lives.join(" · ")), h("span", { class: "recent-meta muted" }, meta)));
   }));
 }

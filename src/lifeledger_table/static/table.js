@@ -3,8 +3,13 @@
 "use strict";
 
 const path = location.pathname.split("/");
-const MODE = path[1] === "t" ? "play" : path[1] === "w" ? "watch" : "replay";
-const KEY = path[2] || "";
+// A table page is /t/ID on a server; a device table's page is also table.html?t=ID, which a
+// static host (no server at all) serves (device.js).
+const ASKED = new URLSearchParams(location.search).get("t");
+const MODE = path[1] === "t" || ASKED ? "play" : path[1] === "w" ? "watch" : "replay";
+const KEY = ASKED || path[2] || "";
+// A table that lives on this device: decided here, by the engine worker (device.js).
+const ON_DEVICE = MODE === "play" && isDeviceTable(KEY);
 
 const S = {
   info: null, names: null, seat: null, token: null, host: null,
@@ -82,7 +87,7 @@ function hello() {
 
 function connect() {
   clearTimeout(S.retryTimer);
-  const ws = new WebSocket(wsUrl());
+  const ws = ON_DEVICE ? new DeviceSocket(KEY) : new WebSocket(wsUrl());
   S.ws = ws;
   clearTimeout(S.connectTimer);
   S.connectTimer = setTimeout(() => { if (S.ws === ws && !S.connected) drop(ws); }, CONNECT_WAIT);
@@ -125,7 +130,7 @@ function expectAnswer() {
 }
 
 function send(msg) {
-  if (S.ws && S.ws.readyState === WebSocket.OPEN && S.connected) S.ws.send(toJSON(msg));
+  if (S.ws && S.ws.readyState === 1 && S.connected) S.ws.send(toJSON(msg)); // 1: open (WebSocket, DeviceSocket)
 }
 
 // A change the server could not save ("storage": its store can't be reached) or did not take
@@ -550,6 +555,7 @@ function renderConn() {
   const chooser = MODE === "play" ? [...S.pending.keys()].map(waitsForChoice).filter(Boolean) : [];
   const parts = [];
   if (S.unavailable) parts.push(said(S.unavailable, S.names)); // in this phone's language
+  else if (ON_DEVICE && !live) parts.push(t("Starting the rules engine…")); // no network involved
   else if (!live && (!navigator.onLine || (S.fromKept && !S.everConnected))) parts.push(t("Offline — taps are kept and sent when the connection returns"));
   else if (!live) parts.push(S.everConnected ? t("Connection lost — reconnecting…") : t("Connecting…"));
   if (wait) parts.push(tn("{n} change waiting to be sent", "{n} changes waiting to be sent", wait, { n: wait }));
@@ -809,7 +815,7 @@ function renderBanner() {
   if (MODE === "play" && S.seat) {
     items.push(h("button", { class: "primary", "data-act": "next-game", onclick: () => request("next_game") }, matchOver ? t("Next match") : t("Next game")));
   }
-  if (MODE !== "replay") items.push(h("a", { class: "button", href: recordUrl(S.score.game), download: "" }, t("Download record")));
+  if (MODE !== "replay") items.push(recordLink(S.score.game, t("Download record")));
   if (MODE !== "replay") items.push(h("button", { "data-act": "graph", onclick: () => showGraphSheet(S.score.game) }, t("Graph")));
   banner.replaceChildren(...items);
   faceOverlay(banner, winners.length ? winners[0].team || winners[0].id : null); // the table device: to the winner
@@ -839,6 +845,20 @@ function renderScore() {
 
 function recordUrl(n) {
   return MODE === "play" ? `/api/tables/${KEY}/games/${n}/record` : `/api/watch/${KEY}/games/${n}/record`;
+}
+
+// A link that downloads game n's record: the server's, or the one the device's engine writes.
+function recordLink(n, label) {
+  if (!ON_DEVICE) return h("a", { class: "button", href: recordUrl(n), download: "" }, label);
+  return h("a", { class: "button", href: "#", onclick: async (e) => {
+    e.preventDefault();
+    try {
+      const url = URL.createObjectURL(new Blob([await DeviceTables.record(KEY, n)], { type: "application/json" }));
+      const a = h("a", { href: url, download: `lifeledger-game-${n}.json` });
+      document.body.append(a); a.click(); a.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 10000);
+    } catch (ex) { toast(said(ex.data, S.names) || ex.message, "bad"); }
+  } }, label);
 }
 
 // ---------------------------------------------------------------- history
@@ -1336,7 +1356,9 @@ function showAsk() {
 function renderMenu() {
   const body = $("menu-body");
   const items = [];
-  if (MODE === "play") {
+  if (ON_DEVICE) {
+    items.push(h("p", { class: "muted", "data-menu": "on-device" }, t("This table lives on this device: it needs no server and no connection, and it is kept here.")));
+  } else if (MODE === "play") {
     items.push(h("p", {}, t("Code:") + " ", h("strong", { class: "code" }, formatCode(S.info.code))));
     items.push(h("img", { class: "qr", src: `/api/tables/${KEY}/qr.svg`, alt: t("QR code of this table's link") }));
     // The server's links: the ones the other phones reach it by (its LAN address, not localhost).
@@ -1358,7 +1380,7 @@ function renderMenu() {
   const games = S.score ? S.score.game : 1;
   items.push(h("button", { "data-act": "stats", onclick: () => { close("menu"); showStats(); } }, t("Statistics")));
   items.push(h("h3", {}, t("Game records")));
-  for (let n = 1; n <= games; n++) items.push(h("a", { class: "button", href: recordUrl(n), download: "" }, t("Download game {n}", { n })));
+  for (let n = 1; n <= games; n++) items.push(recordLink(n, t("Download game {n}", { n })));
   items.push(h("p", {}, h("a", { href: "/replay" }, t("Watch a record replay"))));
   items.push(h("p", { class: "muted", id: "awake-note" }, awakeText()));
   if (INSTALL.prompt) items.push(h("button", { id: "install-btn", onclick: () => { close("menu"); installApp(); } }, t("Install the app")));
@@ -1502,9 +1524,14 @@ async function main() {
   $("undo-btn").addEventListener("click", () => cancelRun() || request("undo", null, S.undoTarget === undefined ? null : { target: S.undoTarget }));
   if (MODE === "replay") { setupReplay(); return; }
   try {
-    const data = await api("GET", MODE === "play" ? `/api/tables/${KEY}` : `/api/watch/${KEY}`);
-    S.info = data.table;
-    S.links = data.links;
+    // A device table opens from the copy the page kept, drawn at once: the engine decides the
+    // taps made meanwhile, in order, once it has started (its welcome).
+    if (ON_DEVICE && restoreOffline()) Engine.start();
+    else {
+      const data = ON_DEVICE ? await DeviceTables.info(KEY) : await api("GET", MODE === "play" ? `/api/tables/${KEY}` : `/api/watch/${KEY}`);
+      S.info = data.table;
+      S.links = data.links;
+    }
   } catch (ex) {
     // No network (no answer at all): the table as this phone last saw it, if it did (taps.js).
     if (ex.status || !restoreOffline()) {

@@ -446,7 +446,8 @@ window.addEventListener("pagehide", closeRun);
 
 // The connection follows the browser's: offline, the socket is given up at once (taps wait,
 // kept); back online, the page connects at once rather than at its next retry.
-window.addEventListener("offline", () => { if (typeof S !== "undefined" && S.ws) drop(S.ws); });
+// A device table needs no connection: its engine is on the phone (device.js).
+window.addEventListener("offline", () => { if (typeof S !== "undefined" && S.ws && !ON_DEVICE) drop(S.ws); });
 window.addEventListener("online", () => {
   if (typeof S === "undefined" || MODE === "replay" || !S.info || S.connected || S.unavailable) return;
   if (S.ws) return; // connecting already

@@ -36,10 +36,12 @@ __all__ = [
 log = logging.getLogger("lifeledger_table")
 
 #: What every response carries: a strict policy for the pages, no sniffing, no referrer (the
-#: table id is in the URL).
+#: table id is in the URL). 'wasm-unsafe-eval' lets the engine worker compile Pyodide's
+#: WebAssembly (device tables: docs/table.md), and nothing else: no eval of script text.
 SECURITY_HEADERS = {
     "Content-Security-Policy": (
-        "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+        "default-src 'self'; img-src 'self' data:; style-src 'self'; "
+        "script-src 'self' 'wasm-unsafe-eval'; "
         "connect-src 'self'; frame-ancestors 'none'"
     ),
     "X-Content-Type-Options": "nosniff",

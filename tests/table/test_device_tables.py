@@ -1,0 +1,140 @@
+"""Device tables in Chromium (issue 27 item 1): a table kept and decided on the phone, by the
+same Python a server runs, in Pyodide in the page's engine worker, written to IndexedDB before it
+is shown as done. The server only served the page: it is stopped once the page has loaded, and
+the game goes on, through reloads and a browser closed and opened again. The rules named:
+119.3 (life lost), 704.5a (a player at 0 life loses)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+playwright_sync = pytest.importorskip("playwright.sync_api")
+from browser_helpers import ARGS, CHROMIUM, PHONE, life, need_chromium, server  # noqa: E402
+from playwright.sync_api import BrowserContext, Page, expect, sync_playwright  # noqa: E402
+
+pytestmark = pytest.mark.browser
+
+#: Pyodide's first start in a loaded CI machine's chromium can take many seconds.
+ENGINE = 60_000
+
+
+def on_device_page(page: Page) -> None:
+    """The page of a device table (device.js's tableHref: table.html?t=d-...)."""
+    page.wait_for_function("() => location.search.startsWith('?t=d-')", timeout=ENGINE)
+    page.wait_for_load_state()
+
+
+def ready(page: Page) -> None:
+    """The engine has answered the page: the table's welcome came from the device."""
+    page.wait_for_function("() => S.connected && !!S.state", timeout=ENGINE)
+
+
+def tap_minus(page: Page, player: str, total: str) -> None:
+    page.locator(f'.panel[data-player="{player}"] [data-act="minus"]').click()
+    expect(life(page, player)).to_have_text(total)
+    page.wait_for_function("() => !TAPS.run")
+
+
+def decided(page: Page) -> None:
+    """Every tap decided by the device's engine and kept (nothing waits)."""
+    page.wait_for_function("() => S.connected && S.pending.size === 0", timeout=ENGINE)
+
+
+def open_phone(profile: Path, playwright: object) -> BrowserContext:
+    """A phone whose storage lasts (a closed browser opened again keeps IndexedDB)."""
+    return playwright.chromium.launch_persistent_context(  # type: ignore[attr-defined, no-any-return]
+        str(profile), executable_path=CHROMIUM, args=ARGS, headless=True, **PHONE
+    )
+
+
+def test_a_whole_game_on_the_device_with_the_server_gone(tmp_path: Path) -> None:
+    """One tap starts a game kept on the phone; the server that served the page stops; taps are
+    decided on the phone (119.3) through a reload and a browser closed and opened again, until
+    the rules end the game (704.5a)."""
+    need_chromium()
+    profile = tmp_path / "phone"
+    with sync_playwright() as p:
+        with server(tmp_path / "t.db") as (base, _proc):
+            context = open_phone(profile, p)
+            page = context.pages[0] if context.pages else context.new_page()
+            page.goto(base + "/")
+            page.wait_for_function("() => !!navigator.serviceWorker.controller", timeout=15_000)
+            page.locator('[data-quick="two"]').click()
+            on_device_page(page)
+            ready(page)
+            table = page.evaluate("KEY")
+            assert table.startswith("d-")
+            # The engine and Pyodide are kept by the service worker for the next opening.
+            page.wait_for_function(
+                """async () => { const keys = await caches.keys();
+                   for (const k of keys) { const c = await caches.open(k);
+                     if ((await c.keys()).some((r) => r.url.endsWith("engine.zip"))) return true; }
+                   return false; }""",
+                timeout=30_000,
+            )
+            tap_minus(page, "player-1", "19")
+            decided(page)
+        # The server is gone: the phone decides alone.
+        tap_minus(page, "player-1", "18")
+        tap_minus(page, "player-2", "19")
+        decided(page)
+        page.reload()
+        ready(page)
+        expect(life(page, "player-1")).to_have_text("18")
+        expect(life(page, "player-2")).to_have_text("19")
+        tap_minus(page, "player-2", "18")
+        decided(page)
+        context.close()
+        # The phone restarted: the table is on the start page and opens as it was.
+        context = open_phone(profile, p)
+        page = context.pages[0] if context.pages else context.new_page()
+        page.goto(base + "/")
+        page.locator(f'.recent-table[data-table="{table}"]').click()
+        on_device_page(page)
+        ready(page)
+        expect(life(page, "player-2")).to_have_text("18")
+        # 18 damage at once: the rules end the game on the phone (704.5a).
+        page.evaluate(
+            """() => act({ do: "damage", to: "player-2", amount: 18, source: "player-1" })"""
+        )
+        decided(page)
+        expect(life(page, "player-2")).to_have_text("0")
+        result = page.evaluate("() => S.state.players.find((p) => p.id === 'player-2')")
+        assert (result["status"], result["rule"]) == ("lost", "704.5a")
+        # Undo on the device takes it back at once.
+        page.locator("#undo-btn").click()
+        expect(life(page, "player-2")).to_have_text("18")
+        decided(page)
+        context.close()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+def test_taps_before_the_engine_is_ready_are_shown_at_once_and_decided_in_order(
+    tmp_path: Path,
+) -> None:
+    """A reload: the panels come from the copy the page kept and take taps at once, before
+    the engine has started; the engine then decides them, in order, each once."""
+    need_chromium()
+    with sync_playwright() as p, server(tmp_path / "t.db") as (base, _proc):
+        context = open_phone(tmp_path / "phone", p)
+        page = context.pages[0] if context.pages else context.new_page()
+        page.goto(base + "/")
+        page.locator('[data-quick="two"]').click()
+        on_device_page(page)
+        ready(page)
+        tap_minus(page, "player-1", "19")
+        decided(page)
+        page.wait_for_timeout(1200)  # the table is kept for a reload at most once a second
+        page.reload()
+        page.wait_for_function("() => !!S.state")
+        assert not page.evaluate("S.connected")  # the engine is still starting
+        tap_minus(page, "player-1", "18")
+        tap_minus(page, "player-1", "17")
+        decided(page)
+        expect(life(page, "player-1")).to_have_text("17")
+        assert page.evaluate("S.state.players[0].life") == 17
+        assert page.evaluate("S.lastSeq") == 3
+        context.close()
