@@ -174,10 +174,11 @@ def record(table_id: str, number: str) -> str:
     as ``GET /api/tables/{table}/games/{n}/record`` answers it."""
     try:
         table = _table(table_id)
+        if not number.isascii() or not number.isdigit():
+            raise TableError("unknown-game", Sentence("No such game."))
         return json.dumps(table.settle(lambda: table.record(int(number))), indent=1)
-    except (TableError, ValueError) as exc:
-        error = exc if isinstance(exc, TableError) else TableError("malformed", Sentence(str(exc)))
-        return json.dumps({"error": error.to_json()})
+    except TableError as exc:
+        return json.dumps({"error": exc.to_json()})
 
 
 # -- the page's messages -----------------------------------------------------------------------
