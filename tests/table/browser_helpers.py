@@ -202,8 +202,18 @@ class Relay:
 
 
 def held(page: Page, count: int) -> None:
-    """Wait until the page's socket holds ``count`` seats."""
-    page.wait_for_function(f"() => S.connected && S.seats.length === {count}")
+    """Wait until the page's socket holds ``count`` seats (a device table's engine, Pyodide,
+    may take many seconds to start on a loaded machine)."""
+    page.wait_for_function(f"() => S.connected && S.seats.length === {count}", timeout=60_000)
+
+
+def device_table(page: Page) -> str:
+    """Wait for the page of a table kept on this device (one tap on the start page opens one:
+    ``table.html?t=d-...``) and return its id."""
+    page.wait_for_function("() => location.search.startsWith('?t=d-')", timeout=30_000)
+    page.wait_for_load_state()
+    table: str = page.evaluate("new URLSearchParams(location.search).get('t')")
+    return table
 
 
 def more_options(page: Page) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
-from browser_helpers import held, life, more_options  # noqa: E402
+from browser_helpers import device_table, held, life, more_options  # noqa: E402
 from playwright.sync_api import Browser, Page, expect  # noqa: E402
 
 pytestmark = pytest.mark.browser
@@ -61,7 +61,7 @@ def test_open_the_app_and_change_a_life_total_in_two_taps(
     page.goto(base + "/")
     in_view(page, f'[data-quick="{quick}"]')
     taps.tap(f'[data-quick="{quick}"]')  # 1: a game on this device
-    page.wait_for_url("**/t/*")
+    device_table(page)
     held(page, players)
     panel = '.panel[data-player="player-1"]'
     expect(life(page, "player-1")).to_have_text(life_before)
@@ -122,8 +122,7 @@ def test_the_last_setup_starts_in_one_tap_and_recent_tables_resume(
     expect(again).to_contain_text("Mia, Noor")
     in_view(page, '[data-quick="last"]')
     again.tap()
-    page.wait_for_url("**/t/*")
-    second = page.url.rsplit("/", 1)[1]
+    second = device_table(page)
     assert second != first
     held(page, 2)
     page.locator('.panel[data-player="mia"] [data-act="minus"]').tap()

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
-from browser_helpers import PHONE, post, screenshot, sit  # noqa: E402
+from browser_helpers import PHONE, device_table, post, screenshot, sit  # noqa: E402
 from playwright.sync_api import Browser, Page, expect  # noqa: E402
 
 pytestmark = pytest.mark.browser
@@ -53,7 +53,7 @@ def test_the_page_follows_the_browsers_language(base: str, browser: Browser) -> 
     # Each language in its own name.
     assert italian.locator("#lang-select option").all_inner_texts() == ["English", "Italiano"]
     italian.locator("[data-quick=two]").click()
-    italian.wait_for_url("**/t/**")
+    device_table(italian)
     ready(italian, "it")
     expect(italian.locator("#history-btn")).to_have_text("Storico")
     expect(italian.locator("#undo-btn")).to_have_text("↶ Annulla")

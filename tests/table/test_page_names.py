@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
-from browser_helpers import get, held, new_phone  # noqa: E402
+from browser_helpers import get, held, more_options, new_phone  # noqa: E402
 from playwright.sync_api import Browser, expect  # noqa: E402
 
 pytestmark = pytest.mark.browser
@@ -18,7 +18,13 @@ pytestmark = pytest.mark.browser
 def test_a_player_is_renamed_and_recoloured_from_the_table(base: str, browser: Browser) -> None:
     page = browser.new_context(viewport={"width": 1024, "height": 768}, has_touch=True).new_page()
     page.goto(base + "/")
-    page.locator('[data-quick="two"]').click()
+    # A served table (a spectator follows it from another phone), as the table device.
+    more_options(page)
+    names = page.locator(".player-row .p-name")
+    names.nth(0).fill("Player 1")
+    names.nth(1).fill("Player 2")
+    page.locator("#open-table").click()
+    page.locator("#one-device").click()
     page.wait_for_url("**/t/*")
     held(page, 2)
     table = page.url.rsplit("/", 1)[1]

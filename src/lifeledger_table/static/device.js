@@ -24,7 +24,7 @@ const Engine = {
   start() {
     if (this.worker) return;
     this.started = performance.now();
-    this.worker = new Worker(ENGINE_WORKER);
+    this.worker = new Worker(ENGINE_WORKER, { type: "module" }); // Pyodide runs in module workers
     this.worker.addEventListener("message", (e) => this.answer(e.data));
     this.worker.addEventListener("error", (e) => this.fail(e.message || "the engine could not start"));
   },
