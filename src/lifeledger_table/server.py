@@ -180,7 +180,8 @@ def create_app(
             listen = functools.partial(
                 serve_internal, host=host, port=port, limits=limits, tally=tally_of(app)
             )
-        await hub.owners.start(listen, more=functools.partial(_internal_routes, hub))
+        more = functools.partial(_internal_routes, hub, app[ERRORS_KEY])
+        await hub.owners.start(listen, more=more)
         app[SWEEP_KEY] = [loop.create_task(hub.sweep())]
         if isinstance(store, Feed):  # several servers share the store: follow the others
             app[SWEEP_KEY] += [
@@ -204,11 +205,17 @@ def create_app(
     return app
 
 
-def _internal_routes(hub: Hub, inside: web.Application) -> None:
+def _internal_routes(hub: Hub, pacer: ErrorPacer, inside: web.Application) -> None:
     """The internal listener's routes beyond the links: another process passing on a poll
-    of a takeover request asked through this one (shown the store's secret)."""
+    of a takeover request asked through this one (shown the store's secret). Its error
+    answers (a request not shown the secret) are paced per address as the public
+    listener's are, with the same budgets (``pacer``: issue 26 item 3, an unauthenticated
+    flood), and are JSON."""
     inside[HUB_KEY] = hub
     inside[routes.INTERNAL_KEY] = True
+    inside[ERRORS_KEY] = pacer
+    inside.middlewares.append(slow_errors)
+    inside.middlewares.append(errors)
 
     async def takeover_status(request: web.Request) -> web.Response:
         hub.owners.authentic(request)

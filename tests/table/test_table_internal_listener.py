@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient
@@ -127,6 +128,28 @@ async def test_the_listeners_share_one_tally(db: str) -> None:
             s.close()
     finally:
         await runner.cleanup()
+
+
+@pytest.mark.asyncio
+async def test_unauthenticated_requests_to_the_internal_listener_are_paced(
+    aiohttp_client: Callable[..., Any], db: str
+) -> None:
+    """Rule (issue 26 item 3): the internal listener's error answers (a request not shown
+    the store's secret) are paced per address as the public listener's are: past the
+    address's budget each waits the error delay (an unauthenticated flood alone was 3.05x
+    another table's p99), and each is JSON."""
+    limits = Limits(errors_per_address=2, error_delay=0.4)
+    client: Client = await aiohttp_client(create_app(SharedStore(db, []), limits))
+    address = client.app[HUB_KEY].owners.address
+    took = []
+    async with aiohttp.ClientSession() as http:
+        for _ in range(4):
+            start = time.monotonic()
+            async with http.get(f"http://{address}/link") as res:
+                assert res.status == 403
+                assert (await res.json())["error"] == "forbidden"
+            took.append(time.monotonic() - start)
+    assert max(took[:2]) < 0.19 and min(took[2:]) >= 0.19  # the delay, give or take half
 
 
 def test_accept_errors_are_logged_once_per_condition(caplog: pytest.LogCaptureFixture) -> None:
