@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 import test_table_undo_processes
+from table_helpers import SharedStore, open_table, phone, seat
 from test_table_undo_processes import (
     Client,
     hub,
@@ -21,8 +24,9 @@ from test_table_undo_processes import (
     seated,
 )
 
-from lifeledger_table.decide.limits import TABLE_BURST
+from lifeledger_table.decide.limits import TABLE_BURST, Limits
 from lifeledger_table.decide.table import Table
+from lifeledger_table.server import create_app
 from lifeledger_table.store.records import Event
 
 pytestmark = pytest.mark.asyncio
@@ -30,10 +34,21 @@ pytestmark = pytest.mark.asyncio
 #: Two apps on one PostgreSQL database (the fixture of test_table_undo_processes).
 apps = test_table_undo_processes.apps
 
+FAST = Limits(rate=1000, burst=1000, table_rate=1000, table_burst=1000)
 CHANGES = 30
 #: What taking in one event is made to cost here (held on the event loop, as a costly change's
 #: decision is).
 COST = 0.02
+
+
+async def heartbeat(gaps: list[float], stop: asyncio.Event) -> None:
+    """Note how long each turn of the event loop took until ``stop``."""
+    last = time.perf_counter()
+    while not stop.is_set():
+        await asyncio.sleep(0)
+        now = time.perf_counter()
+        gaps.append(now - last)
+        last = now
 
 
 async def behind(client: Client, table: str, seq: int) -> None:
@@ -90,16 +105,7 @@ async def test_a_hello_on_the_follower_takes_them_in_in_slices_charged_to_the_ta
     monkeypatch.setattr(Table, "take_one", costly)
     gaps: list[float] = []
     stop = asyncio.Event()
-
-    async def heartbeat() -> None:
-        last = time.perf_counter()
-        while not stop.is_set():
-            await asyncio.sleep(0)
-            now = time.perf_counter()
-            gaps.append(now - last)
-            last = now
-
-    beating = asyncio.create_task(heartbeat())
+    beating = asyncio.create_task(heartbeat(gaps, stop))
     began = time.perf_counter()
     welcome = await ana.hello()
     took = time.perf_counter() - began
@@ -131,3 +137,49 @@ async def test_a_table_past_its_share_waits_the_others_go_on(apps: list[Client])
     async with asyncio.timeout(10):
         await hub(b).owners.caught_up(copy)
     assert copy.last_seq == CHANGES
+
+
+async def test_a_server_following_the_stores_notices_takes_events_in_in_slices(
+    aiohttp_client: Callable[..., Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two servers on one store without owners (a shared SQLite file: each follows the
+    other's writes through the store's notices, issue 10): events written by another server
+    are taken in one a turn of the event loop too, each sent to the phones here as it is, and
+    their time spent from the table's share."""
+    peers: list[SharedStore] = []
+    path = str(tmp_path / "shared.db")
+    one = await aiohttp_client(create_app(SharedStore(path, peers), FAST))
+    two = await aiohttp_client(create_app(SharedStore(path, peers), FAST))
+    table = await open_table(
+        one, {"players": [{"name": "Ana"}, {"name": "Bo"}], "starting_life": 40}
+    )
+    tid = table["id"]
+    bo = await phone(two, tid, await seat(two, tid, "bo"))
+    copy = hub(two).tables[tid]
+    action = {"do": "lose_life", "player": "bo", "amount": 1}
+    hub(two).store.append(
+        [
+            Event(tid, n, "action", {"action": action}, f"w{n}", "ana", time.time())
+            for n in range(1, CHANGES + 1)
+        ]
+    )
+    take_one = Table.take_one
+
+    def costly(table: Table, event: Event) -> str:
+        end = time.thread_time() + COST
+        while time.thread_time() < end:
+            pass
+        return take_one(table, event)
+
+    monkeypatch.setattr(Table, "take_one", costly)
+    gaps: list[float] = []
+    stop = asyncio.Event()
+    beating = asyncio.create_task(heartbeat(gaps, stop))
+    hub(two).follower.notified("event", tid, str(CHANGES))
+    while bo.seq < CHANGES:  # each event as it is taken in (a gap fails the phone's check)
+        await bo.recv()
+    stop.set()
+    await beating
+    assert copy.last_seq == CHANGES and life(bo.view, "bo") == 40 - CHANGES
+    assert max(gaps) < 5 * COST < CHANGES * COST / 4
+    assert copy.share.debt >= CHANGES * COST / 2

@@ -39,6 +39,13 @@ apps = test_table_undo_processes.apps
 THREE = {"players": [{"name": "Ana"}, {"name": "Bo"}, {"name": "Cy"}], "starting_life": 40}
 
 
+async def followed(owner: Client, table: str) -> None:
+    """The other process follows the table at its owner (it is sent every event from now)."""
+    async with asyncio.timeout(10):
+        while not hub(owner).owners.followers.get(table):
+            await asyncio.sleep(0.01)
+
+
 @pytest.mark.parametrize("target", [1.0, True, "1"])
 async def test_an_undo_target_that_is_no_integer_is_refused_at_once(
     client: Client, target: Any
@@ -76,6 +83,7 @@ async def test_the_owner_asks_before_undoing_another_seats_change_the_follower_l
     bo = await seated(a, tid, "bo")
     ana = await seated(b, tid, "ana")
     await until_heard(b, tid, "bo")
+    await followed(a, tid)
     # The owner holds back what it sends process 2 of this table until told.
     held: list[tuple[Table, Decision, Sender]] = []
     relay = hub(a).relay
@@ -112,6 +120,7 @@ async def test_a_refused_question_the_owner_put_takes_nothing_back(apps: list[Cl
     bo = await seated(a, tid, "bo")
     ana = await seated(b, tid, "ana")
     await until_heard(b, tid, "bo")
+    await followed(a, tid)
     held: list[tuple[Table, Decision, Sender]] = []
     relay = hub(a).relay
     assert relay is not None

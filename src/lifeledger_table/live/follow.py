@@ -11,7 +11,7 @@ from collections.abc import Callable
 from ..decide.table import Table
 from .fanout import Fanout
 from .toolmessages import tools_changed
-from .writer import Writer
+from .writer import Writer, take_in_one
 
 __all__ = ["Follower"]
 
@@ -129,14 +129,29 @@ class Follower:
             return
         shown = table.committed
         if not behind:
-            try:
-                messages = table.take_in([e for e in events if e.seq > table.last_seq])
-            except Exception:
-                log.exception("table %s: could not take in another server's events", table_id)
-            else:
-                for text in messages:
-                    self.hub.send_all(table, text)
-                return
+            # One event a turn of the event loop, its reads in the writer's threads, its time
+            # spent from the table's share (issue 26 item 2); a write here meanwhile conflicts
+            # and redoes, a load holds every event.
+            for event in events:
+                if (
+                    table.pending
+                    or table.reloading
+                    or self.hub.tables.get(table_id) is not table
+                    or self.followed(table_id)
+                ):
+                    return
+                if event.seq <= table.last_seq:
+                    continue  # taken in meanwhile (another notice's catch-up)
+                try:
+                    text = await take_in_one(table, event, self.hub.store, self.writer.reads)
+                except Exception:
+                    log.exception("table %s: could not take in another server's events", table_id)
+                    return
+                if text is None:
+                    return  # not the next one: the newer catch-up takes it in
+                self.hub.send_all(table, text)
+                await asyncio.sleep(0)  # the other tables' turn
+            return
         reloaded = await self.writer.reload(table)  # off the event loop
         if reloaded and self.hub.tables.get(table_id) is table:
             self.hub.resync(table, shown)

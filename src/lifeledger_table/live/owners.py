@@ -85,7 +85,7 @@ from ..store.records import Event, Leases
 from .fanout import Fanout
 from .sockets import Conn, Sender, error_message
 from .toolmessages import decide_tool, tools_changed
-from .writer import STORAGE, Writer, settled
+from .writer import STORAGE, Writer, take_in_one
 
 __all__ = ["BEHIND", "LINK_PATH", "RENEW", "TTL", "Link", "Owners", "RemoteConn"]
 
@@ -646,30 +646,15 @@ class Owners:
             if wait > 0:
                 await asyncio.sleep(wait)
                 continue
-            event = events[0]
-            spent = 0.0
-
-            def one(event: Event = event) -> str:
-                nonlocal spent
-                if table.reloading or table.last_seq + 1 != event.seq:
-                    raise _Moved()
-                began = time.thread_time()
-                try:
-                    return table.take_one(event)
-                finally:
-                    spent += time.thread_time() - began
-
             try:
-                await settled(table, one, self.hub.store, self.writer.reads)
-            except _Moved:
-                continue  # loaded again, or taken in meanwhile: looked at anew
+                text = await take_in_one(table, events[0], self.hub.store, self.writer.reads)
             except Exception:
                 log.exception("table %s: could not take in its owner's events", table_id)
                 self.behind.pop(table_id, None)
                 self._spawn(self._reload(table))
                 break
-            finally:
-                table.share.spend(spent)
+            if text is None:
+                continue  # loaded again, or taken in meanwhile: looked at anew
             took += 1
             await asyncio.sleep(0)  # the other tables' turn
         if took and self.hub.tables.get(table_id) is table:
@@ -1126,10 +1111,6 @@ class Owners:
         if target is not None and target not in links:
             assert isinstance(sender, RemoteConn)
             sender.send(f"{text[:-1]}, {json.dumps('id')}: {json.dumps(cid)}}}", cid)
-
-
-class _Moved(Exception):
-    """The copy changed under an event being taken in (loaded again, or it took it in)."""
 
 
 def _over_share(table: Table) -> float:

@@ -33,11 +33,11 @@ from lifeledger.sentences import Sentence
 from ..decide.errors import TableError
 from ..decide.logreads import Found, NeedsLog
 from ..decide.table import Decision, Table
-from ..store.records import Store, StoreUnavailable
+from ..store.records import Event, Store, StoreUnavailable
 from .fanout import Fanout
 from .sockets import Sender, error_message
 
-__all__ = ["PATIENCE", "Request", "Writer", "settled"]
+__all__ = ["PATIENCE", "Request", "Writer", "settled", "take_in_one"]
 
 log = logging.getLogger("lifeledger_table")
 
@@ -96,6 +96,41 @@ async def settled(
             read += took
             table.learn(need, found)
     raise TableError("storage", refusal)
+
+
+class _Moved(Exception):
+    """The copy changed under an event being taken in (loaded again, or it took it in)."""
+
+
+async def take_in_one(
+    table: Table, event: Event, store: Store, pool: Executor | None = None
+) -> str | None:
+    """Take one event another process decided into ``table``, the next after its last
+    (:meth:`.Table.take_one`), and return its message for the phones; ``None`` if the table
+    moved meanwhile (being loaded again, or the event taken in already, or not the next).
+    What it needs of the log is read in a thread (of ``pool``: :func:`settled`); the time it
+    held the event loop is spent from the table's share of the server (issue 26 item 2: a
+    follower's catch-up is charged to the table that caused it). Raises what taking it in
+    raised (the caller loads the table again)."""
+    spent = 0.0
+
+    def one() -> str:
+        nonlocal spent
+        if table.reloading or table.last_seq + 1 != event.seq:
+            raise _Moved()
+        began = time.thread_time()
+        try:
+            return table.take_one(event)
+        finally:
+            spent += time.thread_time() - began
+
+    try:
+        text, _ = await settled(table, one, store, pool)
+    except _Moved:
+        return None
+    finally:
+        table.share.spend(spent)
+    return text
 
 
 @dataclass(slots=True)
