@@ -59,9 +59,10 @@ def gains_and_a_loss() -> dict[str, Any]:
 @pytest.mark.rule("805.7")
 def test_805_7_the_active_team_puts_all_its_abilities_on_the_stack_before_the_other_team() -> None:
     # The turn names Bo, the second seat of north: Ana's ability is north's all the same,
-    # and goes on the stack before Cy's (it went after it, as though Ana came after south).
+    # and goes on the stack before Cy's (it went after it, as though Ana came after south);
+    # with no order of the team's stated, member by member from Ana, the primary player (805.2).
     game = play(bonds_and_blood(), turn("bo"), gains_and_a_loss())
-    assert put_on(game) == ["bond2", "bond", "blood"]
+    assert put_on(game) == ["bond", "bond2", "blood"]
 
 
 @pytest.mark.rule("805.7")
@@ -89,7 +90,8 @@ def test_805_7_without_an_order_of_the_whole_team_each_member_puts_theirs_on_in_
         turn("bo"),
         gains_and_a_loss(),
     )
-    assert put_on(game) == ["bond2", "priest", "bond", "blood"]
+    # 805.2: from the primary player, Ana (north's rightmost seat), whatever seat the turn named.
+    assert put_on(game) == ["priest", "bond", "bond2", "blood"]
 
 
 @pytest.mark.rule("603.3b")

@@ -172,6 +172,28 @@ class GameBase:
         in seating order; else ``p`` alone."""
         return self._teams[p.team].members if p.team and self._shares_life(p) else [p]
 
+    def _by_primary(self, team_id: str) -> list[Player]:
+        """805.2: team ``team_id``'s members from its primary player, "the player seated in the
+        rightmost seat from that team's perspective", leftward (clockwise). The header lists
+        the seats clockwise, so the next seat is on a player's left (101.4): the primary player
+        is the member whose seat before them (wrapping around the list) is not the team's, the
+        first member listed unless the team wraps around the end of the list. With no such
+        member (a team not seated together, where 805.2 doesn't apply), the first listed."""
+        members = self._teams[team_id].members
+        seats = len(self._players)
+        ids = {m.index for m in members}
+        start = next((i for i, m in enumerate(members) if (m.index - 1) % seats not in ids), 0)
+        return members[start:] + members[:start]
+
+    def _chooser(self, group: Sequence[Player]) -> Player:
+        """Who makes the choice of ``group`` (a player, or a team that shares its life total:
+        :meth:`_life_group`): the player alone, or the team's primary player still in the game
+        (805.2: the primary player decides a choice the team can't agree on)."""
+        first = group[0]
+        if len(group) == 1 or first.team is None:
+            return first
+        return next(m for m in self._by_primary(first.team) if m.result.is_playing)
+
     def _shares_poison(self, p: Player) -> bool:
         return p.team is not None and self._teams[p.team].shares_poison
 

@@ -362,12 +362,12 @@ class LifeMixin(GameBase):
     ) -> OpenChoice | None:
         """616.1: the choice of which of the Lich's Mirrors ``found`` (:meth:`_mirrors`)
         replaces ``group``'s loss of the game, if two or more would and the player who
-        chooses (the affected player; for a team, its first seated member still in the game)
+        chooses (the affected player; for a team, its primary player still in the game, 805.2)
         has stated no order (``choose`` ``replacements``) that lists them all (a Mirror that
         enters since opens it again)."""
         if len(found) < 2:
             return None
-        chooser = next(m for m in group if m.result.is_playing)
+        chooser = self._chooser(group)
         ids = tuple(e.id for _, e in found)
         stated = self._stack.replacements.get(chooser.id, ())
         if all(i in stated for i in ids):
@@ -396,7 +396,7 @@ class LifeMixin(GameBase):
                 ids=unstated.ids,
                 options=unstated.options,
             )
-        stated = self._stack.replacements[next(m for m in group if m.result.is_playing).id]
+        stated = self._stack.replacements[self._chooser(group).id]
         return min(found, key=lambda pair: stated.index(pair[1].id))
 
     def _use_mirror(self, mirror: Effect, p: Player, rule: str | None) -> None:
@@ -516,7 +516,8 @@ class LifeMixin(GameBase):
     def _do_set_life_each(self, action: SetLifeEach) -> None:
         """119.5: each player gains or loses the difference, in one event; 810.9d: where it
         sets the totals of more than one member of a team with a shared life total, only the
-        member the team chooses is affected (by default its first seated member listed)."""
+        member the team chooses is affected (by default its primary player, 805.2, if the
+        effect sets their total, else the first member it sets from them, leftward)."""
         totals = {pid: self._amount(to, "each", clamp=False) for pid, to in action.each}
         chosen = dict(action.chosen)
         for team_id, pid in chosen.items():
@@ -548,7 +549,7 @@ class LifeMixin(GameBase):
                 and (listed[p.team] > 1 or p.team in chosen)
             ):
                 pick = chosen.get(p.team) or next(
-                    m.id for m in self._teams[p.team].members if m.id in totals
+                    m.id for m in self._by_primary(p.team) if m.id in totals
                 )
                 if pick not in totals:
                     raise MalformedError(

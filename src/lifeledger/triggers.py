@@ -125,17 +125,24 @@ class TriggersMixin(GameBase):
         """101.4: the players in turn order (seating order), from the active player (the
         player whose turn the record began); before the first turn, from the first seat.
         805.6, 805.7: under shared team turns every member of the active team comes before
-        the nonactive teams (from the player the turn named, then their teammates clockwise),
-        whatever seat the turn named."""
+        the nonactive teams, whatever seat the turn named, then each nonactive team in turn
+        order; within a team the order is the team's ("in whatever order they like"), and
+        unstated it is the primary player's (805.2): from the primary player, leftward."""
         order = list(self._players)
         start = self._players[self._clock.player].index if self._clock.player else 0
         order = order[start:] + order[:start]
-        team = self._clock.team
-        if team is None:
+        if not self.variant.shared_turns:
             return order
         players = self._players
-        return [p for p in order if players[p].team == team] + [
-            p for p in order if players[p].team != team
+        sides = list(dict.fromkeys(players[p].team or p for p in order))
+        team = self._clock.team
+        if team is not None:
+            sides.remove(team)
+            sides.insert(0, team)
+        return [
+            m.id
+            for side in sides
+            for m in (self._by_primary(side) if side in self._teams else [players[side]])
         ]
 
     def _legal_targets(self, controller: str) -> list[str]:
@@ -213,11 +220,13 @@ class TriggersMixin(GameBase):
     ) -> dict[str, tuple[str, ...]]:
         """805.7: under shared team turns the members of each team put all the triggered
         abilities any of them controls on the stack in any order they choose. Where two or more
-        members of a team have abilities waiting and a member of it in the game (the first in
-        APNAP order) stated an ``order`` that lists every one of them, they go on the stack
-        together in that order, interleaved: their batches are merged into the first member's
-        in ``mine``, and that order is returned for it. Otherwise each member puts theirs on in
-        their own order, member by member."""
+        members of a team have abilities waiting and a member of it in the game stated an
+        ``order`` that lists every one of them, they go on the stack together in that order,
+        interleaved: their batches are merged into the first member's in ``mine``, and that
+        order is returned for it. 805.2: where members state different orders of them, the
+        primary player's stands (the first stated from the primary player, leftward: the
+        primary player decides a choice the team can't agree on). Otherwise each member puts
+        theirs on in their own order, member by member from the primary player (``apnap``)."""
         players, order = self._players, self._stack.order
         stated: dict[str, tuple[str, ...]] = {}
         for team in self._teams.values():
@@ -227,21 +236,50 @@ class TriggersMixin(GameBase):
                 continue
             batch = [t for pid in waiting for t in mine[pid]]
             ids = {t.id for t in batch}
-            for pid in members:
-                if players[pid].result.is_playing and ids.issubset(order.get(pid, ())):
-                    mine[waiting[0]] = batch
-                    for other in waiting[1:]:
-                        del mine[other]
-                    stated[waiting[0]] = order[pid]
-                    self._note(
-                        "805.7",
-                        Sentence(
-                            "team {team} orders its abilities as {player} stated",
-                            team=Id(team.id),
-                            player=Id(pid),
-                        ),
+            full = [
+                m.id
+                for m in self._by_primary(team.id)
+                if m.result.is_playing and ids.issubset(order.get(m.id, ()))
+            ]
+            if not full:
+                continue
+            pid = full[0]
+            mine[waiting[0]] = batch
+            for other in waiting[1:]:
+                del mine[other]
+            stated[waiting[0]] = order[pid]
+            self._note(
+                "805.7",
+                Sentence(
+                    "team {team} orders its abilities as {player} stated",
+                    team=Id(team.id),
+                    player=Id(pid),
+                ),
+            )
+            chosen = [i for i in order[pid] if i in ids]
+            primary = self._chooser(self._by_primary(team.id)).id
+            for other in full[1:]:
+                if [i for i in order[other] if i in ids] == chosen:
+                    continue
+                self._note(
+                    "805.2",
+                    Sentence(
+                        "{other} stated another order of team {team}'s abilities: the primary"
+                        " player, {player}, decides",
+                        other=Id(other),
+                        team=Id(team.id),
+                        player=Id(pid),
                     )
-                    break
+                    if pid == primary
+                    else Sentence(
+                        "{other} stated another order of team {team}'s abilities: {player}'s"
+                        " stands, the first from the primary player, {primary}",
+                        other=Id(other),
+                        team=Id(team.id),
+                        player=Id(pid),
+                        primary=Id(primary),
+                    ),
+                )
         return stated
 
     def _choose_target(self, t: Trigger) -> str | None:
@@ -280,7 +318,7 @@ class TriggersMixin(GameBase):
         - 616.1: for each player in the game whose gains of life both a Remedy and a life
           doubler would replace, without stated ``replacements`` that list them all: the
           order in which they apply; and for each player (for a team that shares its life
-          total, its first seated member in the game) whose loss of the game two or more Lich's
+          total, its primary player in the game, 805.2) whose loss of the game two or more Lich's
           Mirrors would replace, without stated ``replacements`` that list them all: which
           applies (the first listed).
 
@@ -319,7 +357,7 @@ class TriggersMixin(GameBase):
             if replacements:
                 out.append(replacements)
             heads = self._life_group(p)
-            if p is next(m for m in heads if m.result.is_playing):
+            if p is self._chooser(heads):
                 mirror = self._unstated_mirror(heads, self._mirrors(heads))
                 if mirror is not None:
                     out.append(mirror)
