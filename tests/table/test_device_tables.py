@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
-from browser_helpers import ARGS, CHROMIUM, PHONE, life, need_chromium, server  # noqa: E402
+from browser_helpers import ARGS, CHROMIUM, PHONE, get, life, need_chromium, server  # noqa: E402
 from playwright.sync_api import BrowserContext, Page, expect, sync_playwright  # noqa: E402
 
 pytestmark = pytest.mark.browser
@@ -137,4 +137,48 @@ def test_taps_before_the_engine_is_ready_are_shown_at_once_and_decided_in_order(
         expect(life(page, "player-1")).to_have_text("17")
         assert page.evaluate("S.state.players[0].life") == 17
         assert page.evaluate("S.lastSeq") == 3
+        context.close()
+
+
+def test_a_device_table_is_shared_and_a_second_phone_joins(tmp_path: Path) -> None:
+    """The phone in the middle shares its table: the server continues the same game (the
+    totals, the log), the phone goes on as its table device, and a player's own phone takes
+    their seat and plays on it (119.3)."""
+    need_chromium()
+    with sync_playwright() as p, server(tmp_path / "t.db") as (base, _proc):
+        context = open_phone(tmp_path / "phone", p)
+        page = context.pages[0] if context.pages else context.new_page()
+        page.goto(base + "/")
+        page.locator('[data-quick="two"]').click()
+        on_device_page(page)
+        ready(page)
+        tap_minus(page, "player-1", "19")
+        tap_minus(page, "player-2", "19")
+        tap_minus(page, "player-2", "18")
+        decided(page)
+        device = page.evaluate("KEY")
+        page.locator("#menu-btn").click()
+        page.locator('[data-menu="share"]').click()
+        page.wait_for_function("() => location.pathname.startsWith('/t/')", timeout=30_000)
+        page.wait_for_load_state()
+        table = page.evaluate("KEY")
+        assert not table.startswith("d-")
+        page.wait_for_function("() => S.connected && S.seats.length === 2", timeout=30_000)
+        expect(life(page, "player-1")).to_have_text("19")
+        expect(life(page, "player-2")).to_have_text("18")
+        served = get(f"{base}/api/tables/{table}")
+        assert served["seq"] == 3
+        # The device keeps no copy of a table it shared.
+        assert page.evaluate(f"DeviceStore.load({device!r})") is None
+        phone = p.chromium.launch(executable_path=CHROMIUM, args=ARGS).new_page(**PHONE)
+        phone.goto(f"{base}/t/{table}")
+        seat_btn = phone.locator('#picker button[data-seat="player-2"]')
+        seat_btn.click()  # the seat is on the table device: asked
+        seat_btn.click()
+        page.locator('#ask [data-answer="allow"]').click()  # one tap on the table device
+        expect(phone.locator('[data-player="player-2"] .tag.you')).to_be_visible()
+        tap_minus(phone, "player-2", "17")
+        expect(life(page, "player-2")).to_have_text("17")
+        tap_minus(page, "player-1", "18")
+        expect(life(phone, "player-1")).to_have_text("18")
         context.close()

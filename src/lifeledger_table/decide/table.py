@@ -658,6 +658,7 @@ class Table:
         look_up: bool = False,
         at_turn: int | None = None,
         shares: Sequence[WorkShare] = (),
+        at: float | None = None,
     ) -> Decision | int:
         """Let the engine and the table decide a client's request, and take it into memory.
 
@@ -671,7 +672,8 @@ class Table:
         ``shares``: a phone's request is turned down ``busy`` while the table's changes, or
         its network's, have taken more than their share of the server (each a
         :class:`.limits.WorkShare`); the time the decision takes counts against each, and
-        against the table's own (:attr:`share`) whoever asks.
+        against the table's own (:attr:`share`) whoever asks. ``at``: when the change was
+        made, if not now (a table shared from a device keeps its changes' times).
         """
         self.check()
         if self.reloading:
@@ -691,7 +693,7 @@ class Table:
             share.check()
         began = cpu_time()  # the work it took, whatever else the machine did
         try:
-            return self._decide(kind, body, client_id, seat)
+            return self._decide(kind, body, client_id, seat, at)
         finally:
             took = cpu_time() - began
             self.share.spend(took)
@@ -700,7 +702,12 @@ class Table:
                     share.spend(took)
 
     def _decide(
-        self, kind: str, body: dict[str, Any], client_id: str, seat: str | None
+        self,
+        kind: str,
+        body: dict[str, Any],
+        client_id: str,
+        seat: str | None,
+        at: float | None = None,
     ) -> Decision:
         """:meth:`decide` a new request, the engine bounded by :data:`.limits.DECISION_SECONDS`
         (the log, replayed, is not: each of its actions was decided within it once)."""
@@ -711,7 +718,7 @@ class Table:
             body=body,
             client_id=client_id,
             seat=seat,
-            time=time.time(),
+            time=time.time() if at is None else at,
         )
         game = self.game
         game.time_limit = DECISION_SECONDS

@@ -100,7 +100,8 @@ def create(form: str) -> str:
     """A new device table from the setup form (as ``POST /api/tables`` takes it): its id, host
     token and one token for each seat (the device holds them all), and what to keep."""
     try:
-        setup = build_setup(_parsed(form))
+        given = _parsed(form)
+        setup = build_setup(given)
     except TableError as exc:
         return json.dumps({"error": exc.to_json()})
     host = secrets.token_urlsafe(32)
@@ -108,7 +109,8 @@ def create(form: str) -> str:
         id=PREFIX + secrets.token_urlsafe(18),
         watch=secrets.token_urlsafe(18),
         code="",
-        setup={**setup, "host": hash_token(host)},
+        # The form too: a server the table is shared to builds the setup again from it.
+        setup={**setup, "host": hash_token(host), "form": given},
         created=time.time(),
     )
     store = _DEVICE.store
@@ -152,6 +154,34 @@ def open_table(kept: str) -> str:
     if table.broken is not None:
         return json.dumps({"id": row.id, "error": table.broken.to_json()})
     return json.dumps({"id": row.id})
+
+
+def shared(table_id: str) -> str:
+    """What ``POST /api/tables/shared`` takes to continue this table on a server (the page adds
+    the device's host and seat tokens): its setup form, its log and its tools."""
+    try:
+        table = _table(table_id)
+    except TableError as exc:
+        return json.dumps({"error": exc.to_json()})
+    events = table.store.events(table.id)
+    kept = table.store.tools(table.id)
+    return json.dumps(
+        {
+            "device": table.id,
+            "form": table.row.setup.get("form"),
+            "events": [
+                {
+                    "kind": e.kind,
+                    "body": e.body,
+                    "client_id": e.client_id,
+                    "seat": e.seat,
+                    "time": e.time,
+                }
+                for e in events
+            ],
+            "tools": None if kept is None else [1, kept[1]],
+        }
+    )
 
 
 def forget(table_id: str) -> str:

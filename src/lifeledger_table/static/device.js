@@ -163,6 +163,18 @@ const DeviceTables = {
     await this.open(id);
     return engineAnswer(await Engine.call("info", id));
   },
+  // What sharing the table with a server sends (host.shared), without the device's tokens.
+  async shared(id) {
+    await this.open(id);
+    return engineAnswer(await Engine.call("shared", id));
+  },
+  // The table was shared: it lives on the server now; the device keeps no copy of it.
+  async forget(id) {
+    await DeviceStore.remove(id);
+    try { localStorage.removeItem(`lifeledger-offline-play-${id}`); localStorage.removeItem(`lifeledger-pending-${id}`); } catch (e) { /* storage refused */ }
+    if (this.opened.has(id)) await Engine.call("forget", id);
+    this.opened.delete(id);
+  },
   // Game n's record as JSON text (what a server's record download holds).
   async record(id, n) {
     await this.open(id);

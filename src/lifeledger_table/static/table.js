@@ -847,6 +847,28 @@ function recordUrl(n) {
   return MODE === "play" ? `/api/tables/${KEY}/games/${n}/record` : `/api/watch/${KEY}/games/${n}/record`;
 }
 
+// "Share this table": the device's table continues on the server this page came from
+// (POST api/tables/shared, which decides its whole log again); this device keeps its host
+// and seat tokens there and opens the served table as its table device (device.js keeps
+// nothing more of it). Only once every tap is decided here: none is left behind.
+async function shareTable() {
+  if (S.pending.size) { toast(t("Wait until every change is decided here, then share."), "bad"); return; }
+  try {
+    const body = await DeviceTables.shared(KEY);
+    body.host = loadHost(KEY);
+    body.tokens = S.tokens;
+    const res = await api("POST", "api/tables/shared", body);
+    saveHost(res.id, body.host);
+    saveDevice(res.id, "table");
+    saveSeats(res.id, body.tokens);
+    await DeviceTables.forget(KEY);
+    location.href = tableHref(res.id);
+  } catch (ex) {
+    toast(ex.status ? t("Not shared: {why}", { why: said(ex.data, S.names) || ex.message })
+      : t("Not shared: the server can't be reached. The table stays on this device."), "bad");
+  }
+}
+
 // A link that downloads game n's record: the server's, or the one the device's engine writes.
 function recordLink(n, label) {
   if (!ON_DEVICE) return h("a", { class: "button", href: recordUrl(n), download: "" }, label);
@@ -1358,6 +1380,8 @@ function renderMenu() {
   const items = [];
   if (ON_DEVICE) {
     items.push(h("p", { class: "muted", "data-menu": "on-device" }, t("This table lives on this device: it needs no server and no connection, and it is kept here.")));
+    items.push(h("button", { "data-menu": "share", onclick: () => { close("menu"); shareTable(); } }, t("Share this table")));
+    items.push(h("p", { class: "muted small" }, t("The game moves to the server this page came from: everyone joins from their own phone with its code or QR code, and this device goes on as the table device.")));
   } else if (MODE === "play") {
     items.push(h("p", {}, t("Code:") + " ", h("strong", { class: "code" }, formatCode(S.info.code))));
     items.push(h("img", { class: "qr", src: `/api/tables/${KEY}/qr.svg`, alt: t("QR code of this table's link") }));

@@ -24,6 +24,7 @@ from ..decide.setup import build_setup
 from ..decide.table import PAGE, Table
 from ..live.hub import HUB_KEY
 from ..live.seats import SeatTaken, StorageFailure, grant_seat, grant_seats
+from ..live.sharing import decide_shared, keep_shared
 from ..live.takeover import Takeover, is_host, origin_of, takeovers_of
 from ..store.records import DuplicateError, TableRow, hash_token
 from .answers import answer
@@ -113,6 +114,49 @@ async def create_table(request: web.Request) -> web.Response:
             "code": row.code,
             "host": host,
             "header": setup["header"],
+            "links": _links(request, row.id, row.watch),
+        },
+        status=201,
+    )
+
+
+async def share_table(request: web.Request) -> web.Response:
+    """POST /api/tables/shared: a table brought from a device (live/sharing.py): its form, log
+    and tools, every change decided again here before anything is kept; the device keeps its
+    host and seat tokens. Answers the table's id, code and links (201), the same table for the
+    same device table shared again (a retry), or 400 naming the member or change at fault."""
+    hub = request.app[HUB_KEY]
+    if not hub.openings.allow(request.remote or "?"):
+        return error_response(
+            429, "throttled", Sentence("Too many tables opened from here; wait a few minutes.")
+        )
+    body = await read_body(request)
+    for _ in range(10):
+        try:
+            # Deciding a long log is CPU work: in a thread, charged to this request alone.
+            shared = await asyncio.to_thread(decide_shared, body, _new_code())
+        except TableError as exc:
+            return web.json_response(exc.to_json(), status=400)
+        try:
+            row = await asyncio.to_thread(keep_shared, hub.store, shared)
+            break
+        except DuplicateError:
+            if await asyncio.to_thread(hub.store.table_by_watch, shared.row.watch) is not None:
+                return error_response(
+                    409, "taken", Sentence("This table was shared by another device.")
+                )
+            continue  # the code was taken: another one
+        except Exception:
+            log.exception("could not store a shared table")
+            return storage_error()
+    else:
+        return error_response(503, "busy", Sentence("Could not find a free table code; try again."))
+    return web.json_response(
+        {
+            "id": row.id,
+            "watch": row.watch,
+            "code": row.code,
+            "header": row.setup["header"],
             "links": _links(request, row.id, row.watch),
         },
         status=201,
@@ -510,6 +554,7 @@ def add_routes(router: web.UrlDispatcher) -> None:
     add_engine(router)
     router.add_get("/api/catalogue", catalogue)
     router.add_post("/api/tables", create_table)
+    router.add_post("/api/tables/shared", share_table)
     router.add_get("/api/code/{code}", lookup_code)
     router.add_get("/api/tables/{table}", table_info)
     router.add_get("/api/tables/{table}/history", table_history)
