@@ -47,7 +47,6 @@ from .web.connections import (
     raise_descriptor_limit,
     serve,
     serve_internal,
-    tally_of,
 )
 from .web.lan import (
     LAN_KEY,
@@ -177,9 +176,7 @@ def create_app(
         listen: Callable[[web.Application], Awaitable[web.AppRunner]] | None = None
         if isinstance(store, Feed):  # other processes can follow this one: they link to it
             host, port = internal
-            listen = functools.partial(
-                serve_internal, host=host, port=port, limits=limits, tally=tally_of(app)
-            )
+            listen = functools.partial(serve_internal, host=host, port=port, limits=limits)
         more = functools.partial(_internal_routes, hub, app[ERRORS_KEY])
         await hub.owners.start(listen, more=more)
         app[SWEEP_KEY] = [loop.create_task(hub.sweep())]

@@ -29,6 +29,7 @@ from table_helpers import SharedStore
 from lifeledger_table.decide.limits import Limits
 from lifeledger_table.live.hub import HUB_KEY
 from lifeledger_table.server import create_app, serve
+from lifeledger_table.web import connections
 from lifeledger_table.web.connections import (
     QUIET,
     AcceptErrors,
@@ -106,28 +107,38 @@ async def test_the_internal_listener_has_the_public_listeners_caps(
 
 
 @pytest.mark.asyncio
-async def test_the_listeners_share_one_tally(db: str) -> None:
-    """Rule (issue 26 item 3): connections are counted across both listeners (they spend
-    the same descriptors): one held on the public listener counts on the internal one."""
-    limits = Limits(connections_per_address=2, header_seconds=5.0)
+async def test_a_flood_of_the_internal_listener_never_takes_the_public_ones(db: str) -> None:
+    """Rule (issue 26 item 3): each listener has its caps, the descriptors shared between
+    them: the internal listener full (over its cap in all), phones still connect to the
+    public one (20,000 held half-requests used to keep new phones out)."""
+    limits = Limits(connections=3, connections_per_address=3, header_seconds=5.0)
     runner, guard = await serve(create_app(SharedStore(db, []), limits), "127.0.0.1", 0)
     try:
         owners = runner.app[HUB_KEY].owners
         host, port = owners.address.rsplit(":", 1)
         public = runner.addresses[0][1]
         loop = asyncio.get_running_loop()
-        held = [
-            await loop.run_in_executor(None, _half_request, "127.0.0.1", public),
-            await loop.run_in_executor(None, _half_request, host, int(port)),
-        ]
+        held = [await loop.run_in_executor(None, _half_request, host, int(port)) for _ in range(3)]
         await asyncio.sleep(0.1)
-        assert guard.count == 2 and guard.open == {"127.0.0.1": 2}
-        sock = await loop.run_in_executor(None, _half_request, host, int(port))
-        assert (await loop.run_in_executor(None, sock.recv, 4096)).startswith(b"HTTP/1.1 503")
-        for s in [sock, *held]:
+        over = await loop.run_in_executor(None, _half_request, host, int(port))
+        assert (await loop.run_in_executor(None, over.recv, 4096)).startswith(b"HTTP/1.1 503")
+        url = f"http://127.0.0.1:{public}/api/catalogue"
+        async with aiohttp.ClientSession() as http, http.get(url) as res:
+            assert res.status == 200
+        assert guard.refused == 0
+        for s in [over, *held]:
             s.close()
     finally:
         await runner.cleanup()
+
+
+def test_the_descriptors_are_shared_between_the_listeners(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rule (issue 26 item 3): under a low descriptor limit, the two listeners' caps in all
+    together leave the spare descriptors free (a flood of both never uses them up)."""
+    monkeypatch.setattr(connections.resource, "getrlimit", lambda _which: (1024, 4096))
+    limits = Limits(spare_descriptors=64)
+    assert connections.descriptor_budget(limits) == 960
+    assert connections.descriptor_budget(limits, 2) == 480
 
 
 @pytest.mark.asyncio
@@ -206,7 +217,7 @@ async def test_an_internal_port_taken_is_the_internal_listeners_error() -> None:
         taken.listen()
         port = taken.getsockname()[1]
         with pytest.raises(InternalUnavailable):
-            await serve_internal(web.Application(), "127.0.0.1", port, Limits(), Tally())
+            await serve_internal(web.Application(), "127.0.0.1", port, Limits())
 
 
 # -- item 8: --internal checked before the store is opened ---------------------------------------

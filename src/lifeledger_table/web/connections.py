@@ -30,7 +30,6 @@ from .requests import error_text
 
 __all__ = [
     "QUIET",
-    "TALLY_KEY",
     "AcceptErrors",
     "ConnectionGuard",
     "GuardedHandler",
@@ -40,7 +39,6 @@ __all__ = [
     "raise_descriptor_limit",
     "serve",
     "serve_internal",
-    "tally_of",
 ]
 
 log = logging.getLogger("lifeledger_table")
@@ -62,21 +60,22 @@ _REFUSAL = (
 )
 
 
-def descriptor_budget(limits: Limits) -> int:
-    """The connections the server may hold open: ``limits.connections``, lowered to leave
-    ``spare_descriptors`` of the process's descriptor limit for the store, files and the
-    sockets it accepts only to refuse."""
+def descriptor_budget(limits: Limits, listeners: int = 1) -> int:
+    """The connections one of the server's ``listeners`` may hold open: ``limits
+    .connections``, lowered to leave ``spare_descriptors`` of the process's descriptor limit
+    for the store, files and the sockets it accepts only to refuse, and to share the rest
+    between the listeners (the public one and the internal one: a flood of either never
+    takes the other's, nor the store's)."""
     soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft == resource.RLIM_INFINITY:
         return limits.connections
-    return max(1, min(limits.connections, soft - limits.spare_descriptors))
+    return max(1, min(limits.connections, (soft - limits.spare_descriptors) // listeners))
 
 
 class Tally:
-    """The connections a process holds open, in all and per client address, counted across
-    its listeners (the public one and the internal one: they spend the same descriptors),
-    and the refusals of connections over the caps, logged once per :data:`QUIET` seconds
-    with how many there were (never a line per connection)."""
+    """The connections a listener holds open, in all and per client address, and the
+    refusals of connections over its caps, logged once per :data:`QUIET` seconds with how
+    many there were (never a line per connection)."""
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.count = 0
@@ -245,6 +244,7 @@ class ConnectionGuard:
         self.total = total
         self.per_address = per_address
         self.trusted = trusted or TrustedProxies()
+        #: Its connections open, and refusals (logged once a minute).
         self.tally = tally or Tally()
         self.refused = 0
         self.who: dict[RequestHandler, str] = {}
@@ -255,12 +255,12 @@ class ConnectionGuard:
 
     @property
     def count(self) -> int:
-        """The connections open, on every listener sharing this one's :class:`Tally`."""
+        """The connections open."""
         return self.tally.count
 
     @property
     def open(self) -> dict[str, int]:
-        """The connections open by client address (every listener sharing the tally)."""
+        """The connections open, by client address."""
         return self.tally.open
 
     def connection_made(self, handler: RequestHandler, transport: asyncio.Transport) -> None:
@@ -299,37 +299,24 @@ class ConnectionGuard:
         self._lost(handler, exc)
 
 
-#: The tally of an app's connections, shared by its listeners.
-TALLY_KEY = web.AppKey("connections", Tally)
-
-
-def tally_of(app: web.Application) -> Tally:
-    """The tally of ``app``'s connections (made by :func:`create_app`)."""
-    found = app.get(TALLY_KEY)
-    if found is None:
-        found = app[TALLY_KEY] = Tally()
-    return found
-
-
 async def _listen(
     runner: web.AppRunner,
     host: str,
     port: int,
     limits: Limits,
-    tally: Tally,
+    listeners: Callable[[], int],
     trusted: TrustedProxies | None = None,
     ssl_context: ssl.SSLContext | None = None,
     reuse_port: bool = False,
 ) -> ConnectionGuard:
-    await runner.setup()
+    await runner.setup()  # (the app's start-up: the internal listener, if any, opens)
     assert runner.server is not None
     guard = ConnectionGuard(
         runner.server,
-        descriptor_budget(limits),
+        descriptor_budget(limits, listeners()),
         limits.connections_per_address,
         limits.write_seconds,
         trusted,
-        tally,
     )
     quiet_accept_errors(asyncio.get_running_loop())
     await web.TCPSite(
@@ -350,24 +337,29 @@ async def serve(
     connections; returns the runner (``await runner.cleanup()`` stops it) and the guard.
     ``reuse_port``: several processes listen on the port (``SO_REUSEPORT``: the system spreads
     the connections over them)."""
-    limits = app[HUB_KEY].limits
+    hub = app[HUB_KEY]
     runner = web.AppRunner(app, access_log=None)
+
+    def listeners() -> int:  # this one, and the internal one if the app opened it
+        return 2 if hub.owners.runner is not None else 1
+
     guard = await _listen(
-        runner, host, port, limits, tally_of(app), app[PROXIES_KEY], ssl_context, reuse_port
+        runner, host, port, hub.limits, listeners, app[PROXIES_KEY], ssl_context, reuse_port
     )
     return runner, guard
 
 
 async def serve_internal(
-    inside: web.Application, host: str, port: int, limits: Limits, tally: Tally
+    inside: web.Application, host: str, port: int, limits: Limits
 ) -> web.AppRunner:
     """Start the internal listener (``inside``: the other processes' links) on ``host:port``
-    with the public listener's caps (issue 26 item 3): connections in all (counted with the
-    public one's in ``tally``: they spend the same descriptors) and per address (no address
-    is trusted as a proxy here), the header timeout (``limits.header_seconds``, from the
-    moment a connection opens), the lingering and answer deadlines, requests it can't parse
-    answered without a traceback, and errors accepting connections logged once per
-    condition. Returns its runner."""
+    with the public listener's caps (issue 26 item 3): connections in all (each listener its
+    own, the descriptors shared between them: a flood of one never takes the other's) and
+    per address (no address is trusted as a proxy here), the header timeout
+    (``limits.header_seconds``, from the moment a connection opens), the lingering and
+    answer deadlines, requests it can't parse answered without a traceback, refusals over
+    the caps and errors accepting connections logged once per condition. Returns its
+    runner."""
     runner = web.AppRunner(
         inside,
         access_log=None,
@@ -376,7 +368,7 @@ async def serve_internal(
         lingering_time=limits.linger_seconds,
     )
     try:
-        await _listen(runner, host, port, limits, tally)
+        await _listen(runner, host, port, limits, lambda: 2)
     except OSError as exc:
         await runner.cleanup()
         raise InternalUnavailable(exc.errno, exc.strerror or str(exc)) from exc
