@@ -45,11 +45,17 @@ function variantName(id) {
 function defaultPlayers(n) {
   return Array.from({ length: n }, (_, i) => ({ name: WORDS.player(i + 1), colour: i }));
 }
+// A Commander game tracks commander damage from the first tap (903.10a): each player has a
+// commander from the start, "Commander of Player 1", renamed at the table if wanted.
+function withCommanders(players) {
+  return players.map((p) => Object.assign({}, p, { commanders: [t("Commander of {name}", { name: p.name })] }));
+}
 let QUICK = [];
 function quickGames() {
   return [
-    { key: "two", label: WORDS.players(2), detail: WORDS.life(20), form: { format: "normal", players: defaultPlayers(2) } },
-    { key: "commander", label: t("{players} · Commander", { players: WORDS.players(4) }), detail: WORDS.life(40), form: { format: "commander", players: defaultPlayers(4) } },
+    // Two players, one game (a match of one: what players expect of a quick game, 100.6a).
+    { key: "two", label: WORDS.players(2), detail: WORDS.life(20), form: { format: "normal", best_of: 1, players: defaultPlayers(2) } },
+    { key: "commander", label: t("{players} · Commander", { players: WORDS.players(4) }), detail: WORDS.life(40), form: { format: "commander", players: withCommanders(defaultPlayers(4)) } },
   ];
 }
 
@@ -245,6 +251,16 @@ function applyVisibility() {
   form.classList.toggle("show-library", document.getElementById("count-library").checked);
 }
 
+// The variant follows the number of players: a third player turns "Two players" (103) into
+// a free-for-all (806), and back at two a free-for-all is a two-player game again (800.1:
+// a multiplayer game has more than two players). Any other variant is the players' choice.
+function fitVariant() {
+  const variant = document.getElementById("variant");
+  const n = document.querySelectorAll(".player-row").length;
+  if (variant.value === "two-player" && n > 2) variant.value = "free-for-all";
+  else if (variant.value === "free-for-all" && n === 2) variant.value = "two-player";
+}
+
 function fill(preset) {
   document.getElementById("variant").value = preset.variant || "";
   document.getElementById("format").value = preset.format || "normal";
@@ -432,8 +448,10 @@ async function main() {
   fill(group || PRESETS.two);
   document.getElementById("add-player").addEventListener("click", () => {
     document.getElementById("players").append(playerRow({}));
+    fitVariant();
     applyVisibility();
   });
+  document.getElementById("players").addEventListener("click", (e) => { if (e.target.closest(".remove")) fitVariant(); });
   document.getElementById("create-form").addEventListener("submit", async (e) => {
     e.preventDefault();
     const err = document.getElementById("create-error");

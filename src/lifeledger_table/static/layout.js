@@ -242,8 +242,8 @@ function placePanels(box, table, ownIndex, bonus) {
   // The rows a whole panel adds (panel.js): a team's heads, a row of commanders per head, and
   // pinned counters beside poison.
   const rowsOf = (p) => Math.max(0, p.querySelectorAll(".parts .ctr").length - 1) * 24;
-  const cmdsOf = (p) => p.querySelectorAll(".parts .cmds").length;
-  const chipsOf = (p) => Math.max(0, ...[...p.querySelectorAll(".parts .cmds")].map((r) => r.querySelectorAll(".cmd").length));
+  const cmdsOf = (p) => p.querySelectorAll(".cmds").length;
+  const chipsOf = (p) => Math.max(0, ...[...p.querySelectorAll(".cmds")].map((r) => r.querySelectorAll(".cmd").length));
   const rows = { cmds: Math.max(0, ...panels.map(cmdsOf)), chips: Math.max(0, ...panels.map(chipsOf)) };
   const extraOf = (p) => (p.querySelector(".heads") ? TEAM_EXTRA : 0) + rowsOf(p);
   const extra = Math.max(0, ...panels.map(extraOf)) + (bonus || 0);
@@ -282,6 +282,8 @@ function placePanels(box, table, ownIndex, bonus) {
   for (const el of panels) {
     if (!el.classList.contains("compact") && el.scrollHeight > el.clientHeight + 1) el.classList.add("compact");
   }
+  // The table device: a compact panel's commander chips beside its name (issue 25 item 3).
+  if (table) for (const el of panels) el.classList.toggle("cmd-inline", el.classList.contains("compact") && n <= CMD_INLINE_MAX);
   watchTotals(box);
   const sizes = fitTotals(box, table, ownIndex);
   // The table device: a whole panel whose total is much smaller than the others' (its
@@ -291,9 +293,31 @@ function placePanels(box, table, ownIndex, bonus) {
     const small = panels.filter((el, i) => !el.classList.contains("compact") && sizes[i] < EVEN * most);
     if (small.length && small.length < panels.length) {
       small.forEach((el) => el.classList.add("compact"));
+      small.forEach((el) => el.classList.toggle("cmd-inline", n <= CMD_INLINE_MAX));
       fitTotals(box, table, ownIndex);
     }
+    foldCommanders(box, panels, table, ownIndex);
   }
+}
+
+// Up to six players every compact panel of the table device shows its commander chips (one
+// tap: 1 combat damage from that commander, panel.js); a panel where they would overflow it or
+// leave its total under CMD_LEAST px folds them into its ⚔ (two taps), and so do all panels
+// beyond six players.
+const CMD_INLINE_MAX = 6;
+const CMD_LEAST = 44;
+function foldCommanders(box, panels, table, ownIndex) {
+  const inline = panels.filter((el) => el.classList.contains("cmd-inline"));
+  if (!inline.length) return;
+  const cramped = (el) => {
+    const life = el.querySelector(".life");
+    return el.scrollHeight > el.clientHeight + 1 || !el.querySelector(".cmd-top")
+      || (life && parseFloat(life.style.fontSize || "0") < CMD_LEAST);
+  };
+  const folded = inline.filter(cramped);
+  if (!folded.length) return;
+  folded.forEach((el) => el.classList.remove("cmd-inline"));
+  fitTotals(box, table, ownIndex);
 }
 
 // ---------------------------------------------------------------- the totals

@@ -155,7 +155,8 @@ function panelParts(u, target, canAct) {
   const heads = u.kind === "team" ? u.heads : [u.id];
   for (const hid of heads) pinnedShown.set(hid, new Set());
   const parts = h("div", { class: "parts" });
-  if (header().players.some((p) => (p.commanders || []).length)) {
+  // On the table device the commander rows are in the panel's top row (commanderOpener).
+  if (!onTableDevice() && header().players.some((p) => (p.commanders || []).length)) {
     for (const hid of heads) {
       const row = commanderRow(hid, u.kind === "team", canAct);
       if (row) parts.append(row);
@@ -171,12 +172,24 @@ function panelParts(u, target, canAct) {
   return parts.childNodes.length ? [parts] : [];
 }
 
-// Commander damage one tap from a compact panel (issue 17): its commander rows give way, and
-// a ⚔ button with the most one commander has dealt opens the amounts (the sheet below). The
-// panel of a whole panel hides it (style.css): its chips are there.
+// Whether this page is the table device (one device for everyone, every panel turned).
+function onTableDevice() { return MODE === "play" && S.device === "table"; }
+
+// Commander damage one tap from every panel (issue 17; issue 25 item 3). On the table device
+// the panel's top row holds its commander chips (a compact panel's beside its name and ⋯,
+// layout.js), and where they can't fit (more than six players, a panel too small) they give
+// way to a ⚔ button with the most one commander has dealt, which opens the amounts (the sheet
+// below). A whole panel hides the ⚔ (style.css): its chips are there.
 function commanderOpener(u, target, canAct) {
   if (MODE === "replay" || !header().players.some((p) => (p.commanders || []).length)) return null;
   const heads = u.kind === "team" ? u.heads : [u.id];
+  const opener = commanderButton(u, target, canAct, heads);
+  if (!onTableDevice()) return opener;
+  const rows = heads.map((hid) => commanderRow(hid, u.kind === "team", canAct)).filter(Boolean);
+  return [opener, rows.length ? h("div", { class: "cmd-top" }, ...rows) : null];
+}
+
+function commanderButton(u, target, canAct, heads) {
   const most = (pid) => commandersAgainst(pid).reduce((a, x) => (!a || x.n > a.n ? x : a), null);
   const to = heads.includes(target) && most(target) ? target : heads.find((hid) => most(hid));
   if (!to) return null;
@@ -297,8 +310,11 @@ function commanderRow(pid, labelled, canAct) {
     const total = limit !== null
       ? t("{name} has taken {n} of {limit} combat damage from {commander}", { name: who, n, limit, commander: name })
       : t("{name} has taken {n} combat damage from {commander}", { name: who, n, commander: name });
+    // A partner's chip names its commander where a small chip shows one name (style.css);
+    // the others, their player's (the quick game's commanders are "Commander of Player 1").
+    const partner = (commanderOwner(c) || { commanders: [] }).commanders.length > 1;
     const chip = h(play ? "button" : "div", {
-      class: "cmd" + (lethal ? " lethal" : near ? " near" : ""),
+      class: "cmd" + (lethal ? " lethal" : near ? " near" : "") + (partner ? " partner" : ""),
       "data-from": c, "data-owner": owner, "data-to": pid,
       "aria-label": play ? t("{commander} ({owner}) deals 1 combat damage to {name}. {total}. Hold for another amount.", { commander: name, owner: ownerName, name: who, total }) : null,
       title: play ? t("1 combat damage from {commander} ({owner}), 903.10a; hold for another amount", { commander: name, owner: ownerName }) : total,
@@ -319,6 +335,9 @@ function commanderRow(pid, labelled, canAct) {
       });
       onLongPress(chip, () => { if (canAct) openCmdSheet(pid, c); else showPicker(); });
     }
+    // The stripe of the commander's player's colour (layout.js): whose it is at a glance.
+    const colour = PALETTE[(S.colours || {})[owner] || 0];
+    if (colour) chip.style.setProperty("--owner", colour.bg);
     chips.append(chip);
   }
   return row;
