@@ -696,3 +696,31 @@ async def test_a_clock_follows_each_turn_once_and_a_pass_by_hand_stays(
     assert c["active"] == "ana"  # a turn that is over: nothing
     got = await use(ana, "clock", op="pass", to="bo", turn=0)
     assert got["type"] == "error" and got["member"] == "turn"
+
+
+async def test_a_reset_restarts_the_clock_once_for_the_game_it_begins(
+    client: Client, clock: Clock
+) -> None:
+    """issue 25 item 10: a reset begins the game again (game 2 of the table), and the chess
+    clock (time per game) goes with it: stopped, every side's whole time back, to start with
+    the first seat (103.1: a pick made in the game the reset left is not this game's). Every
+    phone may ask; it happens once, and never for a game that is not the one in progress."""
+    _table, (ana, bo) = await seated(client, TWO, "ana", "bo")
+    assert (await ana.act({"do": "lose_life", "player": "bo", "amount": 3}))["type"] == "ack"
+    c = (await use(ana, "clock", op="start", seconds=600, first="bo"))["tools"]["clock"]
+    clock.now += 40_000
+    got = await use(ana, "clock", op="restart", game=2)
+    assert got["tools"]["clock"] == c  # game 1 is still in progress: nothing
+    cid = await ana.send("reset")
+    assert (await ana.reply(cid))["type"] == "ack"
+    c = (await use(bo, "clock", op="restart", game=2))["tools"]["clock"]
+    assert c["since"] is None and c["active"] == "ana" and c["game"] == 2 and c["turns"] == 0
+    assert {s["id"]: s["left_ms"] for s in c["sides"]} == {"ana": 600_000, "bo": 600_000}
+    c = (await use(ana, "clock", op="resume"))["tools"]["clock"]
+    clock.now += 5_000
+    again = (await use(ana, "clock", op="restart", game=2))["tools"]["clock"]
+    assert again == c  # asked again by another phone: once per game
+    got = await use(ana, "clock", op="restart", game=0)
+    assert got["type"] == "error" and got["member"] == "game"
+    got = await use(ana, "clock", op="restart")
+    assert got["type"] == "error" and got["member"] == "game"

@@ -85,6 +85,7 @@ _MEMBERS: dict[str, dict[str, set[str]]] = {
         "pause": set(),
         "resume": set(),
         "stop": set(),
+        "restart": {"game"},
     },
     "round": {
         "start": {"minutes", "extra_turns"},
@@ -188,6 +189,10 @@ def parse(msg: dict[str, Any]) -> ToolOp:
         args["to"] = _side(msg, "to")
         # A phone following a turn names it: the clock goes with each turn once.
         args["turn"] = None if msg.get("turn") is None else _whole(msg, "turn", 1, 10**9, None)
+    elif tool == "clock" and op == "restart":
+        # The game that began (a reset, a new game, the next game): a phone following it names
+        # it, so that every phone may ask and the clock restarts once per game.
+        args["game"] = _whole(msg, "game", 1, 10**9, None)
     elif tool == "round" and op == "start":
         args["minutes"] = _whole(msg, "minutes", 1, MAX_ROUND_MINUTES, ROUND_MINUTES)
         args["extra_turns"] = (
@@ -410,6 +415,7 @@ def _first_player(table: Seating) -> dict[str, Any]:
         )
     return {
         "tool": "first_player",
+        "game": _game_number(table),  # the game it is for: a later game's clock ignores it
         "side": side,
         "kind": "team" if shared_turns(table) else "player",
         "players": players,
@@ -426,6 +432,28 @@ def _turn_side(table: Seating) -> str | None:
     ``None`` before the first turn: one turn, one clock."""
     active = (table.state.get("turn") or {}).get("active") or []
     return next((side for side, players in sides(table) if set(players) & set(active)), None)
+
+
+def _game_number(table: Seating) -> int:
+    """The number of the table's game in progress (every game before it has an outcome, a game
+    left unfinished by a reset or a new game too)."""
+    return len(table.outcomes) + 1
+
+
+def _first_side(table: Seating, recent: list[dict[str, Any]], ids: list[str]) -> str:
+    """Whose time a clock starts with: the turn's side; before the first turn, the side the
+    last pick made in this game chose (103.1; a pick made in an earlier game is not this
+    game's), or the first seat."""
+    turn = _turn_side(table)
+    if turn is not None and turn in ids:
+        return turn
+    game = _game_number(table)
+    picked = [
+        r["side"]
+        for r in recent
+        if r.get("tool") == "first_player" and r.get("game", game) == game and r["side"] in ids
+    ]
+    return picked[-1] if picked else ids[0]
 
 
 def _next_side(clock: dict[str, Any], table: Seating, after: str) -> str:
@@ -450,10 +478,7 @@ def _clock(
     if op.op == "start":
         per = op.args["seconds"] * 1000
         ids = [s for s, _ in sides(table)]
-        first = op.args["first"]
-        if first is None:  # the turn's side; before the first turn, the last pick's
-            picked = [r["side"] for r in recent if r.get("tool") == "first_player"]
-            first = _turn_side(table) or (picked[-1] if picked and picked[-1] in ids else ids[0])
+        first = op.args["first"] or _first_side(table, recent, ids)
         if first not in ids:
             raise TableError(
                 "malformed",
@@ -472,6 +497,24 @@ def _clock(
         raise TableError("no-clock", Sentence("No clock is running: start one first."))
     if op.op == "stop":
         return None
+    if op.op == "restart":
+        # Issue 25 item 10: a reset, a new game or the next game begins a game: the clock (time
+        # per game) stops, every side has its whole time again, and it is to start with who
+        # starts that game. Once per game (every phone may ask), and only for the game in
+        # progress (a reset already taken back restarts nothing).
+        game = op.args["game"]
+        if game != _game_number(table) or clock.get("game") == game:
+            return clock
+        ids = [str(s["id"]) for s in clock["sides"]]
+        return {
+            "mode": clock["mode"],
+            "per_ms": clock["per_ms"],
+            "sides": [{"id": s, "left_ms": clock["per_ms"]} for s in ids],
+            "active": _first_side(table, recent, ids),
+            "since": None,
+            "turns": 0,
+            "game": game,
+        }
     clock = {**clock, "sides": [dict(s) for s in clock["sides"]]}
     running = clock["since"] is not None
     if op.op == "pause":

@@ -308,6 +308,7 @@ function receive(msg) {
       S.entries.push(msg.entry);
       announce(msg.entry);
       render();
+      if (typeof followGameStart === "function") followGameStart(msg.entry); // tools.js
       break;
     case "history": {
       // Older entries, asked for with "Load earlier".
@@ -449,7 +450,9 @@ function announce(entry) {
   const lost = ended.filter((c) => c.team || !(teamOf(c.player) && teamSaid.get(teamOf(c.player)) === c.to));
   if (entry.kind === "undo") {
     const target = S.entries.find((e) => e.seq === entry.target);
-    const what = target ? t("{action}, by {who}", { action: describe(target.action, S.names), who: byWhom(target) }) : t("the last action");
+    // A reset or a new game taken back is named as the Undo button named it (issue 25 item 10).
+    const action = target && (target.action ? describe(target.action, S.names) : startOverName(target));
+    const what = target ? t("{action}, by {who}", { action, who: byWhom(target) }) : t("the last action");
     toast(t("Undone: {what}", { what }) + allowedBy(entry));
   } else if (lost.length) {
     toast(lost.map((c) => `${S.names.of(c.team || c.player)} ${describeResult(c.to, c.reason, c.rule)}`).join(" · "), "loss", lost[0].team || lost[0].player);

@@ -140,6 +140,24 @@ function followTurn() {
   if (turn.active.some(holds)) pass(); else setTimeout(pass, FOLLOW_LATER);
 }
 
+// A reset, a new game or the next game begins a game (issue 25 item 10): the clock, a time per
+// game, stops and every side gets its whole time again, to be started for the new game (▶).
+// The phone that began the game asks at once, any other seated phone a moment later if it
+// still hasn't happened (the server restarts it once per game, and only for the game in
+// progress).
+function followGameStart(entry) {
+  if (MODE !== "play" || !["reset", "new_game", "next_game"].includes(entry.kind)) return;
+  if (!T.tools.clock || (!S.seat && !S.seats.length)) return;
+  const game = entry.game;
+  const ask = () => {
+    const c = T.tools.clock;
+    if (!c || c.game === game || !S.connected || !S.state || S.lastSeq < entry.seq) return;
+    send({ type: "tool", id: newId(), tool: "clock", op: "restart", game });
+  };
+  const mine = entry.seat && (entry.seat === S.seat || S.seats.includes(entry.seat));
+  if (mine) ask(); else setTimeout(ask, FOLLOW_LATER);
+}
+
 // ------------------------------------------------------------------ the strip on the table
 
 function renderStrip() {

@@ -138,9 +138,15 @@ function renderTurns() {
       text.textContent = t("Grand Melee of 8 or more: several turns at once (807.4), not tracked here.");
     } else {
       const note = info ? skipNote(info.first_draw) : "";
-      text.append(h("strong", {}, t("Who plays first?") + " "), h("span", { id: "turn-skip", "data-rule": info ? info.first_draw : "" }, note));
+      const picked = pickedFirst();
+      // The tools' pick said who starts (103.1): the bar says so too (issue 25 item 10), and
+      // still offers every player (the one picked may let another start).
+      const chosen = info ? firstChoices(info).find((c) => isPicked(c, picked)) : null;
+      const asks = chosen
+        ? tn("{names} was picked to play first (103.1).", "{names} were picked to play first (103.1).", chosen.ids.length, { names: chosen.label })
+        : t("Who plays first?");
+      text.append(h("strong", {}, asks + " "), h("span", { id: "turn-skip", "data-rule": info ? info.first_draw : "" }, note));
       if (play && info) {
-        const picked = pickedFirst();
         firstChoices(info).forEach((c, i) => parts.push(h("button", {
           class: "tb-btn tb-first" + (isPicked(c, picked) ? " picked primary" : ""), "data-first": c.id, "data-fold": isPicked(c, picked) ? "1" : String(100 + i),
           "aria-label": tn("{names} plays first", "{names} play first", c.ids.length, { names: c.label }), onclick: () => beginTurn(c.id),
