@@ -112,3 +112,66 @@ def test_the_pages_calls_are_found(tmp_path: Path) -> None:
 
 def test_the_projects_catalogues_are_complete() -> None:
     assert catalogues.problems() == []
+
+
+# Issue 28 item 8: the glossary of official Italian terms (tools/glossary_it.json) holds every
+# Italian message: its English's terms in their Italian, and no English word left.
+
+
+def test_an_english_word_left_in_an_italian_message_is_found() -> None:
+    words = catalogues.glossary()
+    assert catalogues.english_left("la partita è in un loop", words) == ["loop"]
+    # placeholders, quoted identifiers, paths, options and card names are not words
+    text = "{player} paga «round» con \"up\", pip install 'lifeledger[table]', --time-limit"
+    assert catalogues.english_left(text, words) == []
+    cards = catalogues.card_names()
+    assert catalogues.english_left("Sanguine Bond si innesca", words, cards) == []
+    assert "Magic: The Gathering" in cards
+
+
+def test_a_glossary_term_not_used_as_written_fails(tmp_path: Path) -> None:
+    """CR 104.4a: a draw is *patta*; CR 702.164: toxic is *tossico* (the cards' printing)."""
+    code = (
+        "from lifeledger.sentences import Sentence\n"
+        'A = Sentence("the game is a draw")\nB = Sentence("{what}, toxic {n}", what=1, n=2)\n'
+    )
+    words = domain(tmp_path, code)
+    catalogues.update([words])
+    po = catalogues.po_path(words, "it")
+    text = po.read_text(encoding="utf-8")
+    text = text.replace(
+        'msgid "the game is a draw"\nmsgstr ""',
+        'msgid "the game is a draw"\nmsgstr "la partita è un pareggio"',
+    )
+    text = text.replace(
+        'msgid "{what}, toxic {n}"\nmsgstr ""',
+        'msgid "{what}, toxic {n}"\nmsgstr "{what}, tossicità {n}"',
+    )
+    po.write_text(text, encoding="utf-8")
+    catalogues.update([words])
+    found = catalogues.problems([words])
+    assert any("draw" in p and "patta" in p for p in found), found
+    assert any("toxic" in p and "tossico" in p for p in found), found
+    po.write_text(
+        po.read_text(encoding="utf-8")
+        .replace("è un pareggio", "è patta")
+        .replace("tossicità", "tossico"),
+        encoding="utf-8",
+    )
+    catalogues.update([words])
+    assert catalogues.problems([words]) == []
+
+
+def test_a_documented_exception_lets_a_term_be(tmp_path: Path) -> None:
+    words = catalogues.glossary()
+    loop = next(p for p, _ in words.terms if p.pattern == r"\bloops?\b")
+    assert any(e[1] == loop.pattern for e in words.exceptions)
+
+
+def test_every_glossary_term_compiles_and_names_its_source() -> None:
+    import json
+
+    data = json.loads(catalogues.GLOSSARY.read_text(encoding="utf-8"))
+    for term in data["terms"]:
+        assert term["it"] and term["source"], term
+    assert {"pila", "monarca", "patta", "tossico"} <= {f for t in data["terms"] for f in t["it"]}

@@ -35,6 +35,7 @@ import sys
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from babel.messages.catalog import Catalog
 from babel.messages.mofile import write_mo
@@ -247,11 +248,14 @@ def _names(text: str) -> set[str]:
     return set(PLACEHOLDER.findall(text))
 
 
-def problems(doms: list[Domain] | None = None) -> list[str]:
+def problems(doms: list[Domain] | None = None, terms: Glossary | None = None) -> list[str]:
     """Every way the catalogues fall short of the code: a message of a complete language
     without a translation, a message no longer used, a placeholder the translation lacks or
-    adds, plural forms in the wrong number, a ``.mo`` older than its ``.po``."""
+    adds, plural forms in the wrong number, a ``.mo`` older than its ``.po``; and an Italian
+    message that falls short of the glossary (:func:`glossary_problems`)."""
     out: list[str] = []
+    words = glossary() if terms is None else terms
+    cards = card_names()
     for domain in domains() if doms is None else doms:
         try:
             found = extract(domain)
@@ -284,6 +288,8 @@ def problems(doms: list[Domain] | None = None) -> list[str]:
                     continue
                 if isinstance(m.id, tuple) and len(strings) != forms:
                     out.append(f"{rel}: {ids[0]!r} has {len(strings)} plural forms, not {forms}")
+                if lang == "it":
+                    out.extend(glossary_problems(rel, m, words, cards))
                 wanted = set().union(*(_names(i) for i in ids))
                 for s in strings:
                     # A plural's form may leave the number out ("un segnalino"), no more.
@@ -296,6 +302,90 @@ def problems(doms: list[Domain] | None = None) -> list[str]:
             mo = path.with_suffix(".mo")
             if not mo.exists() or mo.read_bytes() != mo_bytes(catalog):
                 out.append(f"{_rel(mo)}: not compiled from its .po (run: make catalogues)")
+    return out
+
+
+#: The glossary of the official Italian terms (docs/glossary-it.md): the check holds every
+#: Italian message to it.
+GLOSSARY = ROOT / "tools" / "glossary_it.json"
+
+#: What an Italian message may hold that is not Italian, and is left out before its words are
+#: checked: placeholders, quoted text ("...", «...», “...”, `...`), identifiers and paths
+#: (a word with ``_ . / [ ] = -`` or a digit in it), command-line options, words in capitals
+#: (JSON, LANGUAGE).
+_NOT_WORDS = re.compile(
+    r"\{[a-z_]+\}|\"[^\"]*\"|«[^»]*»|“[^”]*”|`[^`]*`|--?[a-z][\w-]*"
+    r"|[\w'.\[\]/=-]*[_./\[\]=\d-][\w'.\[\]/=-]*|\b[A-Z]{2,}\b"
+)
+_WORD = re.compile(r"[A-Za-zÀ-ÿ]+(?:'[a-z]+)?")
+
+
+@dataclass(frozen=True)
+class Glossary:
+    """The glossary's terms (an English pattern, the Italian forms that may stand for it),
+    the English words no Italian message has, the identifiers one may, and the messages a
+    term is documented not to apply to."""
+
+    terms: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...]
+    english: frozenset[str]
+    identifiers: frozenset[str]
+    exceptions: frozenset[tuple[str, str]]
+
+
+def glossary(path: Path = GLOSSARY) -> Glossary:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return Glossary(
+        tuple((re.compile(t["en"], re.IGNORECASE), tuple(t["it"])) for t in data["terms"]),
+        frozenset(data["english_words"]),
+        frozenset(data["identifiers"]),
+        frozenset((e["msgid"], e["en"]) for e in data["exceptions"]),
+    )
+
+
+def card_names() -> tuple[str, ...]:
+    """The names of the engine's catalogue cards, which stay as printed in every language,
+    and the glossary's other names kept as they are (longest first, so that a name inside
+    another is not cut out first)."""
+    sys.path.insert(0, str(SRC))
+    from lifeledger.effects import CATALOGUE
+
+    kept = json.loads(GLOSSARY.read_text(encoding="utf-8"))["kept_names"]
+    return tuple(sorted([*CATALOGUE, *kept], key=len, reverse=True))
+
+
+def english_left(text: str, words: Glossary, cards: tuple[str, ...] = ()) -> list[str]:
+    """The English words ``text`` (an Italian message) still holds: card names, placeholders,
+    quoted text and identifiers aside."""
+    for name in cards:
+        text = text.replace(name, " ")
+    text = _NOT_WORDS.sub(" ", text)
+    return [
+        w for w in _WORD.findall(text) if w.lower() in words.english and w not in words.identifiers
+    ]
+
+
+def glossary_problems(rel: str, m: Any, words: Glossary, cards: tuple[str, ...]) -> list[str]:
+    """How an Italian message falls short of the glossary: an English word left in it, a
+    term of its English without the term's Italian."""
+    out: list[str] = []
+    ids = m.id if isinstance(m.id, tuple) else (m.id,)
+    strings = [s for s in (m.string if isinstance(m.string, tuple) else (m.string,)) if s]
+    for s in strings:
+        left = english_left(s, words, cards)
+        if left:
+            out.append(f"{rel}: {ids[0]!r}: English left in {s!r}: {', '.join(left)}")
+    english = PLACEHOLDER.sub(" ", " ".join(ids))
+    for name in cards:
+        english = english.replace(name, " ")
+    for pattern, forms in words.terms:
+        if not pattern.search(english) or (ids[0], pattern.pattern) in words.exceptions:
+            continue
+        for s in strings:
+            if not any(f.lower() in s.lower() for f in forms):
+                out.append(
+                    f"{rel}: {ids[0]!r}: {pattern.pattern!r} is {' or '.join(forms)!r}"
+                    f" in Italian (tools/glossary_it.json), not as in {s!r}"
+                )
     return out
 
 

@@ -46,10 +46,10 @@ from .actions import (
     Upkeep,
     Win,
 )
-from .effects import INSTANTS, Reach
+from .effects import INSTANTS, Kind, Reach
 from .sentences import N_, Arg, Grouped, Id, Items, Plural, Sentence
 
-__all__ = ["describe", "english"]
+__all__ = ["describe", "effect_words", "english"]
 
 #: The words of a counter's kind a player may have (122.1): translated; any other kind is
 #: shown as the record names it.
@@ -270,6 +270,45 @@ _REACH_WORDS = {
     Reach.PLAYERS: Sentence("players"),
 }
 
+#: What each kind of continuous effect does, in words (the record's identifiers, such as
+#: ``cant_gain_life``, are never printed in a sentence).
+_EFFECT_WORDS: dict[Kind, Sentence] = {
+    Kind.CANT_GAIN_LIFE: Sentence("can't gain life"),
+    Kind.CANT_LOSE_LIFE: Sentence("can't lose life"),
+    Kind.LIFE_TOTAL_CANT_CHANGE: Sentence("life total can't change"),
+    Kind.CANT_LOSE_GAME: Sentence("can't lose the game"),
+    Kind.CANT_WIN_GAME: Sentence("can't win the game"),
+    Kind.NO_LOSS_FOR_LIFE: Sentence("doesn't lose the game for having 0 or less life"),
+    Kind.CANT_GET_POISON: Sentence("can't get poison counters"),
+    Kind.GAIN_LIFE_TIMES: Sentence("life gained is multiplied"),
+    Kind.GAIN_BECOMES_LOSS: Sentence("life that would be gained is lost instead"),
+    Kind.ON_GAIN_LIFE: Sentence("triggers whenever life is gained"),
+    Kind.ON_LOSE_LIFE: Sentence("triggers whenever life is lost"),
+    Kind.WIN_AT_UPKEEP: Sentence("wins at the beginning of the upkeep with enough life"),
+    Kind.WIN_ON_EMPTY_DRAW: Sentence("wins on drawing from an empty library"),
+    Kind.INFECT_AT_OR_BELOW_ZERO: Sentence(
+        "at 0 or less life, damage is dealt as though its source had infect"
+    ),
+    Kind.GAIN_DRAINS_TARGET: Sentence(
+        "whenever life is gained, target opponent loses that much life"
+    ),
+    Kind.GAIN_DRAINS_EACH: Sentence("whenever life is gained, each opponent loses 1 life"),
+    Kind.OPPONENT_LOSS_GAINS: Sentence("whenever an opponent loses life, gains that much life"),
+    Kind.DAMAGE_FLOOR_ONE: Sentence("damage can't reduce the life total below 1"),
+    Kind.WIN_AT_UPKEEP_WITH_1: Sentence("wins at the beginning of the upkeep with exactly 1 life"),
+    Kind.LOSING_REPLACED: Sentence("losing the game is replaced"),
+    Kind.LOSS_GAINS_TWICE: Sentence("whenever life is lost, gains twice that much life"),
+    Kind.LOSE_AT_20_LIFE: Sentence("loses the game with 20 or more life"),
+    Kind.OMEN_COUNTDOWN: Sentence("removes an omen counter at the beginning of the upkeep"),
+    Kind.LAST_OMEN: Sentence("triggers when the last omen counter is removed"),
+}
+
+
+def effect_words(kind: Kind) -> Sentence:
+    """What a continuous effect of ``kind`` does, in words: ``can't gain life``."""
+    return _EFFECT_WORDS[kind]
+
+
 #: The steps a ``step`` action begins, as they begin.
 _STEP_BEGINS = {
     "draw": Sentence("the draw step begins"),
@@ -425,7 +464,7 @@ def _describe(action: Action) -> str:
             )
             args: dict[str, Arg] = {
                 "id": Id(action.id),
-                "kind": action.kind.value,
+                "kind": effect_words(action.kind),
                 "whom": whom,
                 "player": Id(action.controller),
             }

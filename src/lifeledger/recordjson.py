@@ -94,8 +94,49 @@ def parse_json(text: str | bytes, position: str | None = None) -> Json:
         return _DECODER.decode(text[1:] if text.startswith(_BOM) else text)
     except (ValueError, RecursionError) as exc:
         raise MalformedError(
-            Sentence("not JSON: {error}", error=str(exc)), position=position
+            Sentence("not JSON: {error}", error=json_error(exc)), position=position
         ) from None
+
+
+#: What the json module's parser says (its messages' beginnings, in CPython's C scanner and
+#: its Python fallback), in words a catalogue translates: its English never stands in a
+#: sentence of another language.
+_JSON_ERRORS: tuple[tuple[str, Sentence], ...] = (
+    ("Expecting value", Sentence("a value is expected")),
+    (
+        "Expecting property name enclosed in double quotes",
+        Sentence("a member's name in double quotes is expected"),
+    ),
+    ("Expecting ':' delimiter", Sentence("a colon (:) is expected")),
+    ("Expecting ',' delimiter", Sentence("a comma (,) is expected")),
+    ("Extra data", Sentence("more text follows the JSON value")),
+    ("Unterminated string", Sentence("a string is not closed")),
+    ("Invalid control character", Sentence("a control character stands inside a string")),
+    ("Invalid \\uXXXX escape", Sentence("a \\u escape is not four hexadecimal digits")),
+    ("Invalid \\escape", Sentence("a backslash escape is not one of JSON's")),
+    ("Illegal trailing comma", Sentence("a comma stands before the end of an array or object")),
+)
+
+
+def json_error(exc: BaseException) -> Sentence:
+    """What is wrong with text the json module refused, as a translatable sentence with where
+    it is (line and column): never the parser's own English."""
+    if isinstance(exc, RecursionError):
+        return Sentence("arrays and objects are nested too deep")
+    if isinstance(exc, UnicodeDecodeError):
+        return Sentence("the text is not UTF-8")
+    if isinstance(exc, json.JSONDecodeError):
+        what = next(
+            (words for start, words in _JSON_ERRORS if exc.msg.startswith(start)),
+            Sentence("the text is not in JSON's grammar"),
+        )
+        return Sentence(
+            "{what} (line {line}, column {column})",
+            what=what,
+            line=Grouped(exc.lineno),
+            column=Grouped(exc.colno),
+        )
+    return Sentence("the text is not in JSON's grammar")
 
 
 # typeshed types the context as a scanner; the json module passes a JSONDecoder, as here.

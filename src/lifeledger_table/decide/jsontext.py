@@ -14,8 +14,10 @@ import json
 from typing import Any
 
 from lifeledger.bounds import MAX_DIGITS
+from lifeledger.recordjson import json_error
+from lifeledger.sentences import Grouped, Sentence, english
 
-__all__ = ["MAX_DEPTH", "strict_json"]
+__all__ = ["MAX_DEPTH", "NotJson", "strict_json"]
 
 #: The deepest nesting of arrays and objects a client may send. A game record nests a few
 #: levels (a document, its actions, a group, an amount's fraction); 64 leaves room for groups
@@ -23,16 +25,28 @@ __all__ = ["MAX_DEPTH", "strict_json"]
 MAX_DEPTH = 64
 
 
+class NotJson(ValueError):
+    """Text that is not JSON as a client may send it: its English is the exception's text,
+    and :attr:`words` says it in any language (never the json module's own English)."""
+
+    def __init__(self, words: Sentence):
+        super().__init__(english(words))
+        self.words = words
+
+
 def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
+    raise NotJson(Sentence("{name} is not JSON", name=name))
 
 
 def _integer(digits: str) -> int:
     # Checked before the conversion, whose time grows with the square of the length: every
     # integer of a game lies within 10^1000 (lifeledger.bounds), 1,001 digits and a sign.
     if len(digits) > MAX_DIGITS + 1:
-        raise ValueError(
-            f"an integer has {len(digits.lstrip('-')):,} digits; integers are at most 10^1000"
+        raise NotJson(
+            Sentence(
+                "an integer has {n} digits; integers are at most 10^1000",
+                n=Grouped(len(digits.lstrip("-"))),
+            )
         )
     return int(digits)
 
@@ -43,7 +57,9 @@ def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         seen: set[str] = set()
         for key, _ in pairs:
             if key in seen:
-                raise ValueError(f"the member {key[:40]!r} appears twice in one object")
+                raise NotJson(
+                    Sentence("the member {name} appears twice in one object", name=repr(key[:40]))
+                )
             seen.add(key)
     return obj
 
@@ -65,14 +81,19 @@ def _too_deep(value: Any, limit: int) -> bool:
 def strict_json(text: str | bytes, max_depth: int = MAX_DEPTH) -> Any:
     """The JSON value of ``text``. Raises ValueError (with a sentence saying why) for text that
     is not JSON, ``NaN`` and ``Infinity``, a member repeated in one object, and nesting deeper
-    than ``max_depth``."""
+    than ``max_depth``: a :class:`NotJson`, whose ``words`` say why in any language."""
+    too_deep = Sentence("arrays and objects are nested more than {n} deep", n=max_depth)
     try:
         value = json.loads(
             text, parse_constant=_refuse_constant, parse_int=_integer, object_pairs_hook=_object
         )
     except RecursionError:
         # The C scanner counts its own recursion and stops cleanly, far below a crash.
-        raise ValueError(f"arrays and objects are nested more than {max_depth} deep") from None
+        raise NotJson(too_deep) from None
+    except NotJson:
+        raise
+    except ValueError as exc:  # the json module's own errors, and bytes that are not UTF-8
+        raise NotJson(json_error(exc)) from None
     # A value can only be too deep if the text opens that many arrays and objects.
     if isinstance(value, (dict, list)):
         if isinstance(text, bytes):
@@ -80,5 +101,5 @@ def strict_json(text: str | bytes, max_depth: int = MAX_DEPTH) -> Any:
         else:
             opened = text.count("[") + text.count("{")
         if opened > max_depth and _too_deep(value, max_depth):
-            raise ValueError(f"arrays and objects are nested more than {max_depth} deep")
+            raise NotJson(too_deep)
     return value

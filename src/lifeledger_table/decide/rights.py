@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
+from lifeledger.describing import effect_words
 from lifeledger.sentences import Sentence
 
 from . import engine
@@ -155,9 +156,9 @@ class Rights:
         raise TableError(
             "not-your-seat",
             Sentence(
-                "Name the card whose effect this is (its source): a {kind} effect decides who "
-                "wins or loses the game.",
-                kind=action.kind.value,
+                "Name the card whose effect this is (its source): an effect “{kind}” decides who"
+                " wins or loses the game.",
+                kind=effect_words(action.kind),
             ),
             rule=rule,
         )

@@ -19,7 +19,7 @@ from aiohttp import WSCloseCode, WSMsgType, web
 from lifeledger.sentences import Sentence
 
 from ..decide.errors import TableError
-from ..decide.jsontext import strict_json
+from ..decide.jsontext import NotJson, strict_json
 from ..decide.limits import SocketGate
 from ..decide.setup import MAX_PLAYERS
 from ..decide.table import PAGE, Table
@@ -267,10 +267,10 @@ def _handle(hub: Hub, conn: Conn, data: str) -> None:
     """One message from a client. Runs to the end without yielding: decide, persist, broadcast."""
     try:
         msg = strict_json(data)
-    except ValueError as exc:
+    except NotJson as exc:
         conn.send_json(
             error_message(
-                _peek_id(data), "malformed", Sentence("Not JSON: {error}", error=str(exc))
+                _peek_id(data), "malformed", Sentence("Not JSON: {error}", error=exc.words)
             )
         )
         return

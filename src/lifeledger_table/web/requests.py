@@ -14,7 +14,7 @@ from aiohttp import web
 from lifeledger.sentences import Sentence
 
 from ..decide.errors import TableUnavailable, with_sentence
-from ..decide.jsontext import strict_json
+from ..decide.jsontext import NotJson, strict_json
 from ..decide.table import Table
 from ..live.hub import HUB_KEY
 
@@ -78,9 +78,11 @@ async def read_body(request: web.Request) -> Any:
     text = await read_text(request)
     try:
         return strict_json(text)
-    except ValueError as exc:
+    except NotJson as exc:
         raise web.HTTPBadRequest(
-            text=error_text("malformed", Sentence("The body is not JSON: {error}", error=str(exc))),
+            text=error_text(
+                "malformed", Sentence("The body is not JSON: {error}", error=exc.words)
+            ),
             content_type="application/json",
         ) from exc
 

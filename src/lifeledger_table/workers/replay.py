@@ -24,7 +24,7 @@ from lifeledger.sentences import Sentence
 from ..decide import engine
 from ..decide.changes import changes
 from ..decide.errors import TableError, with_sentence
-from ..decide.jsontext import strict_json
+from ..decide.jsontext import NotJson, strict_json
 from ..decide.setup import MAX_PLAYERS
 
 __all__ = ["MAX_ACTIONS", "MAX_BYTES", "MAX_PLAYERS", "Replays", "replay_frames", "replay_json"]
@@ -74,9 +74,9 @@ def _document(text: str) -> dict[str, Any]:
     lines = [line for line in text.splitlines() if line.strip()]
     try:
         items = [_strict(line) for line in lines]
-    except (ValueError, RecursionError) as exc:
+    except NotJson as exc:
         raise TableError(
-            "malformed", Sentence("This is not a game record (JSON): {error}", error=str(exc))
+            "malformed", Sentence("This is not a game record (JSON): {error}", error=exc.words)
         ) from exc
     if not items or not all(isinstance(item, dict) for item in items):
         raise TableError("malformed", Sentence("This is not a game record: expected JSON objects."))
