@@ -1,10 +1,13 @@
-"""issue 21 item 7: a checkpoint is read only if the build that reads it wrote it (its tag, the
-digest of the code's source files, is checked before anything else), and reading one never
-runs code: whoever can write to the database can't make a server run anything. A checkpoint
-that fails its check is ignored and the log replayed."""
+"""issue 21 item 7, issue 26 item 6: a checkpoint is data (JSON of the engine's state,
+``lifeledger.snapshot``, under the build that wrote it), read only if that build wrote it
+(its tag, the digest of the code's source files, is checked before anything else), and
+reading one builds nothing it names: whoever can write to the database can't make a server
+run anything or build any object. A checkpoint that fails its check is ignored and the log
+replayed. The table app uses no pickle at all."""
 
 from __future__ import annotations
 
+import json
 import os
 import pickle
 import shutil
@@ -14,6 +17,7 @@ from typing import Any
 import pytest
 from test_table_memory import new_table, play
 
+import lifeledger_table
 from lifeledger_table.decide import engine
 from lifeledger_table.decide.table import Table
 from lifeledger_table.store.sqlite import SQLiteStore
@@ -30,16 +34,32 @@ class Mkdir:
         return os.mkdir, (str(self.path),)
 
 
+def test_a_checkpoint_is_json_data_of_this_build(tmp_path: Path) -> None:
+    store = SQLiteStore(str(tmp_path / "t.db"))
+    table = new_table(store)
+    play(table, 100)
+    good = store.checkpoint("t", 1, 100)
+    assert good is not None
+    body = json.loads(good.data)
+    assert body["format"] == engine.CHECKPOINT_FORMAT and engine.BUILD in body["format"]
+    assert body["game"]["snapshot"] == 1 and body["outcomes"] == []
+    game, outcomes = engine.load_checkpoint(good.data)
+    assert engine.state_of(game) == table.state and outcomes == []
+
+
 def test_a_checkpoint_written_to_run_code_never_runs_it(tmp_path: Path) -> None:
+    """A pickle (what an older build wrote, or an attacker) is no checkpoint: never loaded."""
     store = SQLiteStore(str(tmp_path / "t.db"))
     table = new_table(store)
     play(table, 150)
-    head = engine.CHECKPOINT_FORMAT.encode() + b"\n"
+    good = store.checkpoint("t", 1, 100)
+    assert good is not None
+    head = good.data[: good.data.index(b'"game"')]  # this build's tag, as it writes it
     marker = tmp_path / "ran"
     for forged in (
-        pickle.dumps((engine.CHECKPOINT_FORMAT, Mkdir(marker), [])),  # the tag inside
-        head + pickle.dumps(Mkdir(marker)),  # the tag in front, as this build writes it
-        head + pickle.dumps((engine.CHECKPOINT_FORMAT, Mkdir(marker), [])),
+        pickle.dumps((engine.CHECKPOINT_FORMAT, Mkdir(marker), [])),
+        f"{engine.CHECKPOINT_FORMAT}\n".encode() + pickle.dumps(Mkdir(marker)),
+        head + b'"game":' + pickle.dumps(Mkdir(marker)),
     ):
         store._db.execute("UPDATE checkpoints SET data = ?", (forged,))
         with pytest.raises(ValueError):
@@ -52,21 +72,46 @@ def test_a_checkpoint_written_to_run_code_never_runs_it(tmp_path: Path) -> None:
     assert engine.state_of(engine.load_checkpoint(found.data)[0]) == table.state
 
 
-def test_a_checkpoint_names_only_the_engines_classes(tmp_path: Path) -> None:
-    """The engine's own classes are all a checkpoint may name: anything else (a function, a
-    class of another module, a name reached through another) is refused before it is made."""
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda b: b["game"].update(variant="os.system"),
+        lambda b: b["game"]["players"][0].update(life={"py/object": "os.system"}),
+        lambda b: b["game"].update(snapshot=99),
+        lambda b: b["outcomes"].append({"__reduce__": ["os.system", ["true"]]}),
+        lambda b: b.update(extra=1),
+    ],
+)
+def test_a_checkpoint_of_another_shape_is_ignored_and_the_log_replayed(
+    tmp_path: Path, change: Any
+) -> None:
+    """Data of an unknown shape (a name that is no variant, a member of the wrong type, an
+    unknown snapshot version, a made-up outcome or member) is refused naming where, and the
+    table is the same, from its log."""
     store = SQLiteStore(str(tmp_path / "t.db"))
     table = new_table(store)
-    play(table, 100)
+    play(table, 120)
     good = store.checkpoint("t", 1, 100)
     assert good is not None
-    game, outcomes = engine.load_checkpoint(good.data)
-    assert engine.state_of(game) == table.state and outcomes == []
-    head = engine.CHECKPOINT_FORMAT.encode() + b"\n"
-    assert good.data.startswith(head)
-    for value in (print, Path, pickle.Pickler, engine.Game.__init__):
-        with pytest.raises(ValueError):
-            engine.load_checkpoint(head + pickle.dumps((value, [])))
+    body = json.loads(good.data)
+    change(body)
+    forged = json.dumps(body).encode()
+    with pytest.raises(ValueError):
+        engine.load_checkpoint(forged)
+    store._db.execute("UPDATE checkpoints SET data = ?", (forged,))
+    loaded = Table(store, "t")
+    assert loaded.broken is None and loaded.state == table.state
+
+
+def test_the_table_app_has_no_pickle() -> None:
+    """No module of the table app imports pickle (nor marshal or shelve): no data it reads
+    can be turned into objects but by its own code."""
+    root = Path(lifeledger_table.__file__).parent
+    for path in root.rglob("*.py"):
+        text = path.read_text()
+        for name in ("pickle", "marshal", "shelve"):
+            assert f"import {name}" not in text, path
+            assert f"from {name} " not in text, path
 
 
 def test_a_checkpoint_is_tagged_by_the_build_that_wrote_it(tmp_path: Path) -> None:
@@ -86,7 +131,7 @@ def test_a_checkpoint_is_tagged_by_the_build_that_wrote_it(tmp_path: Path) -> No
     data = engine.dump_checkpoint(
         engine.new_game({"record": 2, "players": [{"id": "ana"}, {"id": "bo"}]}), []
     )
-    assert data.startswith(engine.CHECKPOINT_FORMAT.encode())
+    assert data.startswith(b'{"format":' + json.dumps(engine.CHECKPOINT_FORMAT).encode())
     other = data.replace(engine.BUILD.encode(), b"0" * len(engine.BUILD), 1)
     with pytest.raises(ValueError, match="another build"):
         engine.load_checkpoint(other)

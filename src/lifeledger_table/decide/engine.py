@@ -5,18 +5,15 @@ The app computes no rule of its own: every total, standing and refusal comes fro
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
-import io
-import pickle
+import json
 import re
-import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 import lifeledger
-from lifeledger import record, state
+from lifeledger import record, snapshot, state
 from lifeledger.actions import (
     Action,
     Choose,
@@ -115,10 +112,10 @@ def build_of(roots: Iterable[Path]) -> str:
 #: This build: the digest of the engine's and the table app's source files, made once.
 BUILD = build_of([Path(__file__).parent, Path(lifeledger.__file__).parent])
 
-#: What a checkpoint is, and which build wrote it: the line a checkpoint starts with. A
-#: checkpoint that does not start with this one's is never unpickled (the log is replayed).
-CHECKPOINT_FORMAT = f"lifeledger checkpoint 3 build {BUILD}"
-_HEAD = f"{CHECKPOINT_FORMAT}\n".encode()
+#: What a checkpoint is, and which build wrote it: the first member of a checkpoint's JSON. A
+#: checkpoint that does not start with this one's is never read further (the log is replayed).
+CHECKPOINT_FORMAT = f"lifeledger checkpoint 4 build {BUILD}"
+_HEAD = b'{"format":' + json.dumps(CHECKPOINT_FORMAT).encode() + b","
 
 
 #: The most consequences an action's timeline entry lists: the first ``NOTES_HEAD``, one line
@@ -357,54 +354,35 @@ def after(
 
 
 def dump_checkpoint(game: Game, outcomes: list[Outcome]) -> bytes:
-    """A game and the outcomes of the match's games before it, as bytes for the store: the
-    line :data:`CHECKPOINT_FORMAT`, then a pickle (only this build reads them back, and reading
-    one runs no code: see :func:`load_checkpoint`)."""
-    plain = [  # an outcome's read-only mappings, as the dicts they are made from
-        dataclasses.replace(o, results=dict(o.results), team_results=dict(o.team_results))
-        for o in outcomes
-    ]
-    return _HEAD + pickle.dumps((game, plain), protocol=pickle.HIGHEST_PROTOCOL)
-
-
-#: The one function of the engine a checkpoint may call: the one that makes a sentence (a note,
-#: a refusal kept in a group) from its template and arguments, data in and a string out.
-_REBUILDERS = frozenset({("lifeledger.sentences", "_rebuild")})
-
-
-class _EngineUnpickler(pickle.Unpickler):
-    """An unpickler that makes only the rules engine's own classes (its games, players,
-    effects, enumerations, sentences...) and plain data: no function but the sentences'
-    rebuilder, nothing of another module, no module imported, nothing reached through another
-    name. Whoever can write to the store can't make a server run anything by writing a
-    checkpoint."""
-
-    def find_class(self, module: str, name: str) -> Any:
-        found = None
-        if (module == "lifeledger" or module.startswith("lifeledger.")) and name.isidentifier():
-            found = getattr(sys.modules.get(module), name, None)  # never imports
-        if (module, name) in _REBUILDERS and callable(found):
-            return found
-        if not isinstance(found, type) or found.__module__ != module:
-            raise pickle.UnpicklingError(f"{module}.{name} is not the engine's")
-        return found
+    """A game and the outcomes of the match's games before it, as bytes for the store: JSON
+    data (:mod:`lifeledger.snapshot`), its first member :data:`CHECKPOINT_FORMAT` (only this
+    build reads them back, and reading one builds nothing the data names: see
+    :func:`load_checkpoint`)."""
+    body = {
+        "format": CHECKPOINT_FORMAT,
+        "game": snapshot.to_data(game),
+        "outcomes": [snapshot.outcome_to_data(o) for o in outcomes],
+    }
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 def load_checkpoint(data: bytes) -> tuple[Game, list[Outcome]]:
     """What :func:`dump_checkpoint` made. Raises :class:`ValueError` for a checkpoint this
-    build did not write (its first line is checked before anything is unpickled), or one
-    that names anything but the engine's classes (the table then replays its log instead)."""
+    build did not write (its format is checked before the rest is read), or of any other
+    shape (the table then replays its log instead); reading one makes only the engine's own
+    game, from data checked member by member."""
     if not data.startswith(_HEAD):
         raise ValueError("a checkpoint of another build")
     try:
-        found = _EngineUnpickler(io.BytesIO(data[len(_HEAD) :])).load()
-    except Exception as exc:
-        raise ValueError(f"unreadable checkpoint ({type(exc).__name__}: {exc})") from exc
-    if not (isinstance(found, tuple) and len(found) == 2):
+        found = json.loads(data)
+    except (ValueError, RecursionError) as exc:
+        raise ValueError(f"unreadable checkpoint ({type(exc).__name__}: {exc})") from None
+    if type(found) is not dict or set(found) != {"format", "game", "outcomes"}:
+        raise ValueError("a checkpoint of another shape")
+    if found["format"] != CHECKPOINT_FORMAT:
         raise ValueError("a checkpoint of another build")
-    game, outcomes = found
-    if not isinstance(game, Game) or not isinstance(outcomes, list):
-        raise ValueError("a checkpoint of another build")
-    if not all(isinstance(o, Outcome) for o in outcomes):
-        raise ValueError("a checkpoint of another build")
-    return game, outcomes
+    outcomes = found["outcomes"]
+    if type(outcomes) is not list:
+        raise ValueError("a checkpoint of another shape (outcomes: not a list)")
+    game = snapshot.from_data(found["game"])  # a SnapshotError is a ValueError
+    return game, [snapshot.outcome_from_data(o, f"outcomes[{i}]") for i, o in enumerate(outcomes)]
