@@ -1,6 +1,7 @@
 // The layout grid's checks (test_page_grid.py), run in the page: real element boxes
 // (getBoundingClientRect, turned panels included). Takes {device, players} and returns
-// {problems: [...], sizes: {unit: px}, facing: {unit: deg}}.
+// {problems: [...], sizes: {unit: px}, facing: {unit: deg}, oneTap: [...]} (oneTap: the
+// commanders whose damage a panel's player may take with no chip one tap away).
 (({ device }) => {
   const W = innerWidth, H = innerHeight;
   const out = [];
@@ -33,7 +34,7 @@
   if (bar.scrollWidth > bar.clientWidth + 1) out.push("the header overflows");
   document.getElementById("panels").scrollTop = 0;
   const box = document.getElementById("panels").getBoundingClientRect();
-  const sizes = {}, facing = {};
+  const sizes = {}, facing = {}, oneTap = [];
   const panels = [...document.querySelectorAll("#panels .panel")];
   for (const p of panels) {
     const unit = p.dataset.unit;
@@ -54,6 +55,18 @@
     // Commander damage one tap from a panel that shows a total.
     const cmd = [...p.querySelectorAll(".cmd, [data-act=cmd-open]")].filter(shown);
     if (document.querySelector("#panels .cmds, #panels [data-act=cmd-open]") && !cmd.length) out.push(`${unit} has no commander damage in one tap`);
+    // Issue 25 item 3: a chip on the panel for every commander whose damage its player may
+    // take (one tap: 1 combat damage from it), in the viewport and not covered.
+    for (const pid of (p.dataset.heads || unit).split(" ").filter((x) => x !== p.dataset.team)) {
+      if (typeof commandersAgainst !== "function") break;
+      for (const { c } of commandersAgainst(pid)) {
+        const chip = [...p.querySelectorAll(".cmd")].find((el) => el.dataset.from === c && el.dataset.to === pid && shown(el));
+        if (chip && scrolls) chip.scrollIntoView({ block: "nearest" }); // a personal phone scrolls
+        const r = chip && chip.getBoundingClientRect();
+        const hit = r && document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+        if (!chip || !inside(r, viewport, 0.5) || !hit || !chip.contains(hit)) oneTap.push(`${pid} has no chip of ${c} in one tap`);
+      }
+    }
     // Facing its own seat: the panel's foot lies on the edge of the table it faces.
     if (device === "table") {
       const r = p.getBoundingClientRect();
@@ -66,5 +79,40 @@
       if (!near) out.push(`${unit} faces ${facing[unit]}°, away from the nearer edge`);
     } else if (facing[unit]) out.push(`${unit} is turned on a personal phone`);
   }
-  return { problems: out, sizes, facing };
+  // Issue 25 item 3: every control of the ⋯ sheet and of the commander-amount sheet, opened
+  // for one player at each edge (turned to face them), lies on the screen: the amount sheet's
+  // without scrolling, the ⋯ sheet's once scrolled to inside the sheet; no sheet label cut.
+  if (typeof openCmdSheet === "function" && typeof openSheet === "function") {
+    const seen = new Set();
+    for (const p of panels) {
+      const deg = facing[p.dataset.unit];
+      if (seen.has(deg) || p.dataset.team) continue;
+      seen.add(deg);
+      const pid = p.dataset.unit;
+      const sheets = [];
+      const against = typeof commandersAgainst === "function" ? commandersAgainst(pid) : [];
+      if (against.length && document.querySelector("#panels .cmds, #panels [data-act=cmd-open]")) {
+        openCmdSheet(pid, against[0].c);
+        sheets.push(["cmd-sheet", false, () => closeCmdSheet()]);
+      }
+      for (const [id, scrolls, shut] of sheets.concat([["sheet", true, () => close("sheet")]])) {
+        if (id === "sheet") openSheet(pid);
+        const inner = document.querySelector(`#${id} .sheet-inner`);
+        const box2 = inner.getBoundingClientRect();
+        if (!inside(box2, viewport, 1)) out.push(`#${id} for ${pid} (${deg}°) is ${Math.round(box2.left)},${Math.round(box2.top)}–${Math.round(box2.right)},${Math.round(box2.bottom)}, off-screen`);
+        for (const el of inner.querySelectorAll("button, select, input")) {
+          if (!shown(el)) continue;
+          if (scrolls) el.scrollIntoView({ block: "nearest", inline: "nearest" });
+          const r = el.getBoundingClientRect();
+          if (!inside(r, viewport, 0.5) || !inside(r, inner.getBoundingClientRect(), 1)) {
+            out.push(`#${id} for ${pid} (${deg}°): ${name(el)} is off-screen (${Math.round(r.left)},${Math.round(r.top)})`);
+          }
+          if (el.scrollWidth > el.clientWidth + 1) out.push(`#${id} for ${pid}: ${name(el)}'s label is cut`);
+        }
+        inner.scrollTop = 0;
+        shut();
+      }
+    }
+  }
+  return { problems: out, sizes, facing, oneTap };
 })

@@ -10,6 +10,10 @@ and on a personal phone, measured in the real page (grid_audit.js, getBoundingCl
 - on the table device every panel faces its own seat (its foot on the edge of the table it
   faces; in the dense grid of twelve, the nearer edge); on a personal phone none is turned;
 - commander damage one tap from every panel (a chip, or the panel's ⚔ that opens the amounts);
+  up to six players a chip for every commander whose damage the panel's player may take (issue
+  25 item 3; TWO_TAPS: the layouts with no room for them);
+- the ⋯ sheet and the commander-amount sheet, turned to a player at each edge, have every
+  control on the screen and no label cut (issue 25 item 3);
 - on a personal phone its own total is the biggest number on the screen; on the table device
   no total is less than 60% of the biggest (the iPad Mini's five players, issue 17).
 
@@ -48,6 +52,14 @@ SHOTS = {
 SHOTS_IT = {("phone", 4, "phone-portrait"), ("table", 4, "tablet-landscape")}
 
 
+# Issue 25 item 3: commander damage from a given commander is one tap from the damaged
+# player's panel (a chip per opposing commander, 903.10a) up to six players, but for these:
+# a turned phone (667x375) with five or six players has 134 px of panel under the header, no
+# room for a row of chips and a 44 px total; its panels keep the ⚔ (two taps: ⚔, then +1).
+CHIPS_UP_TO = 6
+TWO_TAPS = {("table", 5, "phone-landscape"), ("table", 6, "phone-landscape")}
+
+
 def least_total(count: int) -> int:
     return 44 if count <= 6 else 32 if count <= 8 else 0
 
@@ -57,6 +69,8 @@ def audit(page: Any, device: str, count: int, size: str) -> list[str]:
     found = page.evaluate(f"(arg) => ({AUDIT})(arg)", {"device": device})
     phone = size.startswith("phone")
     problems = [] if phone and count > 8 else list(found["problems"])
+    if count <= CHIPS_UP_TO and (device, count, size) not in TWO_TAPS:
+        problems += found["oneTap"]
     sizes: dict[str, float] = found["sizes"]
     least = least_total(count)
     problems += [f"{u}'s total is {s:g} px (< {least})" for u, s in sizes.items() if s < least]

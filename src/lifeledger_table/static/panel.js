@@ -447,10 +447,9 @@ function buildCmdSheet() {
     closeCmdSheet();
   };
   const field = h("input", { id: "cmd-amount", type: "text", inputmode: "numeric", autocomplete: "off", "aria-label": t("Amount"), class: "num", value: "" });
+  // The controls first, the rule after them: on a phone the sheet turned to a player at a
+  // long side has every control on the screen without scrolling (issue 25 item 3).
   document.getElementById("cmd-sheet-body").replaceChildren(
-    h("p", { class: "muted" }, limit !== null
-      ? t("Combat damage from a commander: {name} loses that much life (120.3), and {limit} from the same commander loses the game (903.10a, 704.6c).", { name: who, limit })
-      : t("Combat damage from a commander: {name} loses that much life (120.3); in Brawl it never loses the game (903.12h).", { name: who })),
     h("div", { class: "picks", role: "group", "aria-label": t("Commander") },
       ...list.map(({ c, owner, n }) => h("button", {
         class: "pick", "data-pick": c, "aria-pressed": String(c === commander),
@@ -470,6 +469,9 @@ function buildCmdSheet() {
         record(n);
       },
     }, t("Record"))),
+    h("p", { class: "muted" }, limit !== null
+      ? t("Combat damage from a commander: {name} loses that much life (120.3), and {limit} from the same commander loses the game (903.10a, 704.6c).", { name: who, limit })
+      : t("Combat damage from a commander: {name} loses that much life (120.3); in Brawl it never loses the game (903.12h).", { name: who })),
   );
 }
 
