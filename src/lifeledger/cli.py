@@ -1,5 +1,5 @@
 """The ``lifeledger`` command line: ``replay`` a record, ``serve`` the table app, write it as
-a static ``app``."""
+a static ``app``, print the record's JSON ``schema``."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import os
 import sys
 import time
 from collections.abc import Sequence
+from importlib import resources
 from pathlib import Path
 from typing import TextIO
 
@@ -22,7 +23,7 @@ from .sentences import N_, Grouped, Sentence
 from .state import state_dict
 from .timeline import Timeline, escaped
 
-__all__ = ["failure", "main", "replay_json"]
+__all__ = ["failure", "main", "replay_json", "schema_text"]
 
 #: How long ``lifeledger replay`` works on a record by default, in seconds.
 DEFAULT_TIME_LIMIT = 600.0
@@ -239,6 +240,17 @@ def _app(args: argparse.Namespace) -> int:
     return 0
 
 
+def schema_text() -> str:
+    """The JSON Schema (draft 2020-12) of the game record, versions 1 and 2: the package's
+    ``schema/record.schema.json`` (written by ``tools/schema.py``; docs/conformance.md)."""
+    return (resources.files("lifeledger") / "schema" / "record.schema.json").read_text("utf-8")
+
+
+def _schema(args: argparse.Namespace) -> int:
+    sys.stdout.write(schema_text())
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (2 for a malformed record)."""
     # The help is written in the language asked for (--lang, else the environment's).
@@ -388,6 +400,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         "directory", help=t(N_("the folder to write (new, empty, or written by app before)"))
     )
     app.set_defaults(run=_app)
+    schema = commands.add_parser(
+        "schema",
+        help=t(
+            N_(
+                "print the JSON Schema (draft 2020-12) of the game record, versions 1 and 2: the"
+                " shape of a record, which another program can check before replaying it"
+            )
+        ),
+    )
+    schema.set_defaults(run=_schema)
     args = parser.parse_args(argv)
     try:
         status: int = args.run(args)
