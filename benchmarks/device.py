@@ -58,6 +58,58 @@ def boot(browser: Browser, url: str, rate: float) -> tuple[float, float]:
     return float(got["worker"]), float(got["page"])
 
 
+#: A device table's page opened again with the app cached (the service worker's): when its
+#: counter is drawn and takes taps, when the engine is ready (both from the navigation's start),
+#: and what the engine takes to decide a usual change (a life loss) once ready.
+REOPENED = """async () => {
+  await new Promise((resolve) => {
+    const drawn = () => document.querySelector('.panel [data-act="minus"]');
+    const look = () => (drawn() ? resolve() : requestAnimationFrame(look));
+    look();
+  });
+  const drawn = performance.now();
+  while (!(typeof S === "object" && S.connected)) await new Promise((r) => setTimeout(r, 5));
+  const ready = performance.now();
+  const msg = (i) => JSON.stringify({
+    type: "action", id: "bench" + i + Math.random().toString(36).slice(2), as: S.seats[0],
+    action: { do: "lose_life", player: S.seats[1], amount: 1 } });
+  const spans = [];
+  for (let i = 0; i < 20; i++) {
+    const t0 = performance.now();
+    await Engine.call("message", KEY, msg(i));
+    spans.push(performance.now() - t0);
+  }
+  spans.sort((a, b) => a - b);
+  return { drawn, ready, change: spans[10] };
+}"""
+
+
+def reopen(browser_type: object, url: str, rate: float, runs: int) -> list[dict[str, float]]:
+    """A phone that started a device table once (the app cached), then opens it ``runs`` times."""
+    with tempfile.TemporaryDirectory() as profile:
+        context = browser_type.launch_persistent_context(  # type: ignore[attr-defined]
+            profile, executable_path=CHROMIUM, args=ARGS, headless=True
+        )
+        page = context.pages[0] if context.pages else context.new_page()
+        page.goto(url)
+        page.wait_for_function("() => !!navigator.serviceWorker.controller", timeout=60_000)
+        page.locator('[data-quick="two"]').click()
+        page.wait_for_function("() => location.search.startsWith('?t=d-')", timeout=60_000)
+        page.wait_for_function("() => S.connected", timeout=120_000)
+        page.wait_for_timeout(1500)  # the table kept for opening at once
+        table_url = page.url
+        out = []
+        for _ in range(runs):
+            page = context.new_page()
+            if rate != 1:
+                context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": rate})
+            page.goto(table_url, wait_until="commit")
+            out.append(page.evaluate(REOPENED))
+            page.close()
+        context.close()
+    return out
+
+
 def summary(values: list[float], unit: str = "ms") -> str:
     return (
         f"min {min(values):8.0f} {unit}  median {statistics.median(values):8.0f} {unit}"
@@ -96,7 +148,17 @@ def main() -> None:
                         worker.append(w)
                         page.append(g)
                 browser.close()
+            reopened = {}
+            with sync_playwright() as p:
+                for rate in (1, 4):
+                    reopened[rate] = reopen(p.chromium, url, rate, args.runs)
             print(f"load average after: {os.getloadavg()[0]:.2f}")
+            for rate, got in reopened.items():
+                label = "no throttling" if rate == 1 else f"CPU throttled {rate:g}x"
+                print(f"a device table opened again, the app cached, {label} ({args.runs} runs)")
+                print(f"  counter drawn   {summary([g['drawn'] for g in got])}")
+                print(f"  engine ready    {summary([g['ready'] for g in got])}")
+                print(f"  a life change   {summary([g['change'] for g in got], 'ms')}")
             for rate, (worker, page) in times.items():
                 label = "no throttling" if rate == 1 else f"CPU throttled {rate:g}x"
                 print(f"boot + engine import, {label} ({args.runs} runs, first visits)")
