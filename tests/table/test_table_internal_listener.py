@@ -109,24 +109,39 @@ async def test_the_internal_listener_has_the_public_listeners_caps(
 @pytest.mark.asyncio
 async def test_a_flood_of_the_internal_listener_never_takes_the_public_ones(db: str) -> None:
     """Rule (issue 26 item 3): each listener has its caps, the descriptors shared between
-    them: the internal listener full (over its cap in all), phones still connect to the
-    public one (20,000 held half-requests used to keep new phones out)."""
-    limits = Limits(connections=3, connections_per_address=3, header_seconds=5.0)
+    them: the internal listener full (at its cap in all), phones still connect to the
+    public one (20,000 held half-requests used to keep new phones out); and past that cap
+    the internal listener accepts nothing (no connection accepted only to be refused: they
+    wait in the system's backlog) until one of its connections ends."""
+    limits = Limits(connections=3, connections_per_address=8, header_seconds=30.0)
     runner, guard = await serve(create_app(SharedStore(db, []), limits), "127.0.0.1", 0)
     try:
         owners = runner.app[HUB_KEY].owners
+        assert owners.runner is not None
+        (site,) = owners.runner.sites
+        assert isinstance(site, connections.GatedSite)
+        inside = site.guard
         host, port = owners.address.rsplit(":", 1)
         public = runner.addresses[0][1]
         loop = asyncio.get_running_loop()
         held = [await loop.run_in_executor(None, _half_request, host, int(port)) for _ in range(3)]
-        await asyncio.sleep(0.1)
-        over = await loop.run_in_executor(None, _half_request, host, int(port))
-        assert (await loop.run_in_executor(None, over.recv, 4096)).startswith(b"HTTP/1.1 503")
+        await asyncio.sleep(0.2)
+        assert inside.count == 3 and not inside.room.is_set()
+        waiting = await loop.run_in_executor(None, _half_request, host, int(port))
+        waiting.sendall(b"x\r\n\r\n")  # a whole request now (not shown the secret)
+        waiting.settimeout(0.5)
+        with pytest.raises(TimeoutError):  # not accepted: no answer, not even a 503
+            await loop.run_in_executor(None, waiting.recv, 4096)
+        assert inside.count == 3 and inside.refused == 0
         url = f"http://127.0.0.1:{public}/api/catalogue"
         async with aiohttp.ClientSession() as http, http.get(url) as res:
             assert res.status == 200
         assert guard.refused == 0
-        for s in [over, *held]:
+        held[0].close()  # a connection ends: the one waiting is accepted, and answered
+        waiting.settimeout(10)
+        answer = await loop.run_in_executor(None, waiting.recv, 4096)
+        assert answer.startswith(b"HTTP/1.1 403") and inside.refused == 0
+        for s in [waiting, *held[1:]]:
             s.close()
     finally:
         await runner.cleanup()

@@ -11,6 +11,7 @@ import contextlib
 import logging
 import random
 import resource
+import socket
 import ssl
 import time
 from collections.abc import Callable
@@ -32,6 +33,7 @@ __all__ = [
     "QUIET",
     "AcceptErrors",
     "ConnectionGuard",
+    "GatedSite",
     "GuardedHandler",
     "InternalUnavailable",
     "Tally",
@@ -246,6 +248,10 @@ class ConnectionGuard:
         self.trusted = trusted or TrustedProxies()
         #: Its connections open, and refusals (logged once a minute).
         self.tally = tally or Tally()
+        #: Set while there is room for a connection under the cap in all (a
+        #: :class:`GatedSite` accepts only then).
+        self.room = asyncio.Event()
+        self.room.set()
         self.refused = 0
         self.who: dict[RequestHandler, str] = {}
         self._made = server.connection_made
@@ -284,6 +290,8 @@ class ConnectionGuard:
         self.who[handler] = who
         self.tally.count += 1
         self.tally.open[who] = self.tally.open.get(who, 0) + 1
+        if self.tally.count >= self.total:
+            self.room.clear()
         self._made(handler, transport)
 
     def connection_lost(self, handler: RequestHandler, exc: BaseException | None = None) -> None:
@@ -291,12 +299,118 @@ class ConnectionGuard:
         who = self.who.pop(handler, None)
         if who is not None:
             self.tally.count -= 1
+            if self.tally.count < self.total:
+                self.room.set()
             left = self.tally.open.get(who, 0) - 1
             if left > 0:
                 self.tally.open[who] = left
             else:
                 self.tally.open.pop(who, None)
         self._lost(handler, exc)
+
+
+class _Listening(asyncio.AbstractServer):
+    """A :class:`GatedSite`'s listening sockets and their accepting tasks."""
+
+    def __init__(self, sockets: list[socket.socket], tasks: list[asyncio.Task[None]]) -> None:
+        self._sockets = sockets
+        self._tasks = tasks
+        self._loop = asyncio.get_running_loop()
+
+    def get_loop(self) -> asyncio.AbstractEventLoop:
+        return self._loop
+
+    async def start_serving(self) -> None:
+        """It serves from the start."""
+
+    async def serve_forever(self) -> None:
+        await asyncio.gather(*self._tasks)
+
+    @property
+    def sockets(self) -> tuple[socket.socket, ...]:
+        return tuple(self._sockets)
+
+    def close(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        for sock in self._sockets:
+            sock.close()
+        self._sockets = []
+
+    def is_serving(self) -> bool:
+        return bool(self._sockets)
+
+    async def wait_closed(self) -> None:
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+
+
+class GatedSite(web.BaseSite):
+    """A TCP site that accepts a connection only while its guard has room under the cap in
+    all (issue 26 item 3): past it, new connections wait in the system's backlog (then
+    their SYNs are dropped, and retried by the client), costing the event loop nothing,
+    rather than being accepted only to be refused, by the thousand a second, as a flood of
+    held connections reconnecting would have it. Connections over the cap per address are
+    still accepted and refused (503) by the guard, whose ``connection_made`` sees them."""
+
+    __slots__ = ("guard", "host", "port")
+
+    def __init__(
+        self, runner: web.BaseRunner, host: str, port: int, guard: ConnectionGuard
+    ) -> None:
+        super().__init__(runner)
+        self.host = host
+        self.port = port
+        self.guard = guard
+
+    @property
+    def name(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    async def start(self) -> None:
+        await super().start()
+        loop = asyncio.get_running_loop()
+        found = await loop.getaddrinfo(
+            self.host, self.port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )
+        sockets: list[socket.socket] = []
+        try:
+            for family, kind, proto, _name, address in found:
+                sock = socket.socket(family, kind, proto)
+                sockets.append(sock)
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                if family == socket.AF_INET6:
+                    sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+                sock.bind(address)
+                sock.listen(self._backlog)
+                sock.setblocking(False)
+        except OSError:
+            for sock in sockets:
+                sock.close()
+            raise
+        tasks = [loop.create_task(self._accept(sock)) for sock in sockets]
+        self._server = _Listening(sockets, tasks)
+
+    async def _accept(self, sock: socket.socket) -> None:
+        loop = asyncio.get_running_loop()
+        server = self._runner.server
+        assert server is not None
+        while True:
+            await self.guard.room.wait()
+            try:
+                conn, _peer = await loop.sock_accept(sock)
+            except (BlockingIOError, InterruptedError, ConnectionAbortedError):
+                continue
+            except OSError as exc:  # descriptors or memory short: said once, tried again
+                handler = loop.get_exception_handler()
+                context = {"message": _ACCEPT_ERRORS[0], "exception": exc}
+                if handler is not None:
+                    handler(loop, context)
+                await asyncio.sleep(1.0)
+                continue
+            try:
+                await loop.connect_accepted_socket(server, conn)
+            except OSError:
+                conn.close()
 
 
 async def _listen(
@@ -308,6 +422,7 @@ async def _listen(
     trusted: TrustedProxies | None = None,
     ssl_context: ssl.SSLContext | None = None,
     reuse_port: bool = False,
+    gated: bool = False,
 ) -> ConnectionGuard:
     await runner.setup()  # (the app's start-up: the internal listener, if any, opens)
     assert runner.server is not None
@@ -319,9 +434,12 @@ async def _listen(
         trusted,
     )
     quiet_accept_errors(asyncio.get_running_loop())
-    await web.TCPSite(
-        runner, host, port, ssl_context=ssl_context, reuse_port=reuse_port or None
-    ).start()
+    if gated:
+        await GatedSite(runner, host, port, guard).start()
+    else:
+        await web.TCPSite(
+            runner, host, port, ssl_context=ssl_context, reuse_port=reuse_port or None
+        ).start()
     return guard
 
 
@@ -358,7 +476,8 @@ async def serve_internal(
     per address (no address is trusted as a proxy here), the header timeout
     (``limits.header_seconds``, from the moment a connection opens), the lingering and
     answer deadlines, requests it can't parse answered without a traceback, refusals over
-    the caps and errors accepting connections logged once per condition. Returns its
+    the caps and errors accepting connections logged once per condition. Past its cap in
+    all it accepts nothing until a connection ends (:class:`GatedSite`). Returns its
     runner."""
     runner = web.AppRunner(
         inside,
@@ -368,7 +487,7 @@ async def serve_internal(
         lingering_time=limits.linger_seconds,
     )
     try:
-        await _listen(runner, host, port, limits, lambda: 2)
+        await _listen(runner, host, port, limits, lambda: 2, gated=True)
     except OSError as exc:
         await runner.cleanup()
         raise InternalUnavailable(exc.errno, exc.strerror or str(exc)) from exc
