@@ -84,9 +84,9 @@ def test_704_5a_a_loss_for_life_in_the_italian_timeline() -> None:
     assert lines == [
         "due giocatori, normale: ana 20, bo 20",
         "   0  fireball: 20 danni a bo",
-        "      ana: in gioco -> HA VINTO (ultimo rimasto, 104.2a)",
+        "      ana: in gioco -> VITTORIA (nessun avversario rimasto, 104.2a)",
         "      punti vita di bo: 20 -> 0",
-        "      bo: in gioco -> HA PERSO (punti vita, 704.5a)",
+        "      bo: in gioco -> SCONFITTA (punti vita, 704.5a)",
         "la partita 1 è finita",
     ]
 
@@ -223,7 +223,7 @@ def test_replay_lang_it_writes_the_timeline_in_italian(
     assert out[:4] == [
         "due giocatori, normale: ana 20, bo 20",
         "   0  bo riceve 1 segnalino veleno",
-        "      veleno di bo: 0 -> 1",
+        "      segnalini veleno di bo: 0 -> 1",
         "   1  ana paga 25 punti vita",
     ]
     assert out[4].startswith("      rifiutata: ") and out[-1] == "la partita 1 continua"

@@ -77,7 +77,7 @@ def test_704_5a_a_player_at_0_life_loses_and_the_game_is_over_in_italian() -> No
         {"do": "gain_life", "player": "ana", "amount": 1},
     ]
     lines = timeline({"record": 1, "players": [{"id": "ana"}, {"id": "bo"}], "actions": actions})
-    assert "      bo: in gioco -> HA PERSO (punti vita, 704.5a)" in lines
+    assert "      bo: in gioco -> SCONFITTA (punti vita, 704.5a)" in lines
     assert "      rifiutata: la partita è finita (104.1)" in lines
     game = Game([Seat("ana"), Seat("bo")])
     game.lose_life("bo", 20)
@@ -97,7 +97,7 @@ def test_704_6c_21_commander_damage_in_italian() -> None:
     hit = {"do": "damage", "source": "ana-cmdr", "to": "bo", "amount": 21, "combat": True}
     document = {"record": 1, "format": "commander", "players": players, "actions": [hit]}
     lines = timeline(document)
-    assert "      bo: in gioco -> HA PERSO (danno da comandante, 704.6c)" in lines
+    assert "      bo: in gioco -> SCONFITTA (danno da comandante, 704.6c)" in lines
     game = Game([Seat("ana", commanders=("ana-cmdr",)), Seat("bo")], format="commander")
     game.card("angel", "Platinum Angel", "bo")
     game.damage("bo", 10**1000, source="ana-cmdr", combat=True)
