@@ -1017,18 +1017,50 @@ function renderUndo() {
 }
 
 // Another seat asks to take back this seat's change (or, on the host's phone, anyone's): one
-// question at a time, while it is still the change Undo would take back.
+// question at a time, while it is still the change Undo would take back. Issue 25 item 5: a
+// card, not a dialog: play goes on around it (no backdrop, the panels and the bar stay
+// tappable), it sits under the bars (toasts are at the bottom), above anything a toast could
+// put over it, and on a table device it is turned to the seat asked, as its panel is.
+const UNDO_ASK_Z = "52"; // above the toasts' 50 (style.css): a toast never covers Allow or Keep
 function undoAskEl() {
   let el = $("undo-ask");
   if (el) return el;
-  el = h("div", { id: "undo-ask", class: "sheet hidden", role: "alertdialog", "aria-modal": "true", "aria-labelledby": "undo-ask-text" },
-    h("div", { class: "sheet-inner" },
-      h("div", { class: "drawer-head" }, h("h2", { id: "undo-ask-title" }, t("Undo is asked for"))),
-      h("p", { id: "undo-ask-text", class: "ask-text" }),
-      h("div", { id: "undo-ask-buttons", class: "row ask-buttons" })));
-  el.style.zIndex = "47";
+  el = h("div", { id: "undo-ask", class: "undo-ask hidden", role: "dialog", "aria-modal": "false", "aria-labelledby": "undo-ask-title", "aria-describedby": "undo-ask-text" },
+    h("strong", { id: "undo-ask-title" }, t("Undo is asked for")),
+    h("p", { id: "undo-ask-text", class: "ask-text" }),
+    h("div", { id: "undo-ask-buttons", class: "row ask-buttons" }));
+  Object.assign(el.style, {
+    position: "fixed", zIndex: UNDO_ASK_Z, width: "min(480px, 94vw)", maxHeight: "40vh", overflow: "auto",
+    boxSizing: "border-box", padding: "10px 0", background: "var(--card)", border: "1px solid var(--warn)",
+    borderRadius: "12px", boxShadow: "0 6px 24px rgba(0,0,0,.6)",
+  });
+  el.firstChild.style.padding = "0 14px";
   document.body.append(el);
   return el;
+}
+
+// Where the card goes: on a table device, over the asked seat's own panel and turned as it is
+// (facingOf, layout.js), so that every other panel stays free; else under the header's bars.
+function placeUndoAsk(el, pid) {
+  const deg = typeof facingOf === "function" ? facingOf(pid) : 0;
+  const panel = [...document.querySelectorAll("#panels.table-mode .panel")]
+    .find((p) => [p.dataset.unit, ...(p.dataset.heads || "").split(" ")].includes(pid));
+  if (panel) {
+    el.dataset.facing = String(deg);
+    const r = panel.getBoundingClientRect();
+    const across = deg === 90 || deg === 270;
+    Object.assign(el.style, {
+      left: `${Math.round(r.left + r.width / 2)}px`, top: `${Math.round(r.top + r.height / 2)}px`,
+      width: `${Math.round(Math.min(480, (across ? r.height : r.width) - 12))}px`,
+      maxHeight: `${Math.round((across ? r.width : r.height) - 12)}px`,
+      transform: `translate(-50%, -50%) rotate(${deg}deg)`,
+    });
+    return;
+  }
+  delete el.dataset.facing;
+  const bars = ["bar", "turn-bar", "tools-strip"].map((id) => $(id)).filter((x) => x && !x.classList.contains("hidden"));
+  const below = Math.max(0, ...bars.map((x) => x.getBoundingClientRect().bottom));
+  Object.assign(el.style, { left: "50%", top: `${Math.round(below) + 6}px`, width: "min(480px, 94vw)", maxHeight: "40vh", transform: "translateX(-50%)" });
 }
 
 function showUndoAsk() {
@@ -1052,6 +1084,7 @@ function showUndoAsk() {
     h("button", { "data-undo-answer": "refuse", onclick: answer(false) }, t("Keep it")),
   );
   el.classList.remove("hidden");
+  placeUndoAsk(el, mine ? ask.owner : null);
 }
 
 function groupEntries(undone) {
