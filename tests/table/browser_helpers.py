@@ -70,28 +70,41 @@ def need_chromium() -> None:
 def server(db: Path, host: str = "127.0.0.1") -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """A real server process serving ``db`` (listening on ``host``): its URL on loopback and
     its process."""
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "lifeledger_table", "--host", host, "--port", str(port), "--db", db],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
+    # The free port found can be taken by another process before the server binds it (tests
+    # run beside other servers): a server that exits at its start is started on another port.
+    for attempt in range(5):
+        port = free_port()
+        command = ["-m", "lifeledger_table", "--host", host, "--port", str(port), "--db", str(db)]
+        proc = subprocess.Popen(
+            [sys.executable, *command],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        url = f"http://127.0.0.1:{port}"
+        if _started(url, proc) or attempt == 4:
+            break
     try:
-        for _ in range(600):
-            try:
-                with urllib.request.urlopen(url + "/api/catalogue") as res:
-                    if res.status == 200:
-                        break
-            except OSError:
-                assert proc.poll() is None, "the server exited"
-                time.sleep(0.05)
+        assert proc.poll() is None, "the server exited"
         yield url, proc
     finally:
         if proc.poll() is None:
             os.kill(proc.pid, signal.SIGCONT)  # in case a test stopped it
             os.kill(proc.pid, signal.SIGTERM)
         proc.wait()
+
+
+def _started(url: str, proc: subprocess.Popen[bytes]) -> bool:
+    """Whether the server answers (``False``: it exited first)."""
+    for _ in range(600):
+        try:
+            with urllib.request.urlopen(url + "/api/catalogue") as res:
+                if res.status == 200:
+                    return True
+        except OSError:
+            if proc.poll() is not None:
+                return False
+            time.sleep(0.05)
+    return proc.poll() is None
 
 
 def post(url: str, body: Any) -> Any:
