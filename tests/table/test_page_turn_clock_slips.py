@@ -134,3 +134,26 @@ def test_a_clock_started_before_any_turn_runs_for_who_starts(base: str, browser:
     device.wait_for_timeout(1500)  # nothing passes it on before a turn begins
     expect(active).to_have_attribute("data-side", "ana")
     device.context.close()
+
+
+def test_in_italian_the_table_devices_change_is_dal_tavolo(base: str, browser: Browser) -> None:
+    """Issue 25 item 14: undoing the table device's change says "Annullato: …, dal tavolo"
+    (not "da il tavolo")."""
+    table = post(base + "/api/tables", {"players": [{"name": n} for n in ("Ana", "Bo", "Di")]})
+    table_id = table["id"]
+    device = browser.new_context(
+        viewport={"width": 1024, "height": 768}, has_touch=True, locale="it-IT"
+    ).new_page()
+    device.goto(f"{base}/t/{table_id}")
+    device.locator('#picker button[data-seat="table"]').click()
+    held(device, 3)
+    device.wait_for_function("() => document.documentElement.lang === 'it'")
+    device.locator('.panel[data-player="bo"] [data-act="minus5"]').click()
+    expect(life(device, "bo")).to_have_text("15")
+    device.wait_for_function("() => !TAPS.run && S.pending.size === 0 && S.canUndo")
+    device.locator("#undo-btn").click()
+    expect(life(device, "bo")).to_have_text("20")
+    toast = device.locator("#toast")
+    expect(toast).to_contain_text(", dal tavolo")
+    expect(toast).not_to_contain_text("da il tavolo")
+    device.context.close()

@@ -452,7 +452,7 @@ function announce(entry) {
     const target = S.entries.find((e) => e.seq === entry.target);
     // A reset or a new game taken back is named as the Undo button named it (issue 25 item 10).
     const action = target && (target.action ? describe(target.action, S.names) : startOverName(target));
-    const what = target ? t("{action}, by {who}", { action, who: byWhom(target) }) : t("the last action");
+    const what = target ? actionBy(target, action) : t("the last action");
     toast(t("Undone: {what}", { what }) + allowedBy(entry));
   } else if (lost.length) {
     toast(lost.map((c) => `${S.names.of(c.team || c.player)} ${describeResult(c.to, c.reason, c.rule)}`).join(" · "), "loss", lost[0].team || lost[0].player);
@@ -892,6 +892,11 @@ function seatName(seat) { return seat ? t("by {name}", { name: S.names.of(seat) 
 
 // What sent a change (issue 17 item 11): the table device ("the table"), else the seat's phone.
 function byWhom(e) { return e.device === "table" ? t("the table") : e.seat ? S.names.of(e.seat) : t("nobody"); }
+// "Cy loses 7 life, by Ana"; the table device's its own sentence (issue 25 item 14: Italian
+// says "dal tavolo", not "da il tavolo", so "by the table" is never "by" + "the table").
+function actionBy(e, action) {
+  return e.device === "table" ? t("{action}, by the table", { action }) : t("{action}, by {who}", { action, who: byWhom(e) });
+}
 function sentBy(e) { return e.device === "table" ? t("by the table") : seatName(e.seat); }
 // An undo of another seat's change says who allowed it.
 function allowedBy(e) {
@@ -1005,6 +1010,7 @@ function renderUndo() {
     const what = e ? (e.action ? shortAction(e.action) : startOverName(e)) : "";
     if (!e) title = t("Undo event {n}", { n: String(S.undoTarget) });
     else if (e.seat && heldSeats().has(e.seat)) { text = t("Undo: {what}", { what }); title = `${text} (${sentBy(e)})`; }
+    else if (e.device === "table") { text = t("Undo: {what}, by the table", { what }); title = t("{undo}: asks the table (or the host) to allow it", { undo: text }); }
     else { text = t("Undo: {what}, by {who}", { what, who: byWhom(e) }); title = t("{undo}: asks {who} (or the host) to allow it", { undo: text, who: byWhom(e) }); }
   }
   if (btn.dataset.text !== text) {
@@ -1138,7 +1144,7 @@ function renderHistory() {
     else if (e.kind === "setup") text = setupText(e);
     else if (e.kind === "undo") {
       const was = S.entries.find((x) => x.seq === e.target);
-      const what = was ? t("{action}, by {who}", { action: was.action ? describe(was.action, S.names) : startOverText(was), who: byWhom(was) }) : "#" + e.target;
+      const what = was ? actionBy(was, was.action ? describe(was.action, S.names) : startOverText(was)) : "#" + e.target;
       text = t("↶ Undo: {what}", { what }) + allowedBy(e);
     } else if (g.items.length > 1) {
       // A run of taps is one change (taps.js): the changes' amounts, not a count of taps.
