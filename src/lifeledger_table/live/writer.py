@@ -8,6 +8,10 @@ written all run in a thread, and a table being loaded again decides nothing mean
 requests wait, in order, and are decided once it is loaded). A write the store can't take now
 (:class:`.records.StoreUnavailable`: a database server restarting) is tried again, with the
 changes decided since, for :attr:`Writer.patience` seconds before they are refused ``storage``.
+Meanwhile their senders are told ``waiting`` (issue 26 item 7: "Waiting for the database"):
+within :data:`NOTICE_AFTER` of a write that hangs, at once when the store says it can't be
+reached, and at once for a change decided while the writer waits; the tries are at most
+:data:`LONGEST_PAUSE` apart, so that the writes go through within a second of the store's return.
 
 A table's decisions do no I/O either (issue 18 item 4): a decision that needs part of the log
 not in memory raises :class:`.logreads.NeedsLog`, having changed nothing; the writer reads
@@ -30,7 +34,7 @@ from typing import Any, TypeVar
 
 from lifeledger.sentences import Sentence
 
-from ..decide.errors import TableError
+from ..decide.errors import TableError, with_sentence
 from ..decide.logreads import Found, NeedsLog
 from ..decide.table import Decision, Table
 from ..store.records import Event, Store, StoreUnavailable
@@ -44,9 +48,12 @@ log = logging.getLogger("lifeledger_table")
 #: How long (seconds) a write the store can't take now is tried again before its changes are
 #: refused ``storage``: a database server's restart or fail-over takes seconds.
 PATIENCE = 60.0
-#: The pauses between tries: from the first to the longest, doubling.
+#: The pauses between tries: from the first to the longest, doubling (short: the store's
+#: return is found by the next try, and the changes waiting are acknowledged within a second).
 FIRST_PAUSE = 0.1
-LONGEST_PAUSE = 2.0
+LONGEST_PAUSE = 0.25
+#: How long a write may take before its senders are told it waits for the database.
+NOTICE_AFTER = 0.5
 
 #: The most reads of its table's log one request waits for (a decision needs a few; more
 #: means the table keeps changing under them).
@@ -54,6 +61,15 @@ READS = 8
 
 STORAGE = Sentence("The change could not be saved; nothing changed.")
 UNREACHABLE = Sentence("The table's storage can't be reached now; nothing changed.")
+WAITING = Sentence("Waiting for the database: changes are kept and saved once it is back.")
+
+
+def waiting_message(cid: str) -> dict[str, Any]:
+    """What a phone is told of its change ``cid``, decided and kept, while the store can't
+    take it: it stays pending (the page says so in its connection strip) until its ``ack``.
+    Not an answer (no ``id``): a follower forwarding the change still waits for that."""
+    return with_sentence({"type": "waiting", "ids": [cid], "message": WAITING})
+
 
 #: Threads reading the log for decisions at once (more wait their turn).
 LOG_READERS = 2
@@ -172,6 +188,11 @@ class Writer:
         self.conflicts = 0
         #: Seconds a write the store can't take now is tried again (:data:`PATIENCE`).
         self.patience = PATIENCE
+        #: Since when (:func:`time.monotonic`) the store can't take a write, while it can't:
+        #: a change decided meanwhile is told ``waiting`` at once.
+        self.waiting_since: float | None = None
+        #: The changes (client ids) told ``waiting`` in the write under way.
+        self.told: set[str] = set()
         #: Tables being loaded again (off the event loop), with the requests for each that
         #: wait to be decided once it is loaded, in the order they came.
         self.reloading: dict[str, list[Request]] = {}
@@ -316,6 +337,8 @@ class Writer:
         waits for the disk.
         """
         self.batch.append((decision, conn))
+        if self.waiting_since is not None:
+            self._tell_waiting([(decision, conn)])
         if self.task is None or self.task.done():
             self.task = asyncio.get_running_loop().create_task(self._write())
 
@@ -355,32 +378,61 @@ class Writer:
     async def _append(self, batch: list[tuple[Decision, Sender]]) -> set[str] | None:
         """Write ``batch`` (which grows by the changes decided meanwhile while the store can't
         be reached, for :attr:`patience` seconds); the tables another server wrote first, or
-        ``None`` if the write failed (its changes were refused ``storage``)."""
+        ``None`` if the write failed (its changes were refused ``storage``). A write that takes
+        more than :data:`NOTICE_AFTER`, or that the store can't take now, tells its senders
+        ``waiting``."""
         failing: float | None = None
         pause = FIRST_PAUSE
-        while True:
-            try:
-                events = [d.event for d, _ in batch]
-                made = [d.checkpoint for d, _ in batch if d.checkpoint is not None]
-                return await asyncio.to_thread(self.hub.store.append, events, made)
-            except StoreUnavailable as exc:
-                now = time.monotonic()
-                if failing is None:
-                    failing = now
-                    log.warning("could not store %d events, trying again: %s", len(batch), exc)
-                if now - failing < self.patience:
-                    await asyncio.sleep(pause)
-                    pause = min(pause * 2, LONGEST_PAUSE)
-                    batch += self.batch  # decided since, on top of these: written with them
-                    self.batch = []
-                    continue
-                log.error("gave up storing %d events after %.0f s", len(batch), now - failing)
-            except Exception:
-                log.exception("could not store %d events", len(batch))
-            failed = batch + self.batch
-            self.batch = []
-            await self._fail(failed)
-            return None
+        self.told = set()
+        try:
+            while True:
+                try:
+                    events = [d.event for d, _ in batch]
+                    made = [d.checkpoint for d, _ in batch if d.checkpoint is not None]
+                    write = asyncio.ensure_future(
+                        asyncio.to_thread(self.hub.store.append, events, made)
+                    )
+                    done, _ = await asyncio.wait({write}, timeout=NOTICE_AFTER)
+                    if not done:
+                        self._tell_waiting(batch)
+                    written = await write
+                    if failing is not None:
+                        log.warning(
+                            "stored %d events after %.1f s", len(batch), time.monotonic() - failing
+                        )
+                    return written
+                except StoreUnavailable as exc:
+                    now = time.monotonic()
+                    if failing is None:
+                        failing = now
+                        log.warning("could not store %d events, trying again: %s", len(batch), exc)
+                    if self.waiting_since is None:
+                        self.waiting_since = now
+                    self._tell_waiting(batch)
+                    if now - failing < self.patience:
+                        await asyncio.sleep(pause)
+                        pause = min(pause * 2, LONGEST_PAUSE)
+                        batch += self.batch  # decided since, on top of these: written with them
+                        self.batch = []
+                        continue
+                    log.error("gave up storing %d events after %.0f s", len(batch), now - failing)
+                except Exception:
+                    log.exception("could not store %d events", len(batch))
+                failed = batch + self.batch
+                self.batch = []
+                await self._fail(failed)
+                return None
+        finally:
+            self.waiting_since = None
+            self.told = set()
+
+    def _tell_waiting(self, batch: list[tuple[Decision, Sender]]) -> None:
+        """Tell the senders of ``batch`` not told yet that their changes wait for the store."""
+        for decision, conn in batch:
+            cid = decision.event.client_id
+            if cid is not None and cid not in self.told:
+                self.told.add(cid)
+                conn.send_json(waiting_message(cid))
 
     async def _redo(self, stale: set[str], lost: list[tuple[Decision, Sender]]) -> None:
         """Tables another server's write got ahead of: each is loaded again (off the event

@@ -323,6 +323,10 @@ function receive(msg) {
       S.pending.delete(msg.id);
       renderConn();
       break;
+    case "waiting": // kept by the server, not saved yet: its database is away (issue 26 item 7)
+      S.storeWait = msg;
+      renderConn();
+      break;
     case "error":
       // A change that needs a player's choice first waits for it, pending (taps.js, choices.js).
       if (keepForChoice(msg)) { renderConn(); renderChoices(); break; }
@@ -562,6 +566,8 @@ function renderConn() {
   else if (!live && (!navigator.onLine || (S.fromKept && !S.everConnected))) parts.push(t("Offline — taps are kept and sent when the connection returns"));
   else if (!live) parts.push(S.everConnected ? t("Connection lost — reconnecting…") : t("Connecting…"));
   if (wait) parts.push(tn("{n} change waiting to be sent", "{n} changes waiting to be sent", wait, { n: wait }));
+  if (S.storeWait && !S.pending.size) S.storeWait = null; // its changes were saved since
+  if (S.storeWait) parts.push(said(S.storeWait, S.names)); // "Waiting for the database…"
   if (chooser.length) parts.push(tn("{n} change waiting for {name}'s choice", "{n} changes waiting for {name}'s choice", chooser.length, { n: chooser.length, name: S.names.of(chooser[0]) }));
   strip.replaceChildren(parts.join(" · "),
     chooser.length ? h("button", { "data-act": "cancel-waits", onclick: cancelChoiceWaits }, t("Cancel")) : "");

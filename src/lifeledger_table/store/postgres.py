@@ -39,6 +39,7 @@ from urllib.parse import urlsplit
 import psycopg
 from psycopg import conninfo
 from psycopg_pool import ConnectionPool, PoolTimeout
+from psycopg_pool.base import AttemptWithBackoff
 
 from .records import (
     Checkpoint,
@@ -64,6 +65,21 @@ CHANNEL = "lifeledger"
 #: reads the table app still makes there (an undo back past a checkpoint, an old history page)
 #: must never hold the loop for the pool's whole timeout while the server can't be reached.
 LOOP_TIMEOUT = 0.5
+
+#: How long making one connection may take (seconds, libpq's ``connect_timeout``; it counts
+#: whole seconds, 2 at least): a server that can't be reached is found out in that time, not
+#: in the pool's whole wait (issue 26 item 7: acknowledgements resumed 9.6 s after the
+#: server's return).
+CONNECT_TIMEOUT = 2
+#: While the server can't be reached, the pool tries to connect again after FIRST_RECONNECT
+#: seconds, doubling up to LONGEST_RECONNECT: the server's return is found within that (the
+#: pool's own backoff doubles from 1 s without a bound, 8 s and more after a short outage).
+FIRST_RECONNECT = 0.1
+LONGEST_RECONNECT = 0.5
+#: How long a call waits for a connection while the server can't be reached (seconds): it
+#: fails then (:class:`StoreUnavailable`), its caller tries again, and a connection made again
+#: meanwhile is given to the waiting call at once.
+DOWN_TIMEOUT = 0.5
 
 __all__ = ["SCHEMA_VERSION", "PostgresStore", "describe"]
 
@@ -196,7 +212,7 @@ class PostgresStore(LogReads):
         settings: dict[str, Any] = {"autocommit": True}
         self._settings = settings
         if "connect_timeout" not in given:
-            settings["connect_timeout"] = max(1, round(timeout))
+            settings["connect_timeout"] = min(CONNECT_TIMEOUT, max(1, round(timeout)))
         if "application_name" not in given:
             settings["application_name"] = "lifeledger"
         try:
@@ -209,7 +225,7 @@ class PostgresStore(LogReads):
             raise StoreError(
                 f"can't open the table store {self.where}: {_line(exc, self.url)}"
             ) from exc
-        self._pool: ConnectionPool[Connection] = ConnectionPool(
+        self._pool: ConnectionPool[Connection] = _Pool(
             url,
             kwargs=settings,
             min_size=pool_size,
@@ -218,6 +234,7 @@ class PostgresStore(LogReads):
             configure=_durable,
             timeout=timeout,
             name="lifeledger",
+            reconnect_timeout=RECONNECT_FOREVER,
         )
         try:
             self._pool.open(wait=True, timeout=timeout)
@@ -306,8 +323,9 @@ class PostgresStore(LogReads):
         """A connection from the pool; a database error becomes :class:`StoreError`
         (a unique key's, :class:`DuplicateError`; a lost connection, a server that can't be
         reached, no connection free in time or a deadlock broken, :class:`StoreUnavailable`)."""
+        wait = DOWN_TIMEOUT if self._down.is_set() else None
         try:
-            with self._pool.connection() as conn:
+            with self._pool.connection(timeout=wait) as conn:
                 yield conn
         except psycopg.IntegrityError as exc:
             raise DuplicateError(_line(exc, self.url)) from exc
@@ -454,9 +472,11 @@ class PostgresStore(LogReads):
         """Call ``notified(kind, table_id, detail)`` for every notice of any server on this
         database (``event`` and ``seats`` from writes, and what :meth:`notify` sends) until
         cancelled, on a connection of its own (LISTEN). If that connection is lost, it
-        connects again (after 0.5 s, then up to 5 s apart) and calls ``notified("lost", "",
-        "")``: notices may have been missed."""
-        delay, lost = 0.5, False
+        connects again (after :data:`FIRST_RECONNECT`, then up to :data:`LONGEST_RECONNECT`
+        apart: notices resume within that of the server's return) and calls
+        ``notified("lost", "", "")``: notices may have been missed. One line is logged when
+        they are lost, and one when they are heard again."""
+        delay, lost = FIRST_RECONNECT, False
         while True:
             try:
                 async with await psycopg.AsyncConnection.connect(
@@ -464,16 +484,18 @@ class PostgresStore(LogReads):
                 ) as conn:
                     await conn.execute(f"LISTEN {CHANNEL}")
                     if lost:
+                        log.warning("hearing the table store's notices again")
                         notified("lost", "", "")
-                    delay = 0.5
+                    delay, lost = FIRST_RECONNECT, False
                     async for note in conn.notifies():
                         kind, table, detail = [*note.payload.split(" ", 2), "", ""][:3]
                         notified(kind, table, detail)
             except psycopg.Error as exc:
-                log.warning("lost the table store's notices (%s); listening again", _line(exc))
+                if not lost:
+                    log.warning("lost the table store's notices (%s); listening again", _line(exc))
             lost = True
             await asyncio.sleep(delay)
-            delay = min(delay * 2, 5.0)
+            delay = min(delay * 2, LONGEST_RECONNECT)
 
     def notify(self, kind: str, table_id: str, detail: str) -> None:
         """Send every server on this database a notice (``NOTIFY``)."""
@@ -645,6 +667,30 @@ class PostgresStore(LogReads):
         with self._lease_lock:
             if self._lease_conn is not None:
                 self._lease_conn.close()
+
+
+#: The pool never gives up connecting again (seconds: ten years): a connection it gave up on
+#: would leave it smaller for good.
+RECONNECT_FOREVER = 10 * 365 * 86400.0
+
+
+class _Attempt(AttemptWithBackoff):
+    """The pool's attempts to connect again, from :data:`FIRST_RECONNECT` seconds apart,
+    doubling, to :data:`LONGEST_RECONNECT`."""
+
+    INITIAL_DELAY = FIRST_RECONNECT
+
+    def update_delay(self, now: float) -> None:
+        super().update_delay(now)
+        self.delay = min(self.delay, LONGEST_RECONNECT)
+
+
+class _Pool(ConnectionPool[Connection]):
+    """A :class:`ConnectionPool` whose lost connections are made again within
+    :data:`LONGEST_RECONNECT` of the server's return."""
+
+    def _add_connection(self, attempt: AttemptWithBackoff | None, growing: bool = False) -> None:
+        super()._add_connection(attempt or _Attempt(timeout=self.reconnect_timeout), growing)
 
 
 def _on_loop() -> bool:
