@@ -20,6 +20,8 @@ from . import engine
 from .errors import TableError
 
 __all__ = [
+    "HOLD_SECONDS",
+    "MOST_CHARGED",
     "SHORTCUT_EVENTS",
     "Bucket",
     "CodeGuard",
@@ -30,6 +32,7 @@ __all__ = [
     "Throttle",
     "WorkShare",
     "WorkShares",
+    "charged",
     "check_shortcut",
     "network_of",
 ]
@@ -87,13 +90,37 @@ TABLE_BURST = 0.5
 #: tables), larger, since every table of a shop or a club on one Wi-Fi shares it.
 NETWORK_SHARE = 0.3
 NETWORK_BURST = 1.5
+#: A change whose own work (processor time) is longer than this (seconds) counts against the
+#: shares for the time it held the event loop times its work over this: every other table's
+#: message that comes meanwhile waits for it whole, so a table's long decisions cost the others
+#: far more than as many short ones (issue 26 item 5: 10 ms decisions, 20 a second, moved
+#: another table's p99 4.4x and 8.3x). An ordinary change takes a tenth of it and counts the
+#: time it held the loop; one of 10 ms counts 0.1 s or more, so a table sending nothing but
+#: those holds the loop under 1% of the time, on a loaded machine too.
+HOLD_SECONDS = 0.001
+#: The most one change counts (seconds, weighted as above): a decision held up by a machine
+#: that was not running the server (a swap, a pause) makes its table wait at most this over
+#: :data:`TABLE_SHARE`, 5 s, before its next change (slowed, never shut out).
+MOST_CHARGED = 0.5
+
+
+def charged(held: float, work: float | None = None) -> float:
+    """What a change counts against a share: the seconds it ``held`` the event loop, times
+    its ``work`` (its processor time; by default ``held``) over :data:`HOLD_SECONDS` where
+    that is longer, at most :data:`MOST_CHARGED`. Weighting by the work, not by the time held,
+    leaves an ordinary change that the machine merely paused counted as it was."""
+    work = held if work is None else work
+    held = max(0.0, held)
+    if work <= HOLD_SECONDS:
+        return min(held, MOST_CHARGED)
+    return min(held * (work / HOLD_SECONDS), MOST_CHARGED)
 
 
 class WorkShare:
     """What the changes of one table (or of one network's clients) cost the server to decide,
     against its share (:data:`TABLE_SHARE` of a core, beyond a burst of :data:`TABLE_BURST`
     seconds; ``network``: :data:`NETWORK_SHARE`, :data:`NETWORK_BURST`): a leaky bucket of
-    seconds of work."""
+    the seconds its changes held the event loop, each long hold weighted (:func:`charged`)."""
 
     __slots__ = ("debt", "network", "since")
 
@@ -128,9 +155,10 @@ class WorkShare:
                 ),
             )
 
-    def spend(self, seconds: float) -> None:
-        """A change took ``seconds`` to decide."""
-        self.debt += seconds
+    def spend(self, seconds: float, work: float | None = None) -> None:
+        """A change held the event loop ``seconds`` to be decided, ``work`` of them its own
+        processor time (by default all): counted as :func:`charged`."""
+        self.debt += charged(seconds, work)
 
 
 class WorkShares:
