@@ -160,3 +160,45 @@ def test_a_change_refused_storage_is_kept_and_sent_again(
     view = get(f"{base}/api/tables/{table['id']}")
     assert view["seq"] == 1
     page.context.close()
+
+
+def test_a_change_waiting_for_the_database_is_said_in_the_strip_and_kept(
+    base: str, browser: Browser
+) -> None:
+    """issue 26 item 7 (the page side): the server says a change waits for its database
+    (`waiting`, as its writer words it): the page keeps the change pending (its total shown)
+    and says "Waiting for the database" in its connection strip, until the change is
+    acknowledged; then the strip is gone and the change applied once."""
+    from lifeledger_table.live.writer import waiting_message
+
+    table = post(base + "/api/tables", {"players": [{"name": "Ana"}, {"name": "Bo"}]})
+    page = new_phone(browser)
+    held: list[str] = []
+
+    def relay(ws: WebSocketRoute) -> None:
+        server = ws.connect_to_server()
+
+        def up(message: str | bytes) -> None:
+            msg = json.loads(message)
+            if msg.get("type") == "action" and not held:
+                held.append(str(message))  # the database is away: kept, not yet written
+                ws.send(json.dumps(waiting_message(msg["id"])))
+                return
+            server.send(message)
+
+        ws.on_message(up)
+        server.on_message(ws.send)
+
+    page.route_web_socket(re.compile(r"/ws/"), relay)
+    sit(page, base, table["id"], "ana")
+    page.locator('[data-player="bo"] [data-act="minus"]').click()
+    strip = page.locator("#netstate")
+    expect(strip).to_contain_text("Waiting for the database", timeout=3000)
+    expect(life(page, "bo")).to_have_text("19")
+    assert page.evaluate("() => S.pending.size") == 1
+    page.evaluate("(m) => S.ws.send(m)", held[0])  # the database is back: written, acknowledged
+    page.wait_for_function("() => S.pending.size === 0", timeout=10_000)
+    expect(strip).not_to_contain_text("Waiting for the database")
+    expect(life(page, "bo")).to_have_text("19")
+    assert get(f"{base}/api/tables/{table['id']}")["seq"] == 1
+    page.context.close()
