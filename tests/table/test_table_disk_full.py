@@ -144,3 +144,33 @@ async def test_a_change_is_refused_storage_only_while_the_disk_is_full_and_its_r
     data = await (await client.get(f"/api/tables/{table['id']}")).json()
     bo = next(p for p in data["state"]["players"] if p["id"] == "bo")
     assert bo["life"] == 17 and data["seq"] == 2
+
+
+@pytest.mark.asyncio
+async def test_a_full_disk_logs_one_line_for_the_condition_not_one_per_change(
+    aiohttp_client: Any, small_volume: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """issue 26 item 9: five changes refused `storage` while the disk is full log one line
+    (no traceback), and one more when writes go through again; not a traceback each."""
+    client: TestClient[Any, Any] = await aiohttp_client(
+        create_app(SQLiteStore(str(small_volume / "tables.db")))
+    )
+    table = await open_table(client)
+    ana = await phone(client, table["id"], await seat(client, table["id"], "ana"))
+    assert (await ana.act({"do": "lose_life", "player": "bo", "amount": 1}))["type"] == "ack"
+    filler = fill(small_volume, leave=0)
+    caplog.clear()
+    for n in range(5):
+        refused = await ana.act({"do": "lose_life", "player": "bo", "amount": 2 + n})
+        assert refused["type"] == "error" and refused["error"] == "storage", refused
+    records = [r for r in caplog.records if r.name == "lifeledger_table"]
+    assert len(records) == 1, [r.getMessage() for r in records]
+    assert records[0].exc_info is None and "full" in records[0].getMessage()
+    assert "\n" not in records[0].getMessage()
+    filler.unlink()
+    caplog.clear()
+    assert (await ana.act({"do": "lose_life", "player": "bo", "amount": 1}))["type"] == "ack"
+    records = [r for r in caplog.records if r.name == "lifeledger_table"]
+    assert [r.getMessage() for r in records] == [
+        "events are stored again (5 writes failed: database or disk is full)"
+    ]

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sqlite3
 import time
 from collections.abc import Callable, Coroutine
 from concurrent.futures import Executor, ThreadPoolExecutor
@@ -37,7 +38,7 @@ from lifeledger.sentences import Sentence
 from ..decide.errors import TableError, with_sentence
 from ..decide.logreads import Found, NeedsLog
 from ..decide.table import Decision, Table
-from ..store.records import Event, Store, StoreUnavailable
+from ..store.records import Event, Store, StoreError, StoreUnavailable
 from .fanout import Fanout
 from .sockets import Sender, error_message
 
@@ -193,6 +194,10 @@ class Writer:
         self.waiting_since: float | None = None
         #: The changes (client ids) told ``waiting`` in the write under way.
         self.told: set[str] = set()
+        #: Why the last writes failed (logged once, issue 26 item 9: a full disk logged a
+        #: traceback for every change refused), and how many did, until one goes through.
+        self.failure: str | None = None
+        self.failures = 0
         #: Tables being loaded again (off the event loop), with the requests for each that
         #: wait to be decided once it is loaded, in the order they came.
         self.reloading: dict[str, list[Request]] = {}
@@ -396,16 +401,20 @@ class Writer:
                     if not done:
                         self._tell_waiting(batch)
                     written = await write
-                    if failing is not None:
+                    if self.failure is not None:
                         log.warning(
-                            "stored %d events after %.1f s", len(batch), time.monotonic() - failing
+                            "events are stored again (%d %s failed: %s)",
+                            self.failures,
+                            "write" if self.failures == 1 else "writes",
+                            self.failure,
                         )
+                        self.failure, self.failures = None, 0
                     return written
                 except StoreUnavailable as exc:
                     now = time.monotonic()
                     if failing is None:
                         failing = now
-                        log.warning("could not store %d events, trying again: %s", len(batch), exc)
+                        self._failed(exc, len(batch), "trying again")
                     if self.waiting_since is None:
                         self.waiting_since = now
                     self._tell_waiting(batch)
@@ -416,8 +425,8 @@ class Writer:
                         self.batch = []
                         continue
                     log.error("gave up storing %d events after %.0f s", len(batch), now - failing)
-                except Exception:
-                    log.exception("could not store %d events", len(batch))
+                except Exception as exc:
+                    self._failed(exc, len(batch), "refused storage")
                 failed = batch + self.batch
                 self.batch = []
                 await self._fail(failed)
@@ -425,6 +434,34 @@ class Writer:
         finally:
             self.waiting_since = None
             self.told = set()
+
+    def _failed(self, exc: Exception, events: int, then: str) -> None:
+        """A write of ``events`` failed for ``exc``: one line is logged for each condition
+        (the same error again, a full disk say, is counted, not logged), with a traceback
+        only for an error no store makes (a fault of the program's)."""
+        why = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        self.failures += 1
+        if why == self.failure:
+            return
+        if self.failure is not None:
+            log.warning(
+                "%d %s failed: %s",
+                self.failures - 1,
+                "write" if self.failures == 2 else "writes",
+                self.failure,
+            )
+        self.failure, self.failures = why, 1
+        if isinstance(exc, (StoreError, sqlite3.Error, OSError)):
+            level = logging.WARNING if isinstance(exc, StoreUnavailable) else logging.ERROR
+            log.log(
+                level,
+                "could not store %d events (%s): %s; said once while it lasts",
+                events,
+                then,
+                why,
+            )
+        else:
+            log.exception("could not store %d events (%s)", events, then)
 
     def _tell_waiting(self, batch: list[tuple[Decision, Sender]]) -> None:
         """Tell the senders of ``batch`` not told yet that their changes wait for the store."""
