@@ -17,6 +17,10 @@ of what issue 7 found, then all of them at once:
   Blood, Boon Reflection and 2,500 Ajani's Pridemates, Bo at 10^1000 life, sends
   ``gain_life ana 1`` over and over (it froze every table 34 s a change), and the accepted
   variant, a ``repeat`` of 5 groups of 200 ``lose_life 0`` (36.6 s with 1,000 cards);
+- ``engine-heavy`` (issue 26 item 5): that table's phone sends 20 changes a second, every
+  other one the costly ``gain_life``, the others an accepted group of 100 ``lose_life 0``
+  (some ms of work each); a line after its row says what the table itself got: changes the
+  engine decided a second, and the share turned away ``busy`` (slowed, never shut out);
 - issue 18 item 1, one client (4 requests under way at once from one address) and, ``...100``,
   one client on 100 loopback addresses of one network (127.0.4.1-100, a request under way from
   each), repeating as fast as they are answered: ``pages``/``pages100``, history pages of the
@@ -445,6 +449,93 @@ async def attack_engine(server: Server, done: asyncio.Event) -> None:
         await ws.close()
 
 
+#: The ``engine-heavy`` attacker's changes a second (issue 26 item 5's audit: 20).
+HEAVY_RATE = 20
+#: Its accepted change: a group of this many ``lose_life 0``, each part looking at every
+#: effect of the 2,500 cards (some ms of work, within the engine's time).
+HEAVY_PARTS = 100
+
+
+def tallies_path(server: Server) -> Path:
+    """Where the ``engine-heavy`` attacker keeps what its changes got (it runs in a process
+    of its own, ended from outside)."""
+    return Path(tempfile.gettempdir()) / f"hostile-engine-heavy-{server.engine_table}.json"
+
+
+async def attack_engine_heavy(server: Server, done: asyncio.Event) -> None:
+    """Issue 26 item 5: the ``engine`` table's phone sends :data:`HEAVY_RATE` changes a
+    second, every other one the costliest (``gain_life``: refused ``too-much-work`` after the
+    engine's 10 ms), the others a group of :data:`HEAVY_PARTS` ``lose_life 0`` (accepted after
+    some ms of work), and counts its answers: what the engine decided (acknowledged, or
+    ``too-much-work``) and what waited its turn (``busy``), so that the table is seen slowed
+    but never shut out (kept in :func:`tallies_path`)."""
+    gain = {"do": "gain_life", "player": "ana", "amount": 1}
+    parts = [{"do": "lose_life", "player": "bo", "amount": 0}] * HEAVY_PARTS
+    group = {"do": "together", "actions": parts}
+    tallies: dict[str, float] = {"sent": 0, "seconds": 0.0}
+    path = tallies_path(server)
+    path.unlink(missing_ok=True)
+    began = kept = time.monotonic()
+
+    def keep(now: float) -> None:
+        nonlocal kept
+        kept = now
+        tallies["seconds"] = now - began
+        path.write_text(json.dumps(tallies))
+
+    async with session("127.0.7.31") as http:
+        url = f"{server.base}/ws/t/{server.engine_table}?token={server.engine_token}"
+        ws = await http.ws_connect(url, max_msg_size=0)
+        await ws.send_json({"type": "hello", "token": server.engine_token, "since": 0})
+
+        async def read() -> None:
+            async for msg in ws:
+                if msg.type != aiohttp.WSMsgType.TEXT:
+                    return
+                data = json.loads(msg.data)
+                kind, cid = data.get("type"), data.get("id")
+                if cid and kind in ("ack", "event", "error"):  # its event, with its id: an ack
+                    code = str(data.get("error")) if kind == "error" else "ack"
+                    tallies[code] = tallies.get(code, 0) + 1
+                    now = time.monotonic()
+                    if now - kept >= 0.5:
+                        keep(now)
+
+        reader = asyncio.create_task(read())
+        n, tag = 0, random.getrandbits(40)
+
+        async def step() -> None:
+            nonlocal n
+            n += 1
+            action = gain if n % 2 else group
+            await ws.send_json({"type": "action", "id": f"x{tag}-{n}", "action": action})
+            tallies["sent"] = n
+            await asyncio.sleep(max(0.0, began + n / HEAVY_RATE - time.monotonic()))
+
+        await until(done, step)
+        reader.cancel()
+        await ws.close()
+
+
+def heavy_line(tallies: list[dict[str, float]]) -> str:
+    """What the ``engine-heavy`` table's changes got over its attacked runs (min / median /
+    max): decided by the engine (acknowledged or ``too-much-work``) a second, and the share
+    of those sent turned away ``busy``."""
+    tallies = [t for t in tallies if t.get("seconds")]
+    if not tallies:
+        return "| engine-heavy's own table | (no tallies kept) |"
+    decided = [(t.get("ack", 0) + t.get("too-much-work", 0)) / t["seconds"] for t in tallies]
+    acks = [t.get("ack", 0) / t["seconds"] for t in tallies]
+    busy = [t.get("busy", 0) / max(1, t.get("sent", 0)) * 100 for t in tallies]
+    known = {"sent", "seconds", "ack", "too-much-work", "busy"}
+    others = sorted({k for t in tallies for k in t} - known)
+    return (
+        f"| engine-heavy's own table | decided a second {spread(decided)} (accepted"
+        f" {spread(acks)}) | busy % of sent {spread(busy)} | other answers: "
+        f"{', '.join(others) or 'none'} |"
+    )
+
+
 #: How many requests one attacking address keeps under way at once (issue 18 item 1).
 REQUESTS_AT_ONCE = 4
 #: The addresses of the 100-address attacks: one client on one network (127.0.4.0/24).
@@ -627,6 +718,7 @@ ATTACKS: dict[str, list[Attack]] = {
     "slow": [attack_slow],
     "codes": [attack_codes],
     "engine": [attack_engine],
+    "engine-heavy": [attack_engine_heavy],
     "catalogues": [gets(catalogue_request)],
     "catalogues100": [gets(catalogue_request, many=True)],
     "manifest": [gets(manifest_request)],
@@ -749,9 +841,12 @@ async def run_all(args: Any, db: str) -> None:
                 continue
             quiet: list[Figures] = []
             attacked: list[Figures] = []
+            heavy: list[dict[str, float]] = []
             for _ in range(args.runs):
                 quiet.append(await measure(server, victims, None, args))
                 attacked.append(await measure(server, victims, name, args))
+                if name == "engine-heavy" and tallies_path(server).exists():
+                    heavy.append(json.loads(tallies_path(server).read_text()))
             ratios = [a.p99 / q.p99 for a, q in zip(attacked, quiet, strict=True)]
             print(
                 f"| {name} | {spread([q.p99 for q in quiet])} | "
@@ -762,6 +857,9 @@ async def run_all(args: Any, db: str) -> None:
                 f" {spread([a.load for a in attacked + quiet])} |",
                 flush=True,
             )
+            if name == "engine-heavy":  # slowed, never shut out: what it got meanwhile
+                print(heavy_line(heavy), flush=True)
+            tallies_path(server).unlink(missing_ok=True)  # kept by "all"'s attacker too
     finally:
         stop(proc)
 
