@@ -218,3 +218,31 @@ def test_a_history_page_and_a_ping_are_answered() -> None:
     (page,) = send(table, kept, {"type": "history", "before": 3, "limit": 5})
     assert [e["seq"] for e in page["entries"]] == [1, 2]
     assert send(table, kept, {"type": "ping"}) == [{"type": "pong"}]
+
+
+@pytest.mark.rule("704.5a")
+def test_a_seats_change_under_later_ones_is_taken_back_on_the_device_too() -> None:
+    """Issue 25 item 4, decided by the device's engine as by a server: Ana's change under Bo's
+    is taken back and Bo's made again; one that would now do something else (Bo's −2 no
+    longer ends Bo at 0: 704.5a) is named first and taken back with "confirm"; everything is
+    kept, and the table opens again as it was."""
+    table, kept = new_table(TWO)
+    for cid, seat, amount in (("a1", "ana", 3), ("b1", "bo", 2)):
+        action = {"do": "lose_life", "player": "bo", "amount": amount}
+        send(table, kept, {"type": "action", "id": cid, "as": seat, "action": action})
+    sent = send(table, kept, {"type": "undo", "id": "u1", "as": "ana", "target": 1})
+    assert [m["entry"]["kind"] for m in sent] == ["undo", "undo", "action"]
+    assert sent[-1]["id"] == "u1" and sent[-1]["entry"]["seat"] == "bo"
+    assert life(table, "bo") == 18
+    action = {"do": "lose_life", "player": "bo", "amount": 16}
+    send(table, kept, {"type": "action", "id": "a2", "as": "ana", "action": action})
+    action = {"do": "lose_life", "player": "bo", "amount": 2}
+    send(table, kept, {"type": "action", "id": "b2", "as": "bo", "action": action})
+    assert life(table, "bo") == 0
+    (refused,) = send(table, kept, {"type": "undo", "id": "u2", "as": "ana", "target": 6})
+    assert refused["error"] == "undo-changes-later" and "event 7" in refused["message"]
+    msg = {"type": "undo", "id": "u3", "as": "ana", "target": 6, "confirm": True}
+    assert send(table, kept, msg)[-1]["id"] == "u3"
+    assert life(table, "bo") == 16
+    reopen(kept)
+    assert life(table, "bo") == 16

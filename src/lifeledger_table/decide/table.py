@@ -111,6 +111,9 @@ SETUP_KEY = (0, 0)
 #: The events that leave the game in progress unfinished (not scored) and begin a fresh one
 #: with the same players: an undo takes them back while no action of the new game is in effect.
 OPENERS = ("reset", "new_game")
+#: The most later changes replayed when a seat takes back its own change under them (issue 25
+#: item 4): each is worked out again by the engine, within :data:`.limits.UNDO_SECONDS`.
+UNDO_UNDER = 50
 
 
 @dataclass(slots=True)
@@ -136,6 +139,9 @@ class Entry:
     #: For a change of a player's name or colour (``setup``): the player, and each of
     #: ``name`` and ``colour`` that changed as ``{"from": ..., "to": ...}``.
     setup: dict[str, Any] | None = None
+    #: Part of a seat's own change taken back under later ones (issue 25 item 4): for an undo of
+    #: a later change, the change taken back; for a later change made again, the one it repeats.
+    replay: int | None = None
     _text: str | None = None
 
     def text(self) -> str:
@@ -159,6 +165,7 @@ class Entry:
             **({"device": self.device} if self.device is not None else {}),
             **({"allowed": self.allowed} if self.allowed is not None else {}),
             **({"setup": self.setup} if self.setup is not None else {}),
+            **({"replay": self.replay} if self.replay is not None else {}),
         }
 
 
@@ -712,6 +719,8 @@ class Table:
         client_id: str,
         seat: str | None,
         at: float | None = None,
+        *,
+        replayed: bool = False,
     ) -> Decision:
         """:meth:`decide` a new request, the engine bounded by :data:`.limits.DECISION_SECONDS`
         (the log, replayed, is not: each of its actions was decided within it once)."""
@@ -733,7 +742,7 @@ class Table:
         collecting = gc.isenabled()
         gc.disable()
         try:
-            step = self._prepare(event, seat, live=True)
+            step = self._prepare(event, seat, live=True, replayed=replayed)
         except TableError as exc:
             if exc.code != "choice-needed":  # sent again, with its id, once the choice is made
                 self._refusals[client_id] = exc
@@ -866,7 +875,9 @@ class Table:
         start = end - self.CHECKPOINT
         return self._checkpoint_game(start), start, self._actions(start, end)
 
-    def _prepare(self, event: Event, seat: str | None, *, live: bool) -> _Step:
+    def _prepare(
+        self, event: Event, seat: str | None, *, live: bool, replayed: bool = False
+    ) -> _Step:
         """Work out what ``event`` does, changing nothing in the table (only the live game, for
         an action the engine accepts: :meth:`_adopt` then takes it in, or the caller rebuilds
         the game). ``live``: a client's request (checked against its seat; a view and the
@@ -882,6 +893,8 @@ class Table:
             seq=event.seq, kind=event.kind, game=self.number, seat=event.seat, time=event.time
         )
         entry.device = _device(event.body)
+        replay = event.body.get("replay") if isinstance(event.body, dict) else None
+        entry.replay = replay if type(replay) is int else None
         number, position = self.number, self.count
         players: frozenset[str] | None = None
         teams: frozenset[str] | None = None
@@ -900,7 +913,8 @@ class Table:
             if live:
                 check_action_text(action, "action")
                 check_shortcut(parsed)
-                if seat is not None and self.rights.check(parsed, seat, game=game):
+                # A change replayed under an undo (issue 25 item 4) was checked when made.
+                if seat is not None and not replayed and self.rights.check(parsed, seat, game=game):
                     self._agree(action, seat)
             try:
                 entry.notes = engine.apply(game, parsed, position)
@@ -1151,6 +1165,7 @@ class Table:
             "score": score,
             "can_undo": target is not None,
             "undo_target": target,
+            "undo_own": _own_targets(step.segment[2] if step.segment else [*self.tail, step.event]),
             "effects": effects,
             "choices": engine.choices(step.game),  # a few entries per card in play
             **_setup_view(*(step.setup or (self.header, self.colours))),
@@ -1165,6 +1180,7 @@ class Table:
                 "seq": step.event.seq,
                 "can_undo": target is not None,
                 "undo_target": target,
+                "undo_own": step.view["undo_own"],
             }
         )
         extra = ""
@@ -1286,6 +1302,243 @@ class Table:
         if _device(event.body) == "table":
             return Sentence("the table")
         return self.label(event.seat) if event.seat else Sentence("nobody")
+
+    # -- a seat's own change under later ones (issue 25 item 4) --------------------------------
+
+    def undoes_under(self, kind: str, body: dict[str, Any]) -> bool:
+        """Whether a request is an undo of a change under the table's last one: an action in
+        effect since the last checkpoint, not the last (:meth:`decide_all` decides it)."""
+        target = body.get("target")
+        last = self.last
+        if kind != "undo" or type(target) is not int or last is None or last.kind != "action":
+            return False
+        return target != last.seq and any(e.seq == target for e in self.tail)
+
+    def decide_all(
+        self,
+        kind: str,
+        body: dict[str, Any],
+        client_id: str,
+        seat: str | None,
+        *,
+        look_up: bool = False,
+        at_turn: int | None = None,
+        shares: Sequence[WorkShare] = (),
+    ) -> list[Decision] | int:
+        """:meth:`decide` a request, as one or several changes: a seat taking back its own
+        change under later ones (issue 25 item 4) is, in the log, the later ones taken back
+        (newest first), its own, then each later one made again as it was (its seat's, its
+        device's, marked ``"replay"``), so that every reader of the log (records, pictures,
+        checkpoints, other servers) reads plain undos and actions. The engine works them out
+        first: if it now refuses a later change, the undo is refused, naming it and the rule;
+        if a later change would now do something else, the undo is refused
+        ``undo-changes-later``, naming each and how, unless the request says
+        ``"confirm": true``. The last change made has ``client_id`` (a retry is answered its
+        sequence number); the others have ids derived from it."""
+        if not self.undoes_under(kind, body):
+            decision = self.decide(
+                kind, body, client_id, seat, look_up=look_up, at_turn=at_turn, shares=shares
+            )
+            return decision if isinstance(decision, int) else [decision]
+        self.check()
+        if self.reloading:
+            raise TableError(
+                "storage",
+                Sentence("The table is being loaded again; nothing changed. Send it again."),
+            )
+        refused = self._refusals.get(client_id)
+        if refused is not None:
+            raise refused
+        earlier = self._earlier(client_id, look_up)
+        if earlier is not None:
+            return earlier
+        for share in shares:
+            share.check()
+        began, worked = time.perf_counter(), cpu_time()
+        try:
+            return self._undo_under(body, client_id, seat)
+        except TableError as exc:
+            self._refusals[client_id] = exc
+            while len(self._refusals) > REFUSALS_KEPT:
+                self._refusals.popitem(last=False)
+            raise
+        finally:
+            work = cpu_time() - worked
+            held = max(time.perf_counter() - began, work)
+            self.share.spend(held, work)
+            for share in shares:
+                if share is not self.share:
+                    share.spend(held, work)
+
+    def _undo_under(self, body: dict[str, Any], client_id: str, seat: str | None) -> list[Decision]:
+        target = body["target"]
+        index = next(i for i, e in enumerate(self.tail) if e.seq == target)
+        undone, later = self.tail[index], self.tail[index + 1 :]
+        device = _device(body)
+        last = self.last
+        assert last is not None
+        if seat is None or undone.seat != seat or _device(undone.body) != device:
+            raise TableError(
+                "not-last",
+                Sentence(
+                    "Event {seq} is not the last action in effect: {player}'s change (event "
+                    "{last}) came after it. Under later changes, a seat takes back only its "
+                    "own last change.",
+                    seq=target,
+                    player=self.undo_by(last),
+                    last=last.seq,
+                ),
+            )
+        newer = [e for e in later if e.seat == seat and _device(e.body) == device]
+        if newer:
+            raise TableError(
+                "not-last",
+                Sentence(
+                    "Event {seq} is not {player}'s last change: event {newer} came after it; "
+                    "take that back first.",
+                    seq=target,
+                    player=self.undo_by(undone),
+                    newer=newer[-1].seq,
+                ),
+            )
+        if _undoable(undone) is None:
+            raise TableError(
+                "final", Sentence("A concession is final: it can't be undone."), rule="104.3a"
+            )
+        if len(later) > UNDO_UNDER:
+            raise TableError(
+                "too-much-work",
+                Sentence(
+                    "{n} changes came after it: a change is taken back under at most {most}. "
+                    "Record what undoes it instead.",
+                    n=len(later),
+                    most=UNDO_UNDER,
+                ),
+            )
+        differ = self._replayed_without(index)
+        if differ and body.get("confirm") is not True:
+            raise TableError(
+                "undo-changes-later",
+                Sentence(
+                    "Taking back {what} changes what later changes did: {changes}. Undo again "
+                    "to take it back anyway.",
+                    what=Sentence("event {seq}", seq=target),
+                    changes=Items(differ),
+                ),
+            )
+        # What the undo of the last of them reads of the log is read before anything changes
+        # (NeedsLog: nothing changed yet), and kept through the changes made here.
+        position = self.base_count + index
+        if position == self.base_count and position:
+            self._actions(position - 1, position)
+        elif not position:
+            self._opener(self.number)
+        reads = self._reads
+        made: list[Decision] = []
+        stem = client_id[:48]
+        common = {"device": device} if device else {}
+        try:
+            for e in reversed(later):
+                undo = {"target": e.seq, "replay": target, **common}
+                made.append(self._decide("undo", undo, f"{stem}-u{e.seq}", seat))
+                self._reads = reads
+            ids = [f"{stem}-r{e.seq}" for e in later]
+            made.append(
+                self._decide("undo", {**body}, client_id if not later else f"{stem}-x", seat)
+            )
+            self._reads = reads
+            for e, cid in zip(later, [*ids[:-1], client_id], strict=True):
+                again = {"action": e.body["action"], "replay": e.seq}
+                if _device(e.body):
+                    again["device"] = "table"
+                made.append(self._decide("action", again, cid, e.seat, replayed=True))
+                self._reads = reads
+        except Exception:
+            # Worked out before: the engine agreed. Whatever failed, the table is loaded again
+            # as the store holds it (nothing of this undo is written).
+            log.exception("table %s: taking back event %s under later ones failed", self.id, target)
+            for decision in made:
+                self.pending.pop(decision.event.seq, None)
+            self.reload()
+            raise TableError(
+                "engine-failed",
+                Sentence("The rules engine failed on this change; nothing changed."),
+            ) from None
+        return made
+
+    def _replayed_without(self, index: int) -> list[str]:
+        """The later changes (after ``self.tail[index]``) that the engine, replaying them
+        without it, finds doing something else, each named with how (raises ``refused``
+        naming one it now refuses, with the rule, and ``too-much-work`` past
+        :data:`.limits.UNDO_SECONDS`). Changes nothing."""
+        start = self.base_count
+        game = self.base.copy()
+        game.deadline = time.monotonic() + UNDO_SECONDS
+        undone = self.tail[index]
+        differ: list[str] = []
+        try:
+            engine.resume(game, [e.body["action"] for e in self.tail[:index]], start)
+            state = engine.state_of(game)
+            for offset, e in enumerate(self.tail[index + 1 :]):
+                where = start + index + offset
+                try:
+                    engine.apply(game, e.body["action"], where)
+                except (engine.RefusedError, engine.ChoiceNeeded) as exc:
+                    why = exc.message if isinstance(exc, engine.RefusedError) else str(exc)
+                    raise TableError(
+                        "refused",
+                        Sentence(
+                            "Taking back event {seq} would leave {player}'s later change "
+                            "(event {later}) refused: {why}",
+                            seq=undone.seq,
+                            player=self.undo_by(e),
+                            later=e.seq,
+                            why=why,
+                        ),
+                        rule=getattr(exc, "rule", None),
+                    ) from None
+                after, players, teams, _ = engine.after(game, state)
+                now = changes(state, after, players, teams)
+                state = after
+                was = json.loads(e.entry)["changes"] if e.entry else []
+                if _effect(now) != _effect(was):
+                    differ.append(
+                        Sentence(
+                            "{player}'s change (event {seq}): {was}, now {now}",
+                            player=self.undo_by(e),
+                            seq=e.seq,
+                            was=self._said_changes(was),
+                            now=self._said_changes(now),
+                        )
+                    )
+        except engine.TooMuchWork as exc:
+            raise TableError(
+                "too-much-work",
+                Sentence(
+                    "Taking this back means working out the changes after it again, more than "
+                    "a table may at once ({ms} ms); nothing changed. Record what undoes it "
+                    "instead.",
+                    ms=f"{UNDO_SECONDS * 1000:g}",
+                ),
+            ) from exc
+        finally:
+            game.deadline = None
+        return differ
+
+    def _said_changes(self, items: list[dict[str, Any]]) -> str:
+        """What a change did, shortly: "Cy life 40 → 37; Cy status playing → lost"."""
+        if not items:
+            return Sentence("nothing")
+        said = []
+        for c in items:
+            who = c.get("player") or c.get("team")
+            what = str(c.get("what"))
+            if c.get("kind"):
+                what = f"{what} {c['kind']}"
+            said.append(
+                f"{self.label(who) + ' ' if who else ''}{what} {c.get('from')} → {c.get('to')}"
+            )
+        return "; ".join(said)
 
     def _take_setup(self, found: Checkpoint | None) -> bool:
         """Take in the players' names and colours as changed at the table (``setup`` events),
@@ -1525,6 +1778,7 @@ class Table:
             "score": self.score(),
             "can_undo": self.can_undo(),
             "undo_target": self.undo_target(),
+            "undo_own": _own_targets(self.tail),
             "effects": engine.effects(self.game),
             "choices": engine.choices(self.game),
             **_setup_view(self.header, self.colours),
@@ -1621,6 +1875,35 @@ def _undoable(last: Event | None) -> int | None:
     if last is None or (last.kind == "action" and concessions(last.body["action"])):
         return None
     return last.seq
+
+
+def _own_targets(effective: list[Event]) -> dict[str, int]:
+    """Each seat's own last change in effect among ``effective`` (the actions since the last
+    checkpoint), as a seat's Undo on its own phone names it (issue 25 item 4): its newest
+    action sent from its own phone (not the table device's), unless a concession (104.3a)."""
+    own: dict[str, int] = {}
+    seen: set[str] = set()
+    for event in reversed(effective):
+        seat = event.seat
+        if event.kind != "action" or seat is None or seat in seen or _device(event.body):
+            continue
+        seen.add(seat)
+        if _undoable(event) is not None:
+            own[seat] = event.seq
+    return own
+
+
+def _effect(items: list[dict[str, Any]]) -> list[str]:
+    """What a change did, whatever the totals were before it: each item of its changes with a
+    number's change as the difference (Bo −2 is Bo −2 from 38 as from 36), else as it was."""
+    out = []
+    for c in items:
+        rest = {k: v for k, v in c.items() if k not in ("from", "to")}
+        old, new = c.get("from"), c.get("to")
+        numbers = all(type(x) is int for x in (old, new))
+        rest["by"] = new - old if numbers else [old, new]  # type: ignore[operator]
+        out.append(json.dumps(rest, sort_keys=True))
+    return sorted(out)
 
 
 def _renamed(header: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:

@@ -43,7 +43,7 @@ _CLIENT_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 #: The changes a page sends, and the members each may carry besides type, id and as.
 _CHANGES: dict[str, set[str]] = {
     "action": {"action", "at_turn"},
-    "undo": {"target"},
+    "undo": {"target", "confirm"},
     "next_game": set(),
     "reset": set(),
     "new_game": set(),
@@ -336,24 +336,27 @@ def _change(table: Table, kind: str, msg: dict[str, Any]) -> str:
             )
         body: dict[str, Any] = {k: msg.get(k) for k in _CHANGES[kind] - {"at_turn"}}
         body["device"] = "table"
-        decision = table.settle(
-            lambda: table.decide(kind, body, cid or "", acting, look_up=True, at_turn=at_turn)
+        decisions = table.settle(
+            lambda: table.decide_all(kind, body, cid or "", acting, look_up=True, at_turn=at_turn)
         )
     except TableError as exc:
         return _answer([_error(cid, exc)])
-    if isinstance(decision, int):  # sent again: it was kept already
-        return _answer([json.dumps({"type": "ack", "id": cid, "seq": decision})])
-    return _keep(table, decision, cid or "")
+    if isinstance(decisions, int):  # sent again: it was kept already
+        return _answer([json.dumps({"type": "ack", "id": cid, "seq": decisions})])
+    return _keep(table, decisions)
 
 
-def _keep(table: Table, decision: Decision, cid: str) -> str:
-    """Write a decided change to the in-memory store and answer it, with what the page keeps."""
-    checkpoints = [decision.checkpoint] if decision.checkpoint else []
-    table.store.append([decision.event], checkpoints)
-    table.commit(decision)
-    text = decision.text
-    sent = f"{text[:-1]}, {json.dumps('id')}: {json.dumps(cid)}}}"
-    return _answer([sent], {"events": [json.dumps(asdict(decision.event))]})
+def _keep(table: Table, decisions: list[Decision]) -> str:
+    """Write decided changes (one, or a seat's own change taken back under later ones: issue 25
+    item 4) to the in-memory store and answer each, with its id, and what the page keeps."""
+    checkpoints = [d.checkpoint for d in decisions if d.checkpoint]
+    table.store.append([d.event for d in decisions], checkpoints)
+    sent = []
+    for decision in decisions:
+        table.commit(decision)
+        text, cid = decision.text, decision.event.client_id
+        sent.append(f"{text[:-1]}, {json.dumps('id')}: {json.dumps(cid)}}}")
+    return _answer(sent, {"events": [json.dumps(asdict(d.event)) for d in decisions]})
 
 
 def _tool(table: Table, msg: dict[str, Any]) -> str:

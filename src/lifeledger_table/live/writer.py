@@ -245,7 +245,9 @@ class Writer:
             return
         try:
             shares = (table.share, self.hub.shares.of(conn.address)) if request.charged else ()
-            decision = table.decide(
+            # One change, or several: a seat's own change taken back under later ones is the
+            # later ones taken back, its own, and the later ones made again (issue 25 item 4).
+            decisions = table.decide_all(
                 request.kind,
                 request.body,
                 cid,
@@ -264,10 +266,11 @@ class Writer:
         except TableError as exc:
             self.refuse(table, conn, cid, exc, request.also)
             return
-        if isinstance(decision, int):
-            self.retry(table, conn, cid, decision)
+        if isinstance(decisions, int):
+            self.retry(table, conn, cid, decisions)
         else:
-            self.submit(decision, conn)
+            for decision in decisions:
+                self.submit(decision, conn)
 
     async def _read(self, table: Table, request: Request, need: NeedsLog) -> None:
         """Read off the event loop what ``request``'s decision needs of its table's log, and

@@ -333,8 +333,11 @@ function receive(msg) {
       // Not saved (the server's store can't be reached) or not taken (too many at once):
       // nothing changed, and it stays pending, sent again with its id (issue 21 item 5).
       if (keepToSendAgain(msg)) { renderConn(); break; }
+      const sent = msg.id ? S.pending.get(msg.id) : null;
       if (msg.id) { tapRefused(msg); S.pending.delete(msg.id); } // a total shown early returns
       renderConn();
+      // Taking back this seat's change would change what later changes did: said, then asked.
+      if (msg.error === "undo-changes-later" && sent) { showUndoConfirm(sent.target, said(msg, S.names)); break; }
       // Another phone's undo took the same action back first: nothing happened, nothing to say.
       if (msg.error === "already-undone") break;
       // A table device's token for a seat it no longer holds: the welcome says what it holds.
@@ -416,6 +419,7 @@ function takeEvent(msg) {
   takeSetup(msg);
   S.canUndo = msg.can_undo;
   S.undoTarget = "undo_target" in msg ? msg.undo_target : undefined;
+  S.undoOwn = msg.undo_own || {};
   return true;
 }
 
@@ -428,6 +432,7 @@ function takeSnapshot(msg) {
   S.canUndo = msg.can_undo;
   // The action an undo takes back, as the server says (the page may not hold every entry).
   S.undoTarget = "undo_target" in msg ? msg.undo_target : undefined;
+  S.undoOwn = msg.undo_own || {}; // each seat's own last change in effect (issue 25 item 4)
   takeEffects(msg.effects);
   takeChoices(msg);
   S.turns = msg.turns || null; // the turn tracker's (turns.js)
@@ -595,6 +600,7 @@ function render() {
   $("title").title = S.device === "table" && MODE === "play" ? t("The table device") : S.seat ? t("You are {name}", { name: S.names.of(S.seat) }) : MODE === "watch" ? t("spectator") : "";
   renderUndo();
   if (S.undoAsks.size) showUndoAsk(); // a question about a change no longer last goes away
+  if (S.undoConfirm && undoAim().target !== S.undoConfirm.target) hideUndoConfirm(); // the table changed
   $("undo-btn").classList.toggle("hidden", MODE !== "play");
   $("history-btn").classList.toggle("hidden", MODE === "replay");
   renderBanner();
@@ -1005,12 +1011,18 @@ function renderUndo() {
   const btn = $("undo-btn");
   if (!btn || MODE !== "play") return;
   const canAct = !!S.seat || S.seats.length > 0;
-  btn.disabled = !(canAct && (S.canUndo || !!TAPS.run));
+  const aim = undoAim();
+  btn.disabled = !(canAct && (S.canUndo || aim.own || !!TAPS.run));
   let text = t("Undo");
   let title = t("Nothing to undo");
   if (TAPS.run && TAPS.run.net) {
     text = t("Undo: {what}", { what: `${S.names.of(TAPS.run.player)} ${TAPS.run.net < 0 ? "\u2212" : "+"}${formatNumber(Math.abs(TAPS.run.net))}` });
     title = t("{undo} (not sent yet)", { undo: text });
+  } else if (aim.own && aim.target !== S.undoTarget) {
+    // This seat's own last change, under later ones: those are made again after it.
+    const e = S.entries.find((x) => x.seq === aim.target);
+    text = e ? t("Undo: {what}", { what: shortAction(e.action) }) : t("Undo event {n}", { n: String(aim.target) });
+    title = t("{undo}: the changes made after it are made again", { undo: text });
   } else if (S.canUndo) {
     const e = S.entries.find((x) => x.seq === S.undoTarget);
     const what = e ? (e.action ? shortAction(e.action) : startOverName(e)) : "";
@@ -1073,6 +1085,47 @@ function placeUndoAsk(el, pid) {
   const bars = ["bar", "turn-bar", "tools-strip"].map((id) => $(id)).filter((x) => x && !x.classList.contains("hidden"));
   const below = Math.max(0, ...bars.map((x) => x.getBoundingClientRect().bottom));
   Object.assign(el.style, { left: "50%", top: `${Math.round(below) + 6}px`, width: "min(480px, 94vw)", maxHeight: "40vh", transform: "translateX(-50%)" });
+}
+
+// What this device's Undo takes back (issue 25 item 4): on a personal phone, its seat's own
+// last change in effect, even under other seats' later changes (the server takes it back and
+// makes the later ones again); on a table device, or with no change of its own in effect, the
+// table's last change, as before (another seat's is asked of them). A table device holds
+// every seat, so "its own" would be whichever seat it last tapped for: the table's last
+// change is what everyone at the table saw last.
+function undoAim() {
+  const own = S.device !== "table" && S.seat && S.undoOwn ? S.undoOwn[S.seat] : undefined;
+  if (typeof own === "number") return { target: own, own: true };
+  return { target: S.undoTarget, own: false };
+}
+
+// The server's answer to an undo that would change what later changes did ("undo-changes-
+// later", naming each and how): said on a card (as the undo question is, never blocking
+// play), with "Undo anyway" (the same undo, "confirm": true) and "Keep it".
+function showUndoConfirm(target, why) {
+  let el = $("undo-confirm");
+  if (!el) {
+    el = undoAskEl().cloneNode(false);
+    el.id = "undo-confirm";
+    el.setAttribute("aria-labelledby", "undo-confirm-text");
+    el.removeAttribute("aria-describedby");
+    el.append(h("p", { id: "undo-confirm-text", class: "ask-text" }), h("div", { id: "undo-confirm-buttons", class: "row ask-buttons" }));
+    document.body.append(el);
+  }
+  S.undoConfirm = { target };
+  $("undo-confirm-text").textContent = why;
+  $("undo-confirm-buttons").replaceChildren(
+    h("button", { class: "primary", "data-undo-confirm": "yes", onclick: () => { hideUndoConfirm(); request("undo", null, { target, confirm: true }); } }, t("Undo anyway")),
+    h("button", { "data-undo-confirm": "no", onclick: hideUndoConfirm }, t("Keep it")),
+  );
+  el.classList.remove("hidden");
+  placeUndoAsk(el, null);
+}
+
+function hideUndoConfirm() {
+  S.undoConfirm = null;
+  const el = $("undo-confirm");
+  if (el) el.classList.add("hidden");
 }
 
 function showUndoAsk() {
@@ -1139,10 +1192,14 @@ function mergeChanges(items) {
 
 function renderHistory() {
   const undone = undoneSeqs();
+  // A seat's own change taken back under later ones (issue 25 item 4): the later ones were
+  // taken back and made again; the history shows the undo once and says which were made again.
+  const again = new Set(S.entries.filter((x) => x.kind === "undo" && x.replay).map((x) => x.target));
   const list = $("history-list");
   const rows = [];
   for (const g of groupEntries(undone)) {
     const e = g.items[0];
+    if (e.kind === "undo" && e.replay) continue; // part of the undo of the change it names
     const when = new Date(g.time * 1000).toLocaleTimeString(lang());
     let text;
     if (e.kind === "next_game") text = t("Game {n} begins", { n: e.game });
@@ -1161,7 +1218,10 @@ function renderHistory() {
     } else text = describe(e.action, S.names);
     const changes = mergeChanges(g.items).map((c) => describeChange(c, S.names));
     rows.push(h("li", { class: (g.items.every((x) => undone.has(x.seq)) ? "undone " : "") + e.kind, "data-seq": e.seq },
-      h("div", { class: "what" }, text, undone.has(e.seq) ? h("span", { class: "muted" }, " " + t("(undone)")) : null),
+      h("div", { class: "what" }, text,
+        again.has(e.seq) ? h("span", { class: "muted" }, " " + t("(made again, after an earlier change was undone)"))
+          : undone.has(e.seq) ? h("span", { class: "muted" }, " " + t("(undone)"))
+            : e.replay ? h("span", { class: "muted" }, " " + t("(made again: event {n})", { n: String(e.replay) })) : null),
       h("div", { class: "meta" }, `#${e.seq} · ${when} · ${sentBy(e)} · ${t("game {n}", { n: e.game })}`),
       changes.length ? h("div", { class: "changes" }, changes.join(" · ")) : null,
       ...g.items.flatMap((x) => x.notes || []).map((n) => h("div", { class: "note" }, `${noteText(n)} (${n.rule})`)),
@@ -1593,7 +1653,12 @@ async function main() {
   $("history-btn").addEventListener("click", () => { renderHistory(); open("history"); showGraph(); });
   $("menu-btn").addEventListener("click", () => { S.startOver = null; renderMenu(); open("menu"); });
   // Undo names the action it takes back: two phones pressing at once undo it once.
-  $("undo-btn").addEventListener("click", () => cancelRun() || request("undo", null, S.undoTarget === undefined ? null : { target: S.undoTarget }));
+  $("undo-btn").addEventListener("click", () => {
+    if (cancelRun()) return;
+    const aim = undoAim();
+    hideUndoConfirm();
+    request("undo", null, aim.target === undefined ? null : { target: aim.target });
+  });
   if (MODE === "replay") { setupReplay(); return; }
   try {
     // A device table opens from the copy the page kept, drawn at once: the engine decides the

@@ -354,7 +354,7 @@ def _handle(hub: Hub, conn: Conn, data: str) -> None:
         return
     allowed = {"type", "id", "as"} | {
         "action": {"action", "at_turn"},
-        "undo": {"target"},
+        "undo": {"target", "confirm"},  # confirm: take back anyway (issue 25 item 4)
         "setup": {"player", "name", "colour"},  # a player's name or colour (issue 17 item 2)
     }.get(kind, set())
     extra = sorted(set(msg) - allowed)
