@@ -208,7 +208,8 @@ async def test_a_state_that_grows_without_end_is_refused_before_it_bricks_the_ta
         answers.append(await ana.act(effect))
     kinds = [a.get("error") or a["type"] for a in answers]
     assert "too-large" in kinds and kinds.index("too-large") > 5
-    assert (await ana.act({"do": "lose_life", "player": "bo", "amount": 1}))["type"] == "ack"
+    last = await ana.act({"do": "lose_life", "player": "bo", "amount": 1})
+    assert last["type"] == "ack", last
     newcomer = await client.ws_connect(f"/ws/t/{table['id']}")
     await newcomer.send_json({"type": "hello", "token": None, "since": 0})
     welcome = await newcomer.receive()
