@@ -204,8 +204,8 @@ def create_app(
 
 def _internal_routes(hub: Hub, pacer: ErrorPacer, inside: web.Application) -> None:
     """The internal listener's routes beyond the links: another process passing on a poll
-    of a takeover request asked through this one (shown the store's secret). Its error
-    answers (a request not shown the secret) are paced per address as the public
+    of a takeover request asked through this one (shown that process's key). Its error
+    answers (a request not shown a key) are paced per address as the public
     listener's are, with the same budgets (``pacer``: issue 26 item 3, an unauthenticated
     flood), and are JSON."""
     inside[HUB_KEY] = hub
@@ -215,7 +215,7 @@ def _internal_routes(hub: Hub, pacer: ErrorPacer, inside: web.Application) -> No
     inside.middlewares.append(errors)
 
     async def takeover_status(request: web.Request) -> web.Response:
-        hub.owners.authentic(request)
+        await hub.owners.authentic(request)
         return await routes.takeover_status(request)
 
     inside.router.add_get("/api/tables/{table}/takeovers/{request}", takeover_status)

@@ -7,6 +7,7 @@ with nothing acknowledged lost, and ``lifeledger serve --workers 2`` on one port
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import os
 import random
@@ -20,8 +21,10 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+import psycopg
 import pytest
 import pytest_asyncio
+from aiohttp import web
 from aiohttp.test_utils import TestClient
 from browser_helpers import free_port, server
 from table_helpers import Phone, log_replayed, open_table, phone, seat
@@ -55,7 +58,6 @@ def test_a_lease_is_claimed_renewed_and_taken_once_expired(pg_url: str) -> None:
         assert one.renew("a", 30) == set()  # a finds it taken: no longer its table
         two.release("b", ["t1"])
         assert one.claim("t1", "a", "127.0.0.1:1", 30).owner == "a"  # released: free at once
-        assert one.secret() == two.secret() and len(one.secret()) >= 40
     finally:
         one.close()
         two.close()
@@ -336,8 +338,7 @@ async def test_a_takeover_is_polled_through_any_process(apps: list[Client]) -> N
     res = await b.post(f"/api/tables/{tid}/seats/ana", json={"takeover": True})
     assert res.status == 202
     rid = (await res.json())["request"]
-    secret = b.app[HUB_KEY].owners.secret
-    assert origin_of(rid, secret) == b.app[HUB_KEY].owners.address  # names where it was asked
+    assert origin_of(rid) == b.app[HUB_KEY].owners.address  # names where it was asked
     poll = asyncio.ensure_future(a.get(f"/api/tables/{tid}/takeovers/{rid}"))  # a long poll
     asked = await ana.until("takeover_request")
     assert asked["request"] == rid
@@ -353,11 +354,14 @@ async def test_a_takeover_is_polled_through_any_process(apps: list[Client]) -> N
     assert (await new.act({"do": "lose_life", "player": "ana", "amount": 1}))["type"] == "ack"
     res = await a.get(f"/api/tables/{tid}/takeovers/nosuch.{'A' * 20}")
     assert res.status == 404
-    # An id naming an address without the secret's signature is never followed there.
-    token, named, _ = rid.split(".")
-    assert origin_of(f"{token}.{named}.{'A' * 24}", secret) is None
-    res = await a.get(f"/api/tables/{tid}/takeovers/{token}.{named}.{'A' * 24}")
+    # An id naming an address no process of the store listens at is never followed there
+    # (a's key is shown to the processes the store registered, and nowhere else).
+    token = rid.split(".")[0]
+    elsewhere = base64.urlsafe_b64encode(b"127.0.0.1:9").decode().rstrip("=")
+    assert origin_of(f"{token}.{elsewhere}") == "127.0.0.1:9"
+    res = await a.get(f"/api/tables/{tid}/takeovers/{token}.{elsewhere}")
     assert res.status == 404
+    assert not await a.app[HUB_KEY].owners.is_process("127.0.0.1:9")
 
 
 def test_the_internal_address_is_a_host_and_maybe_a_port(
@@ -373,3 +377,59 @@ def test_the_internal_address_is_a_host_and_maybe_a_port(
             _internal(wrong)
         assert exited.value.code == 2  # a usage error (issue 26 item 8): one line, naming it
         assert capsys.readouterr().err.startswith(f"lifeledger serve: --internal {wrong}: ")
+
+
+@pytest.mark.asyncio
+async def test_reading_the_database_gives_no_key_of_the_internal_links(
+    apps: list[Client], pg_url: str
+) -> None:
+    """issue 26 item 9: the store keeps each process's key for the internal links only as a
+    digest: no table of the database holds a key, and what it holds (the digest, the secret
+    an older lifeledger kept) opens no link; the process's own key does."""
+    from aiohttp.test_utils import make_mocked_request
+
+    from lifeledger_table.store.records import key_digest
+
+    owners = [app.app[HUB_KEY].owners for app in apps]
+    keys = [o.secret for o in owners]
+    assert len(set(keys)) == 2 and all(len(k) >= 40 for k in keys)
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        tables = [r[0] for r in conn.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()"
+        ).fetchall()]  # fmt: skip
+        everything = " ".join(
+            str(row) for t in tables for row in conn.execute(f'SELECT * FROM "{t}"').fetchall()
+        )
+        held = dict(conn.execute("SELECT owner, digest FROM lifeledger_processes").fetchall())
+        assert conn.execute("SELECT count(*) FROM lifeledger_secret").fetchone() == (0,)
+    assert not any(key in everything for key in keys)
+    assert held == {o.me: key_digest(o.secret) for o in owners}
+
+    def shown(value: str) -> Any:
+        return make_mocked_request("GET", "/link", headers={"Authorization": value})
+
+    one, two = owners
+    await one.authentic(shown(two.bearer))  # another process's own key: let in
+    for forged in (
+        f"Bearer {two.me}.{held[two.me]}",  # the digest the database holds
+        f"Bearer {two.me}.{one.secret}",  # a key, of another process
+        f"Bearer nobody.{two.secret}",
+        f"Bearer {two.secret}",
+        "",
+    ):
+        with pytest.raises(web.HTTPForbidden):
+            await one.authentic(shown(forged))
+
+
+@pytest.mark.asyncio
+async def test_the_secret_an_older_lifeledger_kept_is_forgotten(pg_url: str) -> None:
+    """Migration 4 deletes the shared secret schema version 3 kept in the database."""
+    PostgresStore(pg_url).close()
+    with psycopg.connect(pg_url, autocommit=True) as conn:  # back to version 3, its secret
+        conn.execute("DROP TABLE lifeledger_processes")
+        conn.execute("INSERT INTO lifeledger_secret (secret) VALUES ('readable by anyone')")
+        conn.execute("UPDATE lifeledger_schema SET version = 3")
+    PostgresStore(pg_url).close()
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        assert conn.execute("SELECT count(*) FROM lifeledger_secret").fetchone() == (0,)
+        assert conn.execute("SELECT version FROM lifeledger_schema").fetchone() == (4,)

@@ -95,6 +95,7 @@ def test_migrations_create_the_schema_on_an_empty_database_and_keep_it_on_restar
         "tools",
         "table_leases",
         "lifeledger_secret",
+        "lifeledger_processes",
     }
     assert sql(pg_url, "SELECT version FROM lifeledger_schema") == [(SCHEMA_VERSION,)]
     store.create_table(row(1))

@@ -527,7 +527,7 @@ async def test_a_postgresql_store_from_before_the_tools_is_migrated(pg_url: str)
     store.create_table(row(1))
     store.close()
     with psycopg.connect(pg_url, autocommit=True) as conn:  # back to version 1
-        conn.execute("DROP TABLE tools, table_leases, lifeledger_secret")
+        conn.execute("DROP TABLE tools, table_leases, lifeledger_secret, lifeledger_processes")
         conn.execute("UPDATE lifeledger_schema SET version = 1")
     store = PostgresStore(pg_url)
     try:
@@ -538,7 +538,7 @@ async def test_a_postgresql_store_from_before_the_tools_is_migrated(pg_url: str)
         store.close()
     with psycopg.connect(pg_url, autocommit=True) as conn:
         found = conn.execute("SELECT version FROM lifeledger_schema").fetchone()
-    assert found == (SCHEMA_VERSION,) == (3,)
+    assert found == (SCHEMA_VERSION,) == (4,)
 
 
 async def test_a_round_is_never_extended_past_600_minutes_left(

@@ -11,7 +11,9 @@ a table's lease decides its changes; the others forward their phones' changes to
   acknowledged is lost.
 - **Links**: each process listens on an internal address (recorded in its leases). A process
   with phones on a table another owns opens one WebSocket to the owner (:class:`Link`,
-  authenticated with the store's secret, compared in constant time), follows the table
+  authenticated with the opening process's own key, which the owner checks against the
+  digest the store keeps of it, in constant time: the store never holds a key, so reading
+  it gives none, issue 26 item 9), follows the table
   there, and sends its phones' changes on it, in order. The owner decides each with the same
   writer as its own phones' (:class:`RemoteConn` answers through the link), and after the
   write is committed sends the decided event, with its message for the phones, to every
@@ -81,7 +83,7 @@ from ..decide.errors import TableError
 from ..decide.limits import TABLE_BURST, TABLE_SHARE, SocketGate
 from ..decide.table import Decision, Table
 from ..decide.tools import Tools
-from ..store.records import Event, Leases
+from ..store.records import Event, Leases, key_digest
 from .fanout import Fanout
 from .sockets import Conn, Sender, error_message
 from .toolmessages import decide_tool, tools_changed
@@ -96,6 +98,9 @@ log = logging.getLogger("lifeledger_table")
 TTL = 5.0
 #: How often (seconds) a process renews its leases.
 RENEW = 1.0
+#: How often (seconds) at most the processes on the store are read again to check a process
+#: not known yet (:meth:`Owners.authentic`, :meth:`Owners.is_process`).
+KNOWN_EVERY = 0.5
 #: The most events a follower keeps for a table before its copy is loaded again from the
 #: store (from its newest checkpoint, in a thread: at most ``Table.CHECKPOINT`` actions
 #: replayed, a quarter of the events it skips), rather than taking each in.
@@ -229,7 +234,14 @@ class Owners:
         self.me = secrets.token_hex(8)
         #: Where the others reach this process (``host:port``), once it listens.
         self.address = ""
-        self.secret = ""
+        #: This process's key, shown to the others (``Bearer ME.KEY``); the store keeps only
+        #: its digest (:func:`~..store.records.key_digest`), by which they check it.
+        self.secret = secrets.token_urlsafe(32)
+        #: The processes on the store as last read: id -> (address, digest of its key).
+        self.known: dict[str, tuple[str, str]] = {}
+        #: When :attr:`known` was last read (:func:`time.monotonic`): a process not known
+        #: reads it again at most every :data:`KNOWN_EVERY` seconds.
+        self.known_at = -KNOWN_EVERY
         #: The tables this process decides.
         self.mine: set[str] = set()
         #: The tables another process decides: the link to it.
@@ -294,7 +306,6 @@ class Owners:
         (its caps are the caller's) and returns its runner; ``None``, no listener (a store no
         other process shares: nothing can follow this one). ``more`` adds routes of its own to
         the internal listener (each request shown the secret: :meth:`authentic`)."""
-        self.secret = await asyncio.to_thread(self.leases.secret)
         if listen is not None:
             app = web.Application()
             app.router.add_get(LINK_PATH, self.accept)
@@ -304,6 +315,9 @@ class Owners:
             bound = self.runner.addresses[0]
             where = str(bound[0])
             self.address = f"[{where}]:{bound[1]}" if ":" in where else f"{where}:{bound[1]}"
+            await asyncio.to_thread(
+                self.leases.register, self.me, self.address, key_digest(self.secret)
+            )
         self.session = aiohttp.ClientSession()
         self._spawn(self._keep())
 
@@ -316,6 +330,9 @@ class Owners:
         self.mine.clear()
         with contextlib.suppress(Exception):
             await asyncio.to_thread(self.leases.release, self.me, held)
+        if self.address:
+            with contextlib.suppress(Exception):
+                await asyncio.to_thread(self.leases.unregister, self.me)
         for opening in self.links.values():
             if opening.done() and opening.result() is not None:
                 link = opening.result()
@@ -701,7 +718,7 @@ class Owners:
             ws = await asyncio.wait_for(
                 self.session.ws_connect(
                     f"http://{address}{LINK_PATH}",
-                    headers={"Authorization": f"Bearer {self.secret}"},
+                    headers={"Authorization": self.bearer},
                     heartbeat=HEARTBEAT,
                     max_msg_size=0,
                 ),
@@ -969,27 +986,57 @@ class Owners:
 
     # -- the owner's side ------------------------------------------------------------------
 
-    def authentic(self, request: web.Request) -> None:
-        """Refuse (403) a request to the internal listener not shown the store's secret
-        (compared in constant time)."""
-        given = request.headers.get("Authorization", "").encode()
-        if not self.secret or not hmac.compare_digest(given, f"Bearer {self.secret}".encode()):
+    @property
+    def bearer(self) -> str:
+        """What this process shows the others' internal listeners: its id and its key."""
+        return f"Bearer {self.me}.{self.secret}"
+
+    async def _processes(self, wanted: Callable[[dict[str, tuple[str, str]]], bool]) -> None:
+        """Read the processes on the store again unless :attr:`known` has what is ``wanted``
+        (at most every :data:`KNOWN_EVERY` seconds: a flood of made-up names reads it no
+        more often)."""
+        if wanted(self.known) or time.monotonic() - self.known_at < KNOWN_EVERY:
+            return
+        self.known_at = time.monotonic()
+        with contextlib.suppress(Exception):
+            self.known = await asyncio.to_thread(self.leases.processes)
+
+    async def authentic(self, request: web.Request) -> None:
+        """Refuse (403) a request to the internal listener not shown the key of a process
+        on the store (``Bearer ID.KEY``: its digest is compared in constant time with the
+        one the store keeps for that process)."""
+        given = request.headers.get("Authorization", "")
+        owner, _, key = given.removeprefix("Bearer ").partition(".")
+        if not given.startswith("Bearer ") or not owner or not key or len(given) > 200:
+            raise web.HTTPForbidden()
+        await self._processes(lambda known: owner in known)
+        _, digest = self.known.get(owner, ("", ""))
+        if not digest or not hmac.compare_digest(key_digest(key).encode(), digest.encode()):
             raise web.HTTPForbidden()
 
+    async def is_process(self, address: str) -> bool:
+        """Whether a process on the store listens at ``address`` (registered there)."""
+        await self._processes(lambda known: any(a == address for a, _ in known.values()))
+        return any(a == address for a, _ in self.known.values())
+
     async def ask(self, address: str, path: str) -> tuple[int, Any]:
-        """GET ``path`` of the process at ``address`` (its internal listener, shown the
-        secret): the answer's status and JSON (a long poll: up to a minute)."""
+        """GET ``path`` of the process at ``address`` (its internal listener, shown this
+        process's key): the answer's status and JSON (a long poll: up to a minute). Raises
+        :class:`ValueError` for an address no process on the store listens at: the key is
+        never shown elsewhere."""
         assert self.session is not None
+        if not await self.is_process(address):
+            raise ValueError(f"no process of this store listens at {address}")
         async with self.session.get(
             f"http://{address}{path}",
-            headers={"Authorization": f"Bearer {self.secret}"},
+            headers={"Authorization": self.bearer},
             timeout=aiohttp.ClientTimeout(total=60),
         ) as res:
             return res.status, await res.json()
 
     async def accept(self, request: web.Request) -> web.StreamResponse:
-        """GET /link on the internal listener: another process's link (shown the secret)."""
-        self.authentic(request)
+        """GET /link on the internal listener: another process's link (shown its key)."""
+        await self.authentic(request)
         ws = web.WebSocketResponse(heartbeat=HEARTBEAT, max_msg_size=0)
         await ws.prepare(request)
         link = Link(ws)

@@ -29,7 +29,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import secrets
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -154,6 +153,17 @@ MIGRATIONS: list[str] = [
         one BOOLEAN PRIMARY KEY DEFAULT TRUE CHECK (one),
         secret TEXT NOT NULL
     )
+    """,
+    # 4: each process's key for the internal links, kept as a digest (issue 26 item 9: the
+    # shared secret of version 3 was readable by anyone who could read the database; it is
+    # forgotten, and no longer used)
+    """
+    CREATE TABLE lifeledger_processes (
+        owner TEXT PRIMARY KEY,
+        address TEXT NOT NULL,
+        digest TEXT NOT NULL
+    );
+    DELETE FROM lifeledger_secret
     """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -648,17 +658,30 @@ class PostgresStore(LogReads):
                     (owner, list(table_ids)),
                 )
 
-    def secret(self) -> str:
-        """The secret the processes on this database show each other (made by the first to
-        ask, from the operating system's random source)."""
-        with self._connection() as conn:
+    def register(self, owner: str, address: str, digest: str) -> None:
+        """Register process ``owner`` at ``address`` with its key's digest (a process
+        registered at that address before is gone)."""
+        with self._connection() as conn, conn.transaction():
             conn.execute(
-                "INSERT INTO lifeledger_secret (secret) VALUES (%s) ON CONFLICT (one) DO NOTHING",
-                (secrets.token_urlsafe(32),),
+                "DELETE FROM lifeledger_processes WHERE address = %s AND owner <> %s",
+                (address, owner),
             )
-            row = conn.execute("SELECT secret FROM lifeledger_secret").fetchone()
-        assert row is not None
-        return str(row[0])
+            conn.execute(
+                "INSERT INTO lifeledger_processes (owner, address, digest) VALUES (%s, %s, %s) "
+                "ON CONFLICT (owner) DO UPDATE SET address = excluded.address, "
+                "digest = excluded.digest",
+                (owner, address, digest),
+            )
+
+    def unregister(self, owner: str) -> None:
+        """Forget process ``owner``."""
+        with self._connection() as conn:
+            conn.execute("DELETE FROM lifeledger_processes WHERE owner = %s", (owner,))
+
+    def processes(self) -> dict[str, tuple[str, str]]:
+        """The processes registered: id -> (address, digest of its key)."""
+        rows = self._rows("SELECT owner, address, digest FROM lifeledger_processes", ())
+        return {str(o): (str(a), str(d)) for o, a, d in rows}
 
     def close(self) -> None:
         """Close the pool's connections (and the leases')."""

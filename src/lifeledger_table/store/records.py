@@ -114,6 +114,11 @@ class Checkpoint:
     data: bytes
 
 
+def key_digest(key: str) -> str:
+    """The digest under which a process's key for the internal links is stored."""
+    return hashlib.sha256(f"lifeledger link key\0{key}".encode()).hexdigest()
+
+
 def hash_token(token: str) -> str:
     """The digest under which a seat token is stored (the token itself is never stored)."""
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
@@ -243,8 +248,17 @@ class Leases(Protocol):
     def release(self, owner: str, table_ids: Sequence[str]) -> None:
         """Give up ``owner``'s leases of these tables (another process may claim them now)."""
 
-    def secret(self) -> str:
-        """The secret the processes on this store show each other (made once, kept)."""
+    def register(self, owner: str, address: str, digest: str) -> None:
+        """Say that process ``owner`` is reached at ``address`` and shows the others a key
+        whose :func:`key_digest` is ``digest`` (issue 26 item 9: the key itself is never
+        stored, so reading the store doesn't give it); a process registered before at the
+        same address is gone."""
+
+    def unregister(self, owner: str) -> None:
+        """Process ``owner`` stopped: it is no longer shown to the others."""
+
+    def processes(self) -> dict[str, tuple[str, str]]:
+        """The processes registered: by id, their address and the digest of their key."""
 
 
 def newest_at_each_position(actions: Sequence[Event]) -> list[Event]:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import secrets
 import sqlite3
 import threading
 import time
@@ -181,12 +180,12 @@ class LocalLeases:
     gets it: the code is the same as with several processes, which need PostgreSQL."""
 
     _leases: dict[str, tuple[str, str, float]]
-    _secret: str
+    _processes: dict[str, tuple[str, str]]
 
     def _held(self) -> dict[str, tuple[str, str, float]]:
         if not hasattr(self, "_leases"):
             self._leases = {}
-            self._secret = secrets.token_urlsafe(32)
+            self._processes = {}
         return self._leases
 
     def claim(self, table_id: str, owner: str, address: str, seconds: float) -> Lease:
@@ -213,10 +212,22 @@ class LocalLeases:
             if held.get(table_id, ("",))[0] == owner:
                 del held[table_id]
 
-    def secret(self) -> str:
-        """A secret of this process (no other process shares an SQLite store)."""
+    def register(self, owner: str, address: str, digest: str) -> None:
+        """Register process ``owner`` (no other process shares an SQLite store)."""
         self._held()
-        return self._secret
+        for other in [o for o, (a, _) in self._processes.items() if a == address and o != owner]:
+            del self._processes[other]
+        self._processes[owner] = (address, digest)
+
+    def unregister(self, owner: str) -> None:
+        """Forget process ``owner``."""
+        self._held()
+        self._processes.pop(owner, None)
+
+    def processes(self) -> dict[str, tuple[str, str]]:
+        """The processes registered: id -> (address, digest of its key)."""
+        self._held()
+        return dict(self._processes)
 
 
 _P = ParamSpec("_P")

@@ -436,7 +436,7 @@ async def takeover_status(request: web.Request) -> web.Response:
     table = await table_or_404(request)
     rid = request.match_info["request"]
     asked: Takeover | None = takeovers.requests.get(rid)
-    origin = origin_of(rid, hub.owners.secret)
+    origin = origin_of(rid)
     if (
         (asked is None or asked.origin is not None)
         and origin is not None
