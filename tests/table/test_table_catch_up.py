@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -95,8 +96,10 @@ async def test_a_hello_on_the_follower_takes_them_in_in_slices_charged_to_the_ta
     a, b = apps
     tid, _bo, ana = await played(a, b)
     take_one = Table.take_one
+    turns: list[int] = []
 
     def costly(table: Table, event: Event) -> str:
+        turns.append(len(gaps))  # the loop's turn it is taken in
         end = time.thread_time() + COST
         while time.thread_time() < end:
             pass
@@ -115,8 +118,9 @@ async def test_a_hello_on_the_follower_takes_them_in_in_slices_charged_to_the_ta
     assert welcome["seq"] == CHANGES and life(welcome, "cy") == 40 - CHANGES
     assert copy.last_seq == CHANGES and tid not in hub(b).owners.behind
     assert took >= CHANGES * COST
-    # The loop turned between the events: never held for more than a few of them at once.
-    assert max(gaps) < 5 * COST < CHANGES * COST / 4
+    # The loop turned between the events: never held for more than a few of them at once
+    # (counted in turns, not timed: a loaded machine stretches a turn, not what it holds).
+    assert max(Counter(turns).values()) <= 2, Counter(turns)
     assert copy.share.debt >= CHANGES * COST / 2  # (drained at 0.1 s a second meanwhile)
 
 
@@ -164,8 +168,10 @@ async def test_a_server_following_the_stores_notices_takes_events_in_in_slices(
         ]
     )
     take_one = Table.take_one
+    turns: list[int] = []
 
     def costly(table: Table, event: Event) -> str:
+        turns.append(len(gaps))  # the loop's turn it is taken in
         end = time.thread_time() + COST
         while time.thread_time() < end:
             pass
@@ -181,5 +187,5 @@ async def test_a_server_following_the_stores_notices_takes_events_in_in_slices(
     stop.set()
     await beating
     assert copy.last_seq == CHANGES and life(bo.view, "bo") == 40 - CHANGES
-    assert max(gaps) < 5 * COST < CHANGES * COST / 4
+    assert max(Counter(turns).values()) <= 2, Counter(turns)
     assert copy.share.debt >= CHANGES * COST / 2
