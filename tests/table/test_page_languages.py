@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
-from browser_helpers import PHONE, device_table, post, screenshot, sit  # noqa: E402
+from browser_helpers import PHONE, device_table, held, post, screenshot, sit  # noqa: E402
 from playwright.sync_api import Browser, Page, expect  # noqa: E402
 
 pytestmark = pytest.mark.browser
@@ -55,6 +55,7 @@ def test_the_page_follows_the_browsers_language(base: str, browser: Browser) -> 
     italian.locator("[data-quick=two]").click()
     device_table(italian)
     ready(italian, "it")
+    held(italian, 2)  # the device's engine has answered
     expect(italian.locator("#history-btn")).to_have_text("Storico")
     expect(italian.locator("#undo-btn")).to_have_text("↶ Annulla")
     # A quick game's players are named in the language of the page that started it.
