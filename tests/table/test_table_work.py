@@ -184,15 +184,17 @@ def test_a_long_change_counts_its_time_times_its_work_and_an_ordinary_one_as_it_
     """What a change counts against its shares (issue 26 item 5): the time it held the event
     loop, weighted by its own work over ``HOLD_SECONDS`` where that is longer (every other
     table's message waits for it whole), and never more than ``MOST_CHARGED``."""
-    assert limits.charged(0.0001) == 0.0001  # an ordinary change
+    assert limits.charged(0.0001, 0.0001) == 0.0001  # an ordinary change
     assert limits.charged(0.02, 0.0001) == 0.02  # one the machine paused: its time, unweighted
     assert limits.charged(0.01, 0.01) == pytest.approx(0.1)  # the engine's whole 10 ms: 10x
     assert limits.charged(0.04, 0.01) == pytest.approx(0.4)  # the same, held 40 ms
     assert limits.charged(10.0, 1.0) == limits.MOST_CHARGED
-    assert limits.charged(-1.0) == 0.0  # a clock stepped back counts nothing
+    assert limits.charged(-1.0, 0.0) == 0.0  # a clock stepped back counts nothing
     share = limits.WorkShare()
     share.spend(0.01, 0.01)
     assert share.debt == pytest.approx(0.1)
+    share.spend(0.02)  # an event another process decided, taken in here: as it took
+    assert share.debt == pytest.approx(0.12)
 
 
 class Clock:

@@ -104,12 +104,11 @@ HOLD_SECONDS = 0.001
 MOST_CHARGED = 0.5
 
 
-def charged(held: float, work: float | None = None) -> float:
+def charged(held: float, work: float) -> float:
     """What a change counts against a share: the seconds it ``held`` the event loop, times
-    its ``work`` (its processor time; by default ``held``) over :data:`HOLD_SECONDS` where
-    that is longer, at most :data:`MOST_CHARGED`. Weighting by the work, not by the time held,
-    leaves an ordinary change that the machine merely paused counted as it was."""
-    work = held if work is None else work
+    its ``work`` (its processor time) over :data:`HOLD_SECONDS` where that is longer, at most
+    :data:`MOST_CHARGED`. Weighting by the work, not by the time held, leaves an ordinary
+    change that the machine merely paused counted as it was."""
     held = max(0.0, held)
     if work <= HOLD_SECONDS:
         return min(held, MOST_CHARGED)
@@ -157,8 +156,9 @@ class WorkShare:
 
     def spend(self, seconds: float, work: float | None = None) -> None:
         """A change held the event loop ``seconds`` to be decided, ``work`` of them its own
-        processor time (by default all): counted as :func:`charged`."""
-        self.debt += charged(seconds, work)
+        processor time: counted as :func:`charged` (a table's decision); without ``work``,
+        as it took (an event another process decided, taken in here)."""
+        self.debt += seconds if work is None else charged(seconds, work)
 
 
 class WorkShares:
