@@ -17,7 +17,6 @@ Every function here takes and returns JSON text (the worker passes strings acros
 from __future__ import annotations
 
 import json
-import re
 import secrets
 import time
 from dataclasses import asdict
@@ -27,8 +26,9 @@ from lifeledger.sentences import Sentence
 
 from ..decide.errors import TableError
 from ..decide.jsontext import strict_json
+from ..decide.messages import CHANGES, CLIENT_ID, MAX_TURN_NUMBER, history_request
 from ..decide.setup import build_setup
-from ..decide.table import PAGE, Decision, Table
+from ..decide.table import Decision, Table
 from ..decide.tools import decide as decide_tool
 from ..decide.tools import parse as parse_tool
 from ..store.records import Event, TableRow, hash_token
@@ -38,19 +38,6 @@ __all__ = ["PREFIX", "create", "forget", "info", "message", "open_table", "recor
 
 #: A device table's id begins with this: the page knows from the id alone where the table lives.
 PREFIX = "d-"
-
-_CLIENT_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-#: The changes a page sends, and the members each may carry besides type, id and as.
-_CHANGES: dict[str, set[str]] = {
-    "action": {"action", "at_turn"},
-    "undo": {"target", "confirm"},
-    "next_game": set(),
-    "reset": set(),
-    "new_game": set(),
-    "setup": {"player", "name", "colour"},
-}
-#: The largest turn number an action's ``at_turn`` may name (as a server's socket).
-_MAX_TURN = 10**9
 
 
 class _Device:
@@ -237,7 +224,7 @@ def message(table_id: str, text: str) -> str:
         return _answer([_history(table, msg)])
     if kind == "tool":
         return _tool(table, msg)
-    if kind not in _CHANGES:
+    if kind not in CHANGES:
         error = TableError("malformed", Sentence("Unknown message type {kind}.", kind=repr(kind)))
         return _answer([_error(None, error)])
     return _change(table, kind, msg)
@@ -263,32 +250,16 @@ def _welcome(table: Table, since: object) -> str:
 
 
 def _history(table: Table, msg: dict[str, Any]) -> str:
-    before, limit = msg.get("before"), msg.get("limit", PAGE)
-    if (
-        isinstance(before, bool)
-        or not isinstance(before, int)
-        or isinstance(limit, bool)
-        or not isinstance(limit, int)
-        or not 1 <= limit <= PAGE
-        or set(msg) - {"type", "before", "limit"}
-    ):
-        return _error(
-            None,
-            TableError(
-                "malformed",
-                Sentence(
-                    'A history request is {"type": "history", "before": SEQ, "limit": N} '
-                    "(N from 1 to {n}).",
-                    n=PAGE,
-                ),
-            ),
-        )
+    try:
+        before, limit = history_request(msg)
+    except TableError as exc:
+        return _error(None, exc)
     return table.settle(lambda: table.history_text(before, limit))
 
 
 def _client_id(msg: dict[str, Any]) -> str:
     cid = msg.get("id")
-    if not isinstance(cid, str) or not _CLIENT_ID.match(cid):
+    if not isinstance(cid, str) or not CLIENT_ID.match(cid):
         raise TableError(
             "malformed", Sentence('Every change carries an "id": 1-64 letters, digits, _ or -.')
         )
@@ -316,7 +287,7 @@ def _change(table: Table, kind: str, msg: dict[str, Any]) -> str:
     cid: str | None = None
     try:
         cid = _client_id(msg)
-        extra = sorted(set(msg) - {"type", "id", "as"} - _CHANGES[kind])
+        extra = sorted(set(msg) - {"type", "id", "as"} - CHANGES[kind])
         if extra:
             raise TableError(
                 "malformed",
@@ -328,13 +299,13 @@ def _change(table: Table, kind: str, msg: dict[str, Any]) -> str:
             )
         acting = _acting(table, msg)
         at_turn = msg.get("at_turn")
-        if "at_turn" in msg and (type(at_turn) is not int or not 0 <= at_turn <= _MAX_TURN):
+        if "at_turn" in msg and (type(at_turn) is not int or not 0 <= at_turn <= MAX_TURN_NUMBER):
             raise TableError(
                 "malformed",
                 Sentence('"at_turn" is a turn number (0 before the first).'),
                 member="at_turn",
             )
-        body: dict[str, Any] = {k: msg.get(k) for k in _CHANGES[kind] - {"at_turn"}}
+        body: dict[str, Any] = {k: msg.get(k) for k in CHANGES[kind] - {"at_turn"}}
         body["device"] = "table"
         decisions = table.settle(
             lambda: table.decide_all(kind, body, cid or "", acting, look_up=True, at_turn=at_turn)

@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from lifeledger.sentences import Sentence
 
 from ..decide.errors import TableError
+from ..decide.messages import CHANGES, CLIENT_ID, TOKEN
 from ..decide.setup import MAX_PLAYERS, build_setup
 from ..decide.table import Table
 from ..decide.tools import Tools
@@ -34,16 +35,9 @@ __all__ = ["MAX_SHARED_CHANGES", "Shared", "decide_shared", "keep_shared"]
 MAX_SHARED_CHANGES = 5000
 
 _DEVICE_ID = re.compile(r"^d-[A-Za-z0-9_-]{8,64}$")
-_TOKEN = re.compile(r"^[A-Za-z0-9_-]{20,100}$")
-_CLIENT_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-#: The members each kind of change's body may hold, as the socket takes them (and "device").
+#: The members each kind of change's body holds: what the phone sends, and "device".
 _BODIES: dict[str, frozenset[str]] = {
-    "action": frozenset({"action", "device"}),
-    "undo": frozenset({"target", "device"}),
-    "next_game": frozenset({"device"}),
-    "reset": frozenset({"device"}),
-    "new_game": frozenset({"device"}),
-    "setup": frozenset({"player", "name", "colour", "device"}),
+    kind: members - {"at_turn"} | {"device"} for kind, members in CHANGES.items()
 }
 
 
@@ -78,7 +72,7 @@ def decide_shared(body: object, code: str) -> Shared:
     if not isinstance(device, str) or not _DEVICE_ID.match(device):
         raise _malformed(Sentence('"device" is the id of the device\'s table.'), "device")
     host = body.get("host")
-    if not isinstance(host, str) or not _TOKEN.match(host):
+    if not isinstance(host, str) or not TOKEN.match(host):
         raise _malformed(Sentence('"host" is the device\'s host token.'), "host")
     setup = build_setup(body.get("form"))
     players = [p["id"] for p in setup["header"]["players"]]
@@ -87,7 +81,7 @@ def decide_shared(body: object, code: str) -> Shared:
         not isinstance(tokens, dict)
         or len(tokens) > MAX_PLAYERS
         or not all(
-            s in players and isinstance(t, str) and _TOKEN.match(t) for s, t in tokens.items()
+            s in players and isinstance(t, str) and TOKEN.match(t) for s, t in tokens.items()
         )
     ):
         raise _malformed(Sentence('"tokens" maps the device\'s seats to their tokens.'), "tokens")
@@ -138,7 +132,7 @@ def _decided(table: Table, scratch: Store, index: int, given: object) -> Event:
         or not isinstance(body, dict)
         or set(body) - _BODIES[kind]
         or not isinstance(cid, str)
-        or not _CLIENT_ID.match(cid)
+        or not CLIENT_ID.match(cid)
         or not (seat is None or (isinstance(seat, str) and seat in table.player_ids()))
         or isinstance(at, bool)
         or not isinstance(at, (int, float))

@@ -21,8 +21,9 @@ from lifeledger.sentences import Sentence
 from ..decide.errors import TableError
 from ..decide.jsontext import NotJson, strict_json
 from ..decide.limits import SocketGate
+from ..decide.messages import CHANGES, CLIENT_ID, MAX_TURN_NUMBER, TOKEN, history_request
 from ..decide.setup import MAX_PLAYERS
-from ..decide.table import PAGE, Table
+from ..decide.table import Table
 from ..live.hub import HUB_KEY, Hub
 from ..live.seats import SeatTaken, StorageFailure, grant_seat
 from ..live.sockets import Conn, error_message
@@ -44,11 +45,6 @@ log = logging.getLogger("lifeledger_table")
 #: What a socket is: a table device's (one phone or tablet for the players without their
 #: own) or a personal phone's (the default).
 DEVICES = ("table", "phone")
-
-_CLIENT_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-#: The largest turn number an action's ``at_turn`` may name.
-MAX_TURN_NUMBER = 10**9
-_TOKEN = re.compile(r"^[A-Za-z0-9_-]{20,100}$")
 
 
 async def table_socket(request: web.Request) -> web.StreamResponse:
@@ -321,7 +317,7 @@ def _handle(hub: Hub, conn: Conn, data: str) -> None:
             return
         undo_asks_of(hub).answer(hub, conn, msg.get("request"), msg.get("allow"))
         return
-    if kind not in ("action", "undo", "next_game", "reset", "new_game", "setup", "tool"):
+    if kind not in CHANGES and kind != "tool":
         conn.send_json(
             error_message(
                 None, "malformed", Sentence("Unknown message type {kind}.", kind=repr(kind))
@@ -329,7 +325,7 @@ def _handle(hub: Hub, conn: Conn, data: str) -> None:
         )
         return
     cid = msg.get("id")
-    if not isinstance(cid, str) or not _CLIENT_ID.match(cid):
+    if not isinstance(cid, str) or not CLIENT_ID.match(cid):
         conn.send_json(
             error_message(
                 None,
@@ -352,11 +348,7 @@ def _handle(hub: Hub, conn: Conn, data: str) -> None:
     if kind == "tool":  # dice, coin, first player, planar die, clocks (live/toolmessages.py)
         tool_message(hub, conn, cid, msg)
         return
-    allowed = {"type", "id", "as"} | {
-        "action": {"action", "at_turn"},
-        "undo": {"target", "confirm"},  # confirm: take back anyway (issue 25 item 4)
-        "setup": {"player", "name", "colour"},  # a player's name or colour (issue 17 item 2)
-    }.get(kind, set())
+    allowed = {"type", "id", "as"} | CHANGES[kind]
     extra = sorted(set(msg) - allowed)
     if extra:
         conn.send_json(
@@ -437,7 +429,7 @@ def _seats_full(hub: Hub, table: Table, full: list[str], member: str) -> dict[st
 def _seats_of(table: Table, tokens: list[str]) -> list[str]:
     """The seats ``tokens`` hold, in seating order (a token that is not one, or holds no
     seat, holds nothing)."""
-    digests = {hash_token(t) for t in tokens if _TOKEN.match(t)}
+    digests = {hash_token(t) for t in tokens if TOKEN.match(t)}
     return [s for s in table.player_ids() if table.seats.get(s) in digests]
 
 
@@ -509,10 +501,10 @@ def _hello(hub: Hub, conn: Conn, msg: dict[str, Any]) -> None:
         tokens = []
     if not conn.spectator:
         problem = None
-        if token is not None and not (isinstance(token, str) and _TOKEN.match(token)):
+        if token is not None and not (isinstance(token, str) and TOKEN.match(token)):
             problem = ("token", Sentence('"token" is a seat token.'))
         elif not isinstance(tokens, list) or not all(
-            isinstance(t, str) and _TOKEN.match(t) for t in tokens
+            isinstance(t, str) and TOKEN.match(t) for t in tokens
         ):
             problem = ("tokens", Sentence('"tokens" is a list of seat tokens.'))
         elif len(tokens) > MAX_PLAYERS:
@@ -736,26 +728,10 @@ async def _allow(hub: Hub, takeovers: Takeovers, table: Table, asked: Takeover) 
 
 def _history(hub: Hub, conn: Conn, msg: dict[str, Any]) -> None:
     """``{"type": "history", "before": SEQ, "limit": N}``: a page of older timeline entries."""
-    before, limit = msg.get("before"), msg.get("limit", PAGE)
-    if (
-        isinstance(before, bool)
-        or not isinstance(before, int)
-        or isinstance(limit, bool)
-        or not isinstance(limit, int)
-        or not 1 <= limit <= PAGE
-        or set(msg) - {"type", "before", "limit"}
-    ):
-        conn.send_json(
-            error_message(
-                None,
-                "malformed",
-                Sentence(
-                    'A history request is {"type": "history", "before": SEQ, "limit": N} '
-                    "(N from 1 to {n}).",
-                    n=PAGE,
-                ),
-            )
-        )
+    try:
+        before, limit = history_request(msg)
+    except TableError as exc:
+        conn.send_json({"type": "error", "id": None, **exc.to_json()})
         return
     if not conn.pages.take():
         conn.send_json(
