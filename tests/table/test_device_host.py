@@ -246,3 +246,22 @@ def test_a_seats_change_under_later_ones_is_taken_back_on_the_device_too() -> No
     assert life(table, "bo") == 16
     reopen(kept)
     assert life(table, "bo") == 16
+
+
+def test_a_device_tables_checkpoint_is_the_same_data_as_a_servers() -> None:
+    """issue 26 item 6: a device table's checkpoint (every 100 changes) is JSON data of the
+    engine's state under this build, as a server's, read back to the same game; no pickle."""
+    from lifeledger_table.decide import engine
+
+    table, kept = new_table(TWO)
+    for n in range(100):
+        action = {"do": "lose_life" if n % 2 else "gain_life", "player": "bo", "amount": 1}
+        send(table, kept, {"type": "action", "id": f"c{n}", "as": "ana", "action": action})
+    found = host._table(table).store.checkpoint(table, 1, 100)
+    assert found is not None
+    body = json.loads(found.data)
+    assert body["format"] == engine.CHECKPOINT_FORMAT and body["game"]["snapshot"] == 1
+    game, outcomes = engine.load_checkpoint(found.data)
+    assert engine.state_of(game) == state(table) and outcomes == []
+    reopen(kept)
+    assert life(table, "bo") == 20
