@@ -363,7 +363,7 @@ def dump_checkpoint(game: Game, outcomes: list[Outcome]) -> bytes:
         "game": snapshot.to_data(game),
         "outcomes": [snapshot.outcome_to_data(o) for o in outcomes],
     }
-    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+    return json.dumps(body, separators=(",", ":")).encode()  # ASCII: any string is writable
 
 
 def load_checkpoint(data: bytes) -> tuple[Game, list[Outcome]]:
