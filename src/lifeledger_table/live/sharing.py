@@ -60,9 +60,10 @@ def watch_of(device_id: str) -> str:
     return "s" + hashlib.sha256(f"shared:{device_id}".encode()).hexdigest()[:31]
 
 
-def decide_shared(body: object, code: str) -> Shared:
+def decide_shared(body: object) -> Shared:
     """Check a share's body and decide its changes on a scratch store (CPU work: call it off
-    the event loop). Raises :class:`TableError` naming the member or change at fault."""
+    the event loop). Raises :class:`TableError` naming the member or change at fault. The
+    table's code is left for the caller to choose (``row.code`` is empty)."""
     if not isinstance(body, dict):
         raise _malformed(Sentence("A shared table is a JSON object."), "")
     extra = sorted(set(body) - {"device", "form", "host", "tokens", "events", "tools"})
@@ -102,7 +103,7 @@ def decide_shared(body: object, code: str) -> Shared:
     row = TableRow(
         id=secrets.token_urlsafe(24),
         watch=watch_of(device),
-        code=code,
+        code="",
         setup={**setup, "host": hash_token(host), "form": body.get("form")},
         created=time.time(),
     )

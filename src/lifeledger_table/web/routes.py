@@ -10,6 +10,7 @@ import logging
 import re
 import secrets
 import time
+from dataclasses import replace
 from typing import Any
 
 import aiohttp
@@ -74,13 +75,40 @@ async def catalogue(request: web.Request) -> web.Response:
     return web.json_response(engine.catalogue())
 
 
+def _openings_refused(request: web.Request) -> web.Response | None:
+    """429 when this address has opened too many tables lately (a new one, or a shared one)."""
+    if request.app[HUB_KEY].openings.allow(request.remote or "?"):
+        return None
+    return error_response(
+        429, "throttled", Sentence("Too many tables opened from here; wait a few minutes.")
+    )
+
+
+def _opened(request: web.Request, row: TableRow, **more: Any) -> web.Response:
+    """201: the table opened, its ids, code, header and links."""
+    return web.json_response(
+        {
+            "id": row.id,
+            "watch": row.watch,
+            "code": row.code,
+            **more,
+            "header": row.setup["header"],
+            "links": _links(request, row.id, row.watch),
+        },
+        status=201,
+    )
+
+
+def _no_free_code() -> web.Response:
+    return error_response(503, "busy", Sentence("Could not find a free table code; try again."))
+
+
 async def create_table(request: web.Request) -> web.Response:
     """POST /api/tables: open a table from the setup form."""
     store = request.app[HUB_KEY].store
-    if not request.app[HUB_KEY].openings.allow(request.remote or "?"):
-        return error_response(
-            429, "throttled", Sentence("Too many tables opened from here; wait a few minutes.")
-        )
+    refused = _openings_refused(request)
+    if refused is not None:
+        return refused
     try:
         setup = build_setup(await read_body(request))
     except TableError as exc:
@@ -99,25 +127,13 @@ async def create_table(request: web.Request) -> web.Response:
         )
         try:
             await asyncio.to_thread(store.create_table, row)  # a sync to disk: off the loop
-            break
+            return _opened(request, row, host=host)
         except DuplicateError:
             continue
         except Exception:
             log.exception("could not store a new table")
             return storage_error()
-    else:
-        return error_response(503, "busy", Sentence("Could not find a free table code; try again."))
-    return web.json_response(
-        {
-            "id": row.id,
-            "watch": row.watch,
-            "code": row.code,
-            "host": host,
-            "header": setup["header"],
-            "links": _links(request, row.id, row.watch),
-        },
-        status=201,
-    )
+    return _no_free_code()
 
 
 async def share_table(request: web.Request) -> web.Response:
@@ -125,23 +141,22 @@ async def share_table(request: web.Request) -> web.Response:
     and tools, every change decided again here before anything is kept; the device keeps its
     host and seat tokens. Answers the table's id, code and links (201), the same table for the
     same device table shared again (a retry), or 400 naming the member or change at fault."""
-    hub = request.app[HUB_KEY]
-    if not hub.openings.allow(request.remote or "?"):
-        return error_response(
-            429, "throttled", Sentence("Too many tables opened from here; wait a few minutes.")
-        )
+    store = request.app[HUB_KEY].store
+    refused = _openings_refused(request)
+    if refused is not None:
+        return refused
     body = await read_body(request)
+    try:
+        # Deciding a long log is CPU work: in a thread, charged to this request alone.
+        shared = await asyncio.to_thread(decide_shared, body)
+    except TableError as exc:
+        return web.json_response(exc.to_json(), status=400)
     for _ in range(10):
+        shared = replace(shared, row=replace(shared.row, code=_new_code()))
         try:
-            # Deciding a long log is CPU work: in a thread, charged to this request alone.
-            shared = await asyncio.to_thread(decide_shared, body, _new_code())
-        except TableError as exc:
-            return web.json_response(exc.to_json(), status=400)
-        try:
-            row = await asyncio.to_thread(keep_shared, hub.store, shared)
-            break
+            return _opened(request, await asyncio.to_thread(keep_shared, store, shared))
         except DuplicateError:
-            if await asyncio.to_thread(hub.store.table_by_watch, shared.row.watch) is not None:
+            if await asyncio.to_thread(store.table_by_watch, shared.row.watch) is not None:
                 return error_response(
                     409, "taken", Sentence("This table was shared by another device.")
                 )
@@ -149,18 +164,7 @@ async def share_table(request: web.Request) -> web.Response:
         except Exception:
             log.exception("could not store a shared table")
             return storage_error()
-    else:
-        return error_response(503, "busy", Sentence("Could not find a free table code; try again."))
-    return web.json_response(
-        {
-            "id": row.id,
-            "watch": row.watch,
-            "code": row.code,
-            "header": row.setup["header"],
-            "links": _links(request, row.id, row.watch),
-        },
-        status=201,
-    )
+    return _no_free_code()
 
 
 def _links(request: web.Request, table_id: str, watch: str) -> dict[str, str]:
