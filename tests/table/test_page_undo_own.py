@@ -65,7 +65,9 @@ def test_a_later_change_that_would_do_something_else_is_named_first(
     ana.locator("#undo-btn").click()
     card = ana.locator("#undo-confirm")
     expect(card).to_be_visible()
-    expect(card).to_contain_text("Bo's change (event 2)")
+    later = card.locator('li[data-seq="2"]')
+    expect(later).to_contain_text("Cy loses 2 life, by Bo (event 2): Cy life 2 → 0")
+    expect(later).to_contain_text("now Cy life 40 → 38")
     expect(life(ana, "cy")).to_have_text("0")  # nothing changed yet
     card.locator('[data-undo-confirm="yes"]').click()
     expect(card).to_be_hidden()

@@ -40,6 +40,7 @@ class TableError(Exception):
         rule: str | None = None,
         member: str | None = None,
         choice: dict[str, Any] | None = None,
+        preview: list[dict[str, Any]] | None = None,
     ) -> None:
         super().__init__(message)
         self.code = code
@@ -48,10 +49,17 @@ class TableError(Exception):
         self.member = member
         #: For ``choice-needed``: the choice a player must make first (engine.choice_json).
         self.choice = choice
+        #: For ``undo-changes-later`` (issue 25 item 4): each later change that would do
+        #: something else, ``{"seq", "seat", "device", "action", "was", "now"}`` (its changes).
+        self.preview = preview
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Rebuilt from its members when it crosses to another process (a replay's worker).
-        more = () if self.choice is None else (self.choice,)
+        more: tuple[Any, ...] = ()
+        if self.preview is not None:
+            more = (self.choice, self.preview)
+        elif self.choice is not None:
+            more = (self.choice,)
         return (type(self), (self.code, self.message, self.rule, self.member, *more))
 
     def to_json(self) -> dict[str, Any]:
@@ -64,6 +72,8 @@ class TableError(Exception):
         }
         if self.choice is not None:
             out["choice"] = self.choice
+        if self.preview is not None:
+            out["preview"] = self.preview
         return with_sentence(out)
 
 

@@ -1423,8 +1423,9 @@ class Table:
                     "Taking back {what} changes what later changes did: {changes}. Undo again "
                     "to take it back anyway.",
                     what=Sentence("event {seq}", seq=target),
-                    changes=Items(differ),
+                    changes=Items(said for said, _ in differ),
                 ),
+                preview=[each for _, each in differ],
             )
         # What the undo of the last of them reads of the log is read before anything changes
         # (NeedsLog: nothing changed yet), and kept through the changes made here.
@@ -1466,7 +1467,7 @@ class Table:
             ) from None
         return made
 
-    def _replayed_without(self, index: int) -> list[str]:
+    def _replayed_without(self, index: int) -> list[tuple[str, dict[str, Any]]]:
         """The later changes (after ``self.tail[index]``) that the engine, replaying them
         without it, finds doing something else, each named with how (raises ``refused``
         naming one it now refuses, with the rule, and ``too-much-work`` past
@@ -1475,7 +1476,7 @@ class Table:
         game = self.base.copy()
         game.deadline = time.monotonic() + UNDO_SECONDS
         undone = self.tail[index]
-        differ: list[str] = []
+        differ: list[tuple[str, dict[str, Any]]] = []
         try:
             engine.resume(game, [e.body["action"] for e in self.tail[:index]], start)
             state = engine.state_of(game)
@@ -1502,15 +1503,17 @@ class Table:
                 state = after
                 was = json.loads(e.entry)["changes"] if e.entry else []
                 if _effect(now) != _effect(was):
-                    differ.append(
-                        Sentence(
-                            "{player}'s change (event {seq}): {was}, now {now}",
-                            player=self.undo_by(e),
-                            seq=e.seq,
-                            was=self._said_changes(was),
-                            now=self._said_changes(now),
-                        )
+                    said = Sentence(
+                        "{player}'s change (event {seq}): {was}, now {now}",
+                        player=self.undo_by(e),
+                        seq=e.seq,
+                        was=self._said_changes(was),
+                        now=self._said_changes(now),
                     )
+                    each = {"seq": e.seq, "seat": e.seat, "action": e.body["action"]}
+                    if _device(e.body):
+                        each["device"] = "table"
+                    differ.append((said, {**each, "was": was, "now": now}))
         except engine.TooMuchWork as exc:
             raise TableError(
                 "too-much-work",
@@ -1533,8 +1536,8 @@ class Table:
         for c in items:
             who = c.get("player") or c.get("team")
             what = str(c.get("what"))
-            if c.get("kind"):
-                what = f"{what} {c['kind']}"
+            if c.get("key"):
+                what = f"{what} {c['key']}"
             said.append(
                 f"{self.label(who) + ' ' if who else ''}{what} {c.get('from')} → {c.get('to')}"
             )

@@ -337,7 +337,7 @@ function receive(msg) {
       if (msg.id) { tapRefused(msg); S.pending.delete(msg.id); } // a total shown early returns
       renderConn();
       // Taking back this seat's change would change what later changes did: said, then asked.
-      if (msg.error === "undo-changes-later" && sent) { showUndoConfirm(sent.target, said(msg, S.names)); break; }
+      if (msg.error === "undo-changes-later" && sent) { showUndoConfirm(sent.target, msg); break; }
       // Another phone's undo took the same action back first: nothing happened, nothing to say.
       if (msg.error === "already-undone") break;
       // A table device's token for a seat it no longer holds: the welcome says what it holds.
@@ -1102,18 +1102,29 @@ function undoAim() {
 // The server's answer to an undo that would change what later changes did ("undo-changes-
 // later", naming each and how): said on a card (as the undo question is, never blocking
 // play), with "Undo anyway" (the same undo, "confirm": true) and "Keep it".
-function showUndoConfirm(target, why) {
+function showUndoConfirm(target, msg) {
   let el = $("undo-confirm");
   if (!el) {
     el = undoAskEl().cloneNode(false);
     el.id = "undo-confirm";
     el.setAttribute("aria-labelledby", "undo-confirm-text");
     el.removeAttribute("aria-describedby");
-    el.append(h("p", { id: "undo-confirm-text", class: "ask-text" }), h("div", { id: "undo-confirm-buttons", class: "row ask-buttons" }));
+    el.append(h("p", { id: "undo-confirm-text", class: "ask-text" }), h("ul", { id: "undo-confirm-list", class: "ask-text" }),
+      h("div", { id: "undo-confirm-buttons", class: "row ask-buttons" }));
     document.body.append(el);
   }
   S.undoConfirm = { target };
-  $("undo-confirm-text").textContent = why;
+  // Each later change, named, with what it did and what it would do now (the server's
+  // "preview"; its sentence says the same where a page has no preview to show).
+  const preview = Array.isArray(msg.preview) ? msg.preview : [];
+  const mine = S.entries.find((x) => x.seq === target);
+  const what = mine && mine.action ? shortAction(mine.action) : t("event {n}", { n: String(target) });
+  const did = (list) => (list.length ? list.map((c) => describeChange(c, S.names)).join(", ") : t("nothing"));
+  $("undo-confirm-text").textContent = preview.length
+    ? t("Taking back {what} changes what later changes did:", { what })
+    : said(msg, S.names);
+  $("undo-confirm-list").replaceChildren(...preview.map((p) => h("li", { "data-seq": String(p.seq) },
+    t("{change} (event {n}): {was}; now {now}", { change: actionBy(p, describe(p.action, S.names)), n: String(p.seq), was: did(p.was), now: did(p.now) }))));
   $("undo-confirm-buttons").replaceChildren(
     h("button", { class: "primary", "data-undo-confirm": "yes", onclick: () => { hideUndoConfirm(); request("undo", null, { target, confirm: true }); } }, t("Undo anyway")),
     h("button", { "data-undo-confirm": "no", onclick: hideUndoConfirm }, t("Keep it")),
