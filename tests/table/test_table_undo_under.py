@@ -7,14 +7,20 @@ that now does something else is named, with how, and the undo waits for ``"confi
 
 from __future__ import annotations
 
+import asyncio
 import json
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 from aiohttp.test_utils import TestClient
-from table_helpers import Phone, open_table, phone, seat
+from table_helpers import Phone, SharedStore, open_table, phone, seat
 
+from lifeledger_table.decide.limits import Limits
 from lifeledger_table.decide.table import Table
+from lifeledger_table.live.hub import HUB_KEY
+from lifeledger_table.server import create_app
 from lifeledger_table.store.sqlite import SQLiteStore
 
 pytestmark = pytest.mark.asyncio
@@ -127,3 +133,50 @@ async def test_a_later_change_the_rules_now_refuse_refuses_the_undo(client: Clie
     assert "Cy's later change (event 2) refused" in reply["message"]
     assert reply["rule"] == "119.4"
     assert await life(client, table, "cy") == 5
+
+
+async def test_another_servers_write_first_decides_it_again_as_one(
+    aiohttp_client: Callable[..., Any], tmp_path: Path
+) -> None:
+    """Two servers on one store (issue 10): Ana's undo of her change under Bo's is decided
+    on hers while Bo's next change is written on his first. The undo's changes are decided
+    again as the one request they were, against the log as it now is (Bo's two changes made
+    again, each once), not one by one."""
+    peers: list[SharedStore] = []
+    path = str(tmp_path / "shared.db")
+    fast = Limits(rate=1000, burst=1000, table_rate=1000, table_burst=1000)
+    a, b = [await aiohttp_client(create_app(SharedStore(path, peers), fast)) for _ in range(2)]
+    table = (await open_table(a, THREE))["id"]
+    ana = await phone(a, table, await seat(a, table, "ana"))
+    bo = await phone(b, table, await seat(b, table, "bo"))
+    assert (await ana.act(lose("cy", 3)))["type"] == "ack"  # event 1
+    assert (await bo.act(lose("cy", 2)))["type"] == "ack"  # event 2
+    while a.app[HUB_KEY].tables[table].last_seq < 2:
+        await asyncio.sleep(0.02)
+    writer = a.app[HUB_KEY].writer
+    gate = asyncio.Event()
+    append = writer._append
+
+    async def held(batch: Any) -> Any:
+        await gate.wait()
+        return await append(batch)
+
+    writer._append = held  # type: ignore[method-assign]
+    ana.n += 1
+    await ana.ws.send_str(json.dumps({"type": "undo", "id": "own-1", "target": 1}))
+    while not a.app[HUB_KEY].tables[table].pending:
+        await asyncio.sleep(0.02)
+    assert (await bo.act(lose("cy", 1)))["type"] == "ack"  # event 3, written first
+    gate.set()
+    reply = await ana.reply("own-1")
+    assert reply["type"] == "ack" and reply["seq"] == 8, reply
+    assert writer.conflicts == 1
+    events = a.app[HUB_KEY].store.events(table)
+    assert [(e.kind, e.seat) for e in events[3:]] == [
+        ("undo", "ana"),
+        ("undo", "ana"),
+        ("undo", "ana"),
+        ("action", "bo"),
+        ("action", "bo"),
+    ]
+    assert await life(a, table, "cy") == 37  # 40 − 2 − 1

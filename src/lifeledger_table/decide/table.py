@@ -180,6 +180,9 @@ class Decision:
     entry: Entry
     view: dict[str, Any]
     text: str
+    #: For one of the changes that take back a seat's own change under later ones (issue 25
+    #: item 4): the request's client id, shared by all of them (decided again as one).
+    group: str | None = None
 
 
 #: A stretch of the current game: a checkpoint (never changed: copied to be played on), how
@@ -721,6 +724,7 @@ class Table:
         at: float | None = None,
         *,
         replayed: bool = False,
+        group: str | None = None,
     ) -> Decision:
         """:meth:`decide` a new request, the engine bounded by :data:`.limits.DECISION_SECONDS`
         (the log, replayed, is not: each of its actions was decided within it once)."""
@@ -770,7 +774,7 @@ class Table:
                 gc.enable()
         self._adopt(step)
         assert step.view is not None
-        decision = Decision(step.event, step.checkpoint, step.entry, step.view, step.text)
+        decision = Decision(step.event, step.checkpoint, step.entry, step.view, step.text, group)
         self.pending[event.seq] = decision
         return decision
 
@@ -1441,18 +1445,18 @@ class Table:
         try:
             for e in reversed(later):
                 undo = {"target": e.seq, "replay": target, **common}
-                made.append(self._decide("undo", undo, f"{stem}-u{e.seq}", seat))
+                made.append(self._decide("undo", undo, f"{stem}-u{e.seq}", seat, group=client_id))
                 self._reads = reads
             ids = [f"{stem}-r{e.seq}" for e in later]
-            made.append(
-                self._decide("undo", {**body}, client_id if not later else f"{stem}-x", seat)
-            )
+            made.append(self._decide("undo", {**body}, f"{stem}-x", seat, group=client_id))
             self._reads = reads
             for e, cid in zip(later, [*ids[:-1], client_id], strict=True):
                 again = {"action": e.body["action"], "replay": e.seq}
                 if _device(e.body):
                     again["device"] = "table"
-                made.append(self._decide("action", again, cid, e.seat, replayed=True))
+                made.append(
+                    self._decide("action", again, cid, e.seat, replayed=True, group=client_id)
+                )
                 self._reads = reads
         except Exception:
             # Worked out before: the engine agreed. Whatever failed, the table is loaded again

@@ -175,6 +175,19 @@ class Request:
     check: Callable[[Table], bool] | None = None
 
 
+def _main_undo(redo: list[tuple[Decision, Sender]], table: str, group: str) -> Event:
+    """Of the changes that took back a seat's own change under later ones (``group``: the
+    request's id), the undo of that change itself, as the request asked it."""
+    return next(
+        d.event
+        for d, _ in redo
+        if d.group == group
+        and d.event.table == table
+        and d.event.kind == "undo"
+        and "replay" not in d.event.body
+    )
+
+
 class Writer:
     """The changes a server decided, on their way to the store and then to the phones."""
 
@@ -486,24 +499,42 @@ class Writer:
         shown = {t: self.hub.tables[t].committed for t in stale}
         found = await self._reload(stale, redo)
         again: dict[tuple[str, str], Decision | int | TableError] = {}
+        groups: set[tuple[str, str]] = set()
         for decision, conn in redo:
             event = decision.event
             cid = event.client_id
             table = self.hub.tables.get(event.table)
+            # A seat's own change taken back under later ones is several changes, decided
+            # again as the one request they were (issue 25 item 4): its id is the group's.
+            group = decision.group
+            if group is not None:
+                if (event.table, group) in groups:
+                    continue
+                groups.add((event.table, group))
+                cid = group
             if table is None or table.reloading:  # it could not be loaded: the store failed
                 conn.send_json(error_message(cid, "storage", STORAGE))
                 continue
-            result: Decision | int
+            result: Decision | int | list[Decision]
             if (table.id, cid) in found:
                 result = found[(table.id, cid)]
             else:
                 try:  # what it reads of the log is read off the event loop
-                    decide = partial(table.decide, event.kind, event.body, cid, event.seat)
-                    result, _ = await settled(table, decide, self.hub.store, self.reads)
+                    if group is not None:
+                        main = _main_undo(redo, table.id, group)
+                        decide_all = partial(table.decide_all, "undo", main.body, group, main.seat)
+                        result, _ = await settled(table, decide_all, self.hub.store, self.reads)
+                    else:
+                        decide = partial(table.decide, event.kind, event.body, cid, event.seat)
+                        result, _ = await settled(table, decide, self.hub.store, self.reads)
                 except TableError as exc:
                     again[(table.id, cid)] = exc
                     conn.send_json({"type": "error", "id": cid, **exc.to_json()})
                     continue
+            if isinstance(result, list):
+                self.batch.extend((d, conn) for d in result)
+                again[(table.id, cid)] = result[-1]
+                continue
             again[(table.id, cid)] = result
             if isinstance(result, int):
                 self.retry(table, conn, cid, result)
