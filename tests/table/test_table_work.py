@@ -181,15 +181,16 @@ def test_an_undo_that_would_work_too_long_is_refused_and_changes_nothing(
 
 
 def test_a_long_change_counts_its_time_times_its_work_and_an_ordinary_one_as_it_was() -> None:
-    """What a change counts against its shares (issue 26 item 5): the time it held the event
-    loop, weighted by its own work over ``HOLD_SECONDS`` where that is longer (every other
-    table's message waits for it whole), and never more than ``MOST_CHARGED``."""
+    """What a change counts against its shares (issue 26 item 5): past ``HOLD_SECONDS`` of its
+    own work, the time it held the event loop weighted by its work over ``HOLD_SECONDS``
+    (every other table's message waits for it whole), never more than ``MOST_CHARGED``; an
+    ordinary change counts its work, as before."""
     assert limits.charged(0.0001, 0.0001) == 0.0001  # an ordinary change
-    assert limits.charged(0.02, 0.0001) == 0.02  # one the machine paused: its time, unweighted
+    assert limits.charged(0.02, 0.0001) == 0.0001  # one the machine paused: not the pause
     assert limits.charged(0.01, 0.01) == pytest.approx(0.1)  # the engine's whole 10 ms: 10x
     assert limits.charged(0.04, 0.01) == pytest.approx(0.4)  # the same, held 40 ms
     assert limits.charged(10.0, 1.0) == limits.MOST_CHARGED
-    assert limits.charged(-1.0, 0.0) == 0.0  # a clock stepped back counts nothing
+    assert limits.charged(-1.0, -1.0) == 0.0  # a clock stepped back counts nothing
     share = limits.WorkShare()
     share.spend(0.01, 0.01)
     assert share.debt == pytest.approx(0.1)
@@ -207,37 +208,41 @@ class Clock:
         return self.now
 
 
+@pytest.mark.parametrize("held", [0.012, 0.08], ids=["quiet-machine", "loaded-8x"])
 def test_a_table_of_nothing_but_10_ms_changes_holds_the_loop_under_1_percent_yet_goes_on(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, held: float
 ) -> None:
-    """Issue 26 item 5 (20 changes a second, each the engine's whole 10 ms): over any 10 s
-    after its burst, the table holds the loop under 1% of the time (another table's p99 is
-    then within 2x), and it is never shut out: a change refused ``busy`` is told when to send
-    it again, at most ``MOST_CHARGED / TABLE_SHARE`` s, and is decided when sent again then.
-    Before, charged its processor time alone, it held the loop 10% (40% on a machine loaded
-    4x), and that moved another table's p99 4.4x and 8.3x."""
+    """Issue 26 item 5 (20 changes a second, each the engine's whole 10 ms of work, holding
+    the event loop 12 ms, or 80 ms on a machine loaded 8x): over any minute after its burst,
+    the table holds the loop under 1% of the time (another table's p99 then within 2x), and
+    it is never shut out: a change refused ``busy`` is told when to send it again, at most
+    ``MOST_CHARGED / TABLE_SHARE`` s, and is decided when sent again then. Before, counted as
+    its work alone, it held the loop 10% of the time (70% at 8x), and moved another table's
+    p99 4.4x and 8.3x."""
     clock = Clock()
     monkeypatch.setattr(limits.time, "monotonic", clock)
     share = limits.WorkShare()
-    held: list[tuple[float, float]] = []  # (when, seconds held) of each change decided
+    work = 0.011
+    holds: list[float] = []  # when each change decided began
     waits = []
-    for _ in range(20 * 120):  # two minutes of 20 changes a second
+    while clock.now < 1000.0 + 300:  # five minutes of 20 changes a second
         try:
             share.check()
         except TableError as exc:
             assert exc.code == "busy"
             waits.append(int(exc.message.split("again in ")[1].split(" s")[0]))
+            clock.now += 0.05
         else:
-            share.spend(0.012, 0.011)  # the engine's 10 ms and a little, as measured
-            held.append((clock.now, 0.012))
-        clock.now += 0.05
-    steady = held[int(limits.TABLE_BURST / limits.charged(0.012, 0.011)) + 1 :]
-    for window_start in range(int(steady[0][0]), int(clock.now) - 10):
-        window = sum(s for at, s in steady if window_start <= at < window_start + 10)
-        assert window / 10 < 0.01, (window_start, window)
+            holds.append(clock.now)
+            share.spend(held, work)
+            clock.now += max(0.05, held)  # the loop is held meanwhile
+    steady = holds[int(limits.TABLE_BURST / limits.charged(held, work)) + 1 :]
+    for start in range(int(steady[0]), int(clock.now) - 60):
+        in_window = sum(1 for at in steady if start <= at < start + 60)
+        assert in_window * held / 60 < 0.01, (start, in_window)
     assert 1 <= max(waits) <= limits.MOST_CHARGED / limits.TABLE_SHARE
-    # Slowed, not shut out: a change sent again when told is decided.
-    assert len(held) >= 120 * limits.TABLE_SHARE / limits.charged(0.012, 0.011)
+    # Slowed, not shut out: its share's worth is decided.
+    assert len(holds) >= 300 * limits.TABLE_SHARE / limits.charged(held, work)
 
 
 @pytest.mark.asyncio
