@@ -89,7 +89,8 @@ screens: $(STAMP) chromium
 	  tests/table/test_page_layouts.py tests/table/test_page_table_mode.py tests/table/test_page_taps.py \
 	  tests/table/test_table_graph_browser.py tests/table/test_table_panels.py tests/table/test_tools_browser.py \
 	  tests/table/test_page_turns.py tests/table/test_page_designations.py tests/table/test_page_choices.py \
-	  tests/table/test_page_grid.py tests/table/test_page_reading.py tests/table/test_page_languages.py
+	  tests/table/test_page_grid.py tests/table/test_page_reading.py tests/table/test_page_languages.py \
+	  tests/table/test_page_commander_table.py
 
 # The message catalogues: every message the code uses, merged into each language's .po, and
 # the .mo files compiled (docs/table.md, Languages). make test checks them.

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
-from browser_helpers import device_table, held, more_options, post  # noqa: E402
+from browser_helpers import device_table, held, more_options, post, screenshot  # noqa: E402
 from playwright.sync_api import Browser, Page, expect  # noqa: E402
 
 pytestmark = pytest.mark.browser
@@ -70,6 +70,13 @@ def test_903_10a_the_quick_commander_game_counts_commander_damage_in_one_tap(
     page.wait_for_function("() => S.pending.size === 0")
     assert taken(page, "player-1") == {"player-2-commander-of-player-2": 1}
     expect(panel.locator(".life")).to_have_text("39")
+    if size == (375, 667):  # docs/table.md's pictures (make screens)
+        screenshot(page, "screens/commander-table-phone.png")
+        # Another amount: a long press opens the sheet, turned to Player 1, every control on it.
+        chip.click(button="right")
+        expect(page.locator("#cmd-sheet [data-amount='10']")).to_be_in_viewport(ratio=1)
+        expect(page.locator("#cmd-sheet [data-amount='typed']")).to_be_in_viewport(ratio=1)
+        screenshot(page, "screens/commander-table-amount.png")
     page.context.close()
 
 

@@ -46,7 +46,8 @@ function defaultPlayers(n) {
   return Array.from({ length: n }, (_, i) => ({ name: WORDS.player(i + 1), colour: i }));
 }
 // A Commander game tracks commander damage from the first tap (903.10a): each player has a
-// commander from the start, "Commander of Player 1", renamed at the table if wanted.
+// commander from the start, "Commander of Player 1" (the table renames players, not yet
+// commanders; a partner is added under "More options").
 function withCommanders(players) {
   return players.map((p) => Object.assign({}, p, { commanders: [t("Commander of {name}", { name: p.name })] }));
 }
