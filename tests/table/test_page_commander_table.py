@@ -138,3 +138,24 @@ def test_806_a_third_player_makes_a_free_for_all_and_opens(base: str, browser: B
     expect(page.locator("#create-error")).to_have_text("")
     expect(page.locator("#opened-seats [data-seat]")).to_have_count(3)
     page.context.close()
+
+
+def test_the_menus_loopback_warning_keeps_its_lines(base: str, browser: Browser) -> None:
+    """Item 11: on a server only this machine reaches, the menu's warning (five lines on a
+    phone) had a 19 px box and ran over the next paragraph."""
+    table = post(base + "/api/tables", {"players": [{"name": "Ana"}, {"name": "Bo"}]})
+    page = phone(browser, 375, 667)
+    page.add_init_script(f'localStorage.setItem("lifeledger-device-{table["id"]}", "table")')
+    page.goto(f"{base}/t/{table['id']}")
+    held(page, 2)
+    page.locator("#menu-btn").click()
+    warning = page.locator("#menu .only-here")
+    expect(warning).to_be_visible()
+    box = warning.evaluate(
+        """(el) => { const next = el.nextElementSibling.getBoundingClientRect();
+             const r = el.getBoundingClientRect();
+             return {whole: el.scrollHeight <= el.clientHeight + 1, lines: r.height / 19,
+                     apart: next.top >= r.bottom}; }"""
+    )
+    assert box["whole"] and box["apart"] and box["lines"] > 2, box
+    page.context.close()
