@@ -187,15 +187,16 @@ def test_a_long_change_counts_its_time_times_its_work_and_an_ordinary_one_as_it_
     ordinary change counts its work, as before."""
     assert limits.charged(0.0001, 0.0001) == 0.0001  # an ordinary change
     assert limits.charged(0.02, 0.0001) == 0.0001  # one the machine paused: not the pause
-    assert limits.charged(0.01, 0.01) == pytest.approx(0.1)  # the engine's whole 10 ms: 10x
-    assert limits.charged(0.04, 0.01) == pytest.approx(0.4)  # the same, held 40 ms
+    assert limits.charged(0.001, 0.001) == pytest.approx(0.004)  # 1 ms of work: 4x
+    assert limits.charged(0.01, 0.01) == pytest.approx(0.4)  # the engine's whole 10 ms: 40x
+    assert limits.charged(0.02, 0.01) == pytest.approx(0.8)  # the same, held 20 ms
     assert limits.charged(10.0, 1.0) == limits.MOST_CHARGED
     assert limits.charged(-1.0, -1.0) == 0.0  # a clock stepped back counts nothing
     share = limits.WorkShare()
     share.spend(0.01, 0.01)
-    assert share.debt == pytest.approx(0.1)
+    assert share.debt == pytest.approx(0.4)
     share.spend(0.02)  # an event another process decided, taken in here: as it took
-    assert share.debt == pytest.approx(0.12)
+    assert share.debt == pytest.approx(0.42)
 
 
 class Clock:
@@ -208,17 +209,21 @@ class Clock:
         return self.now
 
 
-@pytest.mark.parametrize("held", [0.012, 0.08], ids=["quiet-machine", "loaded-8x"])
-def test_a_table_of_nothing_but_10_ms_changes_holds_the_loop_under_1_percent_yet_goes_on(
-    monkeypatch: pytest.MonkeyPatch, held: float
+@pytest.mark.parametrize(
+    ("held", "most"),
+    [(0.012, 0.005), (0.024, 0.005), (0.08, 0.01)],
+    ids=["quiet-machine", "loaded-2x", "loaded-8x"],
+)
+def test_a_table_of_nothing_but_10_ms_changes_holds_the_loop_a_sliver_yet_goes_on(
+    monkeypatch: pytest.MonkeyPatch, held: float, most: float
 ) -> None:
     """Issue 26 item 5 (20 changes a second, each the engine's whole 10 ms of work, holding
-    the event loop 12 ms, or 80 ms on a machine loaded 8x): over any minute after its burst,
-    the table holds the loop under 1% of the time (another table's p99 then within 2x), and
-    it is never shut out: a change refused ``busy`` is told when to send it again, at most
-    ``MOST_CHARGED / TABLE_SHARE`` s, and is decided when sent again then. Before, counted as
-    its work alone, it held the loop 10% of the time (70% at 8x), and moved another table's
-    p99 4.4x and 8.3x."""
+    the event loop 12 ms, or more on a loaded machine): over any minute after its burst, the
+    table holds the loop under 0.5% of the time (1% at 8x; another table's p99 then within
+    2x), and it is never shut out: a change refused ``busy`` is told when to send it again,
+    at most ``MOST_CHARGED / TABLE_SHARE`` s, and is decided when sent again then. Before,
+    counted as its work alone, it held the loop 10% of the time (70% at 8x), and moved
+    another table's p99 4.4x and 8.3x."""
     clock = Clock()
     monkeypatch.setattr(limits.time, "monotonic", clock)
     share = limits.WorkShare()
@@ -239,7 +244,7 @@ def test_a_table_of_nothing_but_10_ms_changes_holds_the_loop_under_1_percent_yet
     steady = holds[int(limits.TABLE_BURST / limits.charged(held, work)) + 1 :]
     for start in range(int(steady[0]), int(clock.now) - 60):
         in_window = sum(1 for at in steady if start <= at < start + 60)
-        assert in_window * held / 60 < 0.01, (start, in_window)
+        assert in_window * held / 60 < most, (start, in_window)
     assert 1 <= max(waits) <= limits.MOST_CHARGED / limits.TABLE_SHARE
     # Slowed, not shut out: its share's worth is decided.
     assert len(holds) >= 300 * limits.TABLE_SHARE / limits.charged(held, work)
@@ -253,7 +258,7 @@ async def test_a_table_flooding_costly_changes_is_turned_away_busy_and_another_t
     Exquisite Blood, Boon Reflection, 120 Pridemates, Bo at 10^1000) with the costliest change
     (each refused ``too-much-work`` after the engine's 10 ms, 732.2a) while another table's
     phone plays between them. At most the burst's worth of the flood is decided, as many as
-    ``TABLE_BURST`` plus the share drained meanwhile over the 0.1 s each counts, and the rest
+    ``TABLE_BURST`` plus the share drained meanwhile over the 0.4 s each counts, and the rest
     is ``busy`` with a time to send it again; the other table's changes are all taken."""
     from aiohttp.test_utils import TestClient
     from table_helpers import phone, seat
@@ -272,7 +277,8 @@ async def test_a_table_flooding_costly_changes_is_turned_away_busy_and_another_t
 
     gain = {"do": "gain_life", "player": "ana", "amount": 1}
     began = time.monotonic()
-    cids = [await flood.send("action", gain) for _ in range(40)]  # two seconds' worth
+    # Within the socket's burst of messages (40, its hello among them): none is throttled.
+    cids = [await flood.send("action", gain) for _ in range(36)]
     light_replies = [
         await light.act({"do": "lose_life", "player": "bo", "amount": 1}) for _ in range(10)
     ]
@@ -285,9 +291,9 @@ async def test_a_table_flooding_costly_changes_is_turned_away_busy_and_another_t
 
     assert [r["type"] for r in light_replies] == ["ack"] * 10  # never refused
     decided = codes.count("too-much-work")
-    assert codes.count("busy") == len(codes) - decided  # nothing else
-    # Each decided one counts at least 0.1 s (10 ms of work, weighted 10x).
-    most = (limits.TABLE_BURST + limits.TABLE_SHARE * elapsed) / 0.1 + 1
+    assert codes.count("busy") == len(codes) - decided, sorted(set(codes))  # nothing else
+    # Each decided one counts at least as 10 ms of work held 10 ms (0.4 s).
+    most = (limits.TABLE_BURST + limits.TABLE_SHARE * elapsed) / limits.charged(0.01, 0.01) + 1
     assert 1 <= decided <= most, (codes, elapsed)
     busy = [m for c, m in zip(codes, messages, strict=True) if c == "busy"]
     assert busy and all("send this one again in" in m for m in busy)

@@ -96,13 +96,13 @@ NETWORK_BURST = 1.5
 #: far more than as many short ones, and on a loaded machine a decision holds the loop several
 #: times its work (issue 26 item 5: 10 ms decisions, 20 a second, counted as their work alone,
 #: held the loop 10% of the time and more, and moved another table's p99 4.4x and 8.3x). An
-#: ordinary change takes a tenth of it and counts its work, as before; one of the engine's
-#: whole 10 ms counts 0.1 s or more, so a table sending nothing but those holds the loop 1% of
-#: the time at most.
-HOLD_SECONDS = 0.001
+#: ordinary change takes less and counts its work, as before; one of the engine's whole 10 ms
+#: counts 0.4 s or more, so a table sending nothing but those holds the loop 0.3% of the time
+#: (1% at most, on a loaded machine), and another table's p99 stays within 2x of quiet.
+HOLD_SECONDS = 0.00025
 #: The most one change counts (seconds, weighted as above), so that its table waits at most
 #: this over :data:`TABLE_SHARE`, 10 s, before its next change (slowed, never shut out), and
-#: a decision of 10 ms of work held up to 100 ms by a loaded machine still counts in full.
+#: a decision of 10 ms of work held up to 25 ms by a loaded machine still counts in full.
 MOST_CHARGED = 1.0
 
 
