@@ -159,3 +159,39 @@ def test_the_menus_loopback_warning_keeps_its_lines(base: str, browser: Browser)
     )
     assert box["whole"] and box["apart"] and box["lines"] > 2, box
     page.context.close()
+
+
+def test_the_result_reads_from_both_sides_of_the_table(base: str, browser: Browser) -> None:
+    """Item 6: on the table device the game-over banner and a loss's toast face the player they
+    are for, and a copy of their words faces the opposite edge: in a two-player game the
+    opponent reads the result the right way up; at four, both long sides read a loss."""
+    from test_page_reading import act, commander, facing, hugs, open_table
+
+    page = open_table(browser, base, commander(["Ana", "Bo", "Cy", "Di"]), (375, 667))
+    cy = facing(page, "cy")
+    other = str((int(cy) + 180) % 360)
+    act(page, {"do": "lose_life", "player": "cy", "amount": 40})
+    expect(page.locator("#toast.loss")).to_have_attribute("data-facing", cy)
+    mirror = page.locator("#toast-mirror")
+    expect(mirror).to_be_visible()
+    expect(mirror).to_have_attribute("data-facing", other)
+    expect(mirror).to_have_text(page.locator("#toast").inner_text())
+    assert hugs(page, "#toast-mirror", other)
+    page.context.close()
+    # Two players: Bo (at the top) wins; the banner faces him, its copy faces Ana.
+    page = open_table(browser, base, {"players": [{"name": "Ana"}, {"name": "Bo"}]}, (375, 667))
+    act(page, {"do": "lose_life", "player": "ana", "amount": 20})
+    expect(page.locator("#banner")).to_have_attribute("data-facing", "180")
+    # Never two at one edge: Ana's toast says the result at her edge first, then the copy.
+    expect(page.locator("#toast.loss")).to_be_visible()
+    expect(page.locator("#toast-mirror")).to_be_hidden()
+    copy = page.locator("#banner-mirror")
+    expect(copy).to_be_hidden()
+    page.evaluate("() => document.getElementById('toast').classList.add('hidden')")
+    expect(copy).to_be_visible()
+    expect(copy).to_have_attribute("data-facing", "0")
+    expect(copy).to_contain_text("Game over — Bo won")
+    assert hugs(page, "#banner-mirror", "0")
+    assert copy.get_attribute("aria-hidden") == "true"  # said once, by the banner
+    screenshot(page, "screens/commander-table-result-both-sides.png")
+    page.context.close()

@@ -285,6 +285,7 @@ function placePanels(box, table, ownIndex, bonus) {
   // The table device: a compact panel's commander chips beside its name (issue 25 item 3).
   if (table) for (const el of panels) el.classList.toggle("cmd-inline", el.classList.contains("compact") && n <= CMD_INLINE_MAX);
   watchTotals(box);
+  watchShared();
   const sizes = fitTotals(box, table, ownIndex);
   // The table device: a whole panel whose total is much smaller than the others' (its
   // controls take the room) is made compact, to keep the totals even (what it leaves is in ⋯).
@@ -434,4 +435,46 @@ function faceOverlay(el, pid) {
   if (!el) return;
   const deg = facingOf(pid);
   if (deg) el.dataset.facing = String(deg); else delete el.dataset.facing;
+}
+
+// ---------------------------------------------------------------- shared overlays
+
+// What is for everyone reads from every seat (issue 25 item 6): on the table device the
+// game-over banner and a loss's toast face the player they are for (faceOverlay), and a copy
+// of their words faces the opposite edge (#banner-mirror, #toast-mirror: words only, hidden
+// from screen readers, taps go through). A banner for nobody in particular lies at the bottom
+// edge, its copy at the top: in a two-player game both players read the result.
+let sharedWatch = null;
+function watchShared() {
+  if (sharedWatch) return;
+  const banner = document.getElementById("banner");
+  const toastEl = document.getElementById("toast");
+  if (!banner || !toastEl) return;
+  // Never two at one edge: once the game is over the banner and its copy take both edges (a
+  // loss's toast, which says the result too, is not copied, and the banner's copy waits for
+  // a toast at its edge to go).
+  sharedWatch = new MutationObserver(() => {
+    const over = !banner.classList.contains("hidden");
+    const toastAt = toastEl.classList.contains("hidden") ? null : Number(toastEl.dataset.facing || 0);
+    mirrorOverlay(toastEl, "toast-mirror", "toast loss mirror", null, toastEl.classList.contains("loss") && !over);
+    const copyAt = (Number(banner.dataset.facing || 0) + 180) % 360;
+    mirrorOverlay(banner, "banner-mirror", "banner mirror", ".over-text, .match", toastAt !== copyAt);
+  });
+  const what = { attributes: true, attributeFilter: ["class", "data-facing"], childList: true, subtree: true, characterData: true };
+  sharedWatch.observe(banner, what);
+  sharedWatch.observe(toastEl, what);
+}
+function mirrorOverlay(el, id, cls, parts, forAll) {
+  let copy = document.getElementById(id);
+  const shown = forAll && MODE === "play" && S.device === "table" && !el.classList.contains("hidden");
+  if (!shown) { if (copy) copy.classList.add("hidden"); return; }
+  if (el.id === "banner" && !el.dataset.facing) el.dataset.facing = "0"; // at the bottom edge
+  if (!copy) {
+    copy = h("div", { id, class: cls, "aria-hidden": "true" });
+    el.after(copy);
+  }
+  const words = parts ? [...el.querySelectorAll(parts)].map((x) => x.cloneNode(true)) : [el.textContent];
+  copy.replaceChildren(...words);
+  copy.dataset.facing = String((Number(el.dataset.facing || 0) + 180) % 360);
+  copy.classList.remove("hidden");
 }
