@@ -16,6 +16,7 @@ from typing import Any
 import aiohttp
 from aiohttp import web
 
+from lifeledger import snapshot
 from lifeledger.sentences import Sentence
 
 from ..decide import engine
@@ -217,6 +218,34 @@ async def table_info(request: web.Request) -> web.Response:
     # Built once per change of the table (and of its seats, and per origin of its links).
     key = ("table", table.committed, tuple(sorted(table.seats)), links["play"])
     return await answer(request, table, key, build)
+
+
+#: Why a table's game isn't given while a change is being decided (asked again shortly).
+_DECIDING = Sentence("The table is deciding a change; ask again in a moment.")
+
+
+async def table_game(request: web.Request) -> web.Response:
+    """GET /api/tables/{table}/game: ``{"seq": N, "game": data}``, the current game as of the
+    table's event N, as the engine's own data (:mod:`lifeledger.snapshot`): what a phone
+    foresees its queued changes with while it has no connection (issue 27 item 4,
+    ``device/foresee.py``). The table's game keeps no history (the table keeps its log), so
+    the data stays small however long the game. Built once per change of the table; while a
+    decided change waits to be written, 503 ``busy`` (``Retry-After``)."""
+    table = await table_or_404(request)
+
+    def build() -> bytes:
+        table.check()
+        if not table.idle():  # the live game is ahead of the last event written
+            raise TableError("busy", _DECIDING)
+        data = {"seq": table.committed, "game": snapshot.to_data(table.game)}
+        return json.dumps(data, separators=(",", ":")).encode()  # ASCII: any string is sent
+
+    try:
+        return await answer(request, table, ("game", table.committed), build)
+    except TableError as exc:
+        status = 503 if exc.code in ("busy", "table-unavailable") else 400
+        headers = {"Retry-After": "1"} if exc.code == "busy" else None
+        return web.json_response(exc.to_json(), status=status, headers=headers)
 
 
 async def watch_info(request: web.Request) -> web.Response:
@@ -562,6 +591,7 @@ def add_routes(router: web.UrlDispatcher) -> None:
     router.add_get("/api/code/{code}", lookup_code)
     router.add_get("/api/tables/{table}", table_info)
     router.add_get("/api/tables/{table}/history", table_history)
+    router.add_get("/api/tables/{table}/game", table_game)
     router.add_post("/api/tables/{table}/seats", take_seats)
     router.add_post("/api/tables/{table}/seats/{seat}", take_seat)
     router.add_get("/api/tables/{table}/takeovers/{request}", takeover_status)
