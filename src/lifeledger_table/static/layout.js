@@ -137,7 +137,11 @@ function heightFor(need, w) {
 function roomFor(s, need) { const u = upright(s); return u.w >= need.w && u.h >= heightFor(need, u.w); }
 
 // Slots around the edges for ``n`` panels in a W×H area (px), or null when n has no edge
-// layout or a slot is too small even for a compact panel.
+// layout or a slot is too small even for a compact panel. What decides is what fits in a
+// compact panel, not a phone's exact size (issue 25 item 13: eight players sat around the
+// edges of a 375x667 phone but in a grid on a 360x640 one, 130 px short of 132): its top row
+// (⚔ and ⋯, 44 px each, and three letters of the name) and a total of 32 px need EDGE_LEAST.
+const EDGE_LEAST = { w: 120 };
 function edgeSlots(n, W, H, gap, extra) {
   const shapes = EDGES[n];
   if (!shapes) return null;
@@ -146,7 +150,7 @@ function edgeSlots(n, W, H, gap, extra) {
     if (wide) { [x, y, w, h] = [1 - y - h, x, h, w]; edge = QUARTER[edge]; }
     return { x: x * W + gap / 2, y: y * H + gap / 2, w: w * W - gap, h: h * H - gap, rot: TURN[edge] };
   });
-  const need = { w: COMPACT.w, h: COMPACT.h + extra };
+  const need = { w: EDGE_LEAST.w, h: COMPACT.h + extra };
   return slots.every((s) => roomFor(s, need)) ? slots : null;
 }
 

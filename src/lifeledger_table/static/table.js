@@ -1034,7 +1034,6 @@ function renderUndo() {
   if (btn.dataset.text !== text) {
     btn.dataset.text = text;
     btn.textContent = `\u21b6 ${text}`;
-    Object.assign(btn.style, { maxWidth: "min(46vw, 320px)", overflow: "hidden", textOverflow: "ellipsis" });
   }
   btn.title = title;
   btn.setAttribute("aria-label", title);

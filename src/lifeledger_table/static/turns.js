@@ -190,13 +190,16 @@ function castingPlayer(turn) {
   return turn.active.find((id) => held.includes(id)) || turn.active[0];
 }
 
-// One line always: buttons marked data-fold give way (highest first) until the rest fits;
-// the sheet (⋯) offers them all.
+// One line always: buttons marked data-fold give way (highest first) until the rest fits,
+// its words whole in the bar's 44 px (issue 25 item 7: they wrap, never cut); the sheet (⋯)
+// offers them all.
 function fitTurnBar(bar) {
   const folds = [...bar.querySelectorAll("[data-fold]")].sort((a, b) => Number(b.dataset.fold) - Number(a.dataset.fold));
   for (const el of folds) el.classList.remove("hidden");
+  const info = bar.querySelector(".tb-info");
+  const fits = () => bar.scrollWidth <= bar.clientWidth + 1 && (!info || info.scrollHeight <= 46);
   for (const el of folds) {
-    if (bar.scrollWidth <= bar.clientWidth + 1) break;
+    if (fits()) break;
     el.classList.add("hidden");
   }
 }
