@@ -13,7 +13,12 @@ const ON_DEVICE = MODE === "play" && isDeviceTable(KEY);
 
 const S = {
   info: null, names: null, seat: null, token: null, host: null,
-  lastSeq: 0, entries: [], more: false, state: null, score: null, canUndo: false, undoTarget: undefined,
+  lastSeq: 0, entries: [], more: false, score: null, canUndo: false, undoTarget: undefined,
+  // The state the panels show: the table's as the server last gave it (``truth``), or, with no
+  // connection and changes queued, what the phone's engine foresees of them (foresee.js).
+  truth: null,
+  get state() { return (typeof foreseenState === "function" && foreseenState()) || this.truth; },
+  set state(value) { this.truth = value; },
   effects: [], resyncAsked: 0,
   pending: pendingMap(MODE === "play" ? KEY : null), ws: null, connected: false, everConnected: false, backoff: 500,
   pongTimer: null, connectTimer: null, retryTimer: null, claiming: false, asks: new Map(), undoAsks: new Map(),
@@ -42,15 +47,67 @@ function $(id) { return document.getElementById(id); }
 // ---------------------------------------------------------------- toasts and drawers
 
 let toastTimer = null;
-// Toasts never take taps (pointer-events: none): the buttons under them keep working.
+// Toasts never take taps (pointer-events: none): the buttons under them keep working. Nor
+// do they cover a control waiting for its confirming tap (issue 25 item 8: "Tap again: Di
+// concedes…" under "Cy lost"): a toast that would lie over one waits until it is answered
+// or gone, and one showing when such a control appears under it steps aside and waits too.
+const TOAST_SHOWS = 5000;
+const CONFIRMS = "[data-armed], [data-confirm], [data-undo-confirm]";
+const TOASTS = { waiting: [], watch: null, shown: null };
 function toast(text, kind, pid) {
+  TOASTS.waiting.push({ text, kind, pid, ms: TOAST_SHOWS });
+  if (TOASTS.waiting.length > 3) TOASTS.waiting.shift(); // the latest few, in order
+  if (!TOASTS.shown || !TOASTS.shown.held) nextToast();
+  watchConfirms();
+}
+function showToast(one) {
   const el = $("toast");
-  faceOverlay(el, pid); // on the table device, turned to the player it is for (layout.js)
-  el.textContent = text;
-  el.className = "toast " + (kind || "");
-  el.toggleAttribute("aria-hidden", kind === "loss"); // a loss is said once, by #announce (panel.js)
+  faceOverlay(el, one.pid); // on the table device, turned to the player it is for (layout.js)
+  el.textContent = one.text;
+  el.className = "toast " + (one.kind || "");
+  el.toggleAttribute("aria-hidden", one.kind === "loss"); // a loss is said once, by #announce (panel.js)
+  return el;
+}
+// The next waiting toast, shown if it covers no control waiting for a tap.
+function nextToast() {
   clearTimeout(toastTimer);
-  toastTimer = setTimeout(() => el.classList.add("hidden"), 5000);
+  const one = TOASTS.waiting.shift();
+  if (!one) { $("toast").classList.add("hidden"); TOASTS.shown = null; return; }
+  const el = showToast(one);
+  if (coversConfirm(el)) { el.classList.add("hidden"); TOASTS.waiting.unshift(one); TOASTS.shown = { held: true }; return; }
+  TOASTS.shown = { one, since: Date.now() };
+  toastTimer = setTimeout(nextToast, one.ms);
+}
+function confirmsShown() { return [...document.querySelectorAll(CONFIRMS)].filter((c) => c.getClientRects().length > 0); }
+function confirmShown() { return confirmsShown().length > 0; }
+function coversConfirm(el) {
+  if (el.classList.contains("hidden")) return false;
+  const r = el.getBoundingClientRect();
+  return confirmsShown().some((c) => {
+    const q = c.getBoundingClientRect();
+    return r.left < q.right && q.left < r.right && r.top < q.bottom && q.top < r.bottom;
+  });
+}
+// While a toast shows or waits: a showing one over a control now waiting for a tap goes back
+// to wait (for the rest of its time); a waiting one shows once nothing it would cover is left.
+function watchConfirms() {
+  if (TOASTS.watch) return;
+  TOASTS.watch = setInterval(() => {
+    const el = $("toast");
+    const shown = TOASTS.shown;
+    if (shown && shown.one && coversConfirm(el)) {
+      clearTimeout(toastTimer);
+      const rest = Math.max(1500, shown.one.ms - (Date.now() - shown.since));
+      TOASTS.waiting.unshift(Object.assign({}, shown.one, { ms: rest }));
+      el.classList.add("hidden");
+      TOASTS.shown = { held: true };
+    } else if (shown && shown.held && !confirmShown()) {
+      nextToast();
+    } else if (!shown && !TOASTS.waiting.length) {
+      clearInterval(TOASTS.watch);
+      TOASTS.watch = null;
+    }
+  }, 200);
 }
 
 function open(id) { $(id).classList.remove("hidden"); }
@@ -109,6 +166,7 @@ function drop(ws) {
   clearTimeout(S.connectTimer);
   try { ws.close(); } catch (e) { /* already closing */ }
   renderConn();
+  foreseeSoon(); // the queue foreseen by the phone's engine meanwhile (foresee.js)
   if (S.unavailable) return; // the table can't be loaded: connecting again won't help
   S.retryTimer = setTimeout(connect, S.backoff);
   S.backoff = Math.min(S.backoff * 2, 8000);
@@ -165,7 +223,7 @@ function request(type, action, extra) {
 // A socket holding several seats (the table device) says which acts ("as"), as it sends.
 function wire(msg) {
   const out = Object.assign({}, msg);
-  delete out.sent; delete out.held;
+  delete out.sent; delete out.held; delete out.queued;
   if (!out.as && (S.device === "table" || S.seats.length > 1) && ["action", "undo", "next_game", "reset", "new_game", "setup"].includes(out.type)) {
     out.as = actingSeat(out.type === "setup" ? { player: out.player } : out.action);
   }
@@ -292,7 +350,10 @@ function receive(msg) {
       S.info.taken = msg.taken;
       if (MODE === "play" && S.device === "table") takeFreeSeats(false);
       else if (MODE === "play" && !S.seat && !S.pickerDismissed && !S.claiming) showPicker();
-      for (const m of S.pending.values()) if (!m.held) send(wire(m)); // a run of taps still open goes when it closes
+      // A run of taps still open goes when it closes. The rest is the queue: a refusal names
+      // the change (foresee.js).
+      for (const m of S.pending.values()) if (!m.held) { m.queued = true; send(wire(m)); }
+      gameAfterWelcome(); // the game the phone's engine foresees with (foresee.js)
       render();
       if (typeof toolsReceive === "function") toolsReceive(msg); // tools.js
       renderTurns(); // turns.js: with the tools' "who starts" pick
@@ -307,6 +368,7 @@ function receive(msg) {
       if (msg.seq !== S.lastSeq + 1 || !takeEvent(msg)) { resync(); return; }
       S.entries.push(msg.entry);
       announce(msg.entry);
+      gameSoon(); // foresee.js
       render();
       if (typeof followGameStart === "function") followGameStart(msg.entry); // tools.js
       break;
@@ -344,6 +406,7 @@ function receive(msg) {
       if (msg.error === "bad-token" && S.device === "table") break;
       // The server can't load this table (a damaged log): say so where it stays.
       if (msg.error === "table-unavailable") { S.unavailable = msg; renderConn(); break; }
+      if (queuedRefused(msg, sent)) break; // a change of the queue, named (foresee.js)
       if (msg.error === "refused") toast(t("Refused: {why} — {rule}", { why: said(msg, S.names), rule: msg.rule }), "refused");
       else toast(said(msg, S.names) + (msg.rule ? ` — ${msg.rule}` : "") + (msg.member ? ` (${msg.member})` : ""), "bad");
       break;
@@ -573,9 +636,11 @@ function renderConn() {
   if (wait) parts.push(tn("{n} change waiting to be sent", "{n} changes waiting to be sent", wait, { n: wait }));
   if (S.storeWait && !S.pending.size) S.storeWait = null; // its changes were saved since
   if (S.storeWait) parts.push(said(S.storeWait, S.names)); // "Waiting for the database…"
+  parts.push(...foresightParts(), ...refusedSentParts()); // foresee.js
   if (chooser.length) parts.push(tn("{n} change waiting for {name}'s choice", "{n} changes waiting for {name}'s choice", chooser.length, { n: chooser.length, name: S.names.of(chooser[0]) }));
   strip.replaceChildren(parts.join(" · "),
-    chooser.length ? h("button", { "data-act": "cancel-waits", onclick: cancelChoiceWaits }, t("Cancel")) : "");
+    chooser.length ? h("button", { "data-act": "cancel-waits", onclick: cancelChoiceWaits }, t("Cancel")) : "",
+    FORESEE.refusedSent.length ? h("button", { "data-act": "dismiss-refused", onclick: dismissRefusedSent }, t("Dismiss")) : "");
   strip.classList.toggle("hidden", !parts.length);
   strip.classList.toggle("lost", !live || !!S.unavailable);
   const marked = waitingPlayers();
@@ -1705,6 +1770,7 @@ async function main() {
     new ResizeObserver(() => { if (S.layout) placePanels($("panels"), S.layout.table, S.layout.own); }).observe($("panels"));
   }
   if (MODE === "play") S.host = loadHost(KEY);
+  loadKeptGame(); // for foresight with no connection (foresee.js)
   keepAwake();
   connect();
   setInterval(ping, HEARTBEAT_EVERY);

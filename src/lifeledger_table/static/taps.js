@@ -56,7 +56,7 @@ class PendingMap extends Map {
   set(id, msg) { super.set(id, msg); this.changed(); return this; }
   delete(id) { const had = super.delete(id); if (had) this.changed(); return had; }
   clear() { super.clear(); this.changed(); }
-  changed() { this.save(); queueMicrotask(showTotals); }
+  changed() { this.save(); queueMicrotask(showTotals); foreseeSoon(); } // foresee.js
   // Whether the changes are kept; if not (storage full or refused) they stay in memory, and a
   // change made with no connection is refused where it was made (notKept).
   save() {
@@ -97,7 +97,7 @@ function pendingCommanderDamage(to, source) {
   let sum = 0;
   for (const m of S.pending.values()) {
     const a = m.type === "action" ? m.action : null;
-    if (a && a.do === "damage" && a.combat && a.to === to && a.source === source && lifeDelta(a)) sum = addExact(sum, a.amount);
+    if (a && a.do === "damage" && a.combat && a.to === to && a.source === source && lifeDelta(a) && !isForeseen(m.id)) sum = addExact(sum, a.amount);
   }
   return sum;
 }
@@ -126,7 +126,8 @@ function pendingFor(members) {
   let any = false;
   for (const m of S.pending.values()) {
     const d = m.type === "action" ? lifeDelta(m.action) : null;
-    if (d && members.has(d.player)) { sum = addExact(sum, d.delta); any = true; }
+    // A change the phone's engine foresaw is in the foreseen total already (foresee.js).
+    if (d && members.has(d.player)) { if (!isForeseen(m.id)) sum = addExact(sum, d.delta); any = true; }
   }
   return { sum, any };
 }
@@ -149,7 +150,7 @@ function shownCount(count, players, kind) {
   let any = false;
   for (const m of S.pending.values()) {
     const d = m.type === "action" ? counterDelta(m.action) : null;
-    if (d && d.kind === kind && players.includes(d.player)) { sum = addExact(sum, d.delta); any = true; }
+    if (d && d.kind === kind && players.includes(d.player)) { if (!isForeseen(m.id)) sum = addExact(sum, d.delta); any = true; }
   }
   if (!any) return { n: count, pending: false };
   const n = addExact(count, sum);
@@ -198,6 +199,7 @@ function showTotals() {
     const b = TAPS.bubbles.get(id);
     const row = panel.querySelector(".life-row");
     if (b && row && b.el.parentNode !== row) row.append(b.el);
+    if (b && row) placeBubble(b.el, row);
     // Counters (poison, pinned kinds) move at once too, pending until the server answers.
     for (const g of panel.querySelectorAll(".ctr[data-counter][data-count]")) {
       const s = shownCount(countOf(g.dataset.count), (g.dataset.players || "").split(" "), g.dataset.counter);
@@ -221,12 +223,30 @@ function bump(unitId, delta) {
   b.el.classList.remove("fading");
   b.el.classList.toggle("up", b.net > 0);
   b.el.classList.toggle("down", b.net < 0);
+  const row = b.el.parentNode;
+  if (row) placeBubble(b.el, row);
   clearTimeout(b.fade);
   clearTimeout(b.gone);
   b.fade = setTimeout(() => {
     b.el.classList.add("fading");
     b.gone = setTimeout(() => dropBubble(unitId), BUBBLE_FADE);
   }, BUBBLE_SHOW);
+}
+
+// The bubble beside the total's digits, never over them (issue 25 item 8): level with their
+// top, right of them where there is room (the total is centred: the same room on its left),
+// else above them. Placed in the row's own coordinates: a turned panel's too.
+function placeBubble(el, row) {
+  const life = row.querySelector(".life");
+  if (!life || !el.isConnected) return;
+  const size = parseFloat(life.style.fontSize || getComputedStyle(life).fontSize) || 0;
+  const digits = life.classList.contains("negative") ? life.offsetWidth : textWidth(life, life.textContent.trim() || "0", size);
+  const w = row.clientWidth, hgt = row.clientHeight;
+  const bw = el.offsetWidth, bh = el.offsetHeight;
+  const top = hgt / 2 - size * 0.42; // the digits' top (their cap height is about 0.7 of the size)
+  el.style.transform = "none";
+  if (w - (w + digits) / 2 - 4 >= bw) Object.assign(el.style, { left: `${(w + digits) / 2 + 4}px`, top: `${Math.max(0, top)}px` });
+  else Object.assign(el.style, { left: `${(w - bw) / 2}px`, top: `${hgt / 2 - size * 0.7 - bh}px` }); // over their line
 }
 
 function dropBubble(unitId) {
@@ -470,7 +490,8 @@ function writeOffline() {
   clearTimeout(TAPS.offlineTimer);
   TAPS.offlineTimer = null;
   try {
-    localStorage.setItem(offlineKey(), toJSON({ info: S.info, state: S.state, score: S.score, effects: S.effects, kept: Date.now() }));
+    // The server's state (not a foreseen one: foresee.js), and the event it is as of.
+    localStorage.setItem(offlineKey(), toJSON({ info: S.info, state: S.truth, seq: S.lastSeq || S.keptSeq || 0, score: S.score, effects: S.effects, kept: Date.now() }));
   } catch (e) { /* storage full or refused: no offline copy */ }
 }
 window.addEventListener("pagehide", () => { if (TAPS.offlineTimer) writeOffline(); });
@@ -486,6 +507,7 @@ function restoreOffline() {
   S.score = kept.score || null;
   S.effects = kept.effects || [];
   S.lastSeq = 0;
+  S.keptSeq = typeof kept.seq === "number" ? kept.seq : null; // foresee.js's foresightBase
   S.canUndo = false;
   return true;
 }
