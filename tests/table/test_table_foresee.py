@@ -131,7 +131,8 @@ def test_a_turn_begun_since_stops_the_foresight() -> None:
 @pytest.mark.parametrize(
     ("game", "queue", "member", "words"),
     [
-        ("{", "[]", None, "game is not JSON"),
+        ("{", "[]", "game", "The game kept for foresight is not JSON"),
+        (None, "[", "queue", "The queue is not JSON"),
         ('{"seq": 1}', "[]", "game", '{"seq": N, "game": {...}}'),
         ('{"seq": 1, "game": {"snapshot": 99}}', "[]", "game", "can't be read: snapshot"),
         (None, '{"id": "a"}', "queue", "a JSON array"),

@@ -32,13 +32,15 @@ __all__ = ["foresee"]
 _AGREED = frozenset({"intentional_draw"})
 
 
-def _parsed(text: str, what: str) -> Any:
+def _parsed(text: str, member: str) -> Any:
     try:
         return strict_json(text)
     except ValueError as exc:
-        raise TableError(
-            "malformed", Sentence("{what} is not JSON: {error}", what=what, error=str(exc))
-        ) from exc
+        if member == "game":
+            words = Sentence("The game kept for foresight is not JSON: {error}", error=str(exc))
+        else:
+            words = Sentence("The queue is not JSON: {error}", error=str(exc))
+        raise TableError("malformed", words, member=member) from exc
 
 
 def _game(text: str) -> tuple[int, engine.Game]:

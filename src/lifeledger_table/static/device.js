@@ -41,13 +41,16 @@ const Engine = {
     for (const call of this.calls.values()) call.reject(new Error(why));
     this.calls.clear();
   },
-  call(name, ...args) {
+  call(name, ...args) { return this.callIn("host", name, ...args); },
+  // The same for a function of another module of lifeledger_table.device (foresee.js calls
+  // foresee:foresee).
+  callIn(module, name, ...args) {
     this.start();
     if (this.failed) return Promise.reject(new Error(this.failed));
     const id = this.next++;
     return new Promise((resolve, reject) => {
       this.calls.set(id, { resolve, reject });
-      this.worker.postMessage({ id, call: "lifeledger_table.device.host:" + name, args: args.map(String) });
+      this.worker.postMessage({ id, call: `lifeledger_table.device.${module}:${name}`, args: args.map(String) });
     });
   },
 };
