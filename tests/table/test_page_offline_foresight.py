@@ -40,9 +40,7 @@ def ready_for_offline(page: Page) -> None:
     seen, and the game the engine foresees with kept as of the page's last event."""
     page.wait_for_function("() => !!navigator.serviceWorker.controller", timeout=15_000)
     page.wait_for_function("() => S.connected && S.pending.size === 0")
-    page.wait_for_function(
-        "() => !!FORESEE.game && FORESEE.game.seq === S.lastSeq", timeout=10_000
-    )
+    page.wait_for_function("() => !!FORESEE.game && FORESEE.game.seq === S.lastSeq", timeout=10_000)
     page.wait_for_timeout(1200)  # the table is kept for offline at most once a second
 
 

@@ -169,9 +169,8 @@ async function runForesight() {
   }
   if (run !== FORESEE.run) return; // the queue changed meanwhile: a newer run answers
   const stoppedAt = out.stopped ? S.pending.get(out.stopped) : null;
-  // An undo (or a reset, a new game...) waits for the server: what it takes back can't be
-  // shown here, so nothing is foreseen past the changes before it... nor those, which it may
-  // take back.
+  // An undo (or a reset, a new game...) waits for the server, and what it takes back may be
+  // any of the changes before it: with one queued, nothing is foreseen (the plain deltas show).
   FORESEE.result = stoppedAt && stoppedAt.type !== "action" ? null : {
     seq: out.seq, state: out.state, results: out.results, stopped: out.stopped,
     byId: new Map(out.results.map((r) => [r.id, r])),
@@ -215,6 +214,7 @@ function queuedRefused(msg, sent) {
   const what = sent.action ? describe(sent.action, S.names) : sent.type;
   const text = t("Refused when sent: {what} — {why}", { what, why: said(msg, S.names) }) + (msg.rule ? ` — ${msg.rule}` : "");
   FORESEE.refusedSent.push(text);
+  renderConn();
   toast(text, "refused");
   return true;
 }
