@@ -32,6 +32,22 @@
   }
   const bar = document.getElementById("bar");
   if (bar.scrollWidth > bar.clientWidth + 1) out.push("the header overflows");
+  // Issue 25 item 7: no label of the top bar (the header and the turn bar) cut, on purpose
+  // ("…") or not: every label as wide as its box at most, its wrapped words within a box
+  // that hides what overflows (a button's words out of it count too).
+  const cutLabels = (root, what) => {
+    for (const el of root.querySelectorAll("*")) {
+      if (!shown(el) || !el.textContent.trim()) continue;
+      const st = getComputedStyle(el);
+      const clips = st.overflowX !== "visible" || st.overflowY !== "visible" || el.tagName === "BUTTON";
+      const label = `${what}'s ${el.id || el.className || el.tagName.toLowerCase()} "${el.textContent.trim().slice(0, 30)}"`;
+      if (el.scrollWidth > el.clientWidth + 1) out.push(`${label} is cut (${el.scrollWidth} px in ${el.clientWidth})`);
+      else if (clips && el.scrollHeight > el.clientHeight + 1) out.push(`${label} is cut (${el.scrollHeight} px high in ${el.clientHeight})`);
+    }
+  };
+  cutLabels(bar, "the header");
+  const turnBar = document.getElementById("turn-bar");
+  if (turnBar) cutLabels(turnBar, "the turn bar");
   document.getElementById("panels").scrollTop = 0;
   const box = document.getElementById("panels").getBoundingClientRect();
   const sizes = {}, facing = {}, oneTap = [];
@@ -109,10 +125,18 @@
           }
           if (el.scrollWidth > el.clientWidth + 1) out.push(`#${id} for ${pid}: ${name(el)}'s label is cut`);
         }
+        cutLabels(inner, `#${id} for ${pid}`);
         inner.scrollTop = 0;
         shut();
       }
     }
+  }
+  // The turn sheet (⋯ of the turn bar): no label cut either.
+  const turnSheet = document.getElementById("turn-sheet");
+  if (turnSheet && typeof openTurnSheet === "function" && turnBar && !turnBar.classList.contains("hidden")) {
+    openTurnSheet();
+    cutLabels(turnSheet.querySelector(".sheet-inner"), "#turn-sheet");
+    closeTurnSheet();
   }
   return { problems: out, sizes, facing, oneTap };
 })
