@@ -104,11 +104,12 @@ def test_two_phones_one_table(base: str, browser: Browser) -> None:
     shot(bo, "history")
     bo.locator('#history [data-close="history"]').click()
 
-    # Undo works on both screens. The Fireball is Ana's change: Bo's Undo names it and asks
-    # her phone, whose yes takes it back (issue 17 item 10).
-    expect(bo.locator("#undo-btn")).to_contain_text("by Ana")
-    bo.locator("#undo-btn").click()
-    ana.locator('[data-undo-answer="allow"]').click()
+    # Undo works on both screens. The Fireball is Ana's own last change: her Undo names it and
+    # takes it back at once (issue 25 item 4: a seat's Undo takes back its own change); Bo's
+    # names his own −1, under the Fireball.
+    expect(bo.locator("#undo-btn")).to_contain_text("Bo −1")
+    expect(ana.locator("#undo-btn")).to_contain_text("16")
+    ana.locator("#undo-btn").click()
     for page in (ana, bo):
         expect(life(page, "bo")).to_have_text("16")
         expect(page.locator("#banner")).to_be_hidden()
