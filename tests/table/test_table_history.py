@@ -15,6 +15,7 @@ from aiohttp import WSMsgType
 from aiohttp.test_utils import TestClient
 from table_helpers import open_table, phone, seat
 
+from lifeledger_table.decide import limits
 from lifeledger_table.decide.limits import Limits
 from lifeledger_table.decide.table import PAGE, Entry
 from lifeledger_table.live.hub import HUB_KEY
@@ -193,12 +194,15 @@ FAST = Limits(
 @pytest.mark.parametrize("limits", [FAST])
 @pytest.mark.asyncio
 async def test_a_state_that_grows_without_end_is_refused_before_it_bricks_the_table(
-    client: Client,
+    client: Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """issue 7 item 6 (found by an audit): one seated phone grew the state (effects with
     long ids, counter kinds, ...) until every event message passed a socket's byte cap, and
     nobody could connect to the table again. A change that would make the state too large to
-    send is refused, and the table goes on."""
+    send is refused, and the table goes on. (Its 40 costly changes would also spend the
+    table's share of the server, issue 26 item 5: not what this story is about.)"""
+    monkeypatch.setattr(limits, "TABLE_BURST", 1e9)
+    monkeypatch.setattr(limits, "NETWORK_BURST", 1e9)
     table = await open_table(client)
     ana = await phone(client, table["id"], await seat(client, table["id"], "ana"))
     answers = []
