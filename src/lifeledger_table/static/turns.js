@@ -191,13 +191,18 @@ function castingPlayer(turn) {
 }
 
 // One line always: buttons marked data-fold give way (highest first) until the rest fits,
-// its words whole in the bar's 44 px (issue 25 item 7: they wrap, never cut); the sheet (⋯)
-// offers them all.
+// its words whole in the bar's 44 px (issue 25 item 7: they wrap, never cut): the first
+// draw's note goes first (the sheet says it too); the sheet (⋯) offers every button.
 function fitTurnBar(bar) {
   const folds = [...bar.querySelectorAll("[data-fold]")].sort((a, b) => Number(b.dataset.fold) - Number(a.dataset.fold));
   for (const el of folds) el.classList.remove("hidden");
   const info = bar.querySelector(".tb-info");
-  const fits = () => bar.scrollWidth <= bar.clientWidth + 1 && (!info || info.scrollHeight <= 46);
+  // (Too tall for the bar, or a line of it, the score's, wider than the column.)
+  const tall = () => !!info && (info.scrollHeight > 46 || [...info.children].some((el) => el.scrollWidth > el.clientWidth + 1));
+  const note = bar.querySelector("#turn-skip");
+  if (note) note.classList.toggle("hidden", false);
+  if (note && tall()) note.classList.add("hidden");
+  const fits = () => bar.scrollWidth <= bar.clientWidth + 1 && !tall();
   for (const el of folds) {
     if (fits()) break;
     el.classList.add("hidden");
