@@ -33,7 +33,8 @@ import json
 import logging
 import time
 from collections import OrderedDict, deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, TypeVar, cast
@@ -685,6 +686,19 @@ class Table:
         against the table's own (:attr:`share`) whoever asks. ``at``: when the change was
         made, if not now (a table shared from a device keeps its changes' times).
         """
+        earlier = self._admit(client_id, look_up, at_turn, shares)
+        if earlier is not None:
+            return earlier
+        with self._spending(shares):
+            return self._decide(kind, body, client_id, seat, at)
+
+    def _admit(
+        self, client_id: str, look_up: bool, at_turn: int | None, shares: Sequence[WorkShare]
+    ) -> int | None:
+        """What every request meets before it is decided: a table that can be decided, no
+        refusal of the same change kept, its turn still the one it names, the shares not
+        spent (raising :class:`TableError`); returns the sequence number of the same change
+        accepted before (a retry), else ``None``."""
         self.check()
         if self.reloading:
             raise TableError(
@@ -701,12 +715,17 @@ class Table:
             self._check_turn(at_turn)
         for share in shares:
             share.check()
-        # The time it held the event loop, which every other table's messages wait for (on a
-        # loaded machine several times its processor time), and the work it took, which
-        # weights a long one (issue 26 item 5: limits.charged).
+        return None
+
+    @contextmanager
+    def _spending(self, shares: Sequence[WorkShare]) -> Iterator[None]:
+        """Charge what deciding within takes to the table's share and to ``shares``: the time
+        it held the event loop, which every other table's messages wait for (on a loaded
+        machine several times its processor time), and the work it took, which weights a
+        long one (issue 26 item 5: limits.charged)."""
         began, worked = time.perf_counter(), cpu_time()
         try:
-            return self._decide(kind, body, client_id, seat, at)
+            yield
         finally:
             work = cpu_time() - worked
             held = max(time.perf_counter() - began, work)
@@ -1344,35 +1363,17 @@ class Table:
                 kind, body, client_id, seat, look_up=look_up, at_turn=at_turn, shares=shares
             )
             return decision if isinstance(decision, int) else [decision]
-        self.check()
-        if self.reloading:
-            raise TableError(
-                "storage",
-                Sentence("The table is being loaded again; nothing changed. Send it again."),
-            )
-        refused = self._refusals.get(client_id)
-        if refused is not None:
-            raise refused
-        earlier = self._earlier(client_id, look_up)
+        earlier = self._admit(client_id, look_up, at_turn, shares)
         if earlier is not None:
             return earlier
-        for share in shares:
-            share.check()
-        began, worked = time.perf_counter(), cpu_time()
-        try:
-            return self._undo_under(body, client_id, seat)
-        except TableError as exc:
-            self._refusals[client_id] = exc
-            while len(self._refusals) > REFUSALS_KEPT:
-                self._refusals.popitem(last=False)
-            raise
-        finally:
-            work = cpu_time() - worked
-            held = max(time.perf_counter() - began, work)
-            self.share.spend(held, work)
-            for share in shares:
-                if share is not self.share:
-                    share.spend(held, work)
+        with self._spending(shares):
+            try:
+                return self._undo_under(body, client_id, seat)
+            except TableError as exc:
+                self._refusals[client_id] = exc
+                while len(self._refusals) > REFUSALS_KEPT:
+                    self._refusals.popitem(last=False)
+                raise
 
     def _undo_under(self, body: dict[str, Any], client_id: str, seat: str | None) -> list[Decision]:
         target = body["target"]
