@@ -386,25 +386,47 @@ async def attack_slow(server: Server, done: asyncio.Event) -> None:
     """Item 9: 1,100 connections that send half a request, then nothing (reopened when the
     server cuts them)."""
     host, port = server.base.removeprefix("http://").split(":")
+    await hold_half_requests(
+        host, int(port), done, count=1100, subnet="127.0.6", addresses=200, path="/"
+    )
+
+
+async def hold_half_requests(
+    host: str,
+    port: int,
+    done: asyncio.Event,
+    *,
+    count: int,
+    subnet: str,
+    addresses: int,
+    path: str,
+    again: float = 0.0,
+) -> None:
+    """``count`` connections from ``addresses`` addresses of ``subnet``, each sending half a
+    request for ``path`` and then nothing, opened again when the server cuts it off or
+    refuses it (``again`` seconds later), until ``done``."""
     loop = asyncio.get_running_loop()
+    request = f"GET {path} HTTP/1.1\r\nHost: x\r\nX-Slow: ".encode()
 
     async def one(k: int) -> None:
-        address = f"127.0.6.{1 + k % 200}"
+        address = f"{subnet}.{1 + k % addresses}"
         while not done.is_set():
             sock = socket.socket()
             sock.setblocking(False)
             try:
                 sock.bind((address, 0))
-                await loop.sock_connect(sock, (host, int(port)))
-                await loop.sock_sendall(sock, b"GET / HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+                await loop.sock_connect(sock, (host, port))
+                await loop.sock_sendall(sock, request)
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(loop.sock_recv(sock, 1), timeout=120)
             except OSError:
                 await asyncio.sleep(0.2)
             finally:
                 sock.close()
+            if again:
+                await asyncio.sleep(again)
 
-    await asyncio.gather(*(one(k) for k in range(1100)))
+    await asyncio.gather(*(one(k) for k in range(count)))
 
 
 async def attack_codes(server: Server, done: asyncio.Event) -> None:
@@ -658,26 +680,17 @@ async def attack_internal(server: Server, done: asyncio.Event) -> None:
     if not server.internal:
         return
     host, port = server.internal.rsplit(":", 1)
-    loop = asyncio.get_running_loop()
-
-    async def one(k: int) -> None:
-        address = f"127.0.3.{1 + k % INTERNAL_ADDRESSES}"
-        while not done.is_set():
-            sock = socket.socket()
-            sock.setblocking(False)
-            try:
-                sock.bind((address, 0))
-                await loop.sock_connect(sock, (host, int(port)))
-                await loop.sock_sendall(sock, b"GET /link HTTP/1.1\r\nHost: x\r\nX-Slow: ")
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(loop.sock_recv(sock, 1), timeout=120)
-            except OSError:
-                await asyncio.sleep(0.2)
-            finally:
-                sock.close()
-            await asyncio.sleep(0.05)  # refused or cut off: again at once (as a loop would)
-
-    await asyncio.gather(*(one(k) for k in range(INTERNAL_HELD)))
+    # Refused or cut off: again at once (as a loop would).
+    await hold_half_requests(
+        host,
+        int(port),
+        done,
+        count=INTERNAL_HELD,
+        subnet="127.0.3",
+        addresses=INTERNAL_ADDRESSES,
+        path="/link",
+        again=0.05,
+    )
 
 
 async def attack_internal_flood(server: Server, done: asyncio.Event) -> None:
