@@ -19,20 +19,16 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 from pathlib import Path
 
 from playwright.sync_api import Browser, sync_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "table"))
-from browser_helpers import ARGS, CHROMIUM, free_port
+from browser_helpers import ARGS, CHROMIUM, static_app
 
 from lifeledger_table.web.pages import build_id
-from lifeledger_table.web.staticapp import write_app
 
 BOOT = """async () => {
   const started = performance.now();
@@ -123,21 +119,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "app"
-        write_app(folder)
-        port = free_port()
-        server = subprocess.Popen(
-            [sys.executable, "-m", "http.server", "--bind", "127.0.0.1", "-d", tmp, str(port)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        url = f"http://127.0.0.1:{port}/app/"
-        try:
-            for _ in range(100):
-                try:
-                    urllib.request.urlopen(url).close()
-                    break
-                except OSError:
-                    time.sleep(0.1)
+        with static_app(Path(tmp), "app") as url:
             print(f"load average before: {os.getloadavg()[0]:.2f}")
             times: dict[float, tuple[list[float], list[float]]] = {1: ([], []), 4: ([], [])}
             with sync_playwright() as p:
@@ -171,9 +153,6 @@ def main() -> None:
             print(f" (the engine and Pyodide: {sum(engine.values()) / 1e6:.2f} MB)")
             for u, s in sorted(engine.items(), key=lambda x: -x[1]):
                 print(f"  {u:32} {s / 1e6:6.2f} MB")
-        finally:
-            server.terminate()
-            server.wait()
 
 
 if __name__ == "__main__":

@@ -93,6 +93,33 @@ def server(db: Path, host: str = "127.0.0.1") -> Iterator[tuple[str, subprocess.
         proc.wait()
 
 
+@contextmanager
+def static_app(top: Path, under: str) -> Iterator[str]:
+    """The app as static files, written by ``lifeledger app`` into ``top/under`` and served by
+    a plain file server (``python -m http.server``) over ``top``: its URL."""
+    from lifeledger_table.web.staticapp import write_app
+
+    write_app(top / under)
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "http.server", "--bind", "127.0.0.1", "-d", str(top), str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}/{under}/"
+    try:
+        for _ in range(100):
+            try:
+                urllib.request.urlopen(url).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait()
+
+
 def _started(url: str, proc: subprocess.Popen[bytes]) -> bool:
     """Whether the server answers (``False``: it exited first)."""
     for _ in range(600):

@@ -12,10 +12,6 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,10 +19,9 @@ from typing import Any
 import pytest
 
 from lifeledger import cli
-from lifeledger_table.web.staticapp import write_app
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
-from browser_helpers import free_port  # noqa: E402
+from browser_helpers import static_app  # noqa: E402
 from playwright.sync_api import Browser, Page  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -82,26 +77,8 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     from browser_helpers import need_chromium
 
     need_chromium()
-    top = tmp_path_factory.mktemp("static")
-    write_app(top / "sub" / "app")
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "http.server", "--bind", "127.0.0.1", "-d", str(top), str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}/sub/app/"
-    try:
-        for _ in range(100):
-            try:
-                urllib.request.urlopen(url).close()
-                break
-            except OSError:
-                time.sleep(0.1)
+    with static_app(tmp_path_factory.mktemp("static"), "sub/app") as url:
         yield url
-    finally:
-        proc.terminate()
-        proc.wait()
 
 
 #: Starts the engine worker and makes the calls at once (before it is ready: they wait and
