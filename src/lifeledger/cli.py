@@ -13,6 +13,7 @@ import time
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
+from types import ModuleType
 from typing import TextIO
 
 from .budget import MAX_STEPS
@@ -172,17 +173,24 @@ def failure(exc: MalformedError | TooMuchWork, time_limit: float) -> Sentence:
     )
 
 
-def _serve(args: argparse.Namespace) -> int:
-    lang = _language(None)
-    assert lang is not None
-    # The table app is a layer on top of the engine, with dependencies of its own.
+def _table_app(module: str, command: str, lang: Language) -> ModuleType | None:
+    """A module of the table app, a layer on top of the engine with dependencies of its own
+    (imported only when a command asks for it); ``None``, having said how to install it."""
     try:
-        server = importlib.import_module("lifeledger_table.server")
+        return importlib.import_module(module)
     except ImportError as exc:
         said = Sentence(
             "{error}; install the table app with pip install 'lifeledger[table]'", error=str(exc)
         )
-        print(f"lifeledger serve: {lang.text(said)}", file=sys.stderr)
+        print(f"lifeledger {command}: {lang.text(said)}", file=sys.stderr)
+        return None
+
+
+def _serve(args: argparse.Namespace) -> int:
+    lang = _language(None)
+    assert lang is not None
+    server = _table_app("lifeledger_table.server", "serve", lang)
+    if server is None:
         return 2
     # The engine the phones run (Pyodide's files, which make installs): missing, the pages
     # would load and their engine would not.
@@ -216,14 +224,8 @@ def _serve(args: argparse.Namespace) -> int:
 def _app(args: argparse.Namespace) -> int:
     lang = _language(None)
     assert lang is not None
-    # Like serve, the static app is the table app's (imported only when asked for).
-    try:
-        staticapp = importlib.import_module("lifeledger_table.web.staticapp")
-    except ImportError as exc:
-        said = Sentence(
-            "{error}; install the table app with pip install 'lifeledger[table]'", error=str(exc)
-        )
-        print(f"lifeledger app: {lang.text(said)}", file=sys.stderr)
+    staticapp = _table_app("lifeledger_table.web.staticapp", "app", lang)
+    if staticapp is None:
         return 2
     try:
         written = staticapp.write_app(Path(args.directory))
