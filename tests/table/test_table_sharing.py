@@ -6,13 +6,15 @@ player at 0 or less life loses), 119.4 (a player can't pay more life than they h
 from __future__ import annotations
 
 import json
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import pytest
 from aiohttp.test_utils import TestClient
 
 from lifeledger_table.device import host
-from lifeledger_table.live.sharing import MAX_SHARED_CHANGES
+from lifeledger_table.live.hub import HUB_KEY
+from lifeledger_table.workers.sharing import MAX_SHARED_CHANGES
 
 Client = TestClient[Any, Any]
 
@@ -167,3 +169,15 @@ async def test_a_log_too_long_to_share_says_so(client: Client) -> None:
     response = await client.post("/api/tables/shared", json=body)
     assert response.status == 400
     assert (await response.json())["error"] == "too-long"
+
+
+async def test_a_shared_log_is_decided_in_a_worker_process(client: Client) -> None:
+    """Deciding a long log is pure computation: done in the server's process (a thread
+    included), it would slow every table being played; it goes to the replays' workers."""
+    hub = client.app[HUB_KEY]
+    assert hub.replaying.executor is None  # made on first use
+    table = device_table()
+    act(table, "c1", {"do": "lose_life", "player": "bo", "amount": 1})
+    response = await client.post("/api/tables/shared", json=share_body(table))
+    assert response.status == 201
+    assert isinstance(hub.replaying.executor, ProcessPoolExecutor)

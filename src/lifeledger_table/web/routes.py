@@ -26,9 +26,10 @@ from ..decide.setup import build_setup
 from ..decide.table import PAGE, Table
 from ..live.hub import HUB_KEY
 from ..live.seats import SeatTaken, StorageFailure, grant_seat, grant_seats
-from ..live.sharing import decide_shared, keep_shared
+from ..live.sharing import keep_shared
 from ..live.takeover import Takeover, is_host, origin_of, takeovers_of
 from ..store.records import DuplicateError, TableRow, hash_token
+from ..workers.sharing import decide_shared
 from .answers import answer
 from .engine import add_engine
 from .lan import link_origin
@@ -148,10 +149,16 @@ async def share_table(request: web.Request) -> web.Response:
         return refused
     body = await read_body(request)
     try:
-        # Deciding a long log is CPU work: in a thread, charged to this request alone.
-        shared = await asyncio.to_thread(decide_shared, body)
+        # Deciding a long log is pure computation: in a worker process, so the tables being
+        # played go on (in a thread it would hold the interpreter's lock).
+        shared = await request.app[HUB_KEY].replaying.work(
+            decide_shared,
+            body,
+            busy=Sentence("Other tables are being shared; try again shortly."),
+            broken=Sentence("This table took too long to check here; download its record instead."),
+        )
     except TableError as exc:
-        return web.json_response(exc.to_json(), status=400)
+        return web.json_response(exc.to_json(), status=503 if exc.code == "busy" else 400)
     for _ in range(10):
         shared = replace(shared, row=replace(shared.row, code=_new_code()))
         try:

@@ -17,7 +17,8 @@ import os
 import resource
 import threading
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from lifeledger.sentences import Sentence
 
@@ -30,6 +31,8 @@ from ..decide.setup import MAX_PLAYERS
 __all__ = ["MAX_ACTIONS", "MAX_BYTES", "MAX_PLAYERS", "Replays", "replay_frames", "replay_json"]
 
 MAX_ACTIONS = 5000
+T = TypeVar("T")
+
 #: The largest answer a replay gives, in bytes.
 MAX_BYTES = 8 * 1024 * 1024
 #: How long a replay may take in a worker before it is given up (``"too-long"``).
@@ -222,15 +225,34 @@ class Replays:
 
     async def run(self, text: str) -> bytearray:
         """The replay of ``text`` (see :func:`replay_json`); raises :class:`TableError`."""
+        try:
+            return await self.work(
+                replay_json,
+                text,
+                self.max_bytes,
+                busy=Sentence("Other records are being replayed; try again shortly."),
+                broken=Sentence("The replay could not be finished; try again."),
+            )
+        except MemoryError as exc:
+            raise TableError(
+                "too-large",
+                Sentence(
+                    "This record takes more memory to replay than a replay may take here; "
+                    "replay it with `lifeledger replay`."
+                ),
+            ) from exc
+
+    async def work(self, call: Callable[..., T], *args: Any, busy: Sentence, broken: Sentence) -> T:
+        """``call(*args)`` in a worker process, in one of the slots replays take (a table shared
+        from a device is decided the same way): ``busy`` (refused ``busy``) when every slot
+        stays taken, ``broken`` when the worker dies (killed, out of time or memory)."""
         deadline = time.monotonic() + self.wait
         while not self.slots.acquire(blocking=False):
             if time.monotonic() >= deadline:
-                raise TableError(
-                    "busy", Sentence("Other records are being replayed; try again shortly.")
-                )
+                raise TableError("busy", busy)
             await asyncio.sleep(0.05)
         try:
-            future = self._pool().submit(replay_json, text, self.max_bytes)
+            future = self._pool().submit(call, *args)
         except BaseException:
             self.slots.release()
             raise
@@ -240,17 +262,7 @@ class Replays:
             return await asyncio.wrap_future(future)
         except concurrent.futures.process.BrokenProcessPool as exc:
             self.executor = None  # a worker died (killed, out of time): a new pool next time
-            raise TableError(
-                "busy", Sentence("The replay could not be finished; try again.")
-            ) from exc
-        except MemoryError as exc:
-            raise TableError(
-                "too-large",
-                Sentence(
-                    "This record takes more memory to replay than a replay may take here; "
-                    "replay it with `lifeledger replay`."
-                ),
-            ) from exc
+            raise TableError("busy", broken) from exc
 
     def close(self) -> None:
         """Stop the workers (the server is stopping)."""
