@@ -4,6 +4,7 @@ device (:mod:`..live.sharing`) check them alike."""
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -12,7 +13,7 @@ from lifeledger.sentences import Sentence
 from .errors import TableError
 from .table import PAGE
 
-__all__ = ["CHANGES", "CLIENT_ID", "MAX_TURN_NUMBER", "TOKEN", "history_request"]
+__all__ = ["CHANGES", "CLIENT_ID", "MAX_TURN_NUMBER", "TOKEN", "acknowledged", "history_request"]
 
 #: A change's id, chosen by the phone: unique within the table, sent again with a retry.
 CLIENT_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -53,3 +54,9 @@ def history_request(msg: dict[str, Any]) -> tuple[int, int]:
             ),
         )
     return before, limit
+
+
+def acknowledged(text: str, client_id: str) -> str:
+    """A message (a JSON object's text, as made once for every phone) as the phone that sent
+    change ``client_id`` is sent it: with ``"id"``, which acknowledges the change."""
+    return f'{text[:-1]}, "id": {json.dumps(client_id)}}}'

@@ -26,7 +26,7 @@ from lifeledger.sentences import Sentence
 
 from ..decide.errors import TableError
 from ..decide.jsontext import strict_json
-from ..decide.messages import CHANGES, CLIENT_ID, MAX_TURN_NUMBER, history_request
+from ..decide.messages import CHANGES, CLIENT_ID, MAX_TURN_NUMBER, acknowledged, history_request
 from ..decide.setup import build_setup
 from ..decide.table import Decision, Table
 from ..decide.tools import decide as decide_tool
@@ -326,7 +326,7 @@ def _keep(table: Table, decisions: list[Decision]) -> str:
     for decision in decisions:
         table.commit(decision)
         text, cid = decision.text, decision.event.client_id
-        sent.append(f"{text[:-1]}, {json.dumps('id')}: {json.dumps(cid)}}}")
+        sent.append(acknowledged(text, cid))
     return _answer(sent, {"events": [json.dumps(asdict(d.event)) for d in decisions]})
 
 

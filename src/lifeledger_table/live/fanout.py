@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..decide.limits import Limits, WorkShares
+from ..decide.messages import acknowledged
 from ..decide.table import Decision, Table
 from ..store.records import Store
 from .sockets import Conn, Sender
@@ -69,7 +70,7 @@ class Fanout:
         ``sender`` gets it with ``"id": cid``, which acknowledges its change ``cid``."""
         for conn in self.conns.get(table.id, ()):
             if conn is sender:
-                conn.send(f'{text[:-1]}, "id": {json.dumps(cid)}}}')
+                conn.send(acknowledged(text, cid))
             elif conn.hello:
                 conn.send(text)
         self.changed(table)

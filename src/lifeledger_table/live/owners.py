@@ -81,6 +81,7 @@ from lifeledger.sentences import Sentence
 
 from ..decide.errors import TableError
 from ..decide.limits import TABLE_BURST, TABLE_SHARE, SocketGate
+from ..decide.messages import acknowledged
 from ..decide.table import Decision, Table
 from ..decide.tools import Tools
 from ..store.records import Event, Leases, key_digest
@@ -902,7 +903,7 @@ class Owners:
             table.tools = Tools.load(version, str(message["data"]))
             self.hub.send_all(table, text, sender, cid)
         elif sender is not None and cid:
-            sender.send(f"{text[:-1]}, {json.dumps('id')}: {json.dumps(cid)}}}")
+            sender.send(acknowledged(text, cid))
 
     async def _fill(self, table: Table, link: Link, shown: int) -> None:
         """The owner wrote events this process had not seen when it began following: they
@@ -1131,7 +1132,7 @@ class Owners:
             )
         if target is not None and target not in (links or ()):
             assert isinstance(sender, RemoteConn)
-            sender.send(f"{decision.text[:-1]}, {json.dumps('id')}: {json.dumps(cid)}}}", cid)
+            sender.send(acknowledged(decision.text, cid), cid)
 
     def relay_tools(self, table: Table, text: str, sender: Sender | None, cid: str) -> None:
         """A table's tools were sent to its phones here (``text``): the processes following
@@ -1157,7 +1158,7 @@ class Owners:
             )
         if target is not None and target not in links:
             assert isinstance(sender, RemoteConn)
-            sender.send(f"{text[:-1]}, {json.dumps('id')}: {json.dumps(cid)}}}", cid)
+            sender.send(acknowledged(text, cid), cid)
 
 
 def _over_share(table: Table) -> float:
