@@ -1,5 +1,6 @@
 """What every HTTP answer goes through: the client's address (behind trusted proxies), security
-headers, JSON error answers, and the refusal of cross-site POSTs."""
+headers, JSON error answers, and the refusal of cross-site POSTs (but for the one endpoint
+another site's page may call: "Share this table" from the app as static files)."""
 
 from __future__ import annotations
 
@@ -15,9 +16,10 @@ from lifeledger.sentences import Sentence
 
 from ..decide.limits import Limits, Throttle
 from .addresses import PROXIES_KEY
-from .requests import error_json, same_origin
+from .requests import error_json, quoted, same_origin
 
 __all__ = [
+    "CROSS_SITE",
     "ERRORS_KEY",
     "PROXIES_KEY",
     "SECURITY_HEADERS",
@@ -25,9 +27,11 @@ __all__ = [
     "ErrorPacer",
     "add_headers",
     "client_address",
+    "cross_site_origin",
     "errors",
     "json_error",
     "posts",
+    "preflight",
     "reason_text",
     "slow_errors",
     "slug",
@@ -49,6 +53,21 @@ SECURITY_HEADERS = {
 }
 #: The ``Server`` header: a plain name, not the versions of Python and aiohttp.
 SERVER_NAME = "lifeledger"
+
+#: The one path another site's page may POST to (CORS), and only with ``Content-Type:
+#: application/json``: ``POST /api/tables/shared``, "Share this table" from the app written as
+#: static files (``lifeledger app``: GitHub Pages, a NAS), which has no server of its own and
+#: sends its device table to the server whose address the player types. It is safe across
+#: sites: the app sets no cookie and this server reads none (credentials are never allowed:
+#: no ``Access-Control-Allow-Credentials``), so a request from another site can do nothing
+#: that the same request sent by any program could not; it only creates a new table from what
+#: its body carries (deciding every change again), answering that table's ids to the sender
+#: alone; it changes no existing table (sharing the same device table again finds the table
+#: shared the first time); and its limits are those of any opening (per address, the fair
+#: share). Every other POST, and every WebSocket, stays same-origin.
+CROSS_SITE = "/api/tables/shared"
+#: How long a browser may keep a preflight's answer (seconds).
+PREFLIGHT_SECONDS = 600
 
 
 @web.middleware
@@ -90,6 +109,70 @@ async def add_headers(request: web.Request, response: web.StreamResponse) -> Non
     response.headers["Server"] = SERVER_NAME
     if request.path.startswith("/api/"):
         response.headers.setdefault("Cache-Control", "no-store")
+    if request.path == CROSS_SITE:
+        # Every answer, errors too (400 naming the change, 429, 503): the page reads why.
+        response.headers["Vary"] = "Origin"
+        origin = cross_site_origin(request)
+        if origin is not None:
+            response.headers["Access-Control-Allow-Origin"] = origin
+
+
+def cross_site_origin(request: web.Request) -> str | None:
+    """The ``Origin`` another site's page calls :data:`CROSS_SITE` from, echoed in
+    ``Access-Control-Allow-Origin`` (an ``http`` or ``https`` origin, with no path; ``null``,
+    a file's or a sandbox's, is not one), else ``None``."""
+    if request.path != CROSS_SITE:
+        return None
+    origin = request.headers.get("Origin", "")
+    scheme, sep, rest = origin.partition("://")
+    if not sep or scheme not in ("http", "https") or not rest or "/" in rest:
+        return None
+    return origin
+
+
+async def preflight(request: web.Request) -> web.Response:
+    """OPTIONS :data:`CROSS_SITE`: the browser asks whether another site's page may POST JSON
+    here. Yes (204) for a POST whose only header asked for is ``Content-Type``; with no
+    credentials (never allowed). A page served from the public internet that calls a server on
+    a private network (a LAN) is allowed too when the browser asks
+    (``Access-Control-Request-Private-Network``). Anything else: 403, naming what was asked."""
+    origin = cross_site_origin(request)
+    if origin is None:
+        return json_error(
+            403,
+            "cross-origin",
+            Sentence("Only pages of a web site (http or https) may share a table here."),
+        )
+    method = request.headers.get("Access-Control-Request-Method", "")
+    if method != "POST":
+        return json_error(
+            403,
+            "cross-origin",
+            Sentence(
+                "Only POST is allowed here from other sites, not {method}.", method=quoted(method)
+            ),
+        )
+    asked = request.headers.get("Access-Control-Request-Headers", "")
+    others = sorted(
+        {name.strip().lower() for name in asked.split(",") if name.strip()} - {"content-type"}
+    )
+    if others:
+        return json_error(
+            403,
+            "cross-origin",
+            Sentence(
+                "Only the Content-Type header is allowed here from other sites, not {headers}.",
+                headers=quoted(", ".join(others)),
+            ),
+        )
+    headers = {
+        "Access-Control-Allow-Methods": "POST",
+        "Access-Control-Allow-Headers": "Content-Type",
+        "Access-Control-Max-Age": str(PREFLIGHT_SECONDS),
+    }
+    if request.headers.get("Access-Control-Request-Private-Network", "").lower() == "true":
+        headers["Access-Control-Allow-Private-Network"] = "true"
+    return web.Response(status=204, headers=headers)
 
 
 #: HTTP's reason phrases an error answer says, as sentences (others are said as they are).
@@ -155,10 +238,11 @@ async def posts(
     request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
 ) -> web.StreamResponse:
     """Cross-site requests are refused: a POST must come from this server's own origin, when
-    it names one, and say ``Content-Type: application/json`` (which a form, or a ``text/plain``
-    fetch from another site, cannot send without the browser asking this server first)."""
+    it names one (but for :data:`CROSS_SITE`), and say ``Content-Type: application/json``
+    (which a form, or a ``text/plain`` fetch from another site, cannot send without the browser
+    asking this server first: :func:`preflight`)."""
     if request.method == "POST":
-        if not same_origin(request):
+        if request.path != CROSS_SITE and not same_origin(request):
             return json_error(
                 403, "cross-origin", Sentence("Requests from other sites are refused.")
             )

@@ -33,6 +33,7 @@ from ..workers.sharing import decide_shared
 from .answers import answer
 from .engine import add_engine
 from .lan import link_origin
+from .middleware import preflight
 from .pages import add_pages
 from .requests import (
     SHOWN,
@@ -595,6 +596,7 @@ def add_routes(router: web.UrlDispatcher) -> None:
     router.add_get("/api/catalogue", catalogue)
     router.add_post("/api/tables", create_table)
     router.add_post("/api/tables/shared", share_table)
+    router.add_route("OPTIONS", "/api/tables/shared", preflight)  # from the static app
     router.add_get("/api/code/{code}", lookup_code)
     router.add_get("/api/tables/{table}", table_info)
     router.add_get("/api/tables/{table}/history", table_history)
