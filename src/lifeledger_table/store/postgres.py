@@ -457,24 +457,27 @@ class PostgresStore(LogReads):
         tables take the rows' locks in one order, so neither waits for the other in a circle
         (a deadlock, which PostgreSQL ends by failing one of them after a second)."""
         refused: set[str] = set()
+        grouped = sorted(by_table(events).items())
         with self._connection() as conn, conn.transaction(), conn.cursor() as cur:
-            for table, rows in sorted(by_table(events).items()):
-                try:
-                    with conn.transaction():
-                        for start in range(0, len(rows), 1000):
-                            chunk = rows[start : start + 1000]
-                            values = ", ".join(
-                                ["(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"] * len(chunk)
-                            )
-                            cur.execute(
-                                f"INSERT INTO events (table_id, {EVENT_COLUMNS}) VALUES {values}",
-                                [value for row in chunk for value in row],
-                            )
-                except psycopg.IntegrityError:
-                    refused.add(table)
-                    continue
-                last = rows[-1][1]
-                cur.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"event {table} {last}"))
+            # The whole batch in as few statements as may be (a round trip each, and its
+            # work on both sides): a conflict is rare (another process wrote first); if a
+            # table of the batch conflicts, each table is written on its own.
+            try:
+                with conn.transaction():
+                    _insert_events(cur, [row for _, rows in grouped for row in rows])
+            except psycopg.IntegrityError:
+                for table, rows in grouped:
+                    try:
+                        with conn.transaction():
+                            _insert_events(cur, rows)
+                    except psycopg.IntegrityError:
+                        refused.add(table)
+            notices = [f"event {t} {rows[-1][1]}" for t, rows in grouped if t not in refused]
+            if notices:
+                cur.execute(
+                    "SELECT pg_notify(%s, notice) FROM unnest(%s::text[]) AS notice",
+                    (CHANNEL, notices),
+                )
             _put_checkpoints(cur, [c for c in checkpoints if c.table not in refused])
         return refused
 
@@ -730,6 +733,17 @@ def _durable(conn: Connection) -> None:
     found = conn.execute("SHOW synchronous_commit").fetchone()
     if found is not None and found[0] == "off":
         conn.execute("SET synchronous_commit = on")
+
+
+def _insert_events(cur: psycopg.Cursor[tuple[Any, ...]], rows: list[tuple[Any, ...]]) -> None:
+    """Insert rows of ``events`` (``by_table``'s), a thousand a statement."""
+    for start in range(0, len(rows), 1000):
+        chunk = rows[start : start + 1000]
+        values = ", ".join(["(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"] * len(chunk))
+        cur.execute(
+            f"INSERT INTO events (table_id, {EVENT_COLUMNS}) VALUES {values}",
+            [value for row in chunk for value in row],
+        )
 
 
 def _put_checkpoints(cur: psycopg.Cursor[tuple[Any, ...]], made: Sequence[Checkpoint]) -> None:

@@ -469,22 +469,30 @@ class SQLiteStore(LogReads, LocalLeases):
         that already has an event with one of its events' ``seq`` or ``client_id`` (another
         server wrote first) gets none of them, nor its checkpoints. Returns those tables."""
         refused: set[str] = set()
+        insert = (
+            f"INSERT INTO events (table_id, {EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        )
         with self._lock:
             self._check_file()
             try:
                 self._db.execute("BEGIN IMMEDIATE")
-                for table, rows in by_table(events).items():
-                    self._db.execute("SAVEPOINT one_table")
-                    try:
-                        self._db.executemany(
-                            f"INSERT INTO events (table_id, {EVENT_COLUMNS}) "
-                            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                            rows,
-                        )
-                    except sqlite3.IntegrityError:
-                        self._db.execute("ROLLBACK TO one_table")
-                        refused.add(table)
-                    self._db.execute("RELEASE one_table")
+                grouped = by_table(events)
+                # The whole batch in one statement (a conflict is rare: another server on
+                # the same file); if a table of it conflicts, each table on its own.
+                self._db.execute("SAVEPOINT every_table")
+                try:
+                    self._db.executemany(insert, [r for rows in grouped.values() for r in rows])
+                except sqlite3.IntegrityError:
+                    self._db.execute("ROLLBACK TO every_table")
+                    for table, rows in grouped.items():
+                        self._db.execute("SAVEPOINT one_table")
+                        try:
+                            self._db.executemany(insert, rows)
+                        except sqlite3.IntegrityError:
+                            self._db.execute("ROLLBACK TO one_table")
+                            refused.add(table)
+                        self._db.execute("RELEASE one_table")
+                self._db.execute("RELEASE every_table")
                 self._put_checkpoints([c for c in checkpoints if c.table not in refused])
                 self._db.execute("COMMIT")
             except BaseException:
