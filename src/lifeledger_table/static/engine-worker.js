@@ -52,7 +52,7 @@ const waiting = []; // calls made before the engine was ready, in order
 // which has import() too (Chromium 80, Safari 15, Firefox 114), importScripts is hidden, so
 // that Pyodide loads as in a module worker.
 async function boot() {
-  try { self.importScripts("data:text/javascript,"); self.importScripts = undefined; } catch (e) { /* a module worker */ }
+  try { self.importScripts("data:text/javascript,"); self.importScripts = undefined; } catch { /* a module worker */ }
   const { loadPyodide } = await import(PYODIDE_URL + "pyodide.mjs");
   // packageBaseUrl: the engine loads no package, and if one were asked for it would come from
   // the app's own folder, never from elsewhere.
