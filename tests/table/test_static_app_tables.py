@@ -1,0 +1,186 @@
+"""The app as static files (issue 27, "Done means"): ``lifeledger app`` writes the app into a
+folder that a plain file server serves (``python -m http.server``), with no lifeledger server
+of its own. In Chromium: a whole game on the device from that folder, through a reload and a
+browser closed mid-game, with the file server stopped once the page has loaded; the same in
+Italian; and "Share this table" to a lifeledger server at another address (the page asks for
+it), where a second phone joins by the table's link and both see the same totals, nothing
+applied twice. The rules named: 119.3 (life lost), 119.4 (a player can't pay more life than
+they have), 704.5a (a player at 0 life loses)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+playwright_sync = pytest.importorskip("playwright.sync_api")
+from browser_helpers import (  # noqa: E402
+    ARGS,
+    CHROMIUM,
+    PHONE,
+    life,
+    need_chromium,
+    static_app,
+)
+from playwright.sync_api import BrowserContext, Page, expect, sync_playwright  # noqa: E402
+
+pytestmark = pytest.mark.browser
+
+#: Pyodide's first start in a loaded machine's chromium can take many seconds.
+ENGINE = 60_000
+
+
+def open_phone(profile: Path, playwright: Any, locale: str = "en-GB") -> BrowserContext:
+    """A phone whose storage lasts (a closed browser opened again keeps IndexedDB, the
+    service worker's cache and localStorage)."""
+    return playwright.chromium.launch_persistent_context(  # type: ignore[no-any-return]
+        str(profile), executable_path=CHROMIUM, args=ARGS, headless=True, locale=locale, **PHONE
+    )
+
+
+def first_page(context: BrowserContext) -> Page:
+    return context.pages[0] if context.pages else context.new_page()
+
+
+def on_device_page(page: Page) -> str:
+    """The page of a device table (table.html?t=d-...): its id."""
+    page.wait_for_function("() => location.search.startsWith('?t=d-')", timeout=ENGINE)
+    page.wait_for_load_state()
+    table: str = page.evaluate("new URLSearchParams(location.search).get('t')")
+    return table
+
+
+def ready(page: Page) -> None:
+    """The engine has answered the page: the table's welcome came from the device."""
+    page.wait_for_function("() => S.connected && !!S.state", timeout=ENGINE)
+
+
+def decided(page: Page) -> None:
+    """Every tap decided by the device's engine and kept (nothing waits)."""
+    page.wait_for_function("() => S.connected && S.pending.size === 0", timeout=ENGINE)
+
+
+def tap_minus(page: Page, player: str, total: str) -> None:
+    page.locator(f'.panel[data-player="{player}"] [data-act="minus"]').click()
+    expect(life(page, player)).to_have_text(total)
+    page.wait_for_function("() => !TAPS.run")
+
+
+def act(page: Page, action: str) -> None:
+    """An action sent as the page's own taps send it (``act``)."""
+    page.evaluate(f"() => act({action})")
+
+
+def player(page: Page, who: str) -> dict[str, Any]:
+    found: dict[str, Any] = page.evaluate(f"() => S.state.players.find((p) => p.id === {who!r})")
+    return found
+
+
+def engine_cached(page: Page) -> None:
+    """The service worker keeps the engine (and Pyodide) for openings with no network."""
+    page.wait_for_function(
+        """async () => { const keys = await caches.keys();
+           for (const k of keys) { const c = await caches.open(k);
+             if ((await c.keys()).some((r) => r.url.endsWith("engine.zip"))) return true; }
+           return false; }""",
+        timeout=30_000,
+    )
+
+
+def start_device_table(page: Page, url: str) -> str:
+    """The static app's start page: one tap starts a two-player table on the device."""
+    page.goto(url)
+    page.wait_for_function("() => !!navigator.serviceWorker.controller", timeout=15_000)
+    page.locator('[data-quick="two"]').click()
+    table = on_device_page(page)
+    ready(page)
+    return table
+
+
+@pytest.mark.rule("119.3")
+@pytest.mark.rule("704.5a")
+def test_a_whole_game_on_the_device_from_the_static_folder(tmp_path: Path) -> None:
+    """From the folder ``lifeledger app`` wrote, served by a plain file server: one tap starts
+    a table on the phone; the file server stops once the page has loaded; taps are decided on
+    the phone (119.3) through a reload and a browser closed mid-game and opened again, until
+    the rules end the game (704.5a)."""
+    need_chromium()
+    profile = tmp_path / "phone"
+    with sync_playwright() as p:
+        with static_app(tmp_path / "site", "app") as url:
+            context = open_phone(profile, p)
+            page = first_page(context)
+            table = start_device_table(page, url)
+            engine_cached(page)
+            tap_minus(page, "player-1", "19")
+            decided(page)
+        # The file server is gone: the phone has the app and decides alone.
+        tap_minus(page, "player-1", "18")
+        tap_minus(page, "player-2", "19")
+        decided(page)
+        page.reload()
+        ready(page)
+        expect(life(page, "player-1")).to_have_text("18")
+        expect(life(page, "player-2")).to_have_text("19")
+        tap_minus(page, "player-2", "18")
+        decided(page)
+        context.close()  # mid-game: the phone's browser closed
+        context = open_phone(profile, p)
+        page = first_page(context)
+        page.goto(url)  # the app's start page, from the service worker's cache
+        page.locator(f'.recent-table[data-table="{table}"]').click()
+        on_device_page(page)
+        ready(page)
+        expect(life(page, "player-1")).to_have_text("18")
+        expect(life(page, "player-2")).to_have_text("18")
+        # 18 damage at once: the rules end the game on the phone (704.5a).
+        act(page, '{ do: "damage", to: "player-2", amount: 18, source: "player-1" }')
+        decided(page)
+        expect(life(page, "player-2")).to_have_text("0")
+        lost = player(page, "player-2")
+        assert (lost["status"], lost["rule"]) == ("lost", "704.5a")
+        assert page.evaluate("S.lastSeq") == 5  # each change once
+        context.close()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.mark.rule("119.3")
+@pytest.mark.rule("119.4")
+@pytest.mark.rule("704.5a")
+def test_in_italian_a_game_on_the_device_from_the_static_folder(tmp_path: Path) -> None:
+    """The same app in Italian (the phone's language): its words and the rules' messages are
+    Italian; a payment of more life than the player has is refused on the phone, saying why in
+    Italian (119.4), and nothing changes; a reload keeps the game; a loss is said in Italian
+    (704.5a)."""
+    need_chromium()
+    profile = tmp_path / "phone"
+    with sync_playwright() as p, static_app(tmp_path / "site", "app") as url:
+        context = open_phone(profile, p, locale="it-IT")
+        page = first_page(context)
+        page.goto(url)
+        page.wait_for_function("() => document.documentElement.lang === 'it'")
+        start_device_table(page, url)
+        page.wait_for_function("() => document.documentElement.lang === 'it'")
+        one, two = page.evaluate("S.state.players.map((p) => p.id)")  # the names are Italian
+        tap_minus(page, one, "19")
+        decided(page)
+        act(page, f'{{ do: "pay_life", player: "{one}", amount: 25 }}')
+        decided(page)
+        expect(page.locator(".toast").last).to_contain_text(re.compile(r"119\.4"))
+        said = page.locator(".toast").last.inner_text()
+        assert "pagare" in said, said  # the rule's sentence, in Italian
+        expect(life(page, one)).to_have_text("19")
+        page.reload()
+        ready(page)
+        expect(life(page, one)).to_have_text("19")
+        act(page, f'{{ do: "damage", to: "{two}", amount: 20, source: "{one}" }}')
+        decided(page)
+        status = page.locator(f'.panel[data-player="{two}"] .status')
+        expect(status).to_contain_text("(704.5a)")
+        assert "perso" in status.inner_text().lower()
+        assert page.evaluate("S.lastSeq") == 2  # the refused payment is no change
+        context.close()
+    shutil.rmtree(profile, ignore_errors=True)
