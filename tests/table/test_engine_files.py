@@ -103,6 +103,9 @@ def test_lifeledger_app_writes_a_folder_any_static_host_serves(tmp_path: Path) -
         assert (out / "pyodide" / name).read_bytes() == (engine.PYODIDE / name).read_bytes()
     index = (out / "index.html").read_text()
     assert '<base href="./">' in index and '<base href="/">' not in index
+    # The folder's pages know no lifeledger server is behind them: sharing asks for one.
+    for page in ("index.html", "table.html"):
+        assert '<meta name="lifeledger-server" content="none">' in (out / page).read_text()
     build, shell = build_id()
     assert f'const BUILD = "{build}";' in (out / "sw.js").read_text()
     for url in shell:  # every file the service worker keeps is there

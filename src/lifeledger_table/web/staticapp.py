@@ -6,7 +6,9 @@ The phone decides its tables there with the engine worker: no server is needed.
 The folder holds what ``lifeledger serve`` answers at the same URLs, relative to the app's
 root: ``index.html``, ``table.html``, ``static/*``, ``sw.js``, ``manifest.webmanifest``,
 ``favicon.ico``, ``i18n/<lang>.json``, ``engine/engine.zip``, ``pyodide/*``. The pages' ``<base
-href="/">`` becomes ``<base href="./">``: their URLs, all relative, then name the folder."""
+href="/">`` becomes ``<base href="./">``: their URLs, all relative, then name the folder; and
+they say that no lifeledger server is behind them (:data:`NO_SERVER`), so "Share this table"
+asks for the address of one."""
 
 from __future__ import annotations
 
@@ -19,13 +21,17 @@ from .engine import ENGINE_URL, PYODIDE, PYODIDE_FILES, engine_zip, missing_pyod
 from .languages import catalogue_body
 from .pages import NOT_SHELL, STATIC, fill_worker, manifest_answer
 
-__all__ = ["PAGES", "AppError", "write_app"]
+__all__ = ["NO_SERVER", "PAGES", "AppError", "write_app"]
 
 #: The pages, at the app's root as at the server's.
 PAGES = ("index.html", "table.html")
 #: The pages' base on the server, and in a static folder.
 SERVER_BASE = '<base href="/">'
 FOLDER_BASE = '<base href="./">'
+#: What the folder's pages say beside their base: no lifeledger server serves them (the page
+#: reads it: common.js, hasServer), so a table is shared with a server whose address the
+#: player types, across sites (web/middleware.py, CROSS_SITE).
+NO_SERVER = '<meta name="lifeledger-server" content="none">'
 #: What a folder written before holds: it may be written again (its files replaced).
 WRITTEN = ("index.html", "sw.js", ENGINE_URL)
 
@@ -38,7 +44,7 @@ def _page(name: str) -> bytes:
     text = (STATIC / name).read_text(encoding="utf-8")
     if text.count(SERVER_BASE) != 1:
         raise AppError(f"{STATIC / name}: no {SERVER_BASE} to make relative")
-    return text.replace(SERVER_BASE, FOLDER_BASE).encode()
+    return text.replace(SERVER_BASE, f"{FOLDER_BASE}\n{NO_SERVER}").encode()
 
 
 def app_files() -> dict[str, bytes]:
