@@ -240,12 +240,12 @@ async def test_a_long_shortcut_s_entry_lists_its_first_and_last_consequences(
     iterations alternate, a gain and an exchange of Bo's and Cy's totals, so that they are
     played one by one, not settled at once: 41 of them, 3 consequences each under Sanguine
     Bond, and the shortcut's own note.)"""
-    from lifeledger_table.decide import table as table_module
+    from lifeledger_table.decide import deciding
     from lifeledger_table.decide.engine import NOTES_HEAD, NOTES_SHOWN
 
     # 41 iterations under Sanguine Bond take milliseconds of the engine's 10 ms a change: a
     # loaded machine may pass it (too-much-work, what test_table_work.py is about).
-    monkeypatch.setattr(table_module, "DECISION_SECONDS", 1.0)
+    monkeypatch.setattr(deciding, "DECISION_SECONDS", 1.0)
 
     big = {"players": [{"name": n} for n in ("Ana", "Bo", "Cy")], "starting_life": 100_000}
     table = (await open_table(client, big))["id"]

@@ -242,7 +242,7 @@ def _memory(table: Table) -> tuple[Any, ...]:
         list(table.recent),
         list(table.pending),
         dict(table.client_ids),
-        len(table._refusals),
+        len(table.refusals),
     )
 
 
@@ -329,7 +329,7 @@ async def test_history_older_than_memory_is_read_off_the_event_loop(
     """A history page older than the entries a table holds in memory (here the newest 3) is
     read from the store in a thread, over HTTP and over the socket; the welcome and the
     table's GET show the entries in memory and say older ones exist (a page at a time)."""
-    monkeypatch.setattr("lifeledger_table.decide.table.RECENT", 3)
+    monkeypatch.setattr("lifeledger_table.decide.state.RECENT", 3)
     monkeypatch.setattr(Table, "CHECKPOINT", 4)
     store = Watched(str(tmp_path / "t.db"))
     client = await aiohttp_client(create_app(store, FAST))

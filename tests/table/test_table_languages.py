@@ -16,8 +16,7 @@ from aiohttp.test_utils import TestClient
 from table_helpers import JSON, open_table, phone, seat
 
 from lifeledger.sentences import Id, Items, Plural, Sentence
-from lifeledger_table.decide import engine
-from lifeledger_table.decide import table as table_module
+from lifeledger_table.decide import deciding, engine
 from lifeledger_table.decide.errors import TableError, TableUnavailable
 from lifeledger_table.decide.limits import Limits
 from lifeledger_table.live.sockets import error_message
@@ -186,7 +185,7 @@ async def test_a_kept_entry_carries_its_notes_sentences(
     # The 60 gains under Sanguine Bond take some 7 ms of the engine's 10 ms a change on a
     # quiet machine, and went past it once on a loaded one (refused too-much-work: what
     # test_table_work.py is about). This story is about the notes' sentences.
-    monkeypatch.setattr(table_module, "DECISION_SECONDS", 1.0)
+    monkeypatch.setattr(deciding, "DECISION_SECONDS", 1.0)
     table = await open_table(client)
     ana = await phone(client, table["id"], await seat(client, table["id"], "ana"))
     assert (await ana.act(BOND))["type"] == "ack"

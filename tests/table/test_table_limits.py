@@ -88,9 +88,9 @@ async def test_a_table_plays_at_most_max_games_and_the_next_is_refused_changing_
     at 3,000 games, every table on the server waiting). A table plays at most MAX_GAMES: the
     next game past them is refused (``too-many-games``, saying to open a new table) and
     changes nothing; the last game is still played, and its statistics are there."""
-    from lifeledger_table.decide import table as table_module
+    from lifeledger_table.decide import deciding
 
-    monkeypatch.setattr(table_module, "MAX_GAMES", 3)
+    monkeypatch.setattr(deciding, "MAX_GAMES", 3)
     table = await open_table(client)
     ana = await phone(client, table["id"], await seat(client, table["id"], "ana"))
     for _ in range(2):

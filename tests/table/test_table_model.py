@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lifeledger_table.decide import engine
+from lifeledger_table.decide import engine, loading
 from lifeledger_table.decide.changes import apply_changes, changes
 from lifeledger_table.decide.errors import TableError
 from lifeledger_table.decide.setup import build_setup
@@ -98,7 +98,7 @@ def test_the_live_table_is_always_its_log_replayed(
             assert apply_changes(before[1], entry.changes) == table.state
         fresh = Table(store, table.id)
         with monkeypatch.context() as m:
-            m.setattr(Table, "_resume", lambda self: False)
+            m.setattr(loading, "resume", lambda table: False)
             replayed = Table(store, table.id)
         for other in (fresh, replayed):
             assert other.broken is None

@@ -166,7 +166,7 @@ def test_an_undo_that_would_work_too_long_is_refused_and_changes_nothing(
     for i in range(3):
         setting_up(table, f"gain-{i}", {"do": "gain_life", "player": "ana", "amount": 1})
     before, seq = table.state, table.last_seq
-    monkeypatch.setattr("lifeledger_table.decide.table.UNDO_SECONDS", 1e-9)
+    monkeypatch.setattr("lifeledger_table.decide.undoing.UNDO_SECONDS", 1e-9)
     with pytest.raises(TableError) as refused:
         table.submit("undo", {"target": seq}, "undo-1", "ana")
     assert refused.value.code == "too-much-work"

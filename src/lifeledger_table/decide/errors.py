@@ -12,7 +12,14 @@ from typing import Any
 
 from lifeledger.sentences import Sentence
 
-__all__ = ["TableError", "TableUnavailable", "sentence_json", "with_sentence"]
+__all__ = [
+    "TableError",
+    "TableUnavailable",
+    "engine_failed",
+    "sentence_json",
+    "unreachable",
+    "with_sentence",
+]
 
 
 def sentence_json(message: object) -> dict[str, Any] | None:
@@ -100,3 +107,18 @@ class TableUnavailable(TableError):
     def to_json(self) -> dict[str, Any]:
         """The error as sent to a client, with the table and the event."""
         return {**super().to_json(), "table": self.table, "event": self.seq}
+
+
+def unreachable() -> TableError:
+    """A request refused because the table's storage can't be reached (nothing changed)."""
+    return TableError(
+        "storage", Sentence("The table's storage can't be reached now; nothing changed.")
+    )
+
+
+def engine_failed() -> TableError:
+    """A request refused because the rules engine failed on it (not a refusal of its: a
+    fault, logged; nothing changed)."""
+    return TableError(
+        "engine-failed", Sentence("The rules engine failed on this change; nothing changed.")
+    )
