@@ -45,7 +45,10 @@ run: $(STAMP) $(PYODIDE)
 
 test: lint typecheck unit examples
 
-lint: $(STAMP) $(PYODIDE)
+# eslint (eslint.config.js): the page's modules, the service worker, the engine worker and the
+# tests' page audits, with eslint's recommended rules.
+lint: $(STAMP) $(PYODIDE) $(NODE_STAMP)
+	node_modules/.bin/eslint .
 	$(BIN)/ruff check src tests benchmarks tools
 	$(BIN)/ruff format --check src tests benchmarks tools
 	$(BIN)/lint-imports

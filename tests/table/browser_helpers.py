@@ -244,7 +244,9 @@ class Relay:
 def held(page: Page, count: int) -> None:
     """Wait until the page's socket holds ``count`` seats (a device table's engine, Pyodide,
     may take many seconds to start on a loaded machine)."""
-    page.wait_for_function(f"() => S.connected && S.seats.length === {count}", timeout=60_000)
+    page.wait_for_function(
+        f"() => lifeledger.S.connected && lifeledger.S.seats.length === {count}", timeout=60_000
+    )
 
 
 def device_table(page: Page) -> str:

@@ -75,7 +75,7 @@
     // take (one tap: 1 combat damage from it), in the viewport and not covered.
     for (const pid of (p.dataset.heads || unit).split(" ").filter((x) => x !== p.dataset.team)) {
       if (typeof commandersAgainst !== "function") break;
-      for (const { c } of commandersAgainst(pid)) {
+      for (const { c } of lifeledger.commandersAgainst(pid)) {
         const chip = [...p.querySelectorAll(".cmd")].find((el) => el.dataset.from === c && el.dataset.to === pid && shown(el));
         if (chip && scrolls) chip.scrollIntoView({ block: "nearest" }); // a personal phone scrolls
         const r = chip && chip.getBoundingClientRect();
@@ -106,13 +106,13 @@
       seen.add(deg);
       const pid = p.dataset.unit;
       const sheets = [];
-      const against = typeof commandersAgainst === "function" ? commandersAgainst(pid) : [];
+      const against = typeof lifeledger.commandersAgainst === "function" ? lifeledger.commandersAgainst(pid) : [];
       if (against.length && document.querySelector("#panels .cmds, #panels [data-act=cmd-open]")) {
-        openCmdSheet(pid, against[0].c);
-        sheets.push(["cmd-sheet", false, () => closeCmdSheet()]);
+        lifeledger.openCmdSheet(pid, against[0].c);
+        sheets.push(["cmd-sheet", false, () => lifeledger.closeCmdSheet()]);
       }
-      for (const [id, scrolls, shut] of sheets.concat([["sheet", true, () => close("sheet")]])) {
-        if (id === "sheet") openSheet(pid);
+      for (const [id, scrolls, shut] of sheets.concat([["sheet", true, () => lifeledger.close("sheet")]])) {
+        if (id === "sheet") lifeledger.openSheet(pid);
         const inner = document.querySelector(`#${id} .sheet-inner`);
         const box2 = inner.getBoundingClientRect();
         if (!inside(box2, viewport, 1)) out.push(`#${id} for ${pid} (${deg}°) is ${Math.round(box2.left)},${Math.round(box2.top)}–${Math.round(box2.right)},${Math.round(box2.bottom)}, off-screen`);
@@ -134,9 +134,9 @@
   // The turn sheet (⋯ of the turn bar): no label cut either.
   const turnSheet = document.getElementById("turn-sheet");
   if (turnSheet && typeof openTurnSheet === "function" && turnBar && !turnBar.classList.contains("hidden")) {
-    openTurnSheet();
+    lifeledger.openTurnSheet();
     cutLabels(turnSheet.querySelector(".sheet-inner"), "#turn-sheet");
-    closeTurnSheet();
+    lifeledger.closeTurnSheet();
   }
   return { problems: out, sizes, facing, oneTap };
 })

@@ -5,7 +5,7 @@
   const parse = (s) => {
     const m = s.match(/rgba?\(([^)]+)\)/);
     if (!m) return { r: 0, g: 0, b: 0, a: 0 };
-    const [r, g, b, a] = m[1].split(/[ ,\/]+/).filter(Boolean).map(Number);
+    const [r, g, b, a] = m[1].split(/[ ,/]+/).filter(Boolean).map(Number);
     return { r, g, b, a: a === undefined ? 1 : a };
   };
   const over = (top, under) => ({

@@ -159,7 +159,7 @@ def test_the_app_installs_and_opens_offline_and_queued_taps_apply_once(
             # The shell, the languages' catalogues (i18n.js, issue 20), and nothing of the API.
             assert {p for p in cached if not p.startswith("/i18n/")} == {"/" + u for u in shell}
             page.locator('[data-player="bo"] [data-act="minus"]').click()
-            page.wait_for_function("() => S.pending.size === 0")
+            page.wait_for_function("() => lifeledger.S.pending.size === 0")
             page.wait_for_timeout(1200)  # the table is kept for offline (at most once a second)
         finally:
             first_proc.terminate()
@@ -173,7 +173,7 @@ def test_the_app_installs_and_opens_offline_and_queued_taps_apply_once(
         page.locator('[data-player="bo"] [data-act="minus"]').click()
         page.locator('[data-player="bo"] [data-act="minus"]').click()
         expect(life(page, "bo")).to_have_text("17")
-        page.wait_for_function("() => !TAPS.run")
+        page.wait_for_function("() => !lifeledger.TAPS.run")
         # Even a reload while offline keeps the taps.
         page.reload()
         expect(life(page, "bo")).to_have_text("17")
@@ -183,7 +183,9 @@ def test_the_app_installs_and_opens_offline_and_queued_taps_apply_once(
         with server(db) as (second, _):
             proxy.target = int(second.rsplit(":", 1)[1])
             context.set_offline(False)
-            page.wait_for_function("() => S.connected && S.pending.size === 0", timeout=20_000)
+            page.wait_for_function(
+                "() => lifeledger.S.connected && lifeledger.S.pending.size === 0", timeout=20_000
+            )
             expect(life(page, "bo")).to_have_text("17")
             data = get(f"{second}/api/tables/{table['id']}")
             assert data["seq"] == 2  # the tap before, and the two offline taps as one change

@@ -29,18 +29,20 @@ def on_device_page(page: Page) -> None:
 
 def ready(page: Page) -> None:
     """The engine has answered the page: the table's welcome came from the device."""
-    page.wait_for_function("() => S.connected && !!S.state", timeout=ENGINE)
+    page.wait_for_function("() => lifeledger.S.connected && !!lifeledger.S.state", timeout=ENGINE)
 
 
 def tap_minus(page: Page, player: str, total: str) -> None:
     page.locator(f'.panel[data-player="{player}"] [data-act="minus"]').click()
     expect(life(page, player)).to_have_text(total)
-    page.wait_for_function("() => !TAPS.run")
+    page.wait_for_function("() => !lifeledger.TAPS.run")
 
 
 def decided(page: Page) -> None:
     """Every tap decided by the device's engine and kept (nothing waits)."""
-    page.wait_for_function("() => S.connected && S.pending.size === 0", timeout=ENGINE)
+    page.wait_for_function(
+        "() => lifeledger.S.connected && lifeledger.S.pending.size === 0", timeout=ENGINE
+    )
 
 
 def open_phone(profile: Path, playwright: object) -> BrowserContext:
@@ -65,7 +67,7 @@ def test_a_whole_game_on_the_device_with_the_server_gone(tmp_path: Path) -> None
             page.locator('[data-quick="two"]').click()
             on_device_page(page)
             ready(page)
-            table = page.evaluate("KEY")
+            table = page.evaluate("lifeledger.KEY")
             assert table.startswith("d-")
             # The engine and Pyodide are kept by the service worker for the next opening.
             page.wait_for_function(
@@ -98,11 +100,12 @@ def test_a_whole_game_on_the_device_with_the_server_gone(tmp_path: Path) -> None
         expect(life(page, "player-2")).to_have_text("18")
         # 18 damage at once: the rules end the game on the phone (704.5a).
         page.evaluate(
-            """() => act({ do: "damage", to: "player-2", amount: 18, source: "player-1" })"""
+            """() => lifeledger.act({ do: "damage", to: "player-2", amount: 18,
+                source: "player-1" })"""
         )
         decided(page)
         expect(life(page, "player-2")).to_have_text("0")
-        result = page.evaluate("() => S.state.players.find((p) => p.id === 'player-2')")
+        result = page.evaluate("() => lifeledger.S.state.players.find((p) => p.id === 'player-2')")
         assert (result["status"], result["rule"]) == ("lost", "704.5a")
         # Undo on the device takes it back at once.
         page.locator("#undo-btn").click()
@@ -129,14 +132,14 @@ def test_taps_before_the_engine_is_ready_are_shown_at_once_and_decided_in_order(
         decided(page)
         page.wait_for_timeout(1200)  # the table is kept for a reload at most once a second
         page.reload()
-        page.wait_for_function("() => !!S.state")
-        assert not page.evaluate("S.connected")  # the engine is still starting
+        page.wait_for_function("() => !!lifeledger.S.state")
+        assert not page.evaluate("lifeledger.S.connected")  # the engine is still starting
         tap_minus(page, "player-1", "18")
         tap_minus(page, "player-1", "17")
         decided(page)
         expect(life(page, "player-1")).to_have_text("17")
-        assert page.evaluate("S.state.players[0].life") == 17
-        assert page.evaluate("S.lastSeq") == 3
+        assert page.evaluate("lifeledger.S.state.players[0].life") == 17
+        assert page.evaluate("lifeledger.S.lastSeq") == 3
         context.close()
 
 
@@ -156,20 +159,22 @@ def test_a_device_table_is_shared_and_a_second_phone_joins(tmp_path: Path) -> No
         tap_minus(page, "player-2", "19")
         tap_minus(page, "player-2", "18")
         decided(page)
-        device = page.evaluate("KEY")
+        device = page.evaluate("lifeledger.KEY")
         page.locator("#menu-btn").click()
         page.locator('[data-menu="share"]').click()
         page.wait_for_function("() => location.pathname.startsWith('/t/')", timeout=30_000)
         page.wait_for_load_state()
-        table = page.evaluate("KEY")
+        table = page.evaluate("lifeledger.KEY")
         assert not table.startswith("d-")
-        page.wait_for_function("() => S.connected && S.seats.length === 2", timeout=30_000)
+        page.wait_for_function(
+            "() => lifeledger.S.connected && lifeledger.S.seats.length === 2", timeout=30_000
+        )
         expect(life(page, "player-1")).to_have_text("19")
         expect(life(page, "player-2")).to_have_text("18")
         served = get(f"{base}/api/tables/{table}")
         assert served["seq"] == 3
         # The device keeps no copy of a table it shared.
-        assert page.evaluate(f"DeviceStore.load({device!r})") is None
+        assert page.evaluate(f"lifeledger.DeviceStore.load({device!r})") is None
         phone = p.chromium.launch(executable_path=CHROMIUM, args=ARGS).new_page(**PHONE)
         phone.goto(f"{base}/t/{table}")
         seat_btn = phone.locator('#picker button[data-seat="player-2"]')

@@ -51,8 +51,9 @@ def seated(browser: Browser, base: str, table: dict[str, Any], seat: str, device
     # Held seats first: the table device is welcomed again once it holds them (all panels
     # drawn anew), which must not happen in the middle of an audit.
     page.wait_for_function(
-        "() => S.connected && !S.takingSeats"
-        " && (S.device === 'table' ? S.seats.length > 0 : !!S.seat)"
+        "() => lifeledger.S.connected && !lifeledger.S.takingSeats"
+        " && (lifeledger.S.device === 'table'"
+        " ? lifeledger.S.seats.length > 0 : !!lifeledger.S.seat)"
     )
     page.wait_for_selector("#panels.placed .panel")
     return page
@@ -122,11 +123,11 @@ def test_sixteen_colours_each_aa_never_repeated_before_sixteen(base: str, browse
           };
           const players = Array.from({ length: 16 }, (_, i) => ({ id: "p" + i }));
           return {
-            colours: PALETTE.map((c) => c.bg.toLowerCase()),
-            names: PALETTE.map((c) => c.name),
-            contrast: PALETTE.map((c) => 1.05 / (lum(c.bg) + 0.05)),
-            sixteen: Object.values(seatColours(players, {})),
-            chosen: seatColours(players.slice(0, 3), { p0: 4, p1: 4, p2: 0 }),
+            colours: lifeledger.PALETTE.map((c) => c.bg.toLowerCase()),
+            names: lifeledger.PALETTE.map((c) => c.name),
+            contrast: lifeledger.PALETTE.map((c) => 1.05 / (lum(c.bg) + 0.05)),
+            sixteen: Object.values(lifeledger.seatColours(players, {})),
+            chosen: lifeledger.seatColours(players.slice(0, 3), { p0: 4, p1: 4, p2: 0 }),
           };
         }"""
     )
@@ -168,7 +169,7 @@ def test_our_playgroup_names_and_colours_are_offered_for_the_next_table(
     expect(rows).to_have_count(3)
     expect(rows.nth(0).locator(".p-name")).to_have_value("Mia")
     expect(rows.nth(2).locator(".p-name")).to_have_value("Oli")
-    teal = page.evaluate("PALETTE.findIndex((c) => c.name === 'Teal')")
+    teal = page.evaluate("lifeledger.PALETTE.findIndex((c) => c.name === 'Teal')")
     expect(rows.nth(0).locator(".p-colour")).to_have_value(str(teal))
     page.get_by_role("button", name="Two players").click()
     expect(rows).to_have_count(2)

@@ -54,7 +54,7 @@ def table_page(browser: Browser, base: str, count: int, lang: str, monkeypatch: 
 
 
 def ids(page: Page) -> list[str]:
-    found: list[str] = page.evaluate("header().players.map((p) => p.id)")
+    found: list[str] = page.evaluate("lifeledger.header().players.map((p) => p.id)")
     return found
 
 
@@ -71,7 +71,9 @@ def test_the_top_bar_cuts_no_label_and_takes_less_room(
     page = table_page(browser, base, 4, lang, monkeypatch)
     first = ids(page)[0]
     tap_minus(page, first)
-    page.wait_for_function("() => S.pending.size === 0 && !TAPS.run && S.canUndo")
+    page.wait_for_function(
+        "() => lifeledger.S.pending.size === 0 && !lifeledger.TAPS.run && lifeledger.S.canUndo"
+    )
     text = page.locator("#undo-btn").text_content() or ""
     assert ":" in text, text  # it names what it takes back ("↶ Undo: Ana −1")
     problems = []
@@ -115,7 +117,7 @@ def test_a_toast_waits_while_a_confirm_lies_under_it(
     settle(page, 375, 667)
     players = ids(page)
     di, cy = players[3], players[2]
-    page.evaluate("(pid) => openSheet(pid)", di)
+    page.evaluate("(pid) => lifeledger.openSheet(pid)", di)
     concede = page.locator('#sheet [data-sheet="concede"]')
     concede.scroll_into_view_if_needed()
     concede.click()
@@ -123,19 +125,21 @@ def test_a_toast_waits_while_a_confirm_lies_under_it(
     armed = '#sheet [data-sheet="concede"]'
     # A toast for Di's edge (where the sheet lies) and one for Cy's: neither over the confirm.
     for pid in (di, cy):
-        page.evaluate("(pid) => toast('Cy lost — 10 poison counters (704.5c)', 'loss', pid)", pid)
+        page.evaluate(
+            "(pid) => lifeledger.toast('Cy lost — 10 poison counters (704.5c)', 'loss', pid)", pid
+        )
         page.wait_for_timeout(300)
         shown = box(page, "#toast")
         there = box(page, armed)
         assert there is not None
         assert shown is None or not overlap(shown, there), f"the toast covers the confirm ({pid})"
     # Once the sheet is closed, the toast that waited shows.
-    page.evaluate("close('sheet')")
+    page.evaluate("lifeledger.close('sheet')")
     expect(page.locator("#toast")).to_be_visible()
     expect(page.locator("#toast")).to_contain_text("Cy lost")
     # A toast showing when a confirm appears under it steps aside.
-    page.evaluate("(pid) => toast('Bo gains 3 life', '', pid)", di)
-    page.evaluate("(pid) => openSheet(pid)", di)
+    page.evaluate("(pid) => lifeledger.toast('Bo gains 3 life', '', pid)", di)
+    page.evaluate("(pid) => lifeledger.openSheet(pid)", di)
     concede.scroll_into_view_if_needed()
     concede.click()
     page.wait_for_timeout(400)
@@ -178,7 +182,7 @@ def test_the_bubble_lies_beside_the_digits(
             if bl < dr - 1 and dl < br - 1 and bt < db - 1 and dt < bb - 1:
                 where = f"{count} {name}: {pid}'s bubble ({found['facing']}°)"
                 problems.append(f"{where} over its digits: {found}")
-            page.evaluate("(pid) => dropBubble(pid)", pid)
+            page.evaluate("(pid) => lifeledger.dropBubble(pid)", pid)
     page.context.close()
     assert not problems, "\n".join(problems)
 

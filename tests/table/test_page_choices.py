@@ -62,13 +62,13 @@ def test_603_3d_the_controllers_phone_is_asked_the_target_and_a_waiting_tap_land
     expect(cy.locator("#netstate")).to_contain_text("1 change waiting for Ana's choice")
     expect(life(cy, "ana")).to_have_text("21")
     expect(cy.locator('[data-player="ana"] .tag.waiting')).to_be_visible()
-    assert cy.evaluate("S.pending.size") == 1
+    assert cy.evaluate("lifeledger.S.pending.size") == 1
     assert lives(base, table) == {"ana": 20, "bo": 20, "cy": 20}
     screenshot(ana, "screens/choices-target.png")
     ask.locator('button[data-target="bo"]').click()
     expect(ana.locator("#choices")).to_be_hidden()
     expect(bo.locator("#choices")).to_be_hidden()
-    cy.wait_for_function("() => S.pending.size === 0")
+    cy.wait_for_function("() => lifeledger.S.pending.size === 0")
     for page in (ana, bo, cy):
         expect(life(page, "ana")).to_have_text("21")
         expect(life(page, "bo")).to_have_text("19")
@@ -144,9 +144,10 @@ def test_603_3d_the_table_device_holding_the_seat_is_asked_and_answers_as_it(
     """One device for everyone (table mode) holds every seat: it is the device the controller
     chooses on (603.3d). The prompt is shown there, and the choice is sent as that seat."""
     page, table = table_device(browser, base)
-    first, *others = page.evaluate("header().players.map((p) => p.id)")
+    first, *others = page.evaluate("lifeledger.header().players.map((p) => p.id)")
     page.evaluate(
-        "(p) => act({do: 'card', id: 'vito', name: 'Vito, Thorn of the Dusk Rose', controller: p})",
+        "(p) => lifeledger.act({do: 'card', id: 'vito',"
+        " name: 'Vito, Thorn of the Dusk Rose', controller: p})",
         first,
     )
     ask = page.locator(f'#choices .choice-ask[data-player="{first}"]')
@@ -170,10 +171,10 @@ def test_a_card_is_named_from_the_effects_when_its_entry_is_not_held(
     ana = new_phone(browser)
     sit(ana, base, table, "ana")
     ana.evaluate(
-        """() => { takeEffects([{ id: "bond-x1", kind: "gain_drains_target", controller: "ana",
-                                 card: "Sanguine Bond" }]); render(); }"""
+        """() => { lifeledger.takeEffects([{ id: "bond-x1", kind: "gain_drains_target",
+                   controller: "ana", card: "Sanguine Bond" }]); lifeledger.render(); }"""
     )
-    assert ana.evaluate("S.names.of('bond-x1')") == "Sanguine Bond"
+    assert ana.evaluate("lifeledger.S.names.of('bond-x1')") == "Sanguine Bond"
     expect(ana.locator('[data-player="ana"] .badge.card')).to_contain_text("Sanguine Bond")
     ana.context.close()
 
@@ -195,7 +196,7 @@ def test_603_3d_a_change_waiting_for_a_choice_can_be_taken_back(
     cy.locator('#netstate [data-act="cancel-waits"]').click()
     expect(cy.locator("#netstate")).to_be_hidden()
     expect(life(cy, "ana")).to_have_text("20")
-    assert cy.evaluate("S.pending.size") == 0
+    assert cy.evaluate("lifeledger.S.pending.size") == 0
     ana.locator('#choices button[data-target="bo"]').click()
     expect(ana.locator("#choices")).to_be_hidden()
     cy.wait_for_timeout(500)
@@ -234,7 +235,7 @@ def test_616_1_the_player_gaining_life_orders_the_remedy_and_the_doubler(
     remedy, rhox = get(f"{base}/api/tables/{table}")["choices"]["open"][0]["ids"]
     ask.locator(f'button[data-order="{rhox}"]').click()
     expect(ana.locator("#choices")).to_be_hidden()
-    bo.wait_for_function("() => S.pending.size === 0")
+    bo.wait_for_function("() => lifeledger.S.pending.size === 0")
     for page in (ana, bo):
         expect(life(page, "ana")).to_have_text("18")
     assert lives(base, table) == {"ana": 18, "bo": 20}
@@ -259,7 +260,9 @@ def test_616_1_the_first_head_picks_which_lichs_mirror_replaces_the_teams_loss(
         page.locator(f'#picker button[data-seat="{who}"]').click()
         expect(page.locator("#picker")).to_be_hidden()
         page.evaluate(
-            "(p) => act({do: 'card', id: p + '-m', name: \"Lich's Mirror\", controller: p})", who
+            "(p) => lifeledger.act({do: 'card', id: p + '-m', name: \"Lich's Mirror\", "
+            "controller: p})",
+            who,
         )
     ask = ana.locator('#choices .choice-ask[data-choice="replacements"]')
     expect(ask).to_contain_text(

@@ -31,7 +31,7 @@ def test_the_clock_follows_the_turn_bar(base: str, browser: Browser) -> None:
     ana.locator("#tools-btn").click()
     ana.locator("#tool-first").click()
     expect(ana.locator("#tool-recent li")).to_have_count(1)
-    picked = ana.evaluate("T.tools.recent[T.tools.recent.length - 1].side")
+    picked = ana.evaluate("lifeledger.T.tools.recent[lifeledger.T.tools.recent.length - 1].side")
     first = OTHER[picked]
     ana.locator('#tools-sheet [data-close="tools-sheet"]').click()
     ana.locator(f'#turn-bar [data-first="{first}"]').click()
@@ -58,7 +58,7 @@ def test_the_clock_follows_the_turn_bar(base: str, browser: Browser) -> None:
         clock_on(page, picked)
     ana.wait_for_timeout(2000)
     clock_on(ana, picked)
-    clock = ana.evaluate("T.tools.clock")
+    clock = ana.evaluate("lifeledger.T.tools.clock")
     assert clock["turns"] == 3  # two turns followed, one pass by hand: no pass twice
     ana.context.close()
     bo.context.close()

@@ -37,7 +37,7 @@ def quick(page: Page, base: str, key: str, players: int) -> None:
 
 
 def taken(page: Page, pid: str) -> Any:
-    return page.evaluate(f"() => playerState({pid!r}).commander_damage || {{}}")
+    return page.evaluate(f"() => lifeledger.playerState({pid!r}).commander_damage || {{}}")
 
 
 @pytest.mark.parametrize("size", [(375, 667), (360, 640)], ids=["375x667", "360x640"])
@@ -47,12 +47,12 @@ def test_903_10a_the_quick_commander_game_counts_commander_damage_in_one_tap(
     page = phone(browser, *size)
     quick(page, base, "commander", 4)
     # Item 2: a commander each from the start, named after its player.
-    players = page.evaluate("() => header().players")
+    players = page.evaluate("() => lifeledger.header().players")
     assert [p["commanders"] for p in players] == [
         [f"player-{n}-commander-of-player-{n}"] for n in range(1, 5)
     ]
     assert (
-        page.evaluate("() => S.names.of('player-2-commander-of-player-2')")
+        page.evaluate("() => lifeledger.S.names.of('player-2-commander-of-player-2')")
         == "Commander of Player 2"
     )
     # Item 3: Player 1's panel has a chip for each of the three opposing commanders, on screen.
@@ -67,7 +67,7 @@ def test_903_10a_the_quick_commander_game_counts_commander_damage_in_one_tap(
     expect(chip).to_contain_text("Player 2")
     chip.tap()
     expect(chip.locator(".cmd-total")).to_have_text("1")
-    page.wait_for_function("() => S.pending.size === 0")
+    page.wait_for_function("() => lifeledger.S.pending.size === 0")
     assert taken(page, "player-1") == {"player-2-commander-of-player-2": 1}
     expect(panel.locator(".life")).to_have_text("39")
     if size == (375, 667):  # docs/table.md's pictures (make screens)
@@ -84,7 +84,7 @@ def test_the_quick_two_player_game_is_a_single_game(base: str, browser: Browser)
     """Item 12 (100.6a: a match's length is the players' to choose; one tap, one game)."""
     page = phone(browser, 375, 667)
     quick(page, base, "two", 2)
-    assert page.evaluate("() => S.score && S.score.best_of") == 1
+    assert page.evaluate("() => lifeledger.S.score && lifeledger.S.score.best_of") == 1
     page.context.close()
 
 

@@ -53,7 +53,7 @@ def test_a_poison_tap_shows_at_once_and_is_pending_until_the_answer(
     expect(poison_of(page, "bo")).to_have_class(PENDING)
     seen = page.evaluate(TAP_AND_READ, ["bo", "plus"])
     assert seen["text"] == "2", seen
-    page.wait_for_function("() => [...S.pending.values()].every((m) => !m.held)")
+    page.wait_for_function("() => [...lifeledger.S.pending.values()].every((m) => !m.held)")
     # The server has them (once it has read the socket); the page hasn't heard.
     eventually(lambda: server_poison(base, table, "bo"), 2)
     expect(poison_of(page, "bo")).to_have_class(PENDING)
@@ -63,7 +63,9 @@ def test_a_poison_tap_shows_at_once_and_is_pending_until_the_answer(
     # A removal (not the undo of this page's own +: another phone's + came last) at once too.
     other = new_phone(browser)
     sit(other, base, table, "bo")
-    other.evaluate("() => act({do: 'add_counters', player: 'bo', kind: 'poison', amount: 1})")
+    other.evaluate(
+        "() => lifeledger.act({do: 'add_counters', player: 'bo', kind: 'poison', amount: 1})"
+    )
     expect(poison_of(page, "bo")).to_have_text("3")
     relay.hold_down = True
     seen = page.evaluate(TAP_AND_READ, ["bo", "minus"])

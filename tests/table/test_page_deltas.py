@@ -87,22 +87,23 @@ def do(phone: Page, base: str, table: str, step: Any) -> None:
     be accepted (the table's sequence number moves on by one)."""
     seq = server_view(base, table)["seq"]
     if step == "undo":
-        phone.evaluate("() => request('undo', null, {target: S.undoTarget})")
+        phone.evaluate("() => lifeledger.request('undo', null, {target: lifeledger.S.undoTarget})")
     elif step == "next_game":
-        phone.evaluate("() => request('next_game')")
+        phone.evaluate("() => lifeledger.request('next_game')")
     else:
-        phone.evaluate("(a) => act(a)", step)
-    phone.wait_for_function("() => S.pending.size === 0")
+        phone.evaluate("(a) => lifeledger.act(a)", step)
+    phone.wait_for_function("() => lifeledger.S.pending.size === 0")
     said = phone.locator("#toast").inner_text()
     assert server_view(base, table)["seq"] == seq + 1, f"not accepted: {step} ({said})"
 
 
 def page_view(page: Page) -> dict[str, Any]:
     view: dict[str, Any] = page.evaluate(
-        """() => ({seq: S.lastSeq, state: S.state, score: S.score, effects: S.effects,
+        """() => { const S = lifeledger.S;
+                   return {seq: S.lastSeq, state: S.state, score: S.score, effects: S.effects,
                    can_undo: S.canUndo,
                    undo_target: S.undoTarget === undefined ? null : S.undoTarget,
-                   seqs: S.entries.map((e) => e.seq)})"""
+                   seqs: S.entries.map((e) => e.seq)}; }"""
     )
     return view
 
@@ -111,7 +112,7 @@ def agrees(page: Page, base: str, table: str) -> dict[str, Any]:
     """Wait for ``page`` to hold the table's last event; its state, score, effects and undo
     equal the server's (GET /api/tables/{id}), and its panels show that state."""
     server = server_view(base, table)
-    page.wait_for_function("(n) => S.lastSeq === n", arg=server["seq"])
+    page.wait_for_function("(n) => lifeledger.S.lastSeq === n", arg=server["seq"])
     mine = page_view(page)
     assert mine["state"] == server["state"]
     for key in ("score", "effects", "can_undo", "undo_target"):
@@ -134,7 +135,7 @@ def watching(browser: Browser, base: str, table: dict[str, Any]) -> tuple[Page, 
     page = new_phone(browser)
     wire = Wire(page)
     page.goto(f"{base}/w/{table['watch']}")
-    page.wait_for_function("() => S.state !== null")
+    page.wait_for_function("() => lifeledger.S.state !== null")
     return page, wire
 
 
@@ -295,7 +296,7 @@ def sit_anywhere(page: Page, base: str, table: str, player: str) -> None:
     page.goto(f"{base}/t/{table}")
     page.locator(f'#picker button[data-seat="{player}"]').click()
     expect(page.locator("#picker")).to_be_hidden()
-    page.wait_for_function("(p) => S.seat === p", arg=player)
+    page.wait_for_function("(p) => lifeledger.S.seat === p", arg=player)
 
 
 # ---------------------------------------------------------------- a missing sequence number
@@ -340,7 +341,7 @@ def test_a_page_that_missed_a_sequence_number_recovers(base: str, browser: Brows
     bo.locator('#history [data-close="history"]').click()
     # And it goes on applying deltas, and can act.
     bo.locator('[data-player="ana"] [data-act="minus"]').click()
-    bo.wait_for_function("() => S.pending.size === 0")
+    bo.wait_for_function("() => lifeledger.S.pending.size === 0")
     agrees(bo, base, table["id"])
     agrees(ana, base, table["id"])
     assert len(wire.hellos()) == hellos + 1
@@ -357,7 +358,7 @@ def test_a_page_whose_seq_fell_behind_asks_again(base: str, browser: Browser) ->
     watcher, wire = watching(browser, base, table)
     do(ana, base, table["id"], {"do": "lose_life", "player": "bo", "amount": 2})
     agrees(watcher, base, table["id"])
-    watcher.evaluate("() => { S.lastSeq -= 1; }")
+    watcher.evaluate("() => { lifeledger.S.lastSeq -= 1; }")
     do(ana, base, table["id"], {"do": "lose_life", "player": "bo", "amount": 2})
     agrees(watcher, base, table["id"])
     expect(life(watcher, "bo")).to_have_text("16")
@@ -391,18 +392,19 @@ def blank(base: str, browser: Browser) -> Iterator[Page]:
     """A page with common.js loaded (the table opener's)."""
     page = new_phone(browser)
     page.goto(base + "/")
-    page.wait_for_function("() => typeof applyChanges === 'function'")
+    page.wait_for_function("() => typeof lifeledger.applyChanges === 'function'")
     yield page
     page.context.close()
 
 
 APPLY = """(cases) => cases.map(([stateText, changesText]) => {
-  const state = parseJSON(stateText);
-  const before = toJSON(state);
+  const state = lifeledger.parseJSON(stateText);
+  const before = lifeledger.toJSON(state);
   let out;
-  try { out = toJSON(applyChanges(state, parseJSON(changesText))); }
+  try { out = lifeledger.toJSON(lifeledger.applyChanges(state,
+      lifeledger.parseJSON(changesText))); }
   catch (e) { out = "error: " + e.message; }
-  return [out, toJSON(state) === before];
+  return [out, lifeledger.toJSON(state) === before];
 })"""
 
 

@@ -69,7 +69,7 @@ def marks(base: str, table: str) -> dict[str, Any]:
 
 
 def settled(page: Page) -> None:
-    page.wait_for_function("() => S.pending.size === 0")
+    page.wait_for_function("() => lifeledger.S.pending.size === 0")
 
 
 def table_device(browser: Browser, base: str, table: str, count: int, **size: Any) -> Page:
@@ -79,7 +79,7 @@ def table_device(browser: Browser, base: str, table: str, count: int, **size: An
     page.goto(f"{base}/t/{table}")
     page.locator('#picker button[data-seat="table"]').click()
     expect(page.locator("#picker")).to_be_hidden()
-    page.wait_for_function(f"() => S.connected && S.seats.length === {count}")
+    page.wait_for_function(f"() => lifeledger.S.connected && lifeledger.S.seats.length === {count}")
     return page
 
 
@@ -306,7 +306,10 @@ def test_the_initiative_and_the_city_blessing_from_the_sheet_726_2_702_131c(
 
     # Turns: Ana's turn, in its main phase; the sheet proposes Ana as the controller (the
     # active player attacks), and 726.2 passes the initiative to her.
-    page.evaluate("() => { act({do: 'turn', player: 'ana'}); act({do: 'step', step: 'main'}); }")
+    page.evaluate(
+        "() => { lifeledger.act({do: 'turn', player: 'ana'});"
+        " lifeledger.act({do: 'step', step: 'main'}); }"
+    )
     settled(page)
     sheet = sheet_for(page, "di")
     expect(sheet.locator("#sh-controller")).to_have_value("ana")
@@ -333,8 +336,8 @@ def test_a_commander_whose_controller_is_unknown_asks_before_combat_damage_725_2
     page = new_phone(browser)
     sit(page, base, table, "bo")
     page.evaluate(
-        "() => act({do: 'damage', source: 'bo-atraxa', to: 'bo', amount: 1, combat: true,"
-        " controller: 'cy'})"
+        "() => lifeledger.act({do: 'damage', source: 'bo-atraxa', to: 'bo', amount: 1,"
+        " combat: true, controller: 'cy'})"
     )
     settled(page)
     own = panel(page, "bo").locator('[data-from="bo-atraxa"]')
@@ -366,7 +369,7 @@ def test_the_monarch_leaving_the_game_passes_the_crown_725_4(base: str, browser:
     players = ["ana", "bo", "cy", "di"]
     table = post(base + "/api/tables", FOUR)["id"]
     device = table_device(browser, base, table, 4, width=1024, height=768)
-    device.evaluate("() => act({do: 'turn', player: 'cy'})")
+    device.evaluate("() => lifeledger.act({do: 'turn', player: 'cy'})")
     sheet_for(device, "ana").locator('[data-sheet="monarch"]').click()
     close_sheet(device)
     only_crown_on(device, "ana", players)

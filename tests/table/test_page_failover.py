@@ -76,7 +76,9 @@ def test_a_page_resumes_on_another_process_when_its_own_dies(
         ana = new_phone(browser)
         sit(ana, base, table["id"], "ana")
         minus = ana.locator('[data-player="bo"] [data-act="minus"]')
-        confirmed = "() => S.pending.size === 0"  # shown at once; confirmed by the server
+        confirmed = (
+            "() => lifeledger.S.pending.size === 0"  # shown at once; confirmed by the server
+        )
         minus.click()
         expect(life(ana, "bo")).to_have_text("19")
         ana.wait_for_function(confirmed)

@@ -67,7 +67,7 @@ def test_open_the_app_and_change_a_life_total_in_two_taps(
     expect(life(page, "player-1")).to_have_text(life_before)
     taps.tap(f'{panel} [data-act="minus"]')  # 2: the first life change
     expect(life(page, "player-1")).to_have_text(str(int(life_before) - 1))
-    page.wait_for_function("() => S.pending.size === 0")
+    page.wait_for_function("() => lifeledger.S.pending.size === 0")
     assert taps.count <= 2, f"{taps.count} taps to the first life change"
     page.context.close()
 
@@ -114,7 +114,7 @@ def test_the_last_setup_starts_in_one_tap_and_recent_tables_resume(
     held(page, 2)
     page.locator('.panel[data-player="noor"] [data-act="minus5"]').click()
     expect(life(page, "noor")).to_have_text("15")
-    page.wait_for_function("() => S.pending.size === 0")
+    page.wait_for_function("() => lifeledger.S.pending.size === 0")
     page.wait_for_timeout(1200)  # the table is kept for offline (at most once a second)
 
     page.goto(base + "/")
@@ -127,7 +127,7 @@ def test_the_last_setup_starts_in_one_tap_and_recent_tables_resume(
     held(page, 2)
     page.locator('.panel[data-player="mia"] [data-act="minus"]').tap()
     expect(life(page, "mia")).to_have_text("19")
-    page.wait_for_function("() => S.pending.size === 0")
+    page.wait_for_function("() => lifeledger.S.pending.size === 0")
     page.wait_for_timeout(1200)
 
     page.goto(base + "/")

@@ -122,7 +122,9 @@ def test_layout_grid(
     page = open_page(browser, base, device, count, lang)
     # A change, so that Undo names what it takes back (issue 25 item 7: "↶…").
     page.locator("#panels .panel [data-act=minus]").first.click()
-    page.wait_for_function("() => S.pending.size === 0 && !TAPS.run && S.canUndo")
+    page.wait_for_function(
+        "() => lifeledger.S.pending.size === 0 && !lifeledger.TAPS.run && lifeledger.S.canUndo"
+    )
     problems: list[str] = []
     seen: dict[str, Any] = {}
     for size, (width, height) in SIZES.items():

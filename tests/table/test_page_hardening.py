@@ -445,7 +445,9 @@ def test_undo_names_its_target_and_a_lost_race_is_quiet(base: str, browser: Brow
     sit(ana, base, table["id"], "ana")
     sit(bo, base, table["id"], "bo")
     ana.locator('[data-player="bo"] [data-act="minus"]').click()
-    ana.wait_for_function("() => S.pending.size === 0")  # two changes, not one run of taps
+    ana.wait_for_function(
+        "() => lifeledger.S.pending.size === 0"
+    )  # two changes, not one run of taps
     ana.locator('[data-player="bo"] [data-act="minus5"]').click()
     expect(life(bo, "bo")).to_have_text("14")
     target = get(f"{base}/api/tables/{table['id']}")["undo_target"]
@@ -554,7 +556,9 @@ def test_every_engine_sentence_is_named_by_its_parts(base: str, browser: Browser
     page.goto(f"{base}/t/{table['id']}")
     page.locator("#picker button.watch").click()
     sentences = _engine_sentences()
-    shown = page.evaluate("(raw) => raw.map((s) => S.names.text(s))", [r for r, _ in sentences])
+    shown = page.evaluate(
+        "(raw) => raw.map((s) => lifeledger.S.names.text(s))", [r for r, _ in sentences]
+    )
     assert [(r, s) for (r, _), s in zip(sentences, shown, strict=True)] == sentences
     page.context.close()
 
@@ -568,13 +572,13 @@ def test_603_3b_a_trigger_is_named_by_its_card_controller_and_target(
     page = new_phone(browser)
     page.goto(f"{base}/t/{table['id']}")
     page.locator("#picker button.watch").click()
-    page.evaluate('() => { S.names.map["bond"] = "Sanguine Bond"; }')
+    page.evaluate('() => { lifeledger.S.names.map["bond"] = "Sanguine Bond"; }')
     raw = [
         "bond (life's, 3) targeting bo is put on the stack",
         "bond (life's, 3) targeting bo resolves: bo loses 3 life",
         "bond (life's, 1) resolves: life gains 1 life",
     ]
-    shown = page.evaluate("(raw) => raw.map((s) => S.names.text(s))", raw)
+    shown = page.evaluate("(raw) => raw.map((s) => lifeledger.S.names.text(s))", raw)
     assert shown == [
         "Sanguine Bond (Life's, 3) targeting Bo is put on the stack",
         "Sanguine Bond (Life's, 3) targeting Bo resolves: Bo loses 3 life",
@@ -593,13 +597,14 @@ def test_732_2a_a_computed_loop_names_its_cards_and_each_players_change(
     page.goto(f"{base}/t/{table['id']}")
     page.locator("#picker button.watch").click()
     page.evaluate(
-        '() => { S.names.map["bond"] = "Sanguine Bond"; S.names.map["blood"] = "Exquisite Blood"; }'
+        '() => { lifeledger.S.names.map["bond"] = "Sanguine Bond";'
+        ' lifeledger.S.names.map["blood"] = "Exquisite Blood"; }'
     )
     raw = (
         "the loop of bond, blood repeats 2,000 more times at once (computed): "
         "ana +4,000 life, bo -4,000 life"
     )
-    assert page.evaluate("(raw) => S.names.text(raw)", raw) == (
+    assert page.evaluate("(raw) => lifeledger.S.names.text(raw)", raw) == (
         "the loop of Sanguine Bond, Exquisite Blood repeats 2,000 more times at once "
         "(computed): Ana +4,000 life, Bo -4,000 life"
     )

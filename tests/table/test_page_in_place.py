@@ -23,7 +23,8 @@ PRESSES = 4  # of each kind: mouse and touch, on life's − (delegated) and pois
 # Bo's phone changes his poison every 80 ms (on and off, never near 10): each is an event on
 # Ana's phone, which used to rebuild her panels.
 STREAM = """() => { let i = 0; window.stream = setInterval(() => {
-  act({do: i++ % 2 ? "remove_counters" : "add_counters", player: "bo", kind: "poison", amount: 1});
+  lifeledger.act({do: i++ % 2 ? "remove_counters" : "add_counters", player: "bo",
+      kind: "poison", amount: 1});
 }, 80); }"""
 
 
@@ -68,19 +69,19 @@ def test_presses_through_a_stream_of_remote_events_are_all_kept(
         const plus = '[data-player="ana"] [data-counter="poison"] .ctr-plus';
         if (e.target.closest(plus)) clicks.poison += 1;
       }, true);
-      return S.lastSeq;
+      return lifeledger.S.lastSeq;
     }""")
     bo.evaluate(STREAM)
-    ana.wait_for_function(f"() => S.lastSeq > {renders + 3}")
+    ana.wait_for_function(f"() => lifeledger.S.lastSeq > {renders + 3}")
     for _ in range(PRESSES):
         mouse_hold(ana, minus)
         touch_hold(ana, cdp, minus)
         mouse_hold(ana, poison)
         touch_hold(ana, cdp, poison)
     bo.evaluate("() => clearInterval(window.stream)")
-    events = ana.evaluate("() => S.lastSeq") - renders
-    ana.wait_for_function("() => !TAPS.run && S.pending.size === 0")
-    bo.wait_for_function("() => S.pending.size === 0")
+    events = ana.evaluate("() => lifeledger.S.lastSeq") - renders
+    ana.wait_for_function("() => !lifeledger.TAPS.run && lifeledger.S.pending.size === 0")
+    bo.wait_for_function("() => lifeledger.S.pending.size === 0")
     state = get(f"{base}/api/tables/{table}")["state"]
     me = next(p for p in state["players"] if p["id"] == "ana")
     clicks = ana.evaluate("() => clicks")

@@ -31,7 +31,7 @@ def ready(page: Page, lang: str) -> None:
     """The page is drawn in ``lang`` (its catalogue fetched, for a language but English)."""
     page.wait_for_function(
         "(lang) => document.documentElement.lang === lang"
-        " && (lang === 'en' || Object.keys(I18N.messages).length > 0)",
+        " && (lang === 'en' || Object.keys(lifeledger.I18N.messages).length > 0)",
         arg=lang,
     )
 
@@ -176,18 +176,19 @@ def test_plurals_and_numbers_are_the_languages(base: str, browser: Browser) -> N
     # The forms of a plural by the catalogue's own rule (Italian's: one, many, other), and a
     # rule of another language (Polish's three forms), evaluated with no eval.
     forms = page.evaluate(
-        """() => [1, 2, 1000000, 5].map((n) => tn("{n} life", "{n} life", n, { n }))"""
+        """() => [1, 2, 1000000, 5].map((n) => lifeledger.tn("{n} life", "{n} life", n, { n }))"""
     )
     assert forms == ["1 punto vita", "2 punti vita", "1.000.000 di punti vita", "5 punti vita"]
     polish = page.evaluate(
-        "(rule) => [1, 2, 5, 12, 22, 25, 102].map(compilePlural(rule))",
+        "(rule) => [1, 2, 5, 12, 22, 25, 102].map(lifeledger.compilePlural(rule))",
         "(n==1 ? 0 : n%10>=2 && n%10<=4 && (n%100<10 || n%100>=20) ? 1 : 2)",
     )
     assert polish == [0, 1, 2, 2, 1, 2, 1]
     # A structured sentence from the server: ids named, numbers and lists in the language.
     said = page.evaluate(
-        """() => sentence({msg: "{name} loses {amount} life", plural: "{name} loses {amount} life",
-            count: "amount", args: {name: {id: "bo"}, amount: {n: "2000000"}}}, S.names)"""
+        """() => lifeledger.sentence({msg: "{name} loses {amount} life",
+            plural: "{name} loses {amount} life", count: "amount",
+            args: {name: {id: "bo"}, amount: {n: "2000000"}}}, lifeledger.S.names)"""
     )
     assert said == "Bo perde 2.000.000 di punti vita"
     page.context.close()
@@ -231,7 +232,7 @@ def test_the_turn_bar_and_clocks_fit_in_italian(
     page = open_page(browser, base, device, 4, "it")
     page.locator("[data-first]").first.click()
     expect(page.locator("#turn-text")).to_contain_text("Turno 1")
-    page.evaluate("toolSend('clock', {op: 'start', mode: 'chess', seconds: 1200})")
+    page.evaluate("lifeledger.toolSend('clock', {op: 'start', mode: 'chess', seconds: 1200})")
     expect(page.locator("#tl-clock")).to_be_visible()
     problems: list[str] = []
     for width, height in ((375, 667), (667, 375), (768, 1024), (1024, 768)):

@@ -85,14 +85,15 @@ def open_page(browser: Browser, base: str, device: str, count: int | str, lang: 
     # Held seats first: the table device takes them after its first welcome and is welcomed
     # again, drawing every panel anew (a loaded machine did it in the middle of an audit).
     page.wait_for_function(
-        "() => S.connected && !S.takingSeats && (S.device === 'table'"
-        " ? S.seats.length === header().players.length : !!S.seat)"
+        "() => lifeledger.S.connected && !lifeledger.S.takingSeats "
+        "&& (lifeledger.S.device === 'table'"
+        " ? lifeledger.S.seats.length === lifeledger.header().players.length : !!lifeledger.S.seat)"
     )
     page.wait_for_selector("#panels.placed .panel")
     if lang != "en":  # the catalogue fetched and the page drawn in it
         page.wait_for_function(
             "(lang) => document.documentElement.lang === lang"
-            " && Object.keys(I18N.messages).length > 0",
+            " && Object.keys(lifeledger.I18N.messages).length > 0",
             arg=lang,
         )
     return page

@@ -39,21 +39,25 @@ def ready_for_offline(page: Page) -> None:
     """The app shell and the engine are cached (the service worker), the table kept as last
     seen, and the game the engine foresees with kept as of the page's last event."""
     page.wait_for_function("() => !!navigator.serviceWorker.controller", timeout=15_000)
-    page.wait_for_function("() => S.connected && S.pending.size === 0")
-    page.wait_for_function("() => !!FORESEE.game && FORESEE.game.seq === S.lastSeq", timeout=10_000)
+    page.wait_for_function("() => lifeledger.S.connected && lifeledger.S.pending.size === 0")
+    page.wait_for_function(
+        "() => !!lifeledger.FORESEE.game && lifeledger.FORESEE.game.seq === lifeledger.S.lastSeq",
+        timeout=10_000,
+    )
     page.wait_for_timeout(1200)  # the table is kept for offline at most once a second
 
 
 def tap(page: Page, player: str, act: str = "minus") -> None:
     """One tap (−1, or −5 with ``minus5``), closed as its own change."""
     page.locator(f'.panel[data-player="{player}"] [data-act="{act}"]').click()
-    page.wait_for_function("() => !TAPS.run")
+    page.wait_for_function("() => !lifeledger.TAPS.run")
 
 
 def foreseen(page: Page) -> None:
     """The phone's engine has foreseen the queue as it is now."""
     page.wait_for_function(
-        "() => !!activeForesight() && foreseenQueue().every((m) => isForeseen(m.id))",
+        "() => !!lifeledger.activeForesight() "
+        "&& lifeledger.foreseenQueue().every((m) => lifeledger.isForeseen(m.id))",
         timeout=ENGINE,
     )
 
@@ -90,10 +94,12 @@ def test_704_5a_a_loss_is_foreseen_offline_marked_waiting_and_kept_through_a_rel
         foreseen(page)
         expect(life(page, "bo")).to_have_text("0")
         expect(strip).to_contain_text(re.compile(r"Bo lost — .*\(704\.5a\), waiting to send"))
-        assert page.evaluate("S.pending.size") == 4
+        assert page.evaluate("lifeledger.S.pending.size") == 4
 
         page.context.set_offline(False)
-        page.wait_for_function("() => S.connected && S.pending.size === 0", timeout=15_000)
+        page.wait_for_function(
+            "() => lifeledger.S.connected && lifeledger.S.pending.size === 0", timeout=15_000
+        )
         eventually(lambda: server_life(base, table), {"ana": (20, "won"), "bo": (0, "lost")})
         expect(life(page, "bo")).to_have_text("0")
         expect(life(page, "bo")).to_have_class("life")
@@ -117,7 +123,7 @@ def test_back_online_a_change_another_phone_made_wrong_is_refused_named_and_the_
         ready_for_offline(ana)
         ana.context.set_offline(True)
         tap(ana, "bo")
-        ana.evaluate("act({ do: 'pay_life', player: 'ana', amount: 5 })")
+        ana.evaluate("lifeledger.act({ do: 'pay_life', player: 'ana', amount: 5 })")
         tap(ana, "bo")
         foreseen(ana)
         expect(life(ana, "ana")).to_have_text("15")
@@ -125,11 +131,13 @@ def test_back_online_a_change_another_phone_made_wrong_is_refused_named_and_the_
         strip = ana.locator("#netstate")
         expect(strip).to_contain_text("3 changes waiting to be sent")
 
-        bo.evaluate("act({ do: 'lose_life', player: 'ana', amount: 17 })")
+        bo.evaluate("lifeledger.act({ do: 'lose_life', player: 'ana', amount: 17 })")
         eventually(lambda: server_life(base, table)["ana"], (3, "playing"))
 
         ana.context.set_offline(False)
-        ana.wait_for_function("() => S.connected && S.pending.size === 0", timeout=15_000)
+        ana.wait_for_function(
+            "() => lifeledger.S.connected && lifeledger.S.pending.size === 0", timeout=15_000
+        )
         eventually(lambda: server_life(base, table), {"ana": (3, "playing"), "bo": (18, "playing")})
         refusal = re.compile(r"Refused when sent: Ana pays 5 life — .+ — 119\.4")
         expect(strip).to_contain_text(refusal)
@@ -155,14 +163,16 @@ def test_in_italian_a_change_the_rules_would_refuse_is_said_at_once_and_kept_que
         page.wait_for_function("() => document.documentElement.lang === 'it'")
         ready_for_offline(page)
         page.context.set_offline(True)
-        page.evaluate("act({ do: 'pay_life', player: 'ana', amount: 25 })")
+        page.evaluate("lifeledger.act({ do: 'pay_life', player: 'ana', amount: 25 })")
         foreseen(page)
         strip = page.locator("#netstate")
         expect(strip).to_contain_text(re.compile(r"sarebbe rifiutat.*119\.4"))
         expect(life(page, "ana")).to_have_text("20")
-        assert page.evaluate("S.pending.size") == 1
+        assert page.evaluate("lifeledger.S.pending.size") == 1
         page.context.set_offline(False)
-        page.wait_for_function("() => S.connected && S.pending.size === 0", timeout=15_000)
+        page.wait_for_function(
+            "() => lifeledger.S.connected && lifeledger.S.pending.size === 0", timeout=15_000
+        )
         expect(strip).to_contain_text(re.compile(r"Rifiutat.*119\.4"))
         assert server_life(base, table)["ana"] == (20, "playing")
         page.context.close()

@@ -41,7 +41,7 @@ def tap(page: Page, player: str, total: str) -> None:
     """One −1 tap on ``player``'s panel, shown at once (``total``), closed as its own change."""
     page.locator(f'.panel[data-player="{player}"] [data-act="minus"]').click()
     expect(life(page, player)).to_have_text(total)
-    page.wait_for_function("() => !TAPS.run")
+    page.wait_for_function("() => !lifeledger.TAPS.run")
 
 
 def playable(page: Page, players: list[str]) -> None:
@@ -55,7 +55,7 @@ def playable(page: Page, players: list[str]) -> None:
 def kept_for_offline(page: Page) -> None:
     """The app shell is cached (the service worker) and the table kept as last seen."""
     page.wait_for_function("() => !!navigator.serviceWorker.controller", timeout=15_000)
-    page.wait_for_function("() => S.pending.size === 0")
+    page.wait_for_function("() => lifeledger.S.pending.size === 0")
     page.wait_for_timeout(1200)  # the table is kept for offline at most once a second
 
 
@@ -99,13 +99,15 @@ def test_a_table_device_reloaded_offline_keeps_its_seats_and_every_tap(
         expect(page.locator("#picker")).to_be_hidden()
         expect(strip).to_have_text(f"{OFFLINE} · 9 changes waiting to be sent")
         assert (
-            page.evaluate("JSON.parse(localStorage.getItem(`lifeledger-pending-${KEY}`)).length")
+            page.evaluate(
+                "JSON.parse(localStorage.getItem(`lifeledger-pending-${lifeledger.KEY}`)).length"
+            )
             == 9
         )
         assert server_life(base, table) == {"ana": 19, "bo": 19}  # nothing went meanwhile
 
         page.context.set_offline(False)
-        page.wait_for_function("() => S.connected && S.pending.size === 0")
+        page.wait_for_function("() => lifeledger.S.connected && lifeledger.S.pending.size === 0")
         eventually(lambda: server_life(base, table), {"ana": 14, "bo": 15})
         assert server_seq(base, table) == start + 11  # 2 online, 9 queued: each once
         page.wait_for_timeout(1000)  # anything sent twice would have come by now
@@ -115,7 +117,7 @@ def test_a_table_device_reloaded_offline_keeps_its_seats_and_every_tap(
         expect(life(page, "bo")).to_have_text("15")
         expect(life(page, "ana")).to_have_class("life")
         expect(strip).to_be_hidden()
-        assert sorted(page.evaluate("S.seats")) == ["ana", "bo"]
+        assert sorted(page.evaluate("lifeledger.S.seats")) == ["ana", "bo"]
         playable(page, ["ana", "bo"])
         page.context.close()
 
@@ -150,7 +152,7 @@ def test_a_personal_phone_reloaded_offline_keeps_its_seat_and_every_tap(
         expect(strip).to_have_text(f"{OFFLINE} · 9 changes waiting to be sent")
 
         page.context.set_offline(False)
-        page.wait_for_function("() => S.connected && S.pending.size === 0")
+        page.wait_for_function("() => lifeledger.S.connected && lifeledger.S.pending.size === 0")
         eventually(lambda: server_life(base, table), {"ana": 14, "bo": 15})
         page.wait_for_timeout(1000)
         assert server_seq(base, table) == start + 11
@@ -171,7 +173,7 @@ def test_a_reload_right_after_a_change_opens_the_table_as_it_was_then(
         sit(page, base, table, "ana")
         kept_for_offline(page)
         tap(page, "bo", "19")
-        page.wait_for_function("() => S.pending.size === 0")
+        page.wait_for_function("() => lifeledger.S.pending.size === 0")
         page.context.set_offline(True)
         page.reload()
         expect(life(page, "bo")).to_have_text("19")
@@ -214,19 +216,19 @@ def test_a_change_that_cannot_be_kept_offline_is_refused_where_it_was_made(
         expect(page.locator('.panel[data-player="bo"]')).to_have_class(re.compile("refused-flash"))
         expect(life(page, "bo")).to_have_text("20")
         expect(life(page, "bo")).to_have_class("life")
-        assert page.evaluate("S.pending.size") == 0
+        assert page.evaluate("lifeledger.S.pending.size") == 0
         expect(strip).to_have_text(OFFLINE)
         page.evaluate("document.getElementById('toast').className = 'toast hidden'")
         poison = page.locator('.panel[data-player="bo"] .ctr[data-counter="poison"]')
         poison.locator(".ctr-plus").click()
         expect(toast).to_have_text(NOT_KEPT)
         expect(poison.locator(".ctr-n")).to_have_text("0")
-        assert page.evaluate("S.pending.size") == 0
+        assert page.evaluate("lifeledger.S.pending.size") == 0
         expect(strip).to_have_text(OFFLINE)
 
         page.context.set_offline(False)
-        page.wait_for_function("() => S.connected")
+        page.wait_for_function("() => lifeledger.S.connected")
         tap(page, "bo", "19")  # online, a change is sent at once though it isn't stored
-        page.wait_for_function("() => S.pending.size === 0")
+        page.wait_for_function("() => lifeledger.S.pending.size === 0")
         eventually(lambda: server_life(base, table), {"ana": 20, "bo": 19})
         page.context.close()

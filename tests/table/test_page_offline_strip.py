@@ -24,7 +24,7 @@ def seated_with_the_shell(browser: Browser, base: str) -> Page:
     sit(page, base, table["id"], "ana")
     page.wait_for_function("() => !!navigator.serviceWorker.controller", timeout=15_000)
     page.locator('[data-player="bo"] [data-act="minus"]').click()
-    page.wait_for_function("() => S.pending.size === 0")
+    page.wait_for_function("() => lifeledger.S.pending.size === 0")
     page.wait_for_timeout(1200)  # the table is kept for offline (at most once a second)
     return page
 
@@ -37,7 +37,7 @@ def test_a_reload_with_the_phone_offline_says_offline_and_counts_the_waiting_cha
         page.context.set_offline(True)
         page.locator('[data-player="bo"] [data-act="minus"]').click()
         expect(life(page, "bo")).to_have_text("18")
-        page.wait_for_function("() => !TAPS.run")
+        page.wait_for_function("() => !lifeledger.TAPS.run")
         page.reload()
         expect(life(page, "bo")).to_have_text("18")
         strip = page.locator("#netstate")

@@ -38,7 +38,8 @@ def open_table(browser: Browser, base: str, form: dict[str, Any], size: tuple[in
     page.add_init_script(f'localStorage.setItem("lifeledger-device-{tid}", "table")')
     page.goto(f"{base}/t/{tid}")
     page.wait_for_function(
-        "() => S.connected && !S.takingSeats && S.seats.length === header().players.length"
+        "() => lifeledger.S.connected && !lifeledger.S.takingSeats "
+        "&& lifeledger.S.seats.length === lifeledger.header().players.length"
     )
     page.wait_for_selector("#panels.placed .panel")
     return page
@@ -46,9 +47,11 @@ def open_table(browser: Browser, base: str, form: dict[str, Any], size: tuple[in
 
 def act(page: Page, action: dict[str, Any]) -> None:
     """Send ``action`` as the page sends a tap's, and wait for the server's answer."""
-    before = page.evaluate("S.lastSeq")
-    page.evaluate("(a) => act(a)", action)
-    page.wait_for_function("(n) => S.lastSeq > n && S.pending.size === 0", arg=before)
+    before = page.evaluate("lifeledger.S.lastSeq")
+    page.evaluate("(a) => lifeledger.act(a)", action)
+    page.wait_for_function(
+        "(n) => lifeledger.S.lastSeq > n && lifeledger.S.pending.size === 0", arg=before
+    )
 
 
 def facing(page: Page, unit: str) -> str:
@@ -168,7 +171,7 @@ def test_what_keeps_a_player_in_the_game_is_shown(base: str, browser: Browser) -
     page.context.close()
     page = open_table(browser, base, commander(NAMES[:3]), (768, 1024))
     act(page, {"do": "card", "id": "angel", "name": "Platinum Angel", "controller": "ana"})
-    source = page.evaluate("header().players[1].commanders[0]")  # Bo's commander
+    source = page.evaluate("lifeledger.header().players[1].commanders[0]")  # Bo's commander
     damage = {"source": source, "to": "ana", "amount": 21, "combat": True, "controller": "bo"}
     act(page, {"do": "damage", **damage})
     kept = page.locator('[data-unit="ana"] .kept')
@@ -187,7 +190,7 @@ def test_no_life_taps_once_the_game_is_over(base: str, browser: Browser) -> None
         expect(page.locator(f'[data-unit="bo"] [data-act="{step}"]')).to_be_disabled()
     page.locator('[data-unit="bo"] [data-act="minus"]').click(force=True)
     expect(page.locator('[data-unit="bo"] .life')).to_have_text("20")
-    assert page.evaluate("S.pending.size") == 0
+    assert page.evaluate("lifeledger.S.pending.size") == 0
     page.context.close()
 
 

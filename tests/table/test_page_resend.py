@@ -89,19 +89,19 @@ def test_resent_change_after_restart_is_acked_by_the_page(killed: Server, browse
     sit(page, base, table["id"], "ana")
     relay.hold_down = True
     page.locator('[data-player="bo"] [data-act="minus5"]').click()
-    page.wait_for_function("() => !TAPS.run")
+    page.wait_for_function("() => !lifeledger.TAPS.run")
     deadline = time.monotonic() + 10
     while not relay.held:  # written, and its answer held (Playwright calls the relay meanwhile)
         assert time.monotonic() < deadline, "the change was never answered"
         page.wait_for_timeout(50)
     assert get(f"{base}/api/tables/{table['id']}")["seq"] == 1
-    assert page.evaluate("() => S.pending.size") == 1
+    assert page.evaluate("() => lifeledger.S.pending.size") == 1
     cid = relay.actions()[-1]["id"]
     killed.kill()
     relay.held.clear()  # the answer is lost with the server
     relay.hold_down = False
     killed.start()
-    page.wait_for_function("() => S.pending.size === 0", timeout=30_000)
+    page.wait_for_function("() => lifeledger.S.pending.size === 0", timeout=30_000)
     answers = [m for m in relay.down if m.get("id") == cid]
     assert [m["type"] for m in answers][-1:] == ["ack"], answers
     assert not [m for m in answers if m["type"] == "error"], answers
@@ -153,8 +153,8 @@ def test_a_change_refused_storage_is_kept_and_sent_again(
     expect(life(page, "bo")).to_have_text("19")
     page.wait_for_timeout(1000)
     expect(life(page, "bo")).to_have_text("19")  # kept, not rolled back
-    assert page.evaluate("() => S.pending.size") == 1
-    page.wait_for_function("() => S.pending.size === 0", timeout=15_000)
+    assert page.evaluate("() => lifeledger.S.pending.size") == 1
+    page.wait_for_function("() => lifeledger.S.pending.size === 0", timeout=15_000)
     assert len(sent) == 2 and sent[0]["id"] == sent[1]["id"]  # sent again, the same id
     expect(life(page, "bo")).to_have_text("19")
     view = get(f"{base}/api/tables/{table['id']}")
@@ -195,9 +195,11 @@ def test_a_change_waiting_for_the_database_is_said_in_the_strip_and_kept(
     strip = page.locator("#netstate")
     expect(strip).to_contain_text("Waiting for the database", timeout=3000)
     expect(life(page, "bo")).to_have_text("19")
-    assert page.evaluate("() => S.pending.size") == 1
-    page.evaluate("(m) => S.ws.send(m)", held[0])  # the database is back: written, acknowledged
-    page.wait_for_function("() => S.pending.size === 0", timeout=10_000)
+    assert page.evaluate("() => lifeledger.S.pending.size") == 1
+    page.evaluate(
+        "(m) => lifeledger.S.ws.send(m)", held[0]
+    )  # the database is back: written, acknowledged
+    page.wait_for_function("() => lifeledger.S.pending.size === 0", timeout=10_000)
     expect(strip).not_to_contain_text("Waiting for the database")
     expect(life(page, "bo")).to_have_text("19")
     assert get(f"{base}/api/tables/{table['id']}")["seq"] == 1

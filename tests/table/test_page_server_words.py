@@ -28,15 +28,15 @@ def ready(page: Page, lang: str) -> None:
     """The page is drawn in ``lang`` and its socket is open."""
     page.wait_for_function(
         "(lang) => document.documentElement.lang === lang"
-        " && (lang === 'en' || Object.keys(I18N.messages).length > 0)"
-        " && S.connected",
+        " && (lang === 'en' || Object.keys(lifeledger.I18N.messages).length > 0)"
+        " && lifeledger.S.connected",
         arg=lang,
     )
 
 
 def send(page: Page, msg: dict[str, Any]) -> None:
     """Send a message on the page's own socket (what a stale or hostile page could send)."""
-    page.evaluate("(text) => S.ws.send(text)", json.dumps(msg))
+    page.evaluate("(text) => lifeledger.S.ws.send(text)", json.dumps(msg))
 
 
 def test_a_refusal_reads_in_each_phones_language(base: str, browser: Browser) -> None:

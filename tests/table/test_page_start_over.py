@@ -24,7 +24,7 @@ def test_reset_and_new_game_ask_once_more_and_undo_brings_the_game_back(
     ana, bo = new_phone(browser), new_phone(browser)
     sit(ana, base, table, "ana")
     sit(bo, base, table, "bo")
-    ana.evaluate("() => act({do: 'lose_life', player: 'bo', amount: 7})")
+    ana.evaluate("() => lifeledger.act({do: 'lose_life', player: 'bo', amount: 7})")
     for page in (ana, bo):
         expect(life(page, "bo")).to_have_text("13")
     # Reset: the menu's button asks first; "Keep playing" changes nothing.

@@ -42,8 +42,13 @@ def test_one_device_for_everyone_controls_every_panel_facing_its_player(
     expect(page.locator("#panels")).to_have_class("panels n4 table-mode placed")
     facing = page.locator("#panels .panel").evaluate_all("(ps) => ps.map((p) => p.dataset.facing)")
     assert facing == ["180", "180", "0", "0"]  # a landscape tablet: two players each side
-    assert page.evaluate("localStorage.getItem(`lifeledger-device-${KEY}`)") == "table"
-    assert sorted(page.evaluate("Object.keys(loadSeats(KEY))")) == ["ana", "bo", "cy", "di"]
+    assert page.evaluate("localStorage.getItem(`lifeledger-device-${lifeledger.KEY}`)") == "table"
+    assert sorted(page.evaluate("Object.keys(lifeledger.loadSeats(lifeledger.KEY))")) == [
+        "ana",
+        "bo",
+        "cy",
+        "di",
+    ]
     expect(page.locator("#picker")).to_be_hidden()
     # Every panel is controllable; each change is sent as its panel's player (104.3a).
     page.locator('.panel[data-player="bo"] [data-act="minus"]').click()
@@ -86,7 +91,12 @@ def test_a_personal_phone_asks_the_device_for_its_seat_one_tap_allows_it_and_it_
         "Bo's seat is on the table device. Ask to take it? One tap on the table device allows it."
     )
     expect(seat_btn).to_have_text("Ask to take Bo's seat")
-    assert sorted(device.evaluate("S.seats")) == ["ana", "bo", "cy", "di"]  # nothing given
+    assert sorted(device.evaluate("lifeledger.S.seats")) == [
+        "ana",
+        "bo",
+        "cy",
+        "di",
+    ]  # nothing given
     seat_btn.click()
     expect(note).to_have_text("Waiting for the table device to allow it…")
     expect(device.locator("#ask")).to_be_visible()
@@ -111,7 +121,7 @@ def test_a_personal_phone_asks_the_device_for_its_seat_one_tap_allows_it_and_it_
     # The others stay on the device.
     device.locator('.panel[data-player="cy"] [data-act="minus"]').click()
     expect(life(bo, "cy")).to_have_text("39")
-    assert sorted(device.evaluate("S.seats")) == ["ana", "cy", "di"]
+    assert sorted(device.evaluate("lifeledger.S.seats")) == ["ana", "cy", "di"]
     device.evaluate("document.getElementById('toast').classList.add('hidden')")
     screenshot(device, "screens/layout-mixed.png")
     bo.context.close()
@@ -142,7 +152,9 @@ def test_the_table_device_becomes_a_personal_phone_again(base: str, browser: Bro
     page.locator("#menu-btn").click()
     page.locator('[data-menu="personal"]').click()
     expect(page.locator("#picker")).to_be_visible()
-    page.wait_for_function("() => S.connected && S.seats.length === 0")  # connected again
+    page.wait_for_function(
+        "() => lifeledger.S.connected && lifeledger.S.seats.length === 0"
+    )  # connected again
     cy = page.locator('#picker button[data-seat="cy"]')
     cy.click()  # this device opened the table: it takes any seat, once confirmed
     expect(cy).to_have_text("Take Cy's seat (this phone opened the table)")
@@ -150,7 +162,7 @@ def test_the_table_device_becomes_a_personal_phone_again(base: str, browser: Bro
     expect(page.locator("#picker")).to_be_hidden()
     expect(page.locator('.panel[data-player="cy"] .tag.you')).to_be_visible()
     expect(page.locator("#panels")).not_to_have_class(re.compile(r"table-mode"))
-    assert page.evaluate("localStorage.getItem(`lifeledger-device-${KEY}`)") == "phone"
+    assert page.evaluate("localStorage.getItem(`lifeledger-device-${lifeledger.KEY}`)") == "phone"
     held(page, 1)
     # The seats the device let go were held a moment ago: a phone asking for one is asked
     # about on the phone that opened the table, whose one tap allows it.

@@ -33,7 +33,7 @@ from table_helpers import THG, TWO  # noqa: E402
 pytestmark = pytest.mark.browser
 
 PENDING = re.compile(r"\bpending\b")
-CONFIRMED = "() => S.pending.size === 0"
+CONFIRMED = "() => lifeledger.S.pending.size === 0"
 
 
 def shot(page: Page, name: str) -> None:
@@ -77,7 +77,7 @@ def test_a_tap_shows_at_once_and_is_marked_pending_until_the_server_answers(
     expect(page.locator('[data-player="bo"] .bubble')).to_have_text("−3")
     shot(page, "bubble")
     # The three taps go as one change, once the taps stop; the server applies it...
-    page.wait_for_function("() => !TAPS.run")
+    page.wait_for_function("() => !lifeledger.TAPS.run")
     assert [m["action"] for m in relay.actions()] == [
         {"do": "lose_life", "player": "bo", "amount": 3}
     ]
@@ -102,12 +102,12 @@ def test_a_refused_tap_returns_the_total_and_says_its_rule(base: str, browser: B
     relay = Relay(page)
     sit(page, base, table["id"], "ana")
     relay.hold_down = True
-    page.evaluate("() => act({do: 'lose_life', player: 'bo', amount: 20})")
-    page.wait_for_function("() => !TAPS.run")
+    page.evaluate("() => lifeledger.act({do: 'lose_life', player: 'bo', amount: 20})")
+    page.wait_for_function("() => !lifeledger.TAPS.run")
     minus(page, "ana").click()
     expect(life(page, "ana")).to_have_text("19")
     expect(life(page, "ana")).to_have_class(PENDING)
-    page.wait_for_function("() => !TAPS.run")
+    page.wait_for_function("() => !lifeledger.TAPS.run")
     relay.release()
     expect(page.locator("#banner")).to_contain_text("Game over")
     expect(life(page, "ana")).to_have_text("20")
@@ -189,7 +189,7 @@ def test_pending_changes_survive_a_reload_and_apply_once(base: str, browser: Bro
     # A change that never reached the server (a dead network), then a reload.
     relay.hold_up = True
     minus(page, "bo").click()
-    page.wait_for_function("() => !TAPS.run")
+    page.wait_for_function("() => !lifeledger.TAPS.run")
     kept = json.loads(page.evaluate("(k) => localStorage.getItem(k)", key))
     assert [m["action"]["amount"] for m in kept] == [1]
     first = kept[0]["id"]
@@ -204,7 +204,7 @@ def test_pending_changes_survive_a_reload_and_apply_once(base: str, browser: Bro
     relay.hold_down = True
     for _ in range(2):
         minus(page, "bo").click()
-    page.wait_for_function("() => !TAPS.run")
+    page.wait_for_function("() => !lifeledger.TAPS.run")
     eventually(lambda: server_state(base, table["id"])["seq"], 2)  # applied
     second = relay.actions()[-1]["id"]
     relay.hold_down = False
@@ -230,7 +230,7 @@ def test_taps_made_offline_are_queued_and_sent_once_back_online(
     netstate = page.locator("#netstate")
     for _ in range(2):
         minus(page, "bo").click()
-    page.wait_for_function("() => !TAPS.run")
+    page.wait_for_function("() => !lifeledger.TAPS.run")
     page.locator('[data-player="ana"] [data-act="plus5"]').click()
     expect(life(page, "bo")).to_have_text("18")
     expect(life(page, "ana")).to_have_text("25")
@@ -293,10 +293,12 @@ def test_the_screen_stays_awake_without_the_wake_lock(
     context.add_init_script(script)
     page = context.new_page()
     sit(page, base, table["id"], "ana")  # a tap: the seat
-    page.wait_for_function("() => AWAKE.how === 'video' && !AWAKE.video.paused")
+    page.wait_for_function(
+        "() => lifeledger.AWAKE.how === 'video' && !lifeledger.AWAKE.video.paused"
+    )
     video = page.locator("video.awake")
     assert page.evaluate(
-        "() => { const v = AWAKE.video; return v.muted && v.playsInline && "
+        "() => { const v = lifeledger.AWAKE.video; return v.muted && v.playsInline && "
         "v.srcObject instanceof MediaStream && v.srcObject.getVideoTracks().length === 1; }"
     )
     box = video.bounding_box()
@@ -322,7 +324,7 @@ def test_a_team_sharing_its_life_shows_its_heads_taps_at_once(base: str, browser
     north.locator('[data-act="minus5"]').click()
     expect(north.locator(".life")).to_have_text("24")
     expect(north.locator(".life")).to_have_class(PENDING)
-    page.wait_for_function("() => !TAPS.run")
+    page.wait_for_function("() => !lifeledger.TAPS.run")
     assert [m["action"] for m in relay.actions()] == [
         {"do": "lose_life", "player": "ana", "amount": 1},
         {"do": "lose_life", "player": "bo", "amount": 5},

@@ -61,7 +61,7 @@ def test_a_reset_stops_the_chess_clock_and_gives_back_the_time(base: str, browse
     ana, bo = new_phone(browser), new_phone(browser)
     sit(ana, base, table, "ana")
     sit(bo, base, table, "bo")
-    ana.evaluate("() => act({do: 'lose_life', player: 'bo', amount: 3})")
+    ana.evaluate("() => lifeledger.act({do: 'lose_life', player: 'bo', amount: 3})")
     start_clock(ana)
     expect(bo.locator("#tl-clock .tl-side.active")).to_be_visible()
     ana.wait_for_timeout(2200)  # the running side spends two seconds
@@ -71,8 +71,9 @@ def test_a_reset_stops_the_chess_clock_and_gives_back_the_time(base: str, browse
     for page in (ana, bo):
         expect(life(page, "bo")).to_have_text("20")
         page.wait_for_function(
-            "() => T.tools.clock && T.tools.clock.since === null"
-            " && T.tools.clock.sides.every((s) => s.left_ms === T.tools.clock.per_ms)",
+            "() => lifeledger.T.tools.clock && lifeledger.T.tools.clock.since === null"
+            " && lifeledger.T.tools.clock.sides"
+            ".every((s) => s.left_ms === lifeledger.T.tools.clock.per_ms)",
             timeout=10_000,
         )
         expect(page.locator('#tl-clock [aria-label="Resume the clock"]')).to_be_visible()
@@ -95,7 +96,7 @@ def test_the_turn_bar_says_who_was_picked_to_play_first(base: str, browser: Brow
     ana.locator("#tool-first").click()
     expect(ana.locator("#tool-recent li")).to_have_count(1)
     ana.locator('#tools-sheet [data-close="tools-sheet"]').click()
-    picked = ana.evaluate("T.tools.recent[T.tools.recent.length - 1].label")
+    picked = ana.evaluate("lifeledger.T.tools.recent[lifeledger.T.tools.recent.length - 1].label")
     for page in (ana, bo):
         text = page.locator("#turn-text")
         expect(text).to_contain_text(f"{picked} was picked to play first (103.1)")
@@ -115,8 +116,10 @@ def test_a_clock_started_before_any_turn_runs_for_who_starts(base: str, browser:
     picked = "ana"
     for n in range(1, 40):  # until the pick is not the first seat (random: 103.1)
         device.locator("#tool-first").click()
-        device.wait_for_function(f"() => T.tools.recent.length && T.tools.recent.at(-1).n === {n}")
-        picked = device.evaluate("T.tools.recent.at(-1).side")
+        device.wait_for_function(
+            f"() => lifeledger.T.tools.recent.length && lifeledger.T.tools.recent.at(-1).n === {n}"
+        )
+        picked = device.evaluate("lifeledger.T.tools.recent.at(-1).side")
         if picked != "ana":
             break
     assert picked != "ana"
@@ -150,7 +153,9 @@ def test_in_italian_the_table_devices_change_is_dal_tavolo(base: str, browser: B
     device.wait_for_function("() => document.documentElement.lang === 'it'")
     device.locator('.panel[data-player="bo"] [data-act="minus5"]').click()
     expect(life(device, "bo")).to_have_text("15")
-    device.wait_for_function("() => !TAPS.run && S.pending.size === 0 && S.canUndo")
+    device.wait_for_function(
+        "() => !lifeledger.TAPS.run && lifeledger.S.pending.size === 0 && lifeledger.S.canUndo"
+    )
     device.locator("#undo-btn").click()
     expect(life(device, "bo")).to_have_text("20")
     toast = device.locator("#toast")

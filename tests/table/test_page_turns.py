@@ -91,8 +91,11 @@ def test_steps_and_the_next_turn_500_1(base: str, browser: Browser) -> None:
     expect(ana.locator("#turn-next")).to_have_attribute("aria-label", "Next turn: Bo")
     # Next holds only at the turn the page shows (at_turn): two phones pressing it at once
     # begin one turn, not two (the server answers the second "stale").
-    ana.evaluate("() => { const send0 = send; window.sent = []; "
-                 "send = (msg) => { sent.push(msg); send0(msg); }; }")  # fmt: skip
+    # (What the page's socket sends, kept as it is sent.)
+    ana.evaluate(
+        "() => { const ws = lifeledger.S.ws; const send0 = ws.send.bind(ws); window.sent = [];"
+        " ws.send = (text) => { sent.push(JSON.parse(text)); send0(text); }; }"
+    )
     ana.locator("#turn-next").click()
     expect(ana.locator("#turn-text")).to_have_text("Turn 2 · Bo · upkeep")
     sent = ana.evaluate("window.sent")
@@ -141,7 +144,9 @@ def test_rad_counters_are_asked_for_before_the_main_phase_728_1(
     table = post(base + "/api/tables", LIBRARIES)
     ana = wide_phone(browser)
     sit(ana, base, table["id"], "ana")
-    ana.evaluate('() => act({do: "add_counters", player: "ana", kind: "rad", amount: 3})')
+    ana.evaluate(
+        '() => lifeledger.act({do: "add_counters", player: "ana", kind: "rad", amount: 3})'
+    )
     ana.locator('#turn-bar [data-first="ana"]').click()
     expect(ana.locator("#turn-text")).to_have_text("Turn 1 · Ana · upkeep")
     ana.locator('#turn-bar [data-step="main"]').click()

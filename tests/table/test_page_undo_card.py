@@ -43,7 +43,7 @@ def test_the_question_leaves_the_panels_tappable_and_no_toast_covers_it(
     ana, bo = new_phone(browser), new_phone(browser)
     sit(ana, base, table, "ana")
     sit(bo, base, table, "bo")
-    ana.evaluate("() => act({do: 'lose_life', player: 'cy', amount: 3})")
+    ana.evaluate("() => lifeledger.act({do: 'lose_life', player: 'cy', amount: 3})")
     expect(bo.locator("#undo-btn")).to_have_text("↶ Undo: Cy −3, by Ana")
     bo.locator("#undo-btn").click()
     card = ana.locator("#undo-ask")
@@ -61,8 +61,9 @@ def test_the_question_leaves_the_panels_tappable_and_no_toast_covers_it(
     bo.locator("#undo-btn").click()
     expect(card).to_be_visible()
     ana.evaluate(
-        "() => toast('Refused: a very long reason that wraps over several lines on a small "
-        "phone, long enough to reach up the screen — 104.3a, and more words after it', 'bad')"
+        "() => lifeledger.toast('Refused: a very long reason that wraps over several lines"
+        " on a small phone, long enough to reach up the screen — 104.3a, and more words"
+        " after it', 'bad')"
     )
     expect(ana.locator("#toast")).to_be_visible()
     assert not ana.evaluate(COVERED), "a toast covers the undo question"
@@ -104,7 +105,7 @@ def test_on_the_table_device_the_question_is_turned_to_the_seat_asked(
     di.locator("#undo-btn").click()
     card = device.locator("#undo-ask")
     expect(card).to_be_visible()
-    owner = device.evaluate("() => [...S.undoAsks.values()][0].owner")
+    owner = device.evaluate("() => [...lifeledger.S.undoAsks.values()][0].owner")
     assert owner == seat
     expect(card).to_have_attribute("data-facing", facing)
     for other in ("ana", "bo", "cy", "di"):

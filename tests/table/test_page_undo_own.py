@@ -24,7 +24,7 @@ def test_a_seat_takes_back_its_own_change_under_later_ones(base: str, browser: B
     for page, who in ((ana, "ana"), (bo, "bo"), (cy, "cy")):
         sit(page, base, table, who)
     for page, amount in ((ana, 3), (bo, 2), (cy, 1)):
-        page.evaluate(f"() => act({{do: 'lose_life', player: 'cy', amount: {amount}}})")
+        page.evaluate(f"() => lifeledger.act({{do: 'lose_life', player: 'cy', amount: {amount}}})")
         expect(life(cy, "cy")).to_have_text(str(40 - {3: 3, 2: 5, 1: 6}[amount]))
     expect(ana.locator("#undo-btn")).to_have_text("↶ Undo: Cy −3")
     expect(bo.locator("#undo-btn")).to_have_text("↶ Undo: Cy −2")
@@ -57,9 +57,9 @@ def test_a_later_change_that_would_do_something_else_is_named_first(
     ana, bo = new_phone(browser), new_phone(browser)
     sit(ana, base, table, "ana")
     sit(bo, base, table, "bo")
-    ana.evaluate("() => act({do: 'lose_life', player: 'cy', amount: 38})")
+    ana.evaluate("() => lifeledger.act({do: 'lose_life', player: 'cy', amount: 38})")
     expect(life(bo, "cy")).to_have_text("2")
-    bo.evaluate("() => act({do: 'lose_life', player: 'cy', amount: 2})")
+    bo.evaluate("() => lifeledger.act({do: 'lose_life', player: 'cy', amount: 2})")
     expect(life(ana, "cy")).to_have_text("0")
     expect(ana.locator("#undo-btn")).to_have_text("↶ Undo: Cy −38")
     ana.locator("#undo-btn").click()

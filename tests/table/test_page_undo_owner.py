@@ -32,7 +32,7 @@ def test_undo_names_its_change_and_asks_whose_it_is(base: str, browser: Browser)
     ana, bo, cy = new_phone(browser), new_phone(browser), new_phone(browser)
     for page, who in ((ana, "ana"), (bo, "bo"), (cy, "cy")):
         sit(page, base, table, who)
-    ana.evaluate("() => act({do: 'lose_life', player: 'cy', amount: 7})")
+    ana.evaluate("() => lifeledger.act({do: 'lose_life', player: 'cy', amount: 7})")
     for page in (ana, bo, cy):
         expect(life(page, "cy")).to_have_text("33")
     undo = bo.locator("#undo-btn")
@@ -71,9 +71,9 @@ def test_a_seats_own_change_under_anothers_is_its_undo(base: str, browser: Brows
     ana, bo = new_phone(browser), new_phone(browser)
     sit(ana, base, table, "ana")
     sit(bo, base, table, "bo")
-    bo.evaluate("() => act({do: 'gain_life', player: 'bo', amount: 3})")
+    bo.evaluate("() => lifeledger.act({do: 'gain_life', player: 'bo', amount: 3})")
     expect(bo.locator("#undo-btn")).to_have_text("↶ Undo: Bo +3")
-    ana.evaluate("() => act({do: 'lose_life', player: 'cy', amount: 7})")
+    ana.evaluate("() => lifeledger.act({do: 'lose_life', player: 'cy', amount: 7})")
     expect(life(bo, "cy")).to_have_text("33")
     expect(bo.locator("#undo-btn")).to_have_text("↶ Undo: Bo +3")
     bo.locator("#undo-btn").click()
@@ -98,7 +98,7 @@ def test_the_table_devices_tap_is_the_tables_in_the_history(base: str, browser: 
     held(tablet, 3)
     tablet.locator('.panel[data-player="cy"] [data-act="minus5"]').click()
     expect(life(phone, "cy")).to_have_text("35")
-    phone.evaluate("() => act({do: 'gain_life', player: 'cy', amount: 1})")
+    phone.evaluate("() => lifeledger.act({do: 'gain_life', player: 'cy', amount: 1})")
     expect(life(tablet, "cy")).to_have_text("36")
     for page in (tablet, phone):
         page.locator("#history-btn").click()
@@ -108,7 +108,7 @@ def test_the_table_devices_tap_is_the_tables_in_the_history(base: str, browser: 
         expect(rows.nth(1)).to_contain_text("by the table")
     # The tablet's change is the tablet's to take back: Cy's phone names it and would ask.
     phone.locator('#history [data-close="history"]').click()
-    phone.evaluate("() => request('undo', null, {target: S.undoTarget})")
+    phone.evaluate("() => lifeledger.request('undo', null, {target: lifeledger.S.undoTarget})")
     expect(phone.locator("#undo-btn")).to_have_text("↶ Undo: Cy −5, by the table")
     tablet.context.close()
     phone.context.close()

@@ -53,7 +53,7 @@ def state(base: str, table: str) -> dict[str, Any]:
 
 
 def settled(page: Page) -> None:
-    page.wait_for_function("() => S.pending.size === 0")
+    page.wait_for_function("() => lifeledger.S.pending.size === 0")
 
 
 def long_press(page: Page, target: Locator) -> None:
@@ -327,7 +327,7 @@ def test_122_a_pinned_energy_counter_has_minus_and_plus_and_stays_after_a_reload
     page.reload()
     energy = page.locator('[data-player="ana"] .parts [data-counter="energy"]')
     expect(energy.locator(".ctr-n")).to_have_text("2")
-    assert page.evaluate("() => localStorage.getItem('lifeledger-pins-' + KEY)") == (
+    assert page.evaluate("() => localStorage.getItem('lifeledger-pins-' + lifeledger.KEY)") == (
         '{"ana":["energy"]}'
     )
     # After the reload, − still takes back this phone's own last + (undo) ...

@@ -129,7 +129,8 @@ def test_901_9_the_planar_die_in_planechase(base: str, browser: Browser) -> None
     ana.context.close()
 
 
-OVER = """() => toolsReceive({type: "tools", now: Date.now(), tools: {recent: [], clock: null,
+OVER = """() => lifeledger.toolsReceive({type: "tools", now: Date.now(),
+  tools: {recent: [], clock: null,
   round: {minutes: 50, extra_turns: 5, started: 0, ends_at: 1, left_ms: null, turns_done: 6,
           phase: "over"}}})"""
 

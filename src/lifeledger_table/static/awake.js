@@ -8,13 +8,15 @@
 //   audio track: there the stream gets a silent audio track and the video plays unmuted.
 // (A recorded file, MediaRecorder's, would need to cover a fifth of the screen in Blink and an
 // audio track in Gecko: the stream itself is the better video.)
-"use strict";
 
-const AWAKE = { lock: null, video: null, paint: null, how: "none", tried: false };
+import { t } from "./i18n.js";
+import { h } from "./common.js";
+
+export const AWAKE = { lock: null, video: null, paint: null, how: "none", tried: false };
 
 // The Wake Lock, or the video where the lock can't be had. ``gesture``: called from a tap
 // (WebKit grants the lock, and plays an unmuted video, only then).
-async function keepAwake(gesture) {
+export async function keepAwake(gesture) {
   if (document.visibilityState !== "visible" || AWAKE.lock) return;
   if ("wakeLock" in navigator && navigator.wakeLock && AWAKE.how !== "video") {
     try {
@@ -23,7 +25,7 @@ async function keepAwake(gesture) {
       AWAKE.how = "lock";
       lock.addEventListener("release", () => { if (AWAKE.lock === lock) AWAKE.lock = null; });
       return;
-    } catch (e) {
+    } catch {
       if (!gesture) return; // asked again at the first tap (WebKit wants one)
     }
   }
@@ -54,7 +56,7 @@ function awakeVideo() {
           tone.connect(silence).connect(out);
           tone.start();
           for (const track of out.stream.getAudioTracks()) stream.addTrack(track);
-        } catch (e) { /* no audio track: WebKit may let the screen sleep */ }
+        } catch { /* no audio track: WebKit may let the screen sleep */ }
       }
     }
     const video = h("video", { class: "awake", playsinline: true, "aria-hidden": "true", tabindex: "-1" });
@@ -69,7 +71,7 @@ function awakeVideo() {
 }
 
 // What the menu says about it.
-function awakeText() {
+export function awakeText() {
   if (AWAKE.how === "lock" && AWAKE.lock) return t("The screen stays awake while this page is open (Screen Wake Lock).");
   if (AWAKE.how === "video" && AWAKE.video && !AWAKE.video.paused) {
     return t("The screen stays awake while this page is open (a silent video: this browser has no Wake Lock here).");

@@ -11,9 +11,15 @@
 // to choose again. A change the server turned down "choice-needed" stays pending (taps.js,
 // keepForChoice) and is sent again, with its id, once that choice is no longer open.
 // Loaded before table.js; uses its globals (S, MODE, act, h, ...) only when called.
-"use strict";
 
-const CHOICES = {
+import { listOf, t } from "./i18n.js";
+import { h } from "./common.js";
+import { faceOverlay } from "./layout.js";
+import { resendAfterChoice } from "./taps.js";
+import { activeCards, MODE, S } from "./state.js";
+import { act } from "./connection.js";
+
+export const CHOICES = {
   order: new Map(), // an order being tapped: orderKey(choice) -> [ids so far]
   changing: null, // the card whose target its controller is choosing again (a badge's tap)
   version: 0, // how many times the open choices changed (a waiting change waits for a change)
@@ -22,7 +28,7 @@ const CHOICES = {
 function noChoices() { return { open: [], targets: {} }; }
 
 // The choices a welcome or a change's message carries (only when they changed).
-function takeChoices(msg) {
+export function takeChoices(msg) {
   if (!("choices" in msg)) return;
   S.choices = msg.choices || noChoices();
   CHOICES.version += 1;
@@ -43,7 +49,7 @@ function sameChoice(a, b) {
   return a.player === b.player && a.choice === b.choice && a.ids.join(" ") === b.ids.join(" ");
 }
 
-function choiceOpen(choice) {
+export function choiceOpen(choice) {
   return ((S.choices || noChoices()).open || []).some((c) => sameChoice(c, choice));
 }
 
@@ -131,7 +137,7 @@ function choicePrompt(c) {
 
 // The open choices: asked here of the seats this device holds, waited for elsewhere. Also
 // sends again the changes that waited for a choice no longer open.
-function renderChoices() {
+export function renderChoices() {
   const box = document.getElementById("choices");
   if (!box || !S.state) return;
   const ch = S.choices || noChoices();
@@ -157,7 +163,7 @@ function renderChoices() {
 
 // A card's badge: its name, and where it targets, its standing target ("Sanguine Bond → Bo");
 // its controller (on a device holding their seat) taps it to choose again.
-function cardBadge(c) {
+export function cardBadge(c) {
   const aim = (S.choices || noChoices()).targets[c.id];
   if (!aim) return h("span", { class: "badge card" }, c.name);
   const text = `${c.name} → ${aim.target ? S.names.of(aim.target) : "?"}`;

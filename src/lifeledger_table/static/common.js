@@ -1,9 +1,10 @@
 // Shared helpers for the lifeledger table pages. User data is only ever set with textContent.
-"use strict";
+
+import { formatNumber, listOf, said, t, tn } from "./i18n.js";
 
 // Build an element: h("div", {class: "x", onclick: fn}, "text", child, ...).
 // Strings become text nodes, so names can never become markup.
-function h(tag, attrs, ...children) {
+export function h(tag, attrs, ...children) {
   const el = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs || {})) {
     if (value === null || value === undefined || value === false) continue;
@@ -22,7 +23,7 @@ function h(tag, attrs, ...children) {
 // JSON text to values, with integers beyond 2^53 kept exact (as BigInt): life totals may be
 // huge (107.1, up to 10^1000), and JSON.parse would round them.
 const BIG_MARK = "\u0000int:";
-function parseJSON(text) {
+export function parseJSON(text) {
   if (!/\d{16}/.test(text)) return JSON.parse(text);
   const marked = text.replace(/"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g, (tok) => {
     if (tok[0] === '"' || /[.eE]/.test(tok) || Number.isSafeInteger(Number(tok))) return tok;
@@ -34,7 +35,7 @@ function parseJSON(text) {
 }
 
 // Values to JSON text, writing a BigInt as its exact digits (JSON.stringify can't).
-function toJSON(value) {
+export function toJSON(value) {
   if (typeof value === "bigint") return value.toString();
   if (Array.isArray(value)) return "[" + value.map((x) => (x === undefined ? "null" : toJSON(x))).join(",") + "]";
   if (value && typeof value === "object") {
@@ -48,7 +49,7 @@ function toJSON(value) {
 // A whole number typed in a field, read exactly from its text: a Number when it is safe, a
 // BigInt beyond 2^53. Throws an Error whose message names the field.
 const MAX_WHOLE = BigInt("1" + "0".repeat(1000)); // the record's bound on integers (10^1000)
-function parseWhole(text, label, min) {
+export function parseWhole(text, label, min) {
   const text_ = String(text).trim().replace(/^[\u2212\u2013]/, "-");
   const m = /^([+-]?)0*(\d+)$/.exec(text_);
   if (!m) {
@@ -66,26 +67,30 @@ function parseWhole(text, label, min) {
   return Number.isSafeInteger(n) ? n : big;
 }
 
-async function api(method, path, body) {
+// The names the server's messages may name (its players'), to say them in: the table page
+// sets names() to its own (state.js), the start page has none.
+export const API = { names: () => null };
+
+export async function api(method, path, body) {
   const init = { method, headers: {} };
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
     init.body = typeof body === "string" ? body : toJSON(body);
   }
   const res = await fetch(path, init);
-  let data = null;
-  try { data = parseJSON(await res.text()); } catch (e) { data = { message: res.statusText }; }
+  let data;
+  try { data = parseJSON(await res.text()); } catch { data = { message: res.statusText }; }
   if (!res.ok) {
     // The server's message in the page's language: its structured sentence (i18n.js), else
     // its English text.
-    const err = new Error((data && (said(data, typeof S === "object" && S ? S.names : null) || data.message)) || res.statusText);
+    const err = new Error((data && (said(data, API.names()) || data.message)) || res.statusText);
     err.data = data; err.status = res.status;
     throw err;
   }
   return data;
 }
 
-function newId() {
+export function newId() {
   const bytes = new Uint8Array(12);
   crypto.getRandomValues(bytes);
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
@@ -93,33 +98,33 @@ function newId() {
 
 function seatKey(tableId) { return "lifeledger-seat-" + tableId; }
 
-function loadSeat(tableId) {
-  try { return JSON.parse(localStorage.getItem(seatKey(tableId)) || "null"); } catch (e) { return null; }
+export function loadSeat(tableId) {
+  try { return JSON.parse(localStorage.getItem(seatKey(tableId)) || "null"); } catch { return null; }
 }
 
 function saveSeat(tableId, seat, token) {
   localStorage.setItem(seatKey(tableId), JSON.stringify({ seat, token }));
 }
 
-function clearSeat(tableId) { localStorage.removeItem(seatKey(tableId)); }
+export function clearSeat(tableId) { localStorage.removeItem(seatKey(tableId)); }
 
 // The host token: this browser opened the table (it may approve seat takeovers, and take a
 // seat at once).
 function hostKey(tableId) { return "lifeledger-host-" + tableId; }
-function loadHost(tableId) { try { return localStorage.getItem(hostKey(tableId)); } catch (e) { return null; } }
-function saveHost(tableId, host) { if (host) localStorage.setItem(hostKey(tableId), host); }
+export function loadHost(tableId) { try { return localStorage.getItem(hostKey(tableId)); } catch { return null; } }
+export function saveHost(tableId, host) { if (host) localStorage.setItem(hostKey(tableId), host); }
 
 // Table codes: 8 to 12 characters of this alphabet; spaces and dashes are ignored, and case.
 const CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789";
-function normCode(text) { return String(text).replace(/[\s\-\u2010-\u2015]/g, "").toUpperCase(); }
-function checkCode(code) {
+export function normCode(text) { return String(text).replace(/[\s\-\u2010-\u2015]/g, "").toUpperCase(); }
+export function checkCode(code) {
   if (code.length < 8 || code.length > 12) return t("A table code has 8 to 12 letters and digits.");
   const bad = [...code].find((c) => !CODE_ALPHABET.includes(c));
   if (bad) return t("A table code has no “{char}” (codes leave out 0, 1, I, L and O).", { char: bad });
   return null;
 }
 // ABCD-EFGH, ABCD-EFGH-JK: groups of four, to read out.
-function formatCode(code) { return (String(code).match(/.{1,4}/g) || []).join("-"); }
+export function formatCode(code) { return (String(code).match(/.{1,4}/g) || []).join("-"); }
 
 // A table's link that only the serving machine can open (localhost, 127.x.x.x, [::1]): the
 // server listens on this machine only (or found no LAN address). The note saying so and how
@@ -128,16 +133,16 @@ function onlyHereText() {
   return t("Only this computer can open this link and QR code: phones can't. To let phones on the same Wi-Fi join, start the server with {make} (or {serve}) and open the table again.",
     { make: "make run", serve: "lifeledger serve --host 0.0.0.0" });
 }
-function onlyHereNote(url) {
+export function onlyHereNote(url) {
   let host;
-  try { host = new URL(url).hostname.replace(/^\[|\]$/g, "").toLowerCase(); } catch (e) { return null; }
+  try { host = new URL(url).hostname.replace(/^\[|\]$/g, "").toLowerCase(); } catch { return null; }
   const here = host === "localhost" || host.endsWith(".localhost") || /^127\./.test(host) || host === "::1";
   return here ? h("p", { class: "error only-here", role: "alert" }, onlyHereText()) : null;
 }
 
 // "1 poison counter", "2 poison counters": a count and its counters' kind, in agreement. The
 // kinds the table knows have their own words; another kind is named as the record names it.
-function counterWords(n, kind) {
+export function counterWords(n, kind) {
   const args = { n, kind };
   switch (kind) {
     case "poison": return tn("{n} poison counter", "{n} poison counters", n, args);
@@ -150,7 +155,7 @@ function counterWords(n, kind) {
 }
 
 // A counter kind's name, as a panel's label says it ("poison", "veleno").
-function counterKind(kind) {
+export function counterKind(kind) {
   switch (kind) {
     case "poison": return t("poison");
     case "energy": return t("energy");
@@ -164,7 +169,7 @@ function counterKind(kind) {
 // Taking a seat: free seats at once; a taken seat by asking its phone (or the host) to allow
 // it. ``hooks.waiting(message)`` is told while the request waits. Resolves to {seat, token};
 // throws an Error (``.code``: "seat-taken" with ``.connected``, "refused", "expired", ...).
-async function claimSeat(tableId, seat, takeover, hooks) {
+export async function claimSeat(tableId, seat, takeover, hooks) {
   const body = {};
   const host = loadHost(tableId);
   if (takeover) body.takeover = true;
@@ -205,7 +210,7 @@ async function claimSeat(tableId, seat, takeover, hooks) {
 }
 
 // Names for ids: players, teams, commanders and cards (labels), with the id as the fallback.
-class Names {
+export class Names {
   constructor(header, labels) {
     this.map = Object.assign({}, labels || {});
     this.players = new Set();
@@ -337,7 +342,7 @@ const SENTENCES = [
 });
 
 // An amount: a whole number (for the locale), or an expression ("Ana's life × 1/2 (rounded up)").
-function showAmount(amount, names) {
+export function showAmount(amount, names) {
   if (amount && typeof amount === "object" && "life_of" in amount) {
     const who = names.of(amount.life_of);
     const life = amount.fraction
@@ -360,7 +365,7 @@ function counters(amount, kind, names) {
 }
 
 // Why a game ended for a player, by the engine's reason ids.
-function reasonText(reason) {
+export function reasonText(reason) {
   switch (reason) {
     case "life": return t("0 or less life");
     case "team-life": return t("team at 0 or less life");
@@ -384,7 +389,7 @@ function reasonText(reason) {
 }
 
 // A player's standing, as a word: "won", "lost", "drew", "playing".
-function statusWord(status) {
+export function statusWord(status) {
   switch (status) {
     case "won": return t("won");
     case "lost": return t("lost");
@@ -395,14 +400,14 @@ function statusWord(status) {
   }
 }
 
-function describeResult(status, reason, rule) {
+export function describeResult(status, reason, rule) {
   const why = reason ? reasonText(reason) : "";
   const word = status ? statusWord(status) : "";
   return `${word}${why ? (word ? " — " : "") + why : ""}${rule ? " (" + rule + ")" : ""}`;
 }
 
 // One sentence for a record action.
-function describe(a, names) {
+export function describe(a, names) {
   if (!a) return "";
   const n = (id) => names.of(id);
   const amt = (x) => showAmount(x, names);
@@ -479,7 +484,7 @@ function describe(a, names) {
 }
 
 // The steps of a turn the record marks (docs/record-format.md, "Turns"), by name.
-function stepName(step) {
+export function stepName(step) {
   switch (step) {
     case "upkeep": return t("upkeep");
     case "draw": return t("draw step");
@@ -527,7 +532,7 @@ function omensChange(from, to, names) {
 // A count in a change: a number for the locale, "uncounted" for none.
 function countText(value) { return value === null || value === undefined ? t("uncounted") : formatNumber(value); }
 
-function describeChange(c, names) {
+export function describeChange(c, names) {
   const who = c.team ? names.of(c.team) : c.player ? names.of(c.player) : "";
   const fromTo = { who, from: countText(c.from), to: countText(c.to) };
   switch (c.what) {
@@ -567,7 +572,7 @@ function copyState(value) {
 }
 
 // Whether a count is zero (a Number, or a BigInt from a huge total).
-function isZero(n) { return n !== null && n !== undefined && String(n) === "0"; }
+export function isZero(n) { return n !== null && n !== undefined && String(n) === "0"; }
 
 // A state with an event's changes (entry.changes) applied: the page's copy of the server's
 // state, moved on by one event. Pure: ``state`` is not modified. Throws an Error when a change
@@ -577,7 +582,7 @@ function isZero(n) { return n !== null && n !== undefined && String(n) === "0"; 
 // - "counters" and "commander_damage" to 0 remove their key; "triggered" to null removes its
 //   key (a trigger count of 0 is a count);
 // - "status" sets status, reason and rule; "game" and "over" set the game's.
-function applyChanges(state, changes) {
+export function applyChanges(state, changes) {
   const out = copyState(state);
   const players = new Map((out.players || []).map((p) => [p.id, p]));
   const teams = new Map((out.teams || []).map((t) => [t.id, t]));

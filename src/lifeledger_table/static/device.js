@@ -3,23 +3,25 @@
 // kept in this browser's IndexedDB before anything is shown as done. The page talks to a device
 // table through DeviceSocket, which answers as a server's socket does: no screen knows where a
 // table lives. A device table's id begins with "d-".
-"use strict";
+
+import { said, t } from "./i18n.js";
+import { parseJSON, toJSON } from "./common.js";
 
 const DEVICE_PREFIX = "d-";
-function isDeviceTable(id) { return typeof id === "string" && id.startsWith(DEVICE_PREFIX); }
+export function isDeviceTable(id) { return typeof id === "string" && id.startsWith(DEVICE_PREFIX); }
 // A table's page: a served table's /t/ID; a device table's table.html?t=ID, which a static
 // host serves too (relative to the page's base).
-function tableHref(id) {
+export function tableHref(id) {
   return isDeviceTable(id) ? new URL("table.html?t=" + encodeURIComponent(id), document.baseURI).href : `/t/${id}`;
 }
 
-// The engine worker sits beside this script (the server's /static/ or a static folder's static/).
-const ENGINE_WORKER = new URL("engine-worker.js", document.currentScript.src).href;
+// The engine worker sits beside this module (the server's /static/ or a static folder's static/).
+const ENGINE_WORKER = new URL("engine-worker.js", import.meta.url).href;
 
 // The engine: one worker a page, started on first use. call() runs a function of
 // lifeledger_table.device with string arguments and resolves to its string answer; calls made
 // before the engine is ready wait in the worker and run in order.
-const Engine = {
+export const Engine = {
   worker: null, calls: new Map(), next: 1, readyMs: null, failed: null,
   start() {
     if (this.worker) return;
@@ -57,7 +59,7 @@ const Engine = {
 
 // The device's storage: every device table's setup, seats and tools ("tables") and its log
 // ("events", one row a change, as JSON text so that no total loses a digit).
-const DeviceStore = {
+export const DeviceStore = {
   db: null,
   open() {
     if (!this.db) {
@@ -127,7 +129,7 @@ const DeviceStore = {
 
 // An engine's answer that is an error ({"error": {...}}) as a thrown error with its data, as
 // api() throws a server's.
-function engineAnswer(text) {
+export function engineAnswer(text) {
   const data = parseJSON(text);
   if (data && data.error && typeof data.error === "object") {
     const err = new Error(said(data.error, null) || data.error.message);
@@ -137,7 +139,7 @@ function engineAnswer(text) {
   return data;
 }
 
-const DeviceTables = {
+export const DeviceTables = {
   opened: new Map(),
   // A new device table from the setup form: its id, host token and seat tokens, kept first.
   async create(form) {
@@ -174,7 +176,7 @@ const DeviceTables = {
   // The table was shared: it lives on the server now; the device keeps no copy of it.
   async forget(id) {
     await DeviceStore.remove(id);
-    try { localStorage.removeItem(`lifeledger-offline-play-${id}`); localStorage.removeItem(`lifeledger-pending-${id}`); } catch (e) { /* storage refused */ }
+    try { localStorage.removeItem(`lifeledger-offline-play-${id}`); localStorage.removeItem(`lifeledger-pending-${id}`); } catch { /* storage refused */ }
     if (this.opened.has(id)) await Engine.call("forget", id);
     this.opened.delete(id);
   },
@@ -190,7 +192,7 @@ const DeviceTables = {
 // A device table's connection: what the page would have of a server's WebSocket (readyState,
 // send, close, the open/message/close events). Each message is decided by the engine, what it
 // says to keep is written to IndexedDB, and only then are the answers delivered, in order.
-class DeviceSocket {
+export class DeviceSocket {
   constructor(id) {
     this.id = id;
     this.readyState = DeviceSocket.CONNECTING;

@@ -17,12 +17,19 @@
 // - Back online, a queued change the server refuses is named (its description) with the
 //   server's reason and rule; the strip keeps it until dismissed.
 // Loaded after taps.js and before table.js; uses their globals only when called.
-"use strict";
+
+import { said, t } from "./i18n.js";
+import { describe, describeResult, isZero, parseJSON, toJSON } from "./common.js";
+import { Engine, engineAnswer } from "./device.js";
+import { KEY, MODE, ON_DEVICE, S } from "./state.js";
+import { toast } from "./toasts.js";
+import { wire } from "./connection.js";
+import { render, renderConn } from "./render.js";
 
 const FORESEE_AFTER = 2000; // the game is fetched this long after the table's last change
 const FORESEE_RETRY = 1500; // and again this long after a "busy" answer
 
-const FORESEE = {
+export const FORESEE = {
   game: null, // {seq, text}: the newest game kept (fetched, or read from IndexedDB)
   result: null, // the last foresight: {seq, state, byId, results, stopped}
   timer: null, fetched: -1, asking: false, run: 0, soon: false,
@@ -77,13 +84,13 @@ function holdGame(seq, text, keep) {
 }
 
 // The game kept on this device for the table, if any (at the page's start).
-function loadKeptGame() {
+export function loadKeptGame() {
   if (!foresightWanted() || typeof indexedDB === "undefined") return;
   GameStore.get(KEY).then((row) => { if (row) holdGame(row.seq, row.text, false); }, () => {});
 }
 
 // After the welcome: the game as of now, unless this page holds it already.
-function gameAfterWelcome() {
+export function gameAfterWelcome() {
   FORESEE.result = null;
   if (!foresightWanted()) return;
   clearTimeout(FORESEE.timer);
@@ -91,7 +98,7 @@ function gameAfterWelcome() {
 }
 
 // After a change of the table: the game FORESEE_AFTER after the last one (debounced).
-function gameSoon() {
+export function gameSoon() {
   if (!foresightWanted()) return;
   clearTimeout(FORESEE.timer);
   FORESEE.timer = setTimeout(fetchGame, FORESEE_AFTER);
@@ -113,7 +120,7 @@ async function fetchGame() {
     if (!res.ok) return;
     const text = await res.text();
     holdGame(parseJSON(text).seq, text, true);
-  } catch (e) {
+  } catch {
     FORESEE.fetched = -1; // no answer: the next change asks again
   } finally {
     FORESEE.asking = false;
@@ -127,27 +134,27 @@ async function fetchGame() {
 function foresightBase() { return S.lastSeq || S.keptSeq || 0; }
 
 // The queued changes foresight works on (a run of taps that came to nothing is none).
-function foreseenQueue() {
+export function foreseenQueue() {
   return [...S.pending.values()].filter((m) => !(m.held && m.action && isZero(m.action.amount)));
 }
 
 // The foresight in force: not connected, changes queued, worked out from the game as of the
 // event the page shows. Anything else shows the server's state, with the plain deltas.
-function activeForesight() {
+export function activeForesight() {
   const f = FORESEE.result;
   if (!f || S.connected || !S.pending.size || f.seq !== foresightBase()) return null;
   return f;
 }
 
 // The foreseen state, or null (table.js's S.state reads it).
-function foreseenState() { const f = activeForesight(); return f ? f.state : null; }
+export function foreseenState() { const f = activeForesight(); return f ? f.state : null; }
 
 // Whether queued change ``id`` is counted in the foreseen state (applied, or left out as the
 // rules refuse it): its delta is not added again on the panels (taps.js).
-function isForeseen(id) { const f = activeForesight(); return !!f && f.byId.has(id); }
+export function isForeseen(id) { const f = activeForesight(); return !!f && f.byId.has(id); }
 
 // Worked out again once, after whatever changed the queue or the connection this turn.
-function foreseeSoon() {
+export function foreseeSoon() {
   if (FORESEE.soon || !foresightWanted()) return;
   FORESEE.soon = true;
   queueMicrotask(() => { FORESEE.soon = false; runForesight(); });
@@ -164,7 +171,7 @@ async function runForesight() {
   let out;
   try {
     out = engineAnswer(await Engine.callIn("foresee", "foresee", game.text, toJSON(queue.map(wire))));
-  } catch (e) {
+  } catch {
     return; // the engine can't run here: the plain deltas stay
   }
   if (run !== FORESEE.run) return; // the queue changed meanwhile: a newer run answers
@@ -182,7 +189,7 @@ function foresightShown() { if (S.info && S.truth) render(); }
 
 // What the strip says of the foresight: each foreseen result of the game (a loss, a win, a
 // draw), waiting to send, and each queued change the rules would refuse.
-function foresightParts() {
+export function foresightParts() {
   const f = activeForesight();
   const parts = [];
   if (!f) return parts;
@@ -209,7 +216,7 @@ function foresightParts() {
 
 // A change of the queue the server refused once the connection returned: named, with the
 // server's reason and rule, in a toast and on the strip until dismissed. True if it was one.
-function queuedRefused(msg, sent) {
+export function queuedRefused(msg, sent) {
   if (!foresightWanted() || !sent || !sent.queued || msg.error !== "refused") return false;
   const what = sent.action ? describe(sent.action, S.names) : sent.type;
   const text = t("Refused when sent: {what} — {why}", { what, why: said(msg, S.names) }) + (msg.rule ? ` — ${msg.rule}` : "");
@@ -220,5 +227,5 @@ function queuedRefused(msg, sent) {
 }
 
 // The strip's words for those refusals, and a button that dismisses them.
-function refusedSentParts() { return FORESEE.refusedSent.slice(); }
-function dismissRefusedSent() { FORESEE.refusedSent = []; renderConn(); }
+export function refusedSentParts() { return FORESEE.refusedSent.slice(); }
+export function dismissRefusedSent() { FORESEE.refusedSent = []; renderConn(); }

@@ -2,7 +2,11 @@
 // and the table's statistics. Data from the server: GET .../games/{n}/series and .../stats
 // (lifeledger_table/pictures.py). Uses common.js (h, api, plural, describeResult) and the
 // table page's globals (S, MODE, KEY, $, open, toast).
-"use strict";
+
+import { formatNumber, lang, t, tn } from "./i18n.js";
+import { api, describeResult, h, statusWord } from "./common.js";
+import { KEY, MODE, S } from "./state.js";
+import { $, open } from "./toasts.js";
 
 // The history drawer's graph: which game it shows (following the current one, or an earlier
 // one picked), its data, as of which event, and the fetch in flight.
@@ -209,7 +213,7 @@ function statsUrl() { return MODE === "play" ? `/api/tables/${KEY}/stats` : `/ap
 
 // The history drawer's graph: the current game's (kept up to date while the drawer is open),
 // or an earlier game's, picked from the row of games.
-async function showGraph(n) {
+export async function showGraph(n) {
   const box = $("graph-box");
   if (!box || MODE === "replay" || !S.score) return;
   const current = S.score.game;
@@ -244,7 +248,7 @@ function placeGraph() {
 
 // After every render: while the drawer is open on the current game, its graph follows the
 // game (asked again a moment after the last event; a new game is followed too).
-function graphChanged() {
+export function graphChanged() {
   if (MODE === "replay" || !S.score || !GRAPH.follow || $("history").classList.contains("hidden")) return;
   if (GRAPH.game === S.score.game && GRAPH.seq === S.lastSeq) return;
   clearTimeout(GRAPH.timer);
@@ -252,7 +256,7 @@ function graphChanged() {
 }
 
 // A game's graph in the sheet (the banner's "Graph", the statistics' games).
-async function showGraphSheet(n) {
+export async function showGraphSheet(n) {
   S.sheetFor = null;
   $("sheet-title").textContent = t("Game {n} — life graph", { n });
   const slot = h("div", { class: "graph-slot" }, t("Loading…"));
@@ -278,7 +282,7 @@ function countsText(counts) {
   return items.length ? items.map(([k, n]) => `${endedText(k)}: ${formatNumber(n)}`).join(" · ") : "—";
 }
 
-async function showStats() {
+export async function showStats() {
   S.sheetFor = null;
   $("sheet-title").textContent = t("Statistics");
   const body = $("sheet-body");

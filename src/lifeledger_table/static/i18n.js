@@ -6,7 +6,8 @@
 // catalogue as /i18n/<lang>.json: {"lang", "plural" (gettext's Plural-Forms expression),
 // "messages": {msgid: text, singular msgid: [form 0, form 1, ...]}}; a message missing there
 // is shown in English (its msgid). This script is loaded first by every page.
-"use strict";
+
+import { h } from "./common.js";
 
 // The languages the page speaks, each in its own name (the language switch shows these).
 const LANGUAGES = { en: "English", it: "Italiano" };
@@ -14,7 +15,7 @@ const LANG_KEY = "lifeledger-lang"; // the language chosen on this device (local
 const CATALOGUE_KEY = "lifeledger-i18n-"; // + lang: the last catalogue fetched, for offline use
 const CATALOGUE_WAIT = 4000; // a first load waits this long for a catalogue, then goes on in English
 
-const I18N = { lang: "en", messages: {}, plural: null, ready: null, listeners: [] };
+export const I18N = { lang: "en", messages: {}, plural: null, ready: null, listeners: [] };
 
 // The language for this device: the one chosen here, else the first of the browser's
 // languages the page speaks, else English.
@@ -22,7 +23,7 @@ function pickLang() {
   try {
     const kept = localStorage.getItem(LANG_KEY);
     if (kept && Object.prototype.hasOwnProperty.call(LANGUAGES, kept)) return kept;
-  } catch (e) { /* no storage: the browser's languages decide */ }
+  } catch { /* no storage: the browser's languages decide */ }
   const wanted = (navigator.languages && navigator.languages.length ? navigator.languages : [navigator.language || "en"]);
   for (const tag of wanted) {
     const base = String(tag || "").toLowerCase().split(/[-_]/)[0];
@@ -31,14 +32,14 @@ function pickLang() {
   return "en";
 }
 
-function lang() { return I18N.lang; }
+export function lang() { return I18N.lang; }
 
 // ---------------------------------------------------------------- plural expressions
 
 // gettext's Plural-Forms expression ("(n != 1)", "n==1 ? 0 : n%10>=2 && ... ? 1 : 2") as a
 // function of n, parsed here (the page's CSP allows no eval): n, integers, ! and the C
 // operators * / % + - < > <= >= == != && || ?: and parentheses.
-function compilePlural(text) {
+export function compilePlural(text) {
   const tokens = String(text).match(/\s*(\d+|n|==|!=|<=|>=|&&|\|\||[!<>?:()%*/+-])\s*/g);
   if (!tokens || tokens.join("").replace(/\s+/g, "") !== String(text).replace(/\s+/g, "")) throw new Error("bad plural expression");
   const toks = tokens.map((x) => x.trim());
@@ -100,7 +101,7 @@ function pluralCount(count) {
 
 // A whole number for the locale: "1.234.567" in Italian. A number beyond 2^53 (a BigInt, or
 // a decimal string) is grouped here digit by digit with the locale's own separator.
-function formatNumber(value) {
+export function formatNumber(value) {
   const text = String(value);
   if (typeof value === "number" && !Number.isInteger(value)) return new Intl.NumberFormat(I18N.lang).format(value);
   const m = /^(-?)(\d+)$/.exec(text);
@@ -130,14 +131,14 @@ function fillArgs(text, args) {
 }
 
 // The translation of ``msgid`` with its placeholders filled.
-function t(msgid, args) {
+export function t(msgid, args) {
   const hit = I18N.messages[msgid];
   const text = typeof hit === "string" && hit ? hit : Array.isArray(hit) && hit[0] ? hit[0] : msgid;
   return fillArgs(text, args);
 }
 
 // The translation of ``msgid`` in ``context`` (one English string, two meanings).
-function tc(context, msgid, args) {
+export function tc(context, msgid, args) {
   const hit = I18N.messages[context + "\u0004" + msgid];
   return fillArgs(typeof hit === "string" && hit ? hit : msgid, args);
 }
@@ -145,12 +146,12 @@ function tc(context, msgid, args) {
 // The plural form for ``count``: the catalogue's, chosen by its Plural-Forms expression; in
 // English (or with no translation) ``singular`` for 1 and ``plural`` otherwise. ``count`` is
 // not put in the text by itself: pass it in ``args`` ({n: count}).
-function tn(singular, plural, count, args) {
+export function tn(singular, plural, count, args) {
   const forms = I18N.messages[singular];
   const n = pluralCount(count);
   if (Array.isArray(forms) && forms.length && I18N.plural) {
-    let k = 0;
-    try { k = Number(I18N.plural(n)); } catch (e) { k = n === 1 ? 0 : 1; }
+    let k;
+    try { k = Number(I18N.plural(n)); } catch { k = n === 1 ? 0 : 1; }
     const form = forms[Math.min(Math.max(k, 0), forms.length - 1)];
     if (form) return fillArgs(form, args);
   }
@@ -158,10 +159,10 @@ function tn(singular, plural, count, args) {
 }
 
 // Several things as one: "Ana, Bo e Cy" (``sep`` ",": "Ana, Bo", a list of events).
-function listOf(items, sep) {
+export function listOf(items, sep) {
   const texts = items.map(String);
   if (sep === ",") return texts.join(", ");
-  try { return new Intl.ListFormat(I18N.lang, { type: "conjunction" }).format(texts); } catch (e) { return texts.join(", "); }
+  try { return new Intl.ListFormat(I18N.lang, { type: "conjunction" }).format(texts); } catch { return texts.join(", "); }
 }
 
 // A structured sentence from the server or the engine, in this page's language:
@@ -169,7 +170,7 @@ function listOf(items, sep) {
 // arg is a literal string (a card's name, a rule number), {"id"} (a player, team or card:
 // named by ``names``), {"n": "123"} (a whole number, maybe huge), a nested sentence, or
 // {"list": [...]}. A plain string (an older server or record) is read by Names.text.
-function sentence(obj, names) {
+export function sentence(obj, names) {
   if (obj === null || obj === undefined) return "";
   if (typeof obj === "string") return names && names.text ? names.text(obj) : obj;
   if (typeof obj !== "object" || typeof obj.msg !== "string") return String(obj.text || "");
@@ -199,7 +200,7 @@ function sentenceArg(value, names) {
 
 // What a server's message says: its structured sentence when it sends one (``sentence``, or a
 // ``message`` that is one), else its English text read by Names.text.
-function said(msg, names, key) {
+export function said(msg, names, key) {
   if (!msg) return "";
   const field = key || "message";
   const value = msg[field];
@@ -212,8 +213,8 @@ function said(msg, names, key) {
 
 function takeCatalogue(code, data) {
   if (!data || typeof data !== "object" || !data.messages || typeof data.messages !== "object") return false;
-  let plural = null;
-  try { plural = compilePlural(data.plural || "(n != 1)"); } catch (e) { plural = (n) => (n === 1 ? 0 : 1); }
+  let plural;
+  try { plural = compilePlural(data.plural || "(n != 1)"); } catch { plural = (n) => (n === 1 ? 0 : 1); }
   I18N.lang = code;
   I18N.messages = data.messages;
   I18N.plural = plural;
@@ -221,7 +222,7 @@ function takeCatalogue(code, data) {
 }
 
 function keptCatalogue(code) {
-  try { return JSON.parse(localStorage.getItem(CATALOGUE_KEY + code) || "null"); } catch (e) { return null; }
+  try { return JSON.parse(localStorage.getItem(CATALOGUE_KEY + code) || "null"); } catch { return null; }
 }
 
 // Fetch ``code``'s catalogue (the service worker answers offline; this page keeps a copy in
@@ -233,9 +234,9 @@ async function fetchCatalogue(code) {
     if (!res.ok) return null;
     const text = await res.text();
     const data = JSON.parse(text);
-    try { localStorage.setItem(CATALOGUE_KEY + code, text); } catch (e) { /* storage full: fetched each time */ }
+    try { localStorage.setItem(CATALOGUE_KEY + code, text); } catch { /* storage full: fetched each time */ }
     return data;
-  } catch (e) { return null; }
+  } catch { return null; }
 }
 
 // The language set: <html lang>, the messages. A catalogue kept on this device is used at
@@ -267,22 +268,22 @@ function useLang(code) {
 }
 
 // Resolves when the page's language is ready to render.
-function i18nReady() { return I18N.ready || Promise.resolve(); }
+export function i18nReady() { return I18N.ready || Promise.resolve(); }
 
 // Render again when the language (or its catalogue) changes: ``fn`` is called then.
-function onLangChange(fn) { I18N.listeners.push(fn); }
-function langChanged() { for (const fn of I18N.listeners) { try { fn(I18N.lang); } catch (e) { /* the others still run */ } } }
+export function onLangChange(fn) { I18N.listeners.push(fn); }
+function langChanged() { for (const fn of I18N.listeners) { try { fn(I18N.lang); } catch { /* the others still run */ } } }
 
 // Choose a language on this device (remembered): the page renders again in it.
 async function setLang(code) {
   if (!Object.prototype.hasOwnProperty.call(LANGUAGES, code)) return;
-  try { localStorage.setItem(LANG_KEY, code); } catch (e) { /* not remembered */ }
+  try { localStorage.setItem(LANG_KEY, code); } catch { /* not remembered */ }
   await useLang(code);
   langChanged();
 }
 
 // The language switch: a select of the languages, each in its own name.
-function languagePicker(id) {
+export function languagePicker(id) {
   const sel = h("select", { id, class: "lang-select", "data-lang-select": "", "aria-label": t("Language") },
     ...Object.entries(LANGUAGES).map(([code, name]) => h("option", { value: code, lang: code }, name)));
   sel.value = I18N.lang;
@@ -292,7 +293,7 @@ function languagePicker(id) {
 
 // The page's static words (in its HTML, English) in the language: [selector, text] sets an
 // element's text, [selector, text, attribute] one of its attributes.
-function translateStatic(pairs) {
+export function translateStatic(pairs) {
   for (const [selector, text, attr] of pairs) {
     for (const el of document.querySelectorAll(selector)) {
       if (attr) el.setAttribute(attr, text);

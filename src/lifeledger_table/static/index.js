@@ -2,7 +2,20 @@
 // or four at Commander 40), the tables this device played lately, joining with a code, and
 // everything else (names, colours, variants, a table for everyone's own phone) under "More
 // options".
-"use strict";
+
+import {
+  compilePlural, formatNumber, I18N, i18nReady, lang, languagePicker, onLangChange, said, sentence,
+  t, tn, translateStatic,
+} from "./i18n.js";
+import {
+  api, applyChanges, checkCode, claimSeat, formatCode, h, normCode, onlyHereNote, parseJSON,
+  parseWhole, saveHost, toJSON,
+} from "./common.js";
+import { DeviceStore, DeviceTables, Engine, tableHref } from "./device.js";
+import {
+  colourName, loadPlaygroup, PALETTE, saveDevice, savePlaygroup, saveSeats, seatColours,
+} from "./seating.js";
+import "./install.js"; // the service worker: the app opens offline (and the install offer)
 
 let CATALOGUE = null;
 
@@ -66,10 +79,10 @@ function loadLast() {
   try {
     const f = parseJSON(localStorage.getItem(LAST_KEY) || "null");
     return f && Array.isArray(f.players) && f.players.length ? f : null;
-  } catch (e) { return null; }
+  } catch { return null; }
 }
 function saveLast(form) {
-  try { localStorage.setItem(LAST_KEY, toJSON(form)); } catch (e) { /* storage refused */ }
+  try { localStorage.setItem(LAST_KEY, toJSON(form)); } catch { /* storage refused */ }
 }
 
 // A variant's or format's name as read: "two-headed-giant" -> "Two-Headed Giant".
@@ -145,7 +158,7 @@ function recentTables() {
       if (kept && kept.info && kept.info.header && kept.state && Array.isArray(kept.state.players)) {
         out.push({ id: key.slice("lifeledger-offline-play-".length), kept });
       }
-    } catch (e) { /* a damaged copy is not listed */ }
+    } catch { /* a damaged copy is not listed */ }
   }
   return out.sort((a, b) => (b.kept.kept || 0) - (a.kept.kept || 0)).slice(0, RECENT_SHOWN);
 }
@@ -483,5 +496,13 @@ async function main() {
     } catch (ex) { err.textContent = said(ex.data, null) || ex.message; }
   });
 }
+
+// The page's inspection surface, and its only global (docs/table.md, "The page's scripts"):
+// what the browser tests read and call in the page (lifeledger.PALETTE...), in one named
+// object. No module of the page reads it.
+window.lifeledger = Object.freeze({
+  applyChanges, compilePlural, DeviceStore, Engine, I18N, PALETTE, parseJSON, seatColours, sentence,
+  tn, toJSON,
+});
 
 main();

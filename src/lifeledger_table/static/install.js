@@ -3,9 +3,8 @@
 // "install" offer, kept for the table menu's "Install the app" button. Every page loads this.
 // Service workers exist only on a secure page (HTTPS, or localhost): on plain HTTP over a LAN
 // the app still works, without the offline shell (docs/table.md, Installing the app).
-"use strict";
 
-const INSTALL = { prompt: null, installed: false };
+export const INSTALL = { prompt: null, installed: false };
 
 if ("serviceWorker" in navigator) {
   // Relative to the page's <base>: the app's root, / on the server, a static folder's own.
@@ -17,13 +16,8 @@ if ("serviceWorker" in navigator) {
 window.addEventListener("beforeinstallprompt", (e) => { e.preventDefault(); INSTALL.prompt = e; });
 window.addEventListener("appinstalled", () => { INSTALL.prompt = null; INSTALL.installed = true; });
 
-// Whether the page runs as the installed app (its own window, no browser bar).
-function runsInstalled() {
-  return INSTALL.installed || (window.matchMedia && matchMedia("(display-mode: standalone)").matches) || navigator.standalone === true;
-}
-
 // Ask the browser to install the app (the kept offer); resolves to whether it was accepted.
-async function installApp() {
+export async function installApp() {
   const offer = INSTALL.prompt;
   if (!offer) return false;
   INSTALL.prompt = null;

@@ -1,98 +1,9 @@
-// Layouts of the table page: where each panel sits and which way it faces, the players'
-// colours, the table device's seats, and life totals sized to fill their panels.
-"use strict";
+// Layouts of the table page: where each panel sits and which way it faces, and life totals
+// sized to fill their panels.
 
-// ---------------------------------------------------------------- colours
-
-// Sixteen distinct panel colours, each at least WCAG AA (4.5:1) against the white text on
-// it: players get different colours until all sixteen are used.
-const PALETTE = [
-  { name: "Blue", bg: "#2d4f94" }, { name: "Crimson", bg: "#8e2446" },
-  { name: "Green", bg: "#1e6a4d" }, { name: "Amber", bg: "#8a4a0c" },
-  { name: "Purple", bg: "#5b3aa0" }, { name: "Teal", bg: "#14646f" },
-  { name: "Olive", bg: "#5f5a12" }, { name: "Slate", bg: "#485262" },
-  { name: "Red", bg: "#a02c2c" }, { name: "Forest", bg: "#2e6a25" },
-  { name: "Magenta", bg: "#862f86" }, { name: "Sky", bg: "#1f5f92" },
-  { name: "Brown", bg: "#74482a" }, { name: "Indigo", bg: "#3b3f9a" },
-  { name: "Rose", bg: "#9a3460" }, { name: "Pine", bg: "#23584f" },
-];
-
-// A colour's name, in the page's language (``name`` stays the colour's id: data-colour).
-function colourName(c) {
-  switch (c.name) {
-    case "Blue": return t("Blue");
-    case "Crimson": return t("Crimson");
-    case "Green": return t("Green");
-    case "Amber": return t("Amber");
-    case "Purple": return t("Purple");
-    case "Teal": return t("Teal");
-    case "Olive": return t("Olive");
-    case "Slate": return t("Slate");
-    case "Red": return t("Red");
-    case "Forest": return t("Forest");
-    case "Magenta": return t("Magenta");
-    case "Sky": return t("Sky");
-    case "Brown": return t("Brown");
-    case "Indigo": return t("Indigo");
-    case "Rose": return t("Rose");
-    case "Pine": return t("Pine");
-    default: return c.name;
-  }
-}
-
-// The colour of each seat: chosen when the table was opened (``colours``), else the seat's
-// place; a chosen colour is never given to a second seat while another is free.
-function seatColours(players, chosen) {
-  const out = {};
-  const used = new Set();
-  for (const p of players) {
-    const c = chosen ? chosen[p.id] : undefined;
-    if (Number.isInteger(c) && c >= 0 && c < PALETTE.length && !used.has(c)) { out[p.id] = c; used.add(c); }
-  }
-  let next = 0;
-  for (const p of players) {
-    if (p.id in out) continue;
-    while (used.has(next % PALETTE.length) && used.size < PALETTE.length) next++;
-    out[p.id] = next % PALETTE.length;
-    used.add(next % PALETTE.length);
-    next++;
-  }
-  return out;
-}
-
-// ---------------------------------------------------------------- the device and its seats
-
-// "table": one device for everyone (it holds every free seat); "phone": a player's own.
-function deviceKey(tableId) { return "lifeledger-device-" + tableId; }
-function loadDevice(tableId) {
-  try { return localStorage.getItem(deviceKey(tableId)) === "table" ? "table" : "phone"; } catch (e) { return "phone"; }
-}
-function saveDevice(tableId, device) { localStorage.setItem(deviceKey(tableId), device); }
-
-// The seats this browser holds at a table: {seat: token}. The single-seat key of older
-// pages is read too.
-function seatsKey(tableId) { return "lifeledger-seats-" + tableId; }
-function loadSeats(tableId) {
-  let out = {};
-  try { out = JSON.parse(localStorage.getItem(seatsKey(tableId)) || "{}") || {}; } catch (e) { out = {}; }
-  if (typeof out !== "object" || Array.isArray(out)) out = {};
-  const old = loadSeat(tableId);
-  if (old && old.seat && old.token && !(old.seat in out)) out[old.seat] = old.token;
-  return out;
-}
-function saveSeats(tableId, seats) {
-  localStorage.setItem(seatsKey(tableId), JSON.stringify(seats));
-}
-
-// The last players' names and colours ("our playgroup"), offered when opening a table.
-const PLAYGROUP_KEY = "lifeledger-playgroup";
-function loadPlaygroup() {
-  try {
-    const g = JSON.parse(localStorage.getItem(PLAYGROUP_KEY) || "null");
-    return g && Array.isArray(g.players) && g.players.length ? g : null;
-  } catch (e) { return null; }
-}
-function savePlaygroup(group) { localStorage.setItem(PLAYGROUP_KEY, JSON.stringify(group)); }
+import { t, tn } from "./i18n.js";
+import { h } from "./common.js";
+import { MODE, S } from "./state.js";
 
 // ---------------------------------------------------------------- where the panels sit
 
@@ -235,7 +146,7 @@ function phoneSlots(n, W, H, gap, extra, own, rows, heads) {
 
 // Put the panels of #panels in their slots: each is sized before turning and centred on its
 // slot, then turned; a panel smaller than a whole one is compact.
-function placePanels(box, table, ownIndex, bonus) {
+export function placePanels(box, table, ownIndex, bonus) {
   const panels = [...box.children].filter((el) => el.classList.contains("panel"));
   const n = panels.length;
   if (!n) return;
@@ -336,7 +247,7 @@ const EVEN = 0.62;
 const OWN_BIGGEST = 0.86; // the others' totals at most this much of the own one
 function signSize(size) { return Math.round(Math.min(36, Math.max(18, size * 0.3))); }
 let measurer = null;
-function textWidth(el, text, px) {
+export function textWidth(el, text, px) {
   measurer = measurer || document.createElement("canvas").getContext("2d");
   const st = getComputedStyle(el);
   measurer.font = `${st.fontWeight} ${px}px ${st.fontFamily}`;
@@ -427,7 +338,7 @@ function watchTotals(box) {
 // On the table device an overlay for one player (the ⋯ sheet, the commander-amount sheet, a
 // toast, a choice, the game-over banner) is drawn for the edge that player sits at: turned
 // as their panel is (style.css, [data-facing]). Elsewhere, and for nobody, it is upright.
-function facingOf(pid) {
+export function facingOf(pid) {
   if (!pid || !document.body.querySelector("#panels.table-mode")) return 0;
   for (const p of document.querySelectorAll("#panels .panel")) {
     const ids = [p.dataset.unit, ...(p.dataset.heads || "").split(" ")];
@@ -435,7 +346,7 @@ function facingOf(pid) {
   }
   return 0;
 }
-function faceOverlay(el, pid) {
+export function faceOverlay(el, pid) {
   if (!el) return;
   const deg = facingOf(pid);
   if (deg) el.dataset.facing = String(deg); else delete el.dataset.facing;

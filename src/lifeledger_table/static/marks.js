@@ -8,7 +8,12 @@
 //
 // The page decides no rule: what a panel shows is the engine's state (designations), and each
 // button sends a record action (become_monarch, take_initiative, city_blessing).
-"use strict";
+
+import { t } from "./i18n.js";
+import { h } from "./common.js";
+import { buildCmdSheet } from "./panel.js";
+import { header, MODE, playerState, S, teamOf } from "./state.js";
+import { act } from "./connection.js";
 
 // Each designation a player can hold: its state member, its mark, and its rule.
 const MARKS = [
@@ -56,7 +61,7 @@ function markEl(pid, m, onHead) {
 
 // The marks on a player's panel (its top line, beside the name), or null. A team's panel shows
 // its heads' marks on the heads (headMarks).
-function panelMarks(u) {
+export function panelMarks(u) {
   if (u.kind === "team") return null;
   const list = marksOf(u.id);
   if (!list.length) return null;
@@ -65,7 +70,7 @@ function panelMarks(u) {
 
 // The marks on a head's button (Two-Headed Giant): the designation is the head's (725.1: a
 // player). Empty when the head holds none.
-function headMarks(hid) {
+export function headMarks(hid) {
   const list = marksOf(hid);
   return list.length ? [h("span", { class: "marks", "data-marks": hid }, ...list.map((m) => markEl(hid, m, true)))] : [];
 }
@@ -75,7 +80,7 @@ function headMarks(hid) {
 // The ⋯ sheet's designations for ``pid`` (a version-2 table only): what they hold, and the
 // actions an effect takes on them. Any seat may record them (an effect instructs the player,
 // 725.1, 726.1; ascend is no choice, 702.131a-b): docs/table.md, "Who may do what".
-function designationSection(pid) {
+export function designationSection(pid) {
   const d = designations();
   const p = playerState(pid);
   if (!d || MODE !== "play" || !p || p.status !== "playing") return null;
@@ -123,13 +128,13 @@ function defaultController(to) {
 // opponent of ``to``; a player's own or a teammate's commander has changed control (a creature
 // deals no combat damage to its controller or their team), so then the active player; null if
 // there is no way to know.
-function commanderController(owner, to) {
+export function commanderController(owner, to) {
   return opposes(owner, to) ? owner : defaultController(to);
 }
 
 // The ⋯ sheet's "controlled by" field: every other player, the active player chosen when the
 // record takes turns, else nobody yet (the page asks before combat damage is sent).
-function controllerSelect(pid) {
+export function controllerSelect(pid) {
   const def = defaultController(pid);
   return h("select", { id: "sh-controller", "aria-label": t("Controlled by") },
     h("option", { value: "" }, t("controlled by…")),
@@ -138,7 +143,7 @@ function controllerSelect(pid) {
 
 // The controller the ⋯ sheet's damage names, or null; throws an Error naming the field when
 // combat damage or lifelink needs one and none is chosen.
-function sheetController(select, combat, lifelink) {
+export function sheetController(select, combat, lifelink) {
   const value = select.value;
   if (value || !(combat || lifelink)) return value || null;
   throw new Error(combat
@@ -149,7 +154,7 @@ function sheetController(select, combat, lifelink) {
 // The commander-damage sheet's question (panel.js), when the commander's controller can't be
 // known (commanderController is null): a pick of each opponent of ``to``. S.cmdSheet.controller
 // holds the answer.
-function cmdControllerPicks(to, owner) {
+export function cmdControllerPicks(to, owner) {
   if (commanderController(owner, to)) return null;
   const chosen = S.cmdSheet && S.cmdSheet.controller;
   return h("div", { class: "picks ctl-picks", role: "group", "aria-label": t("Controlled by") },
@@ -161,7 +166,7 @@ function cmdControllerPicks(to, owner) {
 }
 
 // The controller the commander-damage sheet sends, or throws an Error naming the question.
-function cmdSheetController(to, owner) {
+export function cmdSheetController(to, owner) {
   const known = commanderController(owner, to) || (S.cmdSheet && S.cmdSheet.controller);
   if (!known) throw new Error(t("Controlled by: pick whose creature dealt the combat damage (725.2, 726.2)."));
   return known;

@@ -6,7 +6,18 @@
 // The page decides no rule here either: a tap sends a record action and the engine's state comes
 // back. The thresholds shown (21 commander damage, 10 or 15 poison counters) only say how near a
 // player is; the engine decides the loss.
-"use strict";
+
+import { formatNumber, listOf, t, tn } from "./i18n.js";
+import { counterKind, counterWords, describeResult, h, isZero, parseWhole } from "./common.js";
+import { PALETTE } from "./seating.js";
+import { faceOverlay } from "./layout.js";
+import { addExact, pendingCommanderDamage, shownCount } from "./taps.js";
+import { cmdControllerPicks, cmdSheetController, commanderController } from "./marks.js";
+import { commanderOwner, COUNTER_KINDS, header, KEY, MODE, playerState, S, teamOf, units } from "./state.js";
+import { toast } from "./toasts.js";
+import { act } from "./connection.js";
+import { render } from "./render.js";
+import { showPicker } from "./sheets.js";
 
 const CMD_LOSES = 21; // 903.10a, 704.6c: 21 combat damage from the same commander
 const CMD_NEAR = 15; // from here a commander's total is highlighted as near the threshold
@@ -22,7 +33,7 @@ const COUNTER_ICONS = { poison: "☠", energy: "⚡", experience: "XP", rad: "�
 // Say ``text`` to screen readers now (the aria-live="assertive" region #announce). Emptied
 // first, so that the same sentence said twice is read twice.
 let speakTimer = null;
-function speak(text) {
+export function speak(text) {
   const region = document.getElementById("announce");
   if (!region || !text) return;
   region.textContent = "";
@@ -33,7 +44,7 @@ function speak(text) {
 // What an event says to screen readers: each loss (or win, or draw) it brings, with its reason
 // and rule, and the end of the game. ``ended`` are its status changes, one per team or player
 // (announce() in table.js merges a team's). Nothing for an undo, or an event that ends nothing.
-function spoken(entry, ended) {
+export function spoken(entry, ended) {
   if (!entry || entry.kind === "undo") return "";
   const over = (entry.changes || []).some((c) => c.what === "over" && c.to === true);
   // A win is said once, in "Game over: ... won."
@@ -57,7 +68,7 @@ function loadPins() {
   try {
     const value = JSON.parse(localStorage.getItem(pinsKey()) || "{}");
     return value && typeof value === "object" && !Array.isArray(value) ? value : {};
-  } catch (e) { return {}; }
+  } catch { return {}; }
 }
 function validKind(kind) { return typeof kind === "string" && kind.length <= COUNTER_KIND_MAX && COUNTER_KIND_RE.test(kind); }
 function pinnedKinds(unitId) {
@@ -70,7 +81,7 @@ function setPinned(unitId, kind, on) {
   const list = pinnedKinds(unitId).filter((k) => k !== kind);
   if (on) list.push(kind);
   if (list.length) pins[unitId] = list; else delete pins[unitId];
-  try { localStorage.setItem(pinsKey(), JSON.stringify(pins)); } catch (e) { toast(t("This browser can't keep pins (storage is full or off)."), "bad"); }
+  try { localStorage.setItem(pinsKey(), JSON.stringify(pins)); } catch { toast(t("This browser can't keep pins (storage is full or off)."), "bad"); }
 }
 
 // A counter kind typed by a player, as the record allows it; throws an Error naming the field.
@@ -93,12 +104,12 @@ function unitIdOf(pid) {
 // The pinned kinds each player's panel shows as controls (set as the panel is built, so that
 // table.js's badges don't show the same count twice).
 const pinnedShown = new Map();
-function pinnedOnPanel(pid, kind) { const set = pinnedShown.get(pid); return !!set && set.has(kind); }
+export function pinnedOnPanel(pid, kind) { const set = pinnedShown.get(pid); return !!set && set.has(kind); }
 
 // ---------------------------------------------------------------- undo as the way back
 
 // The seats this page acts for (one phone: its seat; a table device: every seat it holds).
-function heldSeats() {
+export function heldSeats() {
   const out = new Set();
   if (S.seat) out.add(S.seat);
   if (Array.isArray(S.seats)) S.seats.forEach((s) => out.add(s));
@@ -151,7 +162,7 @@ function onLongPress(el, fn) {
 // The elements renderUnit appends to unit ``u``'s panel: its commander damage (a row of the
 // opposing commanders for each player the panel shows), its poison and its pinned counters.
 // ``target`` is the player the panel's taps are for; ``canAct``: this page may send actions.
-function panelParts(u, target, canAct) {
+export function panelParts(u, target, canAct) {
   const heads = u.kind === "team" ? u.heads : [u.id];
   for (const hid of heads) pinnedShown.set(hid, new Set());
   const parts = h("div", { class: "parts" });
@@ -180,7 +191,7 @@ function onTableDevice() { return MODE === "play" && S.device === "table"; }
 // layout.js), and where they can't fit (more than six players, a panel too small) they give
 // way to a ⚔ button with the most one commander has dealt, which opens the amounts (the sheet
 // below). A whole panel hides the ⚔ (style.css): its chips are there.
-function commanderOpener(u, target, canAct) {
+export function commanderOpener(u, target, canAct) {
   if (MODE === "replay" || !header().players.some((p) => (p.commanders || []).length)) return null;
   const heads = u.kind === "team" ? u.heads : [u.id];
   const opener = commanderButton(u, target, canAct, heads);
@@ -233,7 +244,7 @@ function keptBy(pid, what) {
   }
   return out;
 }
-function keptLine(u, target) {
+export function keptLine(u, target) {
   const st = u.kind === "team" ? u.team : u.player;
   if (!st || st.status !== "playing" || !S.state || S.state.over) return null;
   const heads = u.kind === "team" ? u.heads : [u.id];
@@ -272,7 +283,7 @@ function commanderLimit() { return header().format === "brawl" ? null : CMD_LOSE
 
 // The commanders whose damage ``pid`` may take: every opponent's (a teammate's is no opponent),
 // and any other that has dealt them combat damage (a commander changes control).
-function commandersAgainst(pid) {
+export function commandersAgainst(pid) {
   // Teams as the engine's state has them (Archenemy's heroes have a team the header may not name).
   const team = teamOf(pid);
   const taken = (playerState(pid) || {}).commander_damage || {};
@@ -288,7 +299,7 @@ function commandersAgainst(pid) {
 }
 
 // A commander's name as a chip shows it: up to its first comma ("Atraxa, Praetors' Voice").
-function shortName(name) { const short = String(name).split(",")[0].trim(); return short || String(name); }
+export function shortName(name) { const short = String(name).split(",")[0].trim(); return short || String(name); }
 
 // One player's row: a chip per commander whose damage they may take, with the total taken.
 // A tap records 1 combat damage from that commander (903.10a: it counts toward 21, and costs
@@ -423,7 +434,7 @@ function cmdSheetEl() {
   return el;
 }
 
-function openCmdSheet(pid, commander) {
+export function openCmdSheet(pid, commander) {
   S.cmdSheet = { to: pid, commander };
   const el = cmdSheetEl();
   buildCmdSheet();
@@ -433,7 +444,7 @@ function openCmdSheet(pid, commander) {
   if (first) first.focus();
 }
 
-function buildCmdSheet() {
+export function buildCmdSheet() {
   const { to, commander } = S.cmdSheet;
   const who = S.names.of(to);
   document.getElementById("cmd-sheet-title").textContent = t("Commander damage to {name}", { name: who });
@@ -483,7 +494,7 @@ function refreshCmdSheet() {
   for (const b of el.querySelectorAll("[data-pick]")) b.querySelector(".pick-total").textContent = String(taken[b.dataset.pick] || 0);
 }
 
-function closeCmdSheet() {
+export function closeCmdSheet() {
   S.cmdSheet = null;
   const el = document.getElementById("cmd-sheet");
   if (el) el.classList.add("hidden");
@@ -492,7 +503,7 @@ function closeCmdSheet() {
 // ---------------------------------------------------------------- the ⋯ sheet's pins
 
 // The ⋯ sheet's section that pins counter kinds to ``pid``'s panel (this device only).
-function pinSection(pid) {
+export function pinSection(pid) {
   const unit = unitIdOf(pid);
   const pinned = pinnedKinds(unit);
   const p = playerState(pid);

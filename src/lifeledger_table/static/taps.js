@@ -9,7 +9,18 @@
 // welcome: after a reload, or when the connection returns after taps made offline; the server
 // applies each id once. Loaded before table.js; uses its globals (S, MODE, KEY, send, wire, ...)
 // only when called.
-"use strict";
+
+import { formatNumber, t } from "./i18n.js";
+import { h, isZero, newId, parseJSON, toJSON } from "./common.js";
+import { textWidth } from "./layout.js";
+import { foreseeSoon, isForeseen } from "./foresee.js";
+import { choiceOpen, CHOICES } from "./choices.js";
+import { KEY, MODE, ON_DEVICE, S, SLOW_ACK } from "./state.js";
+import { toast } from "./toasts.js";
+import { connect, drop, expectAnswer, send, wire } from "./connection.js";
+import { renderConn } from "./render.js";
+import { renderUndo } from "./history.js";
+import { showPicker } from "./sheets.js";
 
 const TAP_WINDOW = 700; // a run of taps is sent this long after its last tap
 const BUBBLE_SHOW = 2500; // the bubble starts fading this long after the last tap...
@@ -23,7 +34,7 @@ const HOLD_CLICK = 600; // the click that ends a repeating press is not one more
 const LIFE_ACTIONS = new Set(["lose_life", "gain_life", "pay_life"]);
 const OFFLINE_PREFIX = "lifeledger-offline-";
 
-const TAPS = { run: null, bubbles: new Map(), hold: null, heldUntil: 0, offlineTimer: null, choices: new Map() };
+export const TAPS = { run: null, bubbles: new Map(), hold: null, heldUntil: 0, offlineTimer: null, choices: new Map() };
 
 // A counter moved by changes not yet confirmed is underlined with dots, as a total is (set
 // through the style object: the page's policy allows no inline style sheet).
@@ -44,8 +55,8 @@ class PendingMap extends Map {
     this.storageKey = storageKey;
     this.kept = true; // whether the last change was written to localStorage
     if (!storageKey) return;
-    let kept = [];
-    try { kept = parseJSON(localStorage.getItem(storageKey) || "[]"); } catch (e) { kept = []; }
+    let kept;
+    try { kept = parseJSON(localStorage.getItem(storageKey) || "[]"); } catch { kept = []; }
     for (const m of Array.isArray(kept) ? kept : []) {
       if (!m || typeof m !== "object" || typeof m.id !== "string" || typeof m.type !== "string") continue;
       if (m.held && m.action && isZero(m.action.amount)) continue; // taps that came to nothing
@@ -65,13 +76,13 @@ class PendingMap extends Map {
       if (this.size) localStorage.setItem(this.storageKey, toJSON([...this.values()]));
       else localStorage.removeItem(this.storageKey);
       this.kept = true;
-    } catch (e) { this.kept = false; }
+    } catch { this.kept = false; }
     return this.kept;
   }
 }
 
 // The page's pending changes, kept per table (only a player's page sends changes).
-function pendingMap(table) { return new PendingMap(table ? "lifeledger-pending-" + table : null); }
+export function pendingMap(table) { return new PendingMap(table ? "lifeledger-pending-" + table : null); }
 
 // ---------------------------------------------------------------- what the panels show
 
@@ -93,7 +104,7 @@ function lifeDelta(a) {
 
 // The combat damage from commander ``source`` to ``to`` still pending (903.10a): a chip shows
 // it at once, as the total shows life.
-function pendingCommanderDamage(to, source) {
+export function pendingCommanderDamage(to, source) {
   let sum = 0;
   for (const m of S.pending.values()) {
     const a = m.type === "action" ? m.action : null;
@@ -103,7 +114,7 @@ function pendingCommanderDamage(to, source) {
 }
 
 // a + b, exact: a BigInt when either is one (totals may be huge, 107.1) and the sum isn't safe.
-function addExact(a, b) {
+export function addExact(a, b) {
   if (typeof a !== "bigint" && typeof b !== "bigint") return a + b;
   const sum = BigInt(a) + BigInt(b);
   return Number.isSafeInteger(Number(sum)) ? Number(sum) : sum;
@@ -145,7 +156,7 @@ function counterDelta(a) {
 // A counter as a panel shows it ({n, pending}): the server's ``count`` of ``kind`` on
 // ``players`` (a team's shared poison: its heads', 810.10), moved by the pending changes; never
 // below 0 (the engine removes no more counters than there are, 122).
-function shownCount(count, players, kind) {
+export function shownCount(count, players, kind) {
   let sum = 0;
   let any = false;
   for (const m of S.pending.values()) {
@@ -164,20 +175,20 @@ function countOf(text) {
 }
 
 // The life total a panel shows: the server's, moved by the pending changes (a team: its heads').
-function shownLife(unitId) {
+export function shownLife(unitId) {
   const u = lifeUnit(unitId);
   if (!u || u.life === null || u.life === undefined) return u ? u.life : null;
   return addExact(u.life, pendingFor(u.members).sum);
 }
 
 // Whether the panel's total includes changes the server hasn't confirmed yet.
-function pendingMark(unitId) {
+export function pendingMark(unitId) {
   const u = lifeUnit(unitId);
   return !!u && pendingFor(u.members).any;
 }
 
 // The running bubble of a panel ("−7"), while it shows: the same element across renders.
-function tapBubble(unitId) {
+export function tapBubble(unitId) {
   const b = TAPS.bubbles.get(unitId);
   return b ? b.el : null;
 }
@@ -187,7 +198,7 @@ function panelOf(unitId) {
 }
 
 // The totals, pending marks and bubbles brought up to date without drawing the panels again.
-function showTotals() {
+export function showTotals() {
   if (!S.state || MODE === "replay") return;
   for (const panel of document.querySelectorAll("#panels [data-unit]")) {
     const id = panel.getAttribute("data-unit");
@@ -249,7 +260,7 @@ function placeBubble(el, row) {
   else Object.assign(el.style, { left: `${(w - bw) / 2}px`, top: `${hgt / 2 - size * 0.7 - bh}px` }); // over their line
 }
 
-function dropBubble(unitId) {
+export function dropBubble(unitId) {
   const b = TAPS.bubbles.get(unitId);
   if (!b) return;
   clearTimeout(b.fade);
@@ -264,7 +275,7 @@ function dropBubble(unitId) {
 function buzz(pattern) {
   if (typeof navigator.vibrate !== "function") return;
   if (window.matchMedia && matchMedia("(prefers-reduced-motion: reduce)").matches) return;
-  try { navigator.vibrate(pattern || 8); } catch (e) { /* not allowed yet: no buzz */ }
+  try { navigator.vibrate(pattern || 8); } catch { /* not allowed yet: no buzz */ }
 }
 
 // One tap: ``delta`` (±1, ±5) to ``player``'s life, shown at once; the run it joins is sent
@@ -291,7 +302,7 @@ function tapLife(player, delta, unitId) {
 
 // The open run, sent now (nothing, if its taps came to 0). table.js calls it before any other
 // change, so that the server gets the changes in the order they were made.
-function closeRun() {
+export function closeRun() {
   const run = TAPS.run;
   if (!run) return;
   TAPS.run = null;
@@ -309,7 +320,7 @@ function closeRun() {
 }
 
 // Undo while a run is still open takes its taps back before they are sent; true if it did.
-function cancelRun() {
+export function cancelRun() {
   const run = TAPS.run;
   if (!run) return false;
   TAPS.run = null;
@@ -322,7 +333,7 @@ function cancelRun() {
 
 // The server refused a change (``msg``, an error with the change's id): if it moved a shown
 // total, the panel shakes (its total returns as the change leaves S.pending).
-function tapRefused(msg) {
+export function tapRefused(msg) {
   const m = msg.id ? S.pending.get(msg.id) : null;
   if (!m || msg.error === "already-undone") return;
   const d = m.type === "action" ? lifeDelta(m.action) || counterDelta(m.action) : null;
@@ -343,7 +354,7 @@ function shake(unitId) {
 }
 
 // What a change this device can't keep, with no connection to take it, is refused with.
-function notKeptText() {
+export function notKeptText() {
   return t("Not kept: this browser can't store the change (storage is full or off) and there is no connection to send it. Nothing changed.");
 }
 
@@ -368,13 +379,13 @@ function notKept(run, delta) {
 // The server turned a change down "choice-needed" (603.3b, 603.3d): it stays pending, its
 // total shown, waiting for that player's choice (true); resendAfterChoice sends it again, with
 // its id, once the open choices changed and that one is no longer open (choices.js).
-function keepForChoice(msg) {
+export function keepForChoice(msg) {
   if (msg.error !== "choice-needed" || !msg.id || !msg.choice || !S.pending.has(msg.id)) return false;
   TAPS.choices.set(msg.id, { choice: msg.choice, at: CHOICES.version });
   return true;
 }
 
-function resendAfterChoice() {
+export function resendAfterChoice() {
   for (const [id, w] of TAPS.choices) {
     const m = S.pending.get(id);
     if (!m) { TAPS.choices.delete(id); continue; }
@@ -387,14 +398,14 @@ function resendAfterChoice() {
 
 // The changes waiting for a choice, taken back on this device (the chooser may never choose):
 // their totals return to the server's, and they are never sent again.
-function cancelChoiceWaits() {
+export function cancelChoiceWaits() {
   for (const id of TAPS.choices.keys()) S.pending.delete(id);
   TAPS.choices.clear();
   renderConn();
 }
 
 // What a pending change waits for: a player's choice ("Ana's choice"), or null.
-function waitsForChoice(id) {
+export function waitsForChoice(id) {
   const w = TAPS.choices.get(id);
   return w ? w.choice.player : null;
 }
@@ -481,7 +492,7 @@ function offlineKey() { return `${OFFLINE_PREFIX}${MODE}-${KEY}`; }
 // The table as last seen (setup, state, score), kept for opening it with no network.
 // Called after each render; written at most once a second, and as the page is left (a reload
 // right after a change opens the table as it was then: issue 25 item 1).
-function keepForOffline() {
+export function keepForOffline() {
   if (MODE === "replay" || !S.state || !S.info || TAPS.offlineTimer) return;
   TAPS.offlineTimer = setTimeout(writeOffline, 1000);
 }
@@ -492,15 +503,15 @@ function writeOffline() {
   try {
     // The server's state (not a foreseen one: foresee.js), and the event it is as of.
     localStorage.setItem(offlineKey(), toJSON({ info: S.info, state: S.truth, seq: S.lastSeq || S.keptSeq || 0, score: S.score, effects: S.effects, kept: Date.now() }));
-  } catch (e) { /* storage full or refused: no offline copy */ }
+  } catch { /* storage full or refused: no offline copy */ }
 }
 window.addEventListener("pagehide", () => { if (TAPS.offlineTimer) writeOffline(); });
 
 // With no network, the table as it was last seen here (true), to show and tap on until the
 // connection returns; the welcome then replaces it all (since 0: the whole state).
-function restoreOffline() {
-  let kept = null;
-  try { kept = parseJSON(localStorage.getItem(offlineKey()) || "null"); } catch (e) { kept = null; }
+export function restoreOffline() {
+  let kept;
+  try { kept = parseJSON(localStorage.getItem(offlineKey()) || "null"); } catch { kept = null; }
   if (!kept || !kept.info || !kept.info.header || !kept.state || !Array.isArray(kept.state.players)) return false;
   S.info = kept.info;
   S.state = kept.state;

@@ -4,9 +4,15 @@
 // Loaded before table.js: it uses its globals (S, MODE, $, h, send, act, toast, showPicker)
 // once the page runs, and table.js hands it the "tools" part of a welcome and every "tools"
 // message (toolsReceive).
-"use strict";
 
-const T = {
+import { formatNumber, said, t } from "./i18n.js";
+import { h, newId } from "./common.js";
+import { header, MODE, S } from "./state.js";
+import { $, close, toast } from "./toasts.js";
+import { act, send } from "./connection.js";
+import { showPicker } from "./sheets.js";
+
+export const T = {
   tools: { recent: [], clock: null, round: null },
   offset: 0, // server time − this phone's time (ms): every phone shows the same countdown
   seen: 0, // the newest result shown
@@ -17,7 +23,7 @@ const TOOL_RESULT_SHOWN = 12000;
 
 function serverNow() { return Date.now() + T.offset; }
 
-function toolsReceive(msg) {
+export function toolsReceive(msg) {
   if (msg.type !== "welcome" && msg.type !== "tools") return;
   if (!msg.tools) return;
   if (typeof msg.now === "number") T.offset = msg.now - Date.now();
@@ -33,7 +39,7 @@ function toolsReceive(msg) {
   if (!$("tools-sheet").classList.contains("hidden")) renderToolsSheet();
 }
 
-function toolSend(tool, members) {
+export function toolSend(tool, members) {
   if (MODE !== "play") return;
   if (!S.seat) { showPicker(); return; }
   if (!S.connected) { toast(t("Not connected: try again in a moment."), "bad"); return; }
@@ -145,7 +151,7 @@ function followTurn() {
 // The phone that began the game asks at once, any other seated phone a moment later if it
 // still hasn't happened (the server restarts it once per game, and only for the game in
 // progress).
-function followGameStart(entry) {
+export function followGameStart(entry) {
   if (MODE !== "play" || !["reset", "new_game", "next_game"].includes(entry.kind)) return;
   if (!T.tools.clock || (!S.seat && !S.seats.length)) return;
   const game = entry.game;
@@ -160,7 +166,7 @@ function followGameStart(entry) {
 
 // ------------------------------------------------------------------ the strip on the table
 
-function renderStrip() {
+export function renderStrip() {
   const strip = $("tools-strip");
   const c = T.tools.clock, r = T.tools.round;
   const canUse = MODE === "play" && !!S.seat;
@@ -232,7 +238,7 @@ function wholeIn(id, min, max) {
   return n;
 }
 
-function renderToolsSheet() {
+export function renderToolsSheet() {
   const body = $("tools-body");
   const canUse = MODE === "play" && !!S.seat;
   const info = S.info && S.info.header ? S.info.header : { players: [] };
@@ -312,7 +318,7 @@ function openTools() { renderToolsSheet(); $("tools-sheet").classList.remove("hi
 
 // ------------------------------------------------------------------ set up
 
-function setupTools() {
+export function setupTools() {
   if (MODE === "replay") return;
   const strip = h("div", { id: "tools-strip", class: "tools-strip hidden", role: "timer", "aria-label": t("Clocks") });
   // The newest result, for a while (a tap hides it at once).
@@ -333,4 +339,3 @@ function setupTools() {
   setInterval(() => { followTurn(); if (T.tools.clock || T.tools.round) renderStrip(); }, 250);
 }
 
-document.addEventListener("DOMContentLoaded", () => i18nReady().then(setupTools)); // in the page's language

@@ -7,7 +7,13 @@
 // Loaded before table.js: it uses its globals (S, MODE, $, h, act, toast) once the page runs;
 // table.js keeps the view's "turns" in S.turns and calls renderTurns() as it draws the page
 // (and after a tools message: the "who starts" pick is highlighted).
-"use strict";
+
+import { t, tn } from "./i18n.js";
+import { h, stepName } from "./common.js";
+import { T } from "./tools.js";
+import { MODE, S, teamOf } from "./state.js";
+import { $, toast } from "./toasts.js";
+import { act, request } from "./connection.js";
 
 const TURNS = { sheet: false, rad: null };
 // The steps a record marks after the upkeep (the upkeep begins with the turn), as buttons.
@@ -106,7 +112,7 @@ function setDayNight(to) { act({ do: "day_night", to }); }
 
 // ------------------------------------------------------------------ the bar
 
-function renderTurns() {
+export function renderTurns() {
   const bar = $("turn-bar");
   if (!bar) return;
   const st = S.state;
@@ -211,14 +217,14 @@ function fitTurnBar(bar) {
 
 // ------------------------------------------------------------------ the sheet
 
-function openTurnSheet() {
+export function openTurnSheet() {
   TURNS.sheet = true;
   TURNS.rad = null;
   renderTurnSheet();
   $("turn-sheet").classList.remove("hidden");
 }
 
-function closeTurnSheet() {
+export function closeTurnSheet() {
   TURNS.sheet = false;
   TURNS.rad = null;
   $("turn-sheet").classList.add("hidden");
@@ -235,7 +241,7 @@ function askRadiation(rad, then) {
 
 function sheetButton(attrs, text) { return h("button", attrs, text); }
 
-function renderTurnSheet() {
+export function renderTurnSheet() {
   const body = $("turn-body");
   if (!body || !S.state) return;
   const st = S.state;
@@ -308,7 +314,7 @@ function sendRadiation() {
 
 // ------------------------------------------------------------------ set up
 
-function setupTurns() {
+export function setupTurns() {
   const bar = h("div", { id: "turn-bar", class: "turn-bar hidden", role: "region", "aria-label": t("Turn") });
   $("bar").after(bar); // right under the header's buttons (style.css tucks it in)
   document.body.append(h("div", { id: "turn-sheet", class: "sheet hidden", role: "dialog", "aria-modal": "true", "aria-labelledby": "turn-title" },
@@ -318,4 +324,3 @@ function setupTurns() {
   if ("ResizeObserver" in window) new ResizeObserver(() => fitTurnBar(bar)).observe(bar);
 }
 
-document.addEventListener("DOMContentLoaded", () => i18nReady().then(setupTurns)); // in the page's language
