@@ -64,15 +64,19 @@ REOPENED = """async () => {
     look();
   });
   const drawn = performance.now();
-  while (!(typeof S === "object" && S.connected)) await new Promise((r) => setTimeout(r, 5));
+  // lifeledger: the page's inspection surface (docs/table.md, "The page's scripts").
+  while (!(typeof lifeledger === "object" && lifeledger.S.connected)) {
+    await new Promise((r) => setTimeout(r, 5));
+  }
   const ready = performance.now();
   const msg = (i) => JSON.stringify({
-    type: "action", id: "bench" + i + Math.random().toString(36).slice(2), as: S.seats[0],
-    action: { do: "lose_life", player: S.seats[1], amount: 1 } });
+    type: "action", id: "bench" + i + Math.random().toString(36).slice(2),
+    as: lifeledger.S.seats[0],
+    action: { do: "lose_life", player: lifeledger.S.seats[1], amount: 1 } });
   const spans = [];
   for (let i = 0; i < 20; i++) {
     const t0 = performance.now();
-    await Engine.call("message", KEY, msg(i));
+    await lifeledger.Engine.call("message", lifeledger.KEY, msg(i));
     spans.push(performance.now() - t0);
   }
   spans.sort((a, b) => a - b);
@@ -91,7 +95,7 @@ def reopen(browser_type: object, url: str, rate: float, runs: int) -> list[dict[
         page.wait_for_function("() => !!navigator.serviceWorker.controller", timeout=60_000)
         page.locator('[data-quick="two"]').click()
         page.wait_for_function("() => location.search.startsWith('?t=d-')", timeout=60_000)
-        page.wait_for_function("() => S.connected", timeout=120_000)
+        page.wait_for_function("() => lifeledger.S.connected", timeout=120_000)
         page.wait_for_timeout(1500)  # the table kept for opening at once
         table_url = page.url
         out = []
