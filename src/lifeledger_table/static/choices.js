@@ -158,7 +158,7 @@ export function renderChoices() {
   // On the table device the prompt faces the player who chooses (layout.js).
   const asked = items.find((el) => el.classList.contains("choice-ask"));
   faceOverlay(box, asked ? asked.dataset.player : null);
-  if (typeof resendAfterChoice === "function") resendAfterChoice(); // taps.js
+  resendAfterChoice(); // taps.js
 }
 
 // A card's badge: its name, and where it targets, its standing target ("Sanguine Bond → Bo");

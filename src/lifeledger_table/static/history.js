@@ -2,9 +2,9 @@
 // takes back and the cards that ask or confirm it.
 
 import { formatNumber, lang, said, sentence, t, tn } from "./i18n.js";
-import { api, counterKind, describe, describeChange, h, loadHost, saveHost, showAmount } from "./common.js";
-import { DeviceTables, tableHref } from "./device.js";
-import { colourName, PALETTE, saveDevice, saveSeats } from "./seating.js";
+import { counterKind, describe, describeChange, h, showAmount } from "./common.js";
+import { DeviceTables } from "./device.js";
+import { colourName, PALETTE } from "./seating.js";
 import { facingOf } from "./layout.js";
 import { TAPS } from "./taps.js";
 import { heldSeats, shortName } from "./panel.js";
@@ -15,28 +15,6 @@ import { renderMenu } from "./sheets.js";
 
 function recordUrl(n) {
   return MODE === "play" ? `/api/tables/${KEY}/games/${n}/record` : `/api/watch/${KEY}/games/${n}/record`;
-}
-
-// "Share this table": the device's table continues on the server this page came from
-// (POST api/tables/shared, which decides its whole log again); this device keeps its host
-// and seat tokens there and opens the served table as its table device (device.js keeps
-// nothing more of it). Only once every tap is decided here: none is left behind.
-export async function shareTable() {
-  if (S.pending.size) { toast(t("Wait until every change is decided here, then share."), "bad"); return; }
-  try {
-    const body = await DeviceTables.shared(KEY);
-    body.host = loadHost(KEY);
-    body.tokens = S.tokens;
-    const res = await api("POST", "api/tables/shared", body);
-    saveHost(res.id, body.host);
-    saveDevice(res.id, "table");
-    saveSeats(res.id, body.tokens);
-    await DeviceTables.forget(KEY);
-    location.href = tableHref(res.id);
-  } catch (ex) {
-    toast(ex.status ? t("Not shared: {why}", { why: said(ex.data, S.names) || ex.message })
-      : t("Not shared: the server can't be reached. The table stays on this device."), "bad");
-  }
 }
 
 // A link that downloads game n's record: the server's, or the one the device's engine writes.
@@ -220,7 +198,7 @@ function undoAskEl() {
 // Where the card goes: on a table device, over the asked seat's own panel and turned as it is
 // (facingOf, layout.js), so that every other panel stays free; else under the header's bars.
 function placeUndoAsk(el, pid) {
-  const deg = typeof facingOf === "function" ? facingOf(pid) : 0;
+  const deg = facingOf(pid);
   const panel = [...document.querySelectorAll("#panels.table-mode .panel")]
     .find((p) => [p.dataset.unit, ...(p.dataset.heads || "").split(" ")].includes(pid));
   if (panel) {

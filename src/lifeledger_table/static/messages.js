@@ -53,7 +53,7 @@ export function receive(msg) {
       for (const m of S.pending.values()) if (!m.held) { m.queued = true; send(wire(m)); }
       gameAfterWelcome(); // the game the phone's engine foresees with (foresee.js)
       render();
-      if (typeof toolsReceive === "function") toolsReceive(msg); // tools.js
+      toolsReceive(msg); // tools.js
       renderTurns(); // turns.js: with the tools' "who starts" pick
       break;
     }
@@ -68,7 +68,7 @@ export function receive(msg) {
       announce(msg.entry);
       gameSoon(); // foresee.js
       render();
-      if (typeof followGameStart === "function") followGameStart(msg.entry); // tools.js
+      followGameStart(msg.entry); // tools.js
       break;
     case "history": {
       // Older entries, asked for with "Load earlier".
@@ -149,7 +149,7 @@ export function receive(msg) {
       showAsk();
       break;
     default:
-      if (typeof toolsReceive === "function") toolsReceive(msg); // "tools": tools.js
+      toolsReceive(msg); // "tools": tools.js
       if (msg.type === "tools") renderTurns(); // the "who starts" pick shows on the turn bar
       break;
   }

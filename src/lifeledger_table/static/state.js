@@ -23,7 +23,7 @@ export const S = {
   // The state the panels show: the table's as the server last gave it (``truth``), or, with no
   // connection and changes queued, what the phone's engine foresees of them (foresee.js).
   truth: null,
-  get state() { return (typeof foreseenState === "function" && foreseenState()) || this.truth; },
+  get state() { return foreseenState() || this.truth; },
   set state(value) { this.truth = value; },
   effects: [], resyncAsked: 0,
   pending: pendingMap(MODE === "play" ? KEY : null), ws: null, connected: false, everConnected: false, backoff: 500,

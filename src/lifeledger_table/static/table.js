@@ -22,6 +22,7 @@ import { render, renderConn } from "./render.js";
 import { hideUndoConfirm, renderHistory, showUndoAsk, undoAim } from "./history.js";
 import { openSheet, renderMenu, showAsk, showPicker } from "./sheets.js";
 import { setupReplay } from "./replay.js";
+import { takeHandover } from "./share.js";
 
 // ---------------------------------------------------------------- start
 
@@ -62,14 +63,14 @@ function languageChanged() {
   render();
   if (!$("menu").classList.contains("hidden")) renderMenu();
   if (!$("history").classList.contains("hidden")) renderHistory();
-  if (typeof renderTurns === "function") renderTurns();
-  if (typeof showGraph === "function" && !$("history").classList.contains("hidden")) showGraph();
+  renderTurns();
+  if (!$("history").classList.contains("hidden")) showGraph();
   // Whatever else is open is drawn again in the new language.
   const shown = (id) => $(id) && !$(id).classList.contains("hidden");
   if (shown("picker") && !S.claiming) showPicker();
   if (S.asks.size) showAsk();
   if (S.undoAsks.size) showUndoAsk();
-  if (typeof T === "object" && $("tools-strip")) { T.shape = ""; renderStrip(); }
+  if ($("tools-strip")) { T.shape = ""; renderStrip(); }
   if (shown("tools-sheet")) renderToolsSheet();
   if (shown("turn-sheet")) renderTurnSheet();
   if (shown("cmd-sheet") && S.cmdSheet) buildCmdSheet();
@@ -86,6 +87,8 @@ function languageChanged() {
 async function main() {
   await i18nReady();
   translatePage();
+  // A table shared from the app at another address: its tokens, from the address (share.js).
+  if (MODE === "play" && !ON_DEVICE) takeHandover();
   onLangChange(languageChanged);
   $("history-btn").addEventListener("click", () => { renderHistory(); open("history"); showGraph(); });
   $("menu-btn").addEventListener("click", () => { S.startOver = null; renderMenu(); open("menu"); });

@@ -478,9 +478,9 @@ window.addEventListener("pagehide", closeRun);
 // The connection follows the browser's: offline, the socket is given up at once (taps wait,
 // kept); back online, the page connects at once rather than at its next retry.
 // A device table needs no connection: its engine is on the phone (device.js).
-window.addEventListener("offline", () => { if (typeof S !== "undefined" && S.ws && !ON_DEVICE) drop(S.ws); });
+window.addEventListener("offline", () => { if (S.ws && !ON_DEVICE) drop(S.ws); });
 window.addEventListener("online", () => {
-  if (typeof S === "undefined" || MODE === "replay" || !S.info || S.connected || S.unavailable) return;
+  if (MODE === "replay" || !S.info || S.connected || S.unavailable) return;
   if (S.ws) return; // connecting already
   clearTimeout(S.retryTimer);
   S.backoff = 500;

@@ -47,7 +47,7 @@ function turnName(ids) { return ids.map((id) => S.names.of(id)).join(" & "); }
 // The newest pick of the table's "who starts" tool (tools.js, 103.1) made in this game, if any
 // (a pick made before the last "next game", reset or new game was for an earlier game).
 function pickedFirst() {
-  const recent = typeof T === "object" && T.tools ? T.tools.recent : [];
+  const recent = T.tools ? T.tools.recent : [];
   const began = S.entries.reduce((t, e) => (["next_game", "reset", "new_game"].includes(e.kind) ? Math.max(t, e.time * 1000) : t), 0);
   for (let i = recent.length - 1; i >= 0; i--) {
     if (recent[i].tool === "first_player") return recent[i].at > began ? recent[i].players || [] : [];
