@@ -8,7 +8,8 @@ lifeledger_table``.
 The app is in layers, each importing only those below it (pyproject.toml's import-linter
 contracts hold them, and no import cycle within any):
 
-- :mod:`.server`: the entry, putting the app together and serving it;
+- :mod:`.server`: the entry, serving the app;
+- :mod:`.parts`: the composition root, where every part of a server is made and wired;
 - :mod:`.web`: HTTP routes, the WebSocket protocol, pages, middleware, answers, pictures;
 - :mod:`.live`: the tables in memory, their sockets, writing, following other servers;
 - :mod:`.workers`: work done in worker processes (replays, QR codes);

@@ -33,10 +33,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 from aiohttp import web
 
-from .decide.limits import CodeGuard, Limits, SocketGate
-from .live.hub import HUB_KEY, Hub
-from .live.seats import seats_given
-from .live.takeover import takeovers_of
+from .decide.limits import Limits
+from .live.hub import HUB_KEY
+from .parts import Parts, assemble
 from .store.opening import is_postgresql, open_store, where
 from .store.records import Feed, Store, StoreError
 from .web import pages, pictures, protocol, routes
@@ -58,9 +57,7 @@ from .web.lan import (
     terminal_qr,
 )
 from .web.middleware import (
-    ERRORS_KEY,
     PROXIES_KEY,
-    ErrorPacer,
     add_headers,
     client_address,
     errors,
@@ -75,13 +72,13 @@ log = logging.getLogger("lifeledger_table")
 SWEEP_KEY = web.AppKey("sweep", list[asyncio.Task[None]])
 
 
-async def _share_seats(hub: Hub, feed: Feed) -> None:
+async def _share_seats(parts: Parts, feed: Feed) -> None:
     """With other servers on the store: seat takeovers are asked and answered across them, and
     every ``limits.sweep`` seconds they hear which seats sockets here hold. Notices are sent
     in order, one at a time, off the event loop."""
     loop = asyncio.get_running_loop()
     sender = ThreadPoolExecutor(max_workers=1, thread_name_prefix="notices")
-    takeovers = takeovers_of(hub)
+    hub, takeovers = parts.hub, parts.takeovers
 
     def notify(kind: str, table_id: str, detail: str) -> None:
         try:
@@ -93,7 +90,7 @@ async def _share_seats(hub: Hub, feed: Feed) -> None:
         loop.run_in_executor(sender, notify, kind, table_id, detail)
 
     takeovers.share(send)
-    hub.follower.relayed = functools.partial(protocol.relayed, hub)
+    parts.share_notices()
     try:
         while True:
             takeovers.announce(hub)
@@ -146,13 +143,9 @@ def create_app(
     app[PROXIES_KEY] = proxies
     if lan_address is not None:
         app[LAN_KEY] = lan_address
-    hub = app[HUB_KEY] = Hub(store, limits)
-    hub.welcome = protocol.welcome
-    hub.follower.seats_changed = functools.partial(seats_given, hub)
-    app[routes.CODES_KEY] = CodeGuard(limits)
-    app[ERRORS_KEY] = ErrorPacer(limits)
-    app[protocol.GATE_KEY] = gate = SocketGate(limits)
-    hub.owners.count_sockets(gate)  # a table's caps count its sockets on every process
+    parts = assemble(store, limits)  # every part made and wired, in one place
+    parts.install(app)
+    hub = parts.hub
     routes.add_routes(app.router)
     protocol.add_routes(app.router)
     pictures.add_routes(app.router)
@@ -177,13 +170,13 @@ def create_app(
         if isinstance(store, Feed):  # other processes can follow this one: they link to it
             host, port = internal
             listen = functools.partial(serve_internal, host=host, port=port, limits=limits)
-        more = functools.partial(_internal_routes, hub, app[ERRORS_KEY])
+        more = functools.partial(_internal_routes, parts)
         await hub.owners.start(listen, more=more)
         app[SWEEP_KEY] = [loop.create_task(hub.sweep())]
         if isinstance(store, Feed):  # several servers share the store: follow the others
             app[SWEEP_KEY] += [
                 loop.create_task(store.listen(hub.follower.notified)),
-                loop.create_task(_share_seats(hub, store)),
+                loop.create_task(_share_seats(parts, store)),
             ]
 
     async def stop_sweep(app: web.Application) -> None:
@@ -202,20 +195,19 @@ def create_app(
     return app
 
 
-def _internal_routes(hub: Hub, pacer: ErrorPacer, inside: web.Application) -> None:
+def _internal_routes(parts: Parts, inside: web.Application) -> None:
     """The internal listener's routes beyond the links: another process passing on a poll
     of a takeover request asked through this one (shown that process's key). Its error
     answers (a request not shown a key) are paced per address as the public
     listener's are, with the same budgets (``pacer``: issue 26 item 3, an unauthenticated
     flood), and are JSON."""
-    inside[HUB_KEY] = hub
+    parts.install_inside(inside)
     inside[routes.INTERNAL_KEY] = True
-    inside[ERRORS_KEY] = pacer
     inside.middlewares.append(slow_errors)
     inside.middlewares.append(errors)
 
     async def takeover_status(request: web.Request) -> web.Response:
-        await hub.owners.authentic(request)
+        await parts.hub.owners.authentic(request)
         return await routes.takeover_status(request)
 
     inside.router.add_get("/api/tables/{table}/takeovers/{request}", takeover_status)

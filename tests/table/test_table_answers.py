@@ -13,7 +13,7 @@ from table_helpers import TWO, open_table, phone, seat
 
 from lifeledger_table.decide.limits import CostShares, Limits
 from lifeledger_table.live.hub import HUB_KEY
-from lifeledger_table.web.answers import Answers, answers_of
+from lifeledger_table.web.answers import ANSWERS_KEY, Answers
 from lifeledger_table.workers.drawing import WAITING, Drawing, DrawingBusy
 
 pytestmark = pytest.mark.asyncio
@@ -28,7 +28,7 @@ def limits() -> Limits:
 
 
 def kept(client: Client) -> Answers:
-    return answers_of(client.server.app[HUB_KEY])
+    return client.server.app[ANSWERS_KEY]
 
 
 async def test_a_repeated_get_of_an_unchanged_table_is_built_once(client: Client) -> None:

@@ -16,7 +16,7 @@ from aiohttp.test_utils import TestClient
 from table_helpers import JSON, Phone, open_table, phone, seat
 
 from lifeledger_table.live.hub import HUB_KEY
-from lifeledger_table.live.takeover import takeovers_of
+from lifeledger_table.live.takeover import TAKEOVERS_KEY
 from lifeledger_table.server import Limits, create_app
 from lifeledger_table.store.sqlite import SQLiteStore
 from lifeledger_table.web.protocol import GATE_KEY
@@ -409,7 +409,7 @@ async def test_other_servers_hear_a_device_held_seat_as_held(client: Client) -> 
     tid = table["id"]
     await phone(client, tid, await seat(client, tid, "di"))
     hub = client.app[HUB_KEY]
-    takeovers = takeovers_of(hub)
+    takeovers = client.app[TAKEOVERS_KEY]
     told: list[tuple[str, str, dict[str, Any]]] = []
     takeovers.feed = lambda kind, t, detail: told.append((kind, t, json.loads(detail)))
     takeovers.announce(hub)

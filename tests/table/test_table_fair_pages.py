@@ -14,9 +14,8 @@ from aiohttp.test_utils import TestClient
 
 from lifeledger.language import LANGUAGES
 from lifeledger_table.decide.limits import CostShares, Limits
-from lifeledger_table.live.hub import HUB_KEY
 from lifeledger_table.web import languages, pages
-from lifeledger_table.web.answers import REQUEST_SECONDS, answers_of
+from lifeledger_table.web.answers import ANSWERS_KEY, REQUEST_SECONDS
 
 Client = TestClient[Any, Any]
 
@@ -56,7 +55,7 @@ async def test_unknown_language_names_are_the_default_catalogue_never_a_new_entr
     """Rule (issue 26 item 1): an unknown language name maps to the default catalogue's
     kept bytes: a flood of made-up names builds nothing and keeps nothing new, and the real
     catalogues are never built again."""
-    answers = answers_of(client.app[HUB_KEY])
+    answers = client.app[ANSWERS_KEY]
     answers.address = CostShares(1.0, 1e6)  # this flood is charged, but not refused here
     answers.network = CostShares(1.0, 1e6)
     italian = await client.get("/i18n/it.json")
@@ -114,7 +113,7 @@ async def test_pages_files_and_catalogues_are_charged_to_the_client(client: Clie
     included, spends that client's budget as the API's answers do (the request, and its
     bytes): a client past its share is answered 429 ``throttled`` for them too, and a 304
     costs only the request."""
-    answers = answers_of(client.app[HUB_KEY])
+    answers = client.app[ANSWERS_KEY]
     shares = answers.address = CostShares(1e-9, 1e6)  # nothing drains while it is read
     for path in ASKED:
         before = shares.debt("127.0.0.1")

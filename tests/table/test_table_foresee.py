@@ -21,7 +21,7 @@ from lifeledger_table.decide import engine
 from lifeledger_table.decide.setup import build_setup
 from lifeledger_table.device.foresee import foresee
 from lifeledger_table.live.hub import HUB_KEY
-from lifeledger_table.web.answers import answers_of
+from lifeledger_table.web.answers import ANSWERS_KEY
 
 Client = TestClient[Any, Any]
 HEADER = build_setup({"players": [{"name": "Ana"}, {"name": "Bo"}]})["header"]
@@ -206,7 +206,7 @@ async def test_the_table_s_game_is_given_as_of_its_last_event_built_once(client:
     assert data["seq"] == info["seq"]
     assert engine.state_of(snapshot.from_data(data["game"])) == info["state"]
     assert data["game"]["history"] is None  # the table keeps its log: the game keeps no history
-    kept = answers_of(client.server.app[HUB_KEY])
+    kept = client.server.app[ANSWERS_KEY]
     built = kept.built
     assert await (await client.get(url)).json() == data
     assert kept.built == built

@@ -482,7 +482,7 @@ def test_the_series_kept_are_bounded_in_bytes(monkeypatch: pytest.MonkeyPatch) -
     """Series of megabytes (thousand-digit totals) are kept within CACHED_BYTES: the oldest
     go first, and one bigger than the whole budget is not kept at all."""
     monkeypatch.setattr(pictures, "CACHED_BYTES", 1000)
-    made = pictures._Made()
+    made = pictures.Made()
     for n in range(5):
         made.keep(("t", n, -1), b"x" * 400)
     assert list(made.series) == [("t", 3, -1), ("t", 4, -1)] and made.size == 800

@@ -28,7 +28,7 @@ from table_helpers import (
 from lifeledger_table.decide.limits import Limits
 from lifeledger_table.decide.table import Table
 from lifeledger_table.live.hub import HUB_KEY
-from lifeledger_table.live.takeover import takeovers_of
+from lifeledger_table.live.takeover import TAKEOVERS_KEY
 from lifeledger_table.server import create_app
 from lifeledger_table.store.records import Event
 
@@ -166,9 +166,9 @@ async def test_a_seat_nobody_holds_anywhere_is_taken_over_at_once(servers: list[
     await seat(a, tid, "bo")  # taken, never held on a socket
     cy = await phone(a, tid, await seat(a, tid, "cy"))
     for client in servers:
-        takeovers_of(client.app[HUB_KEY]).unsure_until = 0.0  # past the first minute
-    takeovers_of(a.app[HUB_KEY]).announce(a.app[HUB_KEY])
-    heard = takeovers_of(b.app[HUB_KEY]).elsewhere
+        client.app[TAKEOVERS_KEY].unsure_until = 0.0  # past the first minute
+    a.app[TAKEOVERS_KEY].announce(a.app[HUB_KEY])
+    heard = b.app[TAKEOVERS_KEY].elsewhere
     await heard_of(heard, (tid, "cy"))
     res = await b.post(f"/api/tables/{tid}/seats/bo", json={"takeover": True})
     assert res.status == 200
@@ -233,9 +233,9 @@ async def test_a_table_device_on_one_server_is_asked_for_a_seat_by_a_phone_on_th
     await device.ws.send_json({"type": "hello", "tokens": list(tokens.values()), "since": 0})
     assert (await device.until("welcome"))["seats"] == ["ana", "bo", "cy"]
     for client in servers:
-        takeovers_of(client.app[HUB_KEY]).unsure_until = 0.0  # past the first minute
-    takeovers_of(a.app[HUB_KEY]).announce(a.app[HUB_KEY])
-    await heard_of(takeovers_of(b.app[HUB_KEY]).elsewhere, (tid, "bo"))
+        client.app[TAKEOVERS_KEY].unsure_until = 0.0  # past the first minute
+    a.app[TAKEOVERS_KEY].announce(a.app[HUB_KEY])
+    await heard_of(b.app[TAKEOVERS_KEY].elsewhere, (tid, "bo"))
     res = await b.post(f"/api/tables/{tid}/seats/bo", json={})
     assert res.status == 409 and (await res.json())["connected"] is True
     res = await b.post(f"/api/tables/{tid}/seats/bo", json={"takeover": True})

@@ -201,7 +201,7 @@ async def test_a_tool_message_in_flight_when_its_owner_stops_is_applied_once(
     def dies(*_: Any) -> None:  # written, and never sent on
         stopping.append(asyncio.get_running_loop().create_task(owner.owners.stop()))
 
-    owner.relay_tools = dies
+    owner.subscribers.tools_sent[:] = [dies]
     cid = await use(bo, "roll", sides=6)
     got = await bo.until("tools")
     while got.get("id") != cid:  # (the tools read as the follower takes the table over)

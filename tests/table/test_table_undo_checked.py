@@ -29,7 +29,7 @@ from test_table_undo_processes import (
 
 from lifeledger_table.decide.table import Decision, Table
 from lifeledger_table.live.sockets import Sender
-from lifeledger_table.live.undoasks import undo_asks_of
+from lifeledger_table.live.undoasks import UNDO_ASKS_KEY
 
 pytestmark = pytest.mark.asyncio
 
@@ -61,7 +61,7 @@ async def test_an_undo_target_that_is_no_integer_is_refused_at_once(
     refused = await bo.until("error")
     assert refused["id"] == "u1" and refused["error"] == "malformed"
     assert refused["member"] == "target" and '"target" is its sequence number' in refused["message"]
-    assert not undo_asks_of(hub(client)).asks
+    assert not client.app[UNDO_ASKS_KEY].asks
     await ana.ws.send_json({"type": "ping"})
     while (msg := await ana.recv())["type"] != "pong":
         assert msg["type"] != "undo_request"
@@ -86,16 +86,16 @@ async def test_the_owner_asks_before_undoing_another_seats_change_the_follower_l
     await followed(a, tid)
     # The owner holds back what it sends process 2 of this table until told.
     held: list[tuple[Table, Decision, Sender]] = []
-    relay = hub(a).relay
-    assert relay is not None
-    hub(a).relay = lambda table, decision, sender: held.append((table, decision, sender))
+    written = hub(a).subscribers.written  # the owner's relay to the followers
+    (relay,) = written
+    written[:] = [lambda table, decision, sender: held.append((table, decision, sender))]
     assert (await bo.act(BO_TAKES_7_FROM_CY))["type"] == "ack"
     cid = await ana.send("undo", target=1)
     async with asyncio.timeout(10):  # the owner checked, and sent the undo back to be asked
         while not hub(b).owners.awaited.get(tid):
             await asyncio.sleep(0.01)
     assert [e.kind for e in hub(a).store.events(tid)] == ["action"]  # nothing taken back
-    hub(a).relay = relay
+    written[:] = [relay]
     for each in held:
         relay(*each)
     asked = await ana.until("undo_asked")
@@ -122,15 +122,15 @@ async def test_a_refused_question_the_owner_put_takes_nothing_back(apps: list[Cl
     await until_heard(b, tid, "bo")
     await followed(a, tid)
     held: list[tuple[Table, Decision, Sender]] = []
-    relay = hub(a).relay
-    assert relay is not None
-    hub(a).relay = lambda table, decision, sender: held.append((table, decision, sender))
+    written = hub(a).subscribers.written  # the owner's relay to the followers
+    (relay,) = written
+    written[:] = [lambda table, decision, sender: held.append((table, decision, sender))]
     await bo.act(BO_TAKES_7_FROM_CY)
     await ana.send("undo", target=1)
     async with asyncio.timeout(10):
         while not hub(b).owners.awaited.get(tid):
             await asyncio.sleep(0.01)
-    hub(a).relay = relay
+    written[:] = [relay]
     for each in held:
         relay(*each)
     question = await bo.until("undo_request")

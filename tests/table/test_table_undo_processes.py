@@ -19,8 +19,8 @@ from test_table_undo_owner import host_phone
 
 from lifeledger_table.decide.limits import Limits
 from lifeledger_table.live.hub import HUB_KEY, Hub
-from lifeledger_table.live.takeover import takeovers_of
-from lifeledger_table.live.undoasks import undo_asks_of
+from lifeledger_table.live.takeover import TAKEOVERS_KEY
+from lifeledger_table.live.undoasks import UNDO_ASKS_KEY
 from lifeledger_table.server import create_app
 from lifeledger_table.store.postgres import PostgresStore
 
@@ -94,7 +94,7 @@ async def answer(p: Phone, question: dict[str, Any], allow: bool) -> None:
 async def until_heard(client: Client, table: str, player: str) -> None:
     """The process has heard that a phone on another one holds the seat (and, only that: its
     doubt since it started is over)."""
-    takeovers = takeovers_of(hub(client))
+    takeovers = client.app[TAKEOVERS_KEY]
     takeovers.unsure_until = 0.0
     async with asyncio.timeout(10):
         while (table, player) not in takeovers.elsewhere:
@@ -126,7 +126,7 @@ async def test_undo_asked_on_one_process_is_allowed_by_the_seats_phone_on_the_ot
     assert undo["entry"]["allowed"] == "bo" and life(undo, "cy") == 40
     theirs = await collect(bo, "undo_closed", "undo")
     assert theirs["undo_closed"]["status"] == "allowed" and life(theirs["undo"], "cy") == 40
-    assert not undo_asks_of(hub(a)).asks and not undo_asks_of(hub(b)).asks
+    assert not a.app[UNDO_ASKS_KEY].asks and not b.app[UNDO_ASKS_KEY].asks
     # An answer after it closed is turned down, and applies nothing again.
     await answer(bo, question, True)
     assert (await bo.until("error"))["error"] == "unknown-request"
@@ -265,8 +265,8 @@ async def test_undo_notices_made_up_or_for_another_process_change_nothing(
     await ana.send("undo", target=1)
     question = await bo.until("undo_request")
     rid = question["request"]
-    asks, mirrors = undo_asks_of(hub(a)), undo_asks_of(hub(b))
-    me = takeovers_of(hub(a)).me
+    asks, mirrors = a.app[UNDO_ASKS_KEY], b.app[UNDO_ASKS_KEY]
+    me = a.app[TAKEOVERS_KEY].me
     forged = [
         ("undo_answer", tid, {"to": me, "request": "made-up", "allow": True, "answerer": "owner"}),
         ("undo_answer", tid, {"to": "someone", "request": rid, "allow": True, "answerer": "host"}),
@@ -302,7 +302,7 @@ async def test_host_undo_right_after_a_start_is_not_kept_waiting_by_what_is_not_
     a, _b = apps
     table = await opened(a)
     tid = table["id"]
-    takeovers_of(hub(a)).unsure()  # as after a start
+    a.app[TAKEOVERS_KEY].unsure()  # as after a start
     host = await host_phone(a, table, "cy")
     di = await seated(a, tid, "di")
     await di.act({"do": "lose_life", "player": "di", "amount": 2})

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable
 from typing import Any
 
 from ..decide.limits import Limits, WorkShares
 from ..decide.messages import acknowledged
-from ..decide.table import Decision, Table
+from ..decide.table import Table
 from ..store.records import Store
 from .sockets import Conn, Sender
+from .subscribers import Subscribers
 
 __all__ = ["Fanout"]
 
@@ -21,7 +21,7 @@ __all__ = ["Fanout"]
 class Fanout:
     """The tables in memory, the sockets open on each, and sending to them."""
 
-    def __init__(self, store: Store, limits: Limits) -> None:
+    def __init__(self, store: Store, limits: Limits, subscribers: Subscribers) -> None:
         self.store = store
         self.limits = limits
         self.tables: dict[str, Table] = {}
@@ -33,31 +33,8 @@ class Fanout:
         #: seats another server gave): the next waits for it, so that they happen in order
         #: (:func:`.seats.grant_seats`, :meth:`.follow.Follower._catch_up`).
         self.seat_work: dict[str, asyncio.Future[None]] = {}
-        #: How a phone is shown its table anew (a welcome after a sequence number): set by the
-        #: app (the protocol knows how).
-        self.welcome: Callable[[Conn, int], None] | None = None
-        #: What is done with a change decided here once it is written, beyond sending it to
-        #: the phones here: sent to the processes following its table (:mod:`.owners`).
-        self.relay: Callable[[Table, Decision, Sender], None] | None = None
-        #: Whether a table's changes are decided here now (:meth:`.owners.Owners.owns`), and
-        #: how a change of one that is not goes to its owner (:meth:`.owners.Owners.route`;
-        #: ``None``: every table is decided here): a phone's tool message goes this way.
-        self.owns: Callable[[Table], bool] = lambda table: True
-        self.route: Callable[[Table, Sender, str, dict[str, Any], str, str | None], None] | None = (
-            None
-        )
-        #: What is done with a table's tools sent to its phones here (the JSON text, the
-        #: sender and its message's id): sent to the processes following the table too
-        #: (:meth:`.owners.Owners.relay_tools`).
-        self.relay_tools: Callable[[Table, str, Sender | None, str], None] | None = None
-        #: Brings the copy of a table another process decides up to date before it is read
-        #: (:meth:`.owners.Owners.catch_up`).
-        self.catch_up: Callable[[Table], None] = lambda table: None
-        #: What follows news of a table sent to its phones here (a change written here, or
-        #: by its owner, or the table shown anew): the undo questions about a change no
-        #: longer last are over (:meth:`.undoasks.UndoAsks.changed`, set by
-        #: :func:`.undoasks.undo_asks_of`).
-        self.changed: Callable[[Table], None] = lambda table: None
+        #: Who hears of what is sent here (:mod:`.subscribers`): given by the composition root.
+        self.subscribers = subscribers
 
     def broadcast(self, table: Table, message: dict[str, Any]) -> None:
         """Queue one message for every socket on the table (serialized once)."""
@@ -73,19 +50,22 @@ class Fanout:
                 conn.send(acknowledged(text, cid))
             elif conn.hello:
                 conn.send(text)
-        self.changed(table)
+        for changed in self.subscribers.changed:
+            changed(table)
 
     def resync(self, table: Table, since: int) -> None:
         """Show every phone of the table the table anew (a welcome after ``since``): what it
         was sent before may no longer be how the log goes on."""
-        self.catch_up(table)
+        for reading in self.subscribers.reading:
+            reading(table)
         if table.broken is not None:
             for conn in self.conns.get(table.id, ()):
                 conn.send_json({"type": "error", "id": None, **table.broken.to_json()})
                 conn.close()
             return
-        self.changed(table)
-        if self.welcome is not None:
-            for conn in self.conns.get(table.id, ()):
-                if conn.hello:
-                    self.welcome(conn, since)
+        for changed in self.subscribers.changed:
+            changed(table)
+        for conn in self.conns.get(table.id, ()):
+            if conn.hello:
+                for welcome in self.subscribers.welcome:
+                    welcome(conn, since)

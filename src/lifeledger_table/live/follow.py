@@ -8,9 +8,8 @@ import asyncio
 import logging
 from collections.abc import Callable
 
-from ..decide.table import Table
 from .fanout import Fanout
-from .toolmessages import tools_changed
+from .toolmessages import ToolWork, tools_changed
 from .writer import Writer, take_in_one
 
 __all__ = ["Follower"]
@@ -21,17 +20,19 @@ log = logging.getLogger("lifeledger_table")
 class Follower:
     """What this server does with the writes of the others."""
 
-    def __init__(self, hub: Fanout, writer: Writer) -> None:
+    def __init__(
+        self, hub: Fanout, writer: Writer, tools: ToolWork, followed: Callable[[str], bool]
+    ) -> None:
         self.hub = hub
         self.writer = writer
-        #: What follows seats given by another server: set by the app (the seat grants know
-        #: how).
-        self.seats_changed: Callable[[Table, set[str]], None] | None = None
-        #: What is done with the other notices (seat takeovers across servers).
-        self.relayed: Callable[[str, str, str], None] | None = None
+        #: The tool changes under way here (a notice's tools are read in turn with them).
+        self.tools = tools
         #: Whether a table's changes come from its owner, the process holding its lease, on a
-        #: link (:mod:`.owners`), rather than from the store's notices.
-        self.followed: Callable[[str], bool] = lambda table_id: False
+        #: link (:meth:`.owners.Owners.followed`), rather than from the store's notices. What
+        #: follows seats given by another server, and what is done with the other notices
+        #: (seat takeovers and undo questions across servers), are the hub's subscribers'
+        #: (:attr:`.Subscribers.seats_changed`, :attr:`.Subscribers.notices`).
+        self.followed = followed
         #: Catching up with other servers' writes.
         self.following: set[asyncio.Task[None]] = set()
 
@@ -42,7 +43,8 @@ class Follower:
         (``detail``: their version), which a table held here reads and shows (unless followed
         at its owner, which sends them); ``seats``: it gave a seat; ``lost``: notices may
         have been missed: every table held here catches up. Any other kind (seat
-        takeovers asked and answered on other servers) goes to :attr:`relayed`."""
+        takeovers asked and answered on other servers) goes to the hub's subscribers
+        (:attr:`.Subscribers.notices`)."""
         if kind == "lost":
             for held in list(self.hub.tables):
                 if not self.followed(held):
@@ -64,12 +66,13 @@ class Follower:
         elif kind == "seats":
             if table_id in self.hub.tables:
                 self._follow(table_id, kind)
-        elif self.relayed is not None:
-            self.relayed(kind, table_id, detail)
+        else:
+            for notices in self.hub.subscribers.notices:
+                notices(kind, table_id, detail)
 
     def _follow(self, table_id: str, kind: str, version: int | None = None) -> None:
         catch_up = (
-            tools_changed(self.hub, table_id, version)
+            tools_changed(self.hub, self.tools, table_id, version)
             if kind == "tools"
             else self._catch_up(table_id, kind)
         )
@@ -105,8 +108,9 @@ class Follower:
                 s for s in set(seats) | set(table.seats) if seats.get(s) != table.seats.get(s)
             }
             table.seats = seats
-            if changed and self.seats_changed is not None:
-                self.seats_changed(table, changed)
+            if changed:
+                for seats_changed in self.hub.subscribers.seats_changed:
+                    seats_changed(table, changed)
             return
         if table.reloading:
             return  # being loaded again: it will hold every event written

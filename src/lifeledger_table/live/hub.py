@@ -21,11 +21,12 @@ from ..decide.errors import TableError, TableUnavailable
 from ..decide.limits import Limits, Throttle
 from ..decide.table import Table
 from ..store.records import DamagedError, Leases, Store, StoreError
-from ..store.sqlite import LocalLeases
 from ..workers.replay import Replays
 from .fanout import Fanout
 from .follow import Follower
 from .owners import Owners
+from .subscribers import Subscribers
+from .toolmessages import ToolWork
 from .writer import Writer
 
 __all__ = ["HUB_KEY", "Hub", "StorageDown"]
@@ -50,10 +51,23 @@ class StorageDown(TableUnavailable):
 
 class Hub(Fanout):
     """The tables in memory and the sockets open on each, loading and leaving; the writer of
-    the changes decided here, and the follower of the other servers' writes."""
+    the changes decided here, the owners (which tables this process decides), and the
+    follower of the other servers' writes.
 
-    def __init__(self, store: Store, limits: Limits) -> None:
-        super().__init__(store, limits)
+    Made by the composition root (:func:`lifeledger_table.server.assemble`), which gives it
+    what it does not make: the store, the limits, the subscribers to its news, the leases and
+    the tool changes' budgets. The writer, the owners and the follower each need the hub,
+    and the hub them: it makes them, passing each what it needs by its constructor."""
+
+    def __init__(
+        self,
+        store: Store,
+        limits: Limits,
+        subscribers: Subscribers,
+        leases: Leases,
+        tools: ToolWork,
+    ) -> None:
+        super().__init__(store, limits, subscribers)
         self.openings = Throttle(limits.tables_opened, limits.work_window)
         self.replays = Throttle(limits.replays, limits.work_window)
         self.downloads = Throttle(limits.downloads, limits.work_window)
@@ -62,17 +76,9 @@ class Hub(Fanout):
         #: Tables whose setup can't be read: the error, kept so that it is not read again.
         self.broken: dict[str, TableUnavailable] = {}
         self.writer = Writer(self)
-        self.follower = Follower(self, self.writer)
         #: Which tables this process decides, and the links to the others' owners.
-        self.owners = Owners(
-            self, self.writer, store if isinstance(store, Leases) else LocalLeases()
-        )
-        self.relay = self.owners.relay
-        self.owns = self.owners.owns
-        self.route = self.owners.route
-        self.relay_tools = self.owners.relay_tools
-        self.catch_up = self.owners.catch_up
-        self.follower.followed = self.owners.followed
+        self.owners = Owners(self, self.writer, leases, tools)
+        self.follower = Follower(self, self.writer, tools, self.owners.followed)
         #: Tables being loaded (off the event loop): every request for one waits for the same.
         self.loading: dict[str, asyncio.Future[Table | None]] = {}
         #: Spectator ids looked up lately -> their table's id (never changes): a spectator's

@@ -87,7 +87,7 @@ from ..decide.tools import Tools
 from ..store.records import Event, Leases, key_digest
 from .fanout import Fanout
 from .sockets import Conn, Sender, error_message
-from .toolmessages import decide_tool, tools_changed
+from .toolmessages import ToolWork, decide_tool, tools_changed
 from .writer import STORAGE, Writer, take_in_one
 
 __all__ = ["BEHIND", "LINK_PATH", "RENEW", "TTL", "Link", "Owners", "RemoteConn"]
@@ -226,10 +226,12 @@ class RemoteConn:
 class Owners:
     """Which tables this process decides, and the links to the owners of the others."""
 
-    def __init__(self, hub: Fanout, writer: Writer, leases: Leases) -> None:
+    def __init__(self, hub: Fanout, writer: Writer, leases: Leases, tools: ToolWork) -> None:
         self.hub = hub
         self.writer = writer
         self.leases = leases
+        #: The tool changes under way here (those of the tables decided here among them).
+        self.tools = tools
         #: This process's id in the leases (a new one each start: what it held in memory
         #: is gone).
         self.me = secrets.token_hex(8)
@@ -266,12 +268,9 @@ class Owners:
         #: Followed tables whose copy is taking in the events kept (:meth:`catch_up`).
         self.taking: dict[str, asyncio.Task[None]] = {}
         #: Undos the owner sent back to be asked (``undo_ask``) that wait for the change they
-        #: name to reach the copy here: by table, the sequence number and who waits.
+        #: name to reach the copy here: by table, the sequence number and who waits. (Each is
+        #: put as a question by the hub's subscribers: :attr:`.Subscribers.undo_asked`.)
         self.awaited: dict[str, list[tuple[int, asyncio.Future[None]]]] = {}
-        #: How an undo the owner sent back is put as a question to the seat whose change it
-        #: names (:meth:`.undoasks.UndoAsks.ask`, set with the undo questions):
-        #: the socket, the undo's id, the acting seat, target, that seat and the undo's body.
-        self.undo_asked: Callable[[Conn, str, str, int, str, dict[str, Any]], None] | None = None
         #: Links to owners, by address (opening: a future).
         self.links: dict[str, asyncio.Future[Link | None]] = {}
         #: The links of the processes following each table decided here.
@@ -453,7 +452,7 @@ class Owners:
         (:func:`.decide_tool`), any other by the writer."""
         conn, kind, body, cid, seat, _ = request
         if kind == "tool":
-            decide_tool(self.hub, conn, table, body, cid, seat)
+            decide_tool(self.hub, self.tools, conn, table, body, cid, seat)
         elif kind == "undo" and isinstance(conn, RemoteConn) and "allowed" not in body:
             # Whose change it takes back is checked here, in its turn (issue 26 item 4).
             self.writer.handle(table, *request, check=self._undo_check(request))
@@ -565,7 +564,7 @@ class Owners:
         if followed:
             self.taken_over += 1
             # The tools the last owner wrote and did not send before it died are read too.
-            self._spawn(tools_changed(self.hub, table_id, None))
+            self._spawn(tools_changed(self.hub, self.tools, table_id, None))
             await self.writer.reload(table)
             if self.hub.tables.get(table_id) is table and table.last_seq > shown:
                 self.hub.resync(table, shown)
@@ -676,7 +675,8 @@ class Owners:
             took += 1
             await asyncio.sleep(0)  # the other tables' turn
         if took and self.hub.tables.get(table_id) is table:
-            self.hub.changed(table)  # the questions about it, on the copy as it is now
+            for changed in self.hub.subscribers.changed:  # the questions about it, as it is now
+                changed(table)
 
     async def _refresh(self, table: Table) -> None:
         """A followed table's copy, far behind, loaded again from the store (which holds every
@@ -805,7 +805,7 @@ class Owners:
             tools = message.get("tools")
             if table is not None and type(tools) is int and tools > table.tools.version:
                 # Written before the following began: read from the store, shown here.
-                self._spawn(tools_changed(self.hub, table_id, tools))
+                self._spawn(tools_changed(self.hub, self.tools, table_id, tools))
         elif kind == "tools":
             self._tools_from_owner(table_id, message)
         elif kind == "undo_ask":
@@ -823,8 +823,8 @@ class Owners:
         """The owner did not apply an undo a phone here sent: it takes back another seat's
         change (issue 26 item 4). Once the copy here holds that change (the owner decided it,
         and sends it once written), the undo is put to that seat as a question, as if asked
-        here (:attr:`undo_asked`); if the table moved on meanwhile, the undo is sent to the
-        owner again, which decides it anew."""
+        here (:attr:`.Subscribers.undo_asked`); if the table moved on meanwhile, the undo is
+        sent to the owner again, which decides it anew."""
         cid = str(message.get("cid") or "")
         self.inflight.get(table_id, {}).pop(cid, None)
         conn = self._conns.get(message.get("conn", -1))
@@ -864,10 +864,12 @@ class Owners:
         await self.caught_up(table)
         if conn.closing or self.hub.tables.get(table_id) is not table:
             return
-        if table.undo_owner(target) != owner or self.undo_asked is None:
+        asked = self.hub.subscribers.undo_asked
+        if table.undo_owner(target) != owner or not asked:
             self.route(table, conn, "undo", body, cid, seat)  # decided anew by the owner
             return
-        self.undo_asked(conn, cid, seat, target, owner, body)
+        for ask in asked:
+            ask(conn, cid, seat, target, owner, body)
 
     def _arrived(self, table_id: str) -> None:
         """The events of a followed table seen here reached a new sequence number: the undos

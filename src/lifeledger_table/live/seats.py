@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from ..decide.table import Table
 from ..store.records import hash_token
 from .hub import Hub
-from .takeover import takeovers_of
+from .takeover import Takeovers
 
 __all__ = ["SeatTaken", "StorageFailure", "grant_seat", "grant_seats", "seats_given"]
 
@@ -27,11 +27,11 @@ class SeatTaken(Exception):
     """Another server on the same database gave the seat first (issue 10)."""
 
 
-async def grant_seat(hub: Hub, table: Table, seat: str) -> str:
+async def grant_seat(hub: Hub, takeovers: Takeovers, table: Table, seat: str) -> str:
     """Give ``seat`` to a new token (returned): the previous holder's token stops working and
     its sockets get ``seat_lost``. Raises :class:`StorageFailure` if the store fails (then
     nothing changed), :class:`SeatTaken` if another server gave it first."""
-    tokens, failed = await grant_seats(hub, table, {seat: table.seats.get(seat)})
+    tokens, failed = await grant_seats(hub, takeovers, table, {seat: table.seats.get(seat)})
     if seat in tokens:
         return tokens[seat]
     if failed.get(seat) == "storage":
@@ -40,7 +40,7 @@ async def grant_seat(hub: Hub, table: Table, seat: str) -> str:
 
 
 async def grant_seats(
-    hub: Hub, table: Table, wanted: Mapping[str, str | None]
+    hub: Hub, takeovers: Takeovers, table: Table, wanted: Mapping[str, str | None]
 ) -> tuple[dict[str, str], dict[str, str]]:
     """Give each seat of ``wanted`` to a new token, if it is still held by the digest given
     for it (``None``: if it is free). Returns the tokens given and the seats not given, each
@@ -129,16 +129,15 @@ async def grant_seats(
             else:
                 table.seats.pop(seat, None)
     if tokens:
-        seats_given(hub, table, set(tokens))
+        seats_given(hub, takeovers, table, set(tokens))
     return tokens, failed
 
 
-def seats_given(hub: Hub, table: Table, seats: set[str]) -> None:
+def seats_given(hub: Hub, takeovers: Takeovers, table: Table, seats: set[str]) -> None:
     """Seats changed hands (here, or on another server on the same database): the sockets
     that held them get ``seat_lost`` (one for each seat: a table device's keeps the others it
     holds), requests to take them over are moot, and every phone of the table hears which
     seats are taken."""
-    takeovers = takeovers_of(hub)
     for conn in hub.conns.get(table.id, ()):
         for seat in [s for s in conn.seats if s in seats]:
             conn.lose(seat)

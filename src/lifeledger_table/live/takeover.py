@@ -24,11 +24,12 @@ import hmac
 import json
 import secrets
 import time
-import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Any
+
+from aiohttp import web
 
 from ..decide.limits import Limits, Throttle
 from ..decide.table import Table
@@ -36,7 +37,7 @@ from ..store.records import hash_token
 from .hub import Hub
 from .sockets import Conn
 
-__all__ = ["Takeover", "Takeovers", "is_host", "takeovers_of"]
+__all__ = ["TAKEOVERS_KEY", "Takeover", "Takeovers", "is_host"]
 
 #: Requests kept in all (each table has at most ``takeovers_waiting`` waiting at once).
 MAX_REQUESTS = 10_000
@@ -327,9 +328,6 @@ def _expire(queue: OrderedDict[tuple[str, str], float], now: float, keep: float)
         queue.popitem(last=False)
 
 
-_REGISTRY: weakref.WeakKeyDictionary[Hub, Takeovers] = weakref.WeakKeyDictionary()
-
-
 def request_id(address: str) -> str:
     """A new request's id: random, and naming where this process is reached (its internal
     address, if it has one), so that any process on the store can pass the asker's polls to
@@ -355,9 +353,4 @@ def origin_of(rid: str) -> str | None:
         return None
 
 
-def takeovers_of(hub: Hub) -> Takeovers:
-    """The takeover registry of the app whose hub is ``hub`` (made on first use)."""
-    found = _REGISTRY.get(hub)
-    if found is None:
-        found = _REGISTRY[hub] = Takeovers(hub.limits)
-    return found
+TAKEOVERS_KEY = web.AppKey("takeovers", Takeovers)

@@ -23,7 +23,9 @@ import logging
 import secrets
 import time
 import weakref
-from typing import Any
+from typing import Any, Protocol
+
+from aiohttp import web
 
 from lifeledger.sentences import Sentence
 
@@ -35,6 +37,9 @@ from .fanout import Fanout
 from .sockets import Conn, Sender, error_message
 
 __all__ = [
+    "TOOLS_KEY",
+    "Router",
+    "ToolWork",
     "answer_retry",
     "broadcast",
     "decide_tool",
@@ -58,15 +63,10 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-#: Tool changes under way, one table at a time each (kept so that they are not collected).
-_TASKS: set[asyncio.Task[None]] = set()
-#: One lock a table with tool changes under way (gone once no change holds or awaits it).
-_LOCKS: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
-
-
-class _Budgets:
+class ToolWork:
     """The tool messages a table's sockets, and an address's, may send (each is a write of
-    its own to the store: ``Limits.tools_*``), and the tool changes waiting per table."""
+    its own to the store: ``Limits.tools_*``), the tool changes waiting per table, and those
+    under way (one table's at a time): one a server, made by the composition root."""
 
     def __init__(self, limits: Limits) -> None:
         self.limits = limits
@@ -75,6 +75,18 @@ class _Budgets:
             limits.tools_address_burst, limits.tools_address_burst / limits.tools_address_rate
         )
         self.waiting: dict[str, int] = {}
+        #: Tool changes under way (kept so that they are not collected).
+        self.tasks: set[asyncio.Task[None]] = set()
+        #: One lock a table with tool changes under way (gone once no change holds or awaits
+        #: it).
+        self.locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+
+    def lock(self, table_id: str) -> asyncio.Lock:
+        """The lock of the table's tool changes (one at a time)."""
+        lock = self.locks.get(table_id)
+        if lock is None:
+            lock = self.locks[table_id] = asyncio.Lock()
+        return lock
 
     def refusal(self, table: str | None, address: str | None) -> TableError | None:
         """Why a tool message may not be decided now (``None``: it may; it is counted). The
@@ -104,14 +116,22 @@ class _Budgets:
             self.waiting.pop(table, None)
 
 
-_BUDGETS: weakref.WeakKeyDictionary[Fanout, _Budgets] = weakref.WeakKeyDictionary()
+class Router(Protocol):
+    """Which process decides a table's changes, and how one goes there
+    (:class:`.owners.Owners`)."""
 
+    def owns(self, table: Table) -> bool: ...
 
-def _budgets(hub: Fanout) -> _Budgets:
-    found = _BUDGETS.get(hub)
-    if found is None:
-        found = _BUDGETS[hub] = _Budgets(hub.limits)
-    return found
+    def route(
+        self,
+        table: Table,
+        conn: Sender,
+        kind: str,
+        body: dict[str, Any],
+        cid: str,
+        seat: str | None,
+        at_turn: int | None = None,
+    ) -> None: ...
 
 
 def tools_view(table: Table, now: int | None = None) -> dict[str, Any]:
@@ -122,19 +142,21 @@ def tools_view(table: Table, now: int | None = None) -> dict[str, Any]:
 def broadcast(hub: Fanout, table: Table, sender: Sender | None = None, cid: str = "") -> None:
     """Send every phone of the table its tools (``sender`` gets them with ``"id": cid``: the
     acknowledgement of its tool message), here and on the processes following the table
-    (:attr:`.Fanout.relay_tools`)."""
+    (:attr:`.Subscribers.tools_sent`)."""
     now = now_ms()
     text = json.dumps({"type": "tools", "tools": tools_view(table, now), "now": now})
     hub.send_all(table, text, sender, cid)
-    if hub.relay_tools is not None:
-        hub.relay_tools(table, text, sender, cid)
+    for sent in hub.subscribers.tools_sent:
+        sent(table, text, sender, cid)
 
 
-def tool_message(hub: Fanout, conn: Conn, cid: str, msg: dict[str, Any]) -> None:
+def tool_message(
+    hub: Fanout, work: ToolWork, owners: Router, conn: Conn, cid: str, msg: dict[str, Any]
+) -> None:
     """A seated phone's tool message (its id checked, the sender seated): checked in full
     here, then decided, written and sent to every phone of the table, one table's tool
     changes at a time; if another process decides the table (or its owner is being found),
-    it spends the address's budget here and goes to the owner (:attr:`.Fanout.route`)."""
+    it spends the address's budget here and goes to the owner (:meth:`.Owners.route`)."""
     assert conn.seat is not None
     try:
         parse(msg)
@@ -146,18 +168,19 @@ def tool_message(hub: Fanout, conn: Conn, cid: str, msg: dict[str, Any]) -> None
         answer_retry(conn, table, cid)
         return
     by = None if conn.device else conn.seat
-    if hub.route is None or hub.owns(table):
-        decide_tool(hub, conn, table, msg, cid, by, conn.address)
+    if owners.owns(table):
+        decide_tool(hub, work, conn, table, msg, cid, by, conn.address)
         return
-    refused = _budgets(hub).refusal(None, conn.address)
+    refused = work.refusal(None, conn.address)
     if refused is not None:
         conn.send_json({"type": "error", "id": cid, **refused.to_json()})
         return
-    hub.route(table, conn, "tool", msg, cid, by)
+    owners.route(table, conn, "tool", msg, cid, by)
 
 
 def decide_tool(
     hub: Fanout,
+    work: ToolWork,
     conn: Sender,
     table: Table,
     msg: dict[str, Any],
@@ -178,16 +201,15 @@ def decide_tool(
     if cid in table.tools.ids:
         answer_retry(conn, table, cid)
         return
-    budgets = _budgets(hub)
-    refused = budgets.refusal(table.id, address)
+    refused = work.refusal(table.id, address)
     if refused is not None:
         conn.send_json({"type": "error", "id": cid, **refused.to_json()})
         return
-    budgets.wait(table.id, 1)
-    task = asyncio.get_running_loop().create_task(_change(hub, conn, table, op, cid, by))
-    _TASKS.add(task)
-    task.add_done_callback(_TASKS.discard)
-    task.add_done_callback(lambda _: budgets.wait(table.id, -1))
+    work.wait(table.id, 1)
+    task = asyncio.get_running_loop().create_task(_change(hub, work, conn, table, op, cid, by))
+    work.tasks.add(task)
+    task.add_done_callback(work.tasks.discard)
+    task.add_done_callback(lambda _: work.wait(table.id, -1))
 
 
 def answer_retry(conn: Sender, table: Table, cid: str) -> None:
@@ -196,17 +218,10 @@ def answer_retry(conn: Sender, table: Table, cid: str) -> None:
     conn.send_json({"type": "tools", "tools": tools_view(table, now), "now": now, "id": cid})
 
 
-def _lock(table_id: str) -> asyncio.Lock:
-    lock = _LOCKS.get(table_id)
-    if lock is None:
-        lock = _LOCKS[table_id] = asyncio.Lock()
-    return lock
-
-
 async def _change(
-    hub: Fanout, conn: Sender, table: Table, op: ToolOp, cid: str, by: str | None
+    hub: Fanout, work: ToolWork, conn: Sender, table: Table, op: ToolOp, cid: str, by: str | None
 ) -> None:
-    async with _lock(table.id):
+    async with work.lock(table.id):
         await _decide_and_write(hub, conn, table, op, cid, by)
 
 
@@ -251,7 +266,7 @@ async def _decide_and_write(
     )
 
 
-async def tools_changed(hub: Fanout, table_id: str, version: int | None) -> None:
+async def tools_changed(hub: Fanout, work: ToolWork, table_id: str, version: int | None) -> None:
     """Another server changed a table's tools (its notice says to which version; ``None``:
     notices may have been missed): a table held here reads them and shows its phones. (In
     turn with the tool changes here: the notice of a write here can come before the write's
@@ -259,10 +274,14 @@ async def tools_changed(hub: Fanout, table_id: str, version: int | None) -> None
     table = hub.tables.get(table_id)
     if table is None or (version is not None and version <= table.tools.version):
         return
-    async with _lock(table_id):
+    async with work.lock(table_id):
         if version is not None and version <= table.tools.version:
             return
         found = await asyncio.to_thread(load_tools, hub.store, table_id)
         if found.version > table.tools.version and hub.tables.get(table_id) is table:
             table.tools = found
             broadcast(hub, table)
+
+
+TOOLS_KEY = web.AppKey("tools", ToolWork)
+"""The tool changes' budgets and work of the app (made by the composition root)."""

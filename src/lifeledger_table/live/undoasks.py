@@ -14,7 +14,7 @@ A table's phones may be on several processes sharing the store (issue 18 item 2)
 lives on the process of the phone that asked (its origin), which decides it. The table's owner
 checks whose change an undo forwarded to it takes back, when it decides it (issue 26 item 4),
 since the copy on the phone's process may not hold that change yet: one of another seat's, not
-the socket's, comes back to be asked here (:attr:`.owners.Owners.undo_asked`). A question is
+the socket's, comes back to be asked here (:attr:`.Subscribers.undo_asked`). A question is
 also told to the other processes through the store's notices, as seat takeovers are
 (:mod:`.takeover`): ``undo_ask`` (each process with the table in memory puts it to its own
 sockets holding the seat and to its host's: a mirror of the question), ``undo_answer`` (a
@@ -27,12 +27,12 @@ mirror also ends on its own when its time is up; a seat held on another process 
 from __future__ import annotations
 
 import asyncio
-import functools
 import secrets
 import time
-import weakref
 from dataclasses import dataclass, field
 from typing import Any
+
+from aiohttp import web
 
 from lifeledger.sentences import Sentence
 
@@ -40,9 +40,16 @@ from ..decide.errors import with_sentence
 from ..decide.table import Table
 from .hub import Hub
 from .sockets import Conn, error_message
-from .takeover import Takeovers, takeovers_of
+from .takeover import Takeovers
 
-__all__ = ["ASKS_PER_TABLE", "ASK_SECONDS", "NOTICES", "UndoAsk", "UndoAsks", "undo_asks_of"]
+__all__ = [
+    "ASKS_PER_TABLE",
+    "ASK_SECONDS",
+    "NOTICES",
+    "UNDO_ASKS_KEY",
+    "UndoAsk",
+    "UndoAsks",
+]
 
 #: How long a question waits for an answer.
 ASK_SECONDS = 60.0
@@ -103,6 +110,9 @@ class UndoAsks:
         self.by_table: dict[str, dict[str, UndoAsk]] = {}
         #: How the other processes are told (and who this one is in the notices).
         self.takeovers = takeovers
+        #: Mirrors waiting for their table's copy to be current before they are put (kept so
+        #: that they are not collected).
+        self.putting: set[asyncio.Task[None]] = set()
 
     def of_table(self, table_id: str) -> list[UndoAsk]:
         """The questions asked here about the table (mirrors aside)."""
@@ -438,8 +448,8 @@ class UndoAsks:
         # taken in its owner's events (in slices, never holding the event loop).
         self._keep(ask, seconds, put=False)
         task = asyncio.get_running_loop().create_task(self._put_later(hub, ask))
-        _PUTTING.add(task)
-        task.add_done_callback(_PUTTING.discard)
+        self.putting.add(task)
+        task.add_done_callback(self.putting.discard)
 
     async def _put_later(self, hub: Hub, ask: UndoAsk) -> None:
         await hub.owners.caught_up(ask.table)
@@ -470,18 +480,4 @@ def decide(
     hub.writer.handle(conn.table, conn, "undo", body, cid, seat, also=other, charged=False)
 
 
-_REGISTRY: weakref.WeakKeyDictionary[Hub, UndoAsks] = weakref.WeakKeyDictionary()
-#: Mirrors waiting for their table's copy to be current before they are put (kept so that
-#: they are not collected).
-_PUTTING: set[asyncio.Task[None]] = set()
-
-
-def undo_asks_of(hub: Hub) -> UndoAsks:
-    """The undo questions of the app whose hub is ``hub`` (made on first use, before any is
-    asked: from then on, the news of each table sent to its phones prunes them)."""
-    found = _REGISTRY.get(hub)
-    if found is None:
-        found = _REGISTRY[hub] = UndoAsks(takeovers_of(hub))
-        hub.changed = functools.partial(found.changed, hub)
-        hub.owners.undo_asked = functools.partial(found.ask, hub)
-    return found
+UNDO_ASKS_KEY = web.AppKey("undo_asks", UndoAsks)

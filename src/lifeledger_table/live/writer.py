@@ -386,8 +386,8 @@ class Writer:
                 table.commit(decision)
                 # Its sender is sent the event with its id: that is the acknowledgement.
                 self.hub.send_all(table, decision.text, conn, decision.event.client_id)
-                if self.hub.relay is not None:  # and the processes following the table
-                    self.hub.relay(table, decision, conn)
+                for written in self.hub.subscribers.written:  # the processes following it
+                    written(table, decision, conn)
             if lost:
                 # Another server on the same store wrote to these tables first (issue 10):
                 # their changes are decided again, against the log as it now is.

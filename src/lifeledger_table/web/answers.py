@@ -44,12 +44,14 @@ from lifeledger.sentences import Sentence
 
 from ..decide.limits import CostShares, Limits, network_of
 from ..decide.table import Table
-from ..live.hub import HUB_KEY, Hub
+from ..live.hub import HUB_KEY
 from ..live.writer import settled
+from ..store.records import Store
 from ..workers.drawing import Drawing, DrawingBusy
 from .requests import error_json
 
 __all__ = [
+    "ANSWERS_KEY",
     "BYTE_SECONDS",
     "CACHED",
     "CACHED_BYTES",
@@ -57,7 +59,6 @@ __all__ = [
     "Answer",
     "Answers",
     "answer",
-    "answers_of",
     "close_drawing",
     "fair_share",
     "history_text",
@@ -170,15 +171,8 @@ class Answers:
         self.network.spend(network_of(who), seconds)
 
 
-_REGISTRY: weakref.WeakKeyDictionary[Hub, Answers] = weakref.WeakKeyDictionary()
-
-
-def answers_of(hub: Hub) -> Answers:
-    """The answers ``hub``'s server keeps."""
-    found = _REGISTRY.get(hub)
-    if found is None:
-        found = _REGISTRY[hub] = Answers(hub.limits)
-    return found
+ANSWERS_KEY = web.AppKey("answers", Answers)
+"""The answers the app keeps (one :class:`Answers` a server, made by the composition root)."""
 
 
 #: The seconds spent building the current request's answers (set by :func:`fair_share`).
@@ -201,7 +195,7 @@ async def fair_share(
     (:class:`Answers`): past their share it is answered 429 ``throttled``."""
     if request.path.startswith("/ws/"):
         return await handler(request)
-    answers = answers_of(request.app[HUB_KEY])
+    answers = request.app[ANSWERS_KEY]
     who = request.remote or "?"
     refused = answers.refusal(who)
     if refused is not None:
@@ -228,14 +222,15 @@ def _timed(build: Callable[[], bytes]) -> tuple[bytes, float]:
     return body, time.perf_counter() - start
 
 
-async def built(hub: Hub, table: Table, build: Callable[[], bytes]) -> tuple[bytes, float]:
+async def built(
+    answers: Answers, store: Store, table: Table, build: Callable[[], bytes]
+) -> tuple[bytes, float]:
     """``build()`` and what it cost: its time on the event loop, and that of each read of the
     log it needs (:class:`NeedsLog`: a history page older than the entries in memory), made
     first in a thread of :attr:`Answers.pages`. A read that fails, or a table that keeps
     changing under its reads, is refused ``storage`` (:class:`TableError`)."""
-    pages = answers_of(hub).pages
     (body, seconds), read = await settled(
-        table, lambda: _timed(build), hub.store, pages, reads=READS, refusal=UNREACHABLE
+        table, lambda: _timed(build), store, answers.pages, reads=READS, refusal=UNREACHABLE
     )
     return body, seconds + read
 
@@ -266,7 +261,7 @@ async def answer(
     (or ``draw(drawing)``, in the worker process: 503 ``busy`` when too many wait), its time
     charged to the request's client; 304 when the request's ``If-None-Match`` names its
     ``ETag``."""
-    answers = answers_of(request.app[HUB_KEY])
+    answers = request.app[ANSWERS_KEY]
     found = answers.get(table, key)
     if found is None and draw is not None:
         full = (table.id, key)
@@ -292,7 +287,7 @@ async def answer(
             return _busy()
     elif found is None:
         assert build is not None
-        body, seconds = await built(request.app[HUB_KEY], table, build)
+        body, seconds = await built(answers, request.app[HUB_KEY].store, table, build)
         _metered(seconds)
         found = answers.keep(table, key, body, content_type)
     headers = {"ETag": found.etag}
@@ -305,21 +300,24 @@ async def answer(
 async def close_drawing(app: web.Application) -> None:
     """Stop the worker that draws QR codes and the threads that read history pages (the
     server is stopping)."""
-    answers = answers_of(app[HUB_KEY])
+    answers = app[ANSWERS_KEY]
     answers.drawing.close()
     answers.pages.shutdown(wait=False, cancel_futures=True)
 
 
-async def history_text(hub: Hub, table: Table, before: int, limit: int, who: str) -> str:
+async def history_text(
+    answers: Answers, store: Store, table: Table, before: int, limit: int, who: str
+) -> str:
     """A page of ``table``'s history as the socket's ``history`` message (the one kept, or
     built: its time charged to ``who``; what it reads of the log read in a thread). Raises
     :class:`.errors.TableError` as :meth:`.table.Table.history_text` does."""
-    answers = answers_of(hub)
     table.check()
     key = ("history", table.committed, min(before, table.committed + 1), limit)
     found = answers.get(table, key)
     if found is None:
-        body, seconds = await built(hub, table, lambda: table.history_text(before, limit).encode())
+        body, seconds = await built(
+            answers, store, table, lambda: table.history_text(before, limit).encode()
+        )
         answers.spend(who, seconds)
         found = answers.keep(table, key, body, "application/json")
     return found.body.decode()

@@ -30,8 +30,7 @@ from aiohttp import web
 from lifeledger.language import LANGUAGES
 from lifeledger.sentences import N_
 
-from ..live.hub import HUB_KEY
-from .answers import BYTE_SECONDS, Answer, answers_of
+from .answers import ANSWERS_KEY, BYTE_SECONDS, Answer
 from .engine import engine_parts
 from .languages import catalogue_body, known, words
 
@@ -79,7 +78,7 @@ def send(
             return web.Response(status=304, headers=headers)
     if request.method != "HEAD":
         spent = len(found.body) * BYTE_SECONDS
-        answers_of(request.app[HUB_KEY]).spend(request.remote or "?", spent)
+        request.app[ANSWERS_KEY].spend(request.remote or "?", spent)
     return web.Response(body=found.body, headers={**headers, "Content-Type": found.content_type})
 
 

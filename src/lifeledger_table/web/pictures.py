@@ -19,9 +19,9 @@ ended, for the current match and the whole table, from the outcomes the table ke
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import threading
-import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -35,7 +35,6 @@ from ..decide import engine
 from ..decide.errors import TableError, TableUnavailable
 from ..decide.limits import Throttle
 from ..decide.table import Table
-from ..live.hub import HUB_KEY, Hub
 from ..store.records import Event, Store
 from .requests import error_response, table_or_404, watched_or_404
 
@@ -46,8 +45,10 @@ __all__ = [
     "CACHED_BYTES",
     "ENDINGS",
     "FOLDS",
+    "MADE_KEY",
     "POINTS",
     "Fold",
+    "Made",
     "add_routes",
     "category",
     "encode",
@@ -440,17 +441,30 @@ def _tabulate(found: _Games) -> dict[str, Any]:
 # -- the routes ---------------------------------------------------------------------------------
 
 
-class _Made:
+class Made:
     """The series a server has made, newest last; the current games' folds (a new event costs
-    only itself); and the budget for making new series."""
+    only itself); and the budget for making new series (set up at the first series asked
+    for, from :data:`MADE_PER_ADDRESS`, :data:`FOLLOWED_PER_ADDRESS` and :data:`BUILDS`)."""
 
     def __init__(self) -> None:
         self.series: OrderedDict[tuple[str, int, int], bytes] = OrderedDict()
         self.folds: OrderedDict[tuple[str, int], Fold] = OrderedDict()
-        self.throttle = Throttle(MADE_PER_ADDRESS, 600.0)
-        self.following = Throttle(FOLLOWED_PER_ADDRESS, 600.0)
         self.size = 0
-        self.builds = asyncio.Semaphore(BUILDS)
+
+    @functools.cached_property
+    def throttle(self) -> Throttle:
+        """New series made from a game's whole log, per address."""
+        return Throttle(MADE_PER_ADDRESS, 600.0)
+
+    @functools.cached_property
+    def following(self) -> Throttle:
+        """The current game's series followed event by event, per address."""
+        return Throttle(FOLLOWED_PER_ADDRESS, 600.0)
+
+    @functools.cached_property
+    def builds(self) -> asyncio.Semaphore:
+        """The series being made at once."""
+        return asyncio.Semaphore(BUILDS)
 
     def keep(self, key: tuple[str, int, int], body: bytes) -> None:
         old = self.series.pop(key, None)
@@ -515,14 +529,8 @@ def _pieces(data: dict[str, Any], member: str, item: Callable[[Any], str] | None
     return f'{head[:-1]}{", " if len(head) > 2 else ""}"{member}": [{items}]}}'
 
 
-_REGISTRY: weakref.WeakKeyDictionary[Hub, _Made] = weakref.WeakKeyDictionary()
-
-
-def _made(hub: Hub) -> _Made:
-    found = _REGISTRY.get(hub)
-    if found is None:
-        found = _REGISTRY[hub] = _Made()
-    return found
+MADE_KEY = web.AppKey("series", Made)
+"""The series the app has made (one :class:`Made` a server, made by the composition root)."""
 
 
 def _fail(status: int, code: str, message: str) -> web.Response:
@@ -546,7 +554,7 @@ async def _series(request: web.Request, table: Table) -> web.Response:
     # event written).
     committed = table.committed
     key = (table.id, number, committed if number == table.number else -1)
-    made = _made(request.app[HUB_KEY])
+    made = request.app[MADE_KEY]
     body = made.series.get(key)
     if body is None:
         # Following the current game costs its new events only: only a series made from the
@@ -600,7 +608,7 @@ async def _stats(request: web.Request, table: Table) -> web.Response:
         found = _games(table)
     except TableUnavailable as exc:
         return web.json_response(exc.to_json(), status=503)
-    made = _made(request.app[HUB_KEY])
+    made = request.app[MADE_KEY]
     key = (table.id, -table.number, table.committed)  # apart from the series' keys
     kept = made.series.get(key)
     if kept is not None:

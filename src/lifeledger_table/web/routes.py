@@ -27,7 +27,7 @@ from ..decide.table import PAGE, Table
 from ..live.hub import HUB_KEY
 from ..live.seats import SeatTaken, StorageFailure, grant_seat, grant_seats
 from ..live.sharing import keep_shared
-from ..live.takeover import Takeover, is_host, origin_of, takeovers_of
+from ..live.takeover import TAKEOVERS_KEY, Takeover, is_host, origin_of
 from ..store.records import DuplicateError, TableRow, hash_token
 from ..workers.sharing import decide_shared
 from .answers import answer
@@ -306,7 +306,7 @@ async def take_seat(request: web.Request) -> web.Response:
     otherwise take a player's seat from the device and concede for them. ``"device"``
     (``"phone"`` or ``"table"``) is accepted and changes nothing."""
     hub = request.app[HUB_KEY]
-    takeovers = takeovers_of(hub)
+    takeovers = request.app[TAKEOVERS_KEY]
     table = await table_or_404(request)
     seat = request.match_info["seat"]
     if seat not in table.player_ids():
@@ -351,7 +351,7 @@ async def take_seat(request: web.Request) -> web.Response:
             expires = round(asked.expires - asked.created)
             return web.json_response({"request": asked.id, "expires": expires}, status=202)
     try:
-        token = await grant_seat(hub, table, seat)
+        token = await grant_seat(hub, takeovers, table, seat)
     except StorageFailure:
         return storage_error()
     except SeatTaken:
@@ -372,7 +372,7 @@ async def take_seats(request: web.Request) -> web.Response:
     {S: "taken" | "storage"}}``; a body that is not right is answered 400 naming the member,
     and changes nothing."""
     hub = request.app[HUB_KEY]
-    takeovers = takeovers_of(hub)
+    takeovers = request.app[TAKEOVERS_KEY]
     table = await table_or_404(request)
     body = await read_body(request)
     problem = _seats_body_problem(table, body)
@@ -397,7 +397,7 @@ async def take_seats(request: web.Request) -> web.Response:
         return error_response(
             429, "throttled", Sentence("Too many takeovers from here; wait a few minutes.")
         )
-    tokens, failed = await grant_seats(hub, table, wanted)
+    tokens, failed = await grant_seats(hub, takeovers, table, wanted)
     if failed and not tokens and all(why == "storage" for why in failed.values()):
         return storage_error()
     skipped.update(failed)
@@ -473,7 +473,7 @@ async def takeover_status(request: web.Request) -> web.Response:
     """GET /api/tables/{table}/takeovers/{request}: how a takeover request stands (a long
     poll: waits up to 25 s for an answer). ``allowed`` carries the seat's token, once."""
     hub = request.app[HUB_KEY]
-    takeovers = takeovers_of(hub)
+    takeovers = request.app[TAKEOVERS_KEY]
     table = await table_or_404(request)
     rid = request.match_info["request"]
     asked: Takeover | None = takeovers.requests.get(rid)
