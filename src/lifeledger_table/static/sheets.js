@@ -17,7 +17,8 @@ import {
 } from "./state.js";
 import { $, close, open, toast } from "./toasts.js";
 import { act, becomePersonalPhone, becomeTableDevice, hello, send, takeFreeSeats } from "./connection.js";
-import { nameSection, recordLink, shareTable, startOverItems } from "./history.js";
+import { nameSection, recordLink, startOverItems } from "./history.js";
+import { shareTable } from "./share.js";
 
 // ---------------------------------------------------------------- the action sheet
 
