@@ -198,7 +198,7 @@ function undoAskEl() {
 // Where the card goes: on a table device, over the asked seat's own panel and turned as it is
 // (facingOf, layout.js), so that every other panel stays free; else under the header's bars.
 function placeUndoAsk(el, pid) {
-  const deg = typeof facingOf === "function" ? facingOf(pid) : 0;
+  const deg = facingOf(pid);
   const panel = [...document.querySelectorAll("#panels.table-mode .panel")]
     .find((p) => [p.dataset.unit, ...(p.dataset.heads || "").split(" ")].includes(pid));
   if (panel) {

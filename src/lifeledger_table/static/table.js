@@ -63,14 +63,14 @@ function languageChanged() {
   render();
   if (!$("menu").classList.contains("hidden")) renderMenu();
   if (!$("history").classList.contains("hidden")) renderHistory();
-  if (typeof renderTurns === "function") renderTurns();
-  if (typeof showGraph === "function" && !$("history").classList.contains("hidden")) showGraph();
+  renderTurns();
+  if (!$("history").classList.contains("hidden")) showGraph();
   // Whatever else is open is drawn again in the new language.
   const shown = (id) => $(id) && !$(id).classList.contains("hidden");
   if (shown("picker") && !S.claiming) showPicker();
   if (S.asks.size) showAsk();
   if (S.undoAsks.size) showUndoAsk();
-  if (typeof T === "object" && $("tools-strip")) { T.shape = ""; renderStrip(); }
+  if ($("tools-strip")) { T.shape = ""; renderStrip(); }
   if (shown("tools-sheet")) renderToolsSheet();
   if (shown("turn-sheet")) renderTurnSheet();
   if (shown("cmd-sheet") && S.cmdSheet) buildCmdSheet();
