@@ -93,13 +93,13 @@ def assemble(store: Store, limits: Limits) -> Parts:
     # What each part does on the others' news, in the order it was done before.
     subscribers.welcome.append(hello.welcome)
     subscribers.changed.append(functools.partial(undo_asks.changed, hub))
-    subscribers.written.append(owners.relay)
-    subscribers.tools_sent.append(owners.relay_tools)
+    subscribers.written.append(owners.relaying.relay)
+    subscribers.tools_sent.append(owners.relaying.relay_tools)
     subscribers.reading.append(owners.catch_up)
     subscribers.seats_changed.append(functools.partial(seats_given, hub, takeovers))
     subscribers.undo_asked.append(functools.partial(undo_asks.ask, hub))
     gate = SocketGate(limits)
-    owners.count_sockets(gate)  # a table's caps count its sockets on every process
+    owners.counts.count(gate)  # a table's caps count its sockets on every process
     return Parts(
         store=store,
         limits=limits,

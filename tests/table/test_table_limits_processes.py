@@ -119,7 +119,7 @@ async def test_the_spectators_on_two_processes_are_capped_together(apps: list[Cl
     await old.ws.close()
     await until(lambda: bool(owners.followers.get(tid)) and owners.followers[tid] != {old})
     await until(lambda: here.held(tid) == there.held(tid) == 2)
-    assert list(owners.reported[tid]) == list(owners.followers[tid])
+    assert list(owners.counts.reported[tid]) == list(owners.followers[tid])
     await refused(a, f"/ws/w/{table['watch']}")
 
 

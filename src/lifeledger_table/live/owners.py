@@ -9,16 +9,16 @@ a table's lease decides its changes; the others forward their phones' changes to
   was paused, or cut off from the store) stops deciding that table at once. The store's
   unique ``(table, seq)`` key stays the fence: a stale owner's write is refused, and nothing
   acknowledged is lost.
-- **Links**: each process listens on an internal address (recorded in its leases). A process
-  with phones on a table another owns opens one WebSocket to the owner (:class:`Link`,
-  authenticated with the opening process's own key, which the owner checks against the
-  digest the store keeps of it, in constant time: the store never holds a key, so reading
-  it gives none, issue 26 item 9), follows the table
-  there, and sends its phones' changes on it, in order. The owner decides each with the same
-  writer as its own phones' (:class:`RemoteConn` answers through the link), and after the
-  write is committed sends the decided event, with its message for the phones, to every
-  process following the table; the sender's phone gets it as its acknowledgement. So a change
-  is decided once, whichever process its phone is on.
+- **Links** (:mod:`.links`): each process listens on an internal address (recorded in its
+  leases). A process with phones on a table another owns opens one WebSocket to the owner
+  (:class:`~.links.Link`, authenticated with the opening process's own key, which the owner
+  checks against the digest the store keeps of it, in constant time: the store never holds a
+  key, so reading it gives none, issue 26 item 9), follows the table there, and sends its
+  phones' changes on it, in order. The owner decides each with the same writer as its own
+  phones' (:class:`~.links.RemoteConn` answers through the link), and after the write is
+  committed sends the decided event, with its message for the phones, to every process
+  following the table (:mod:`.relaying`); the sender's phone gets it as its acknowledgement.
+  So a change is decided once, whichever process its phone is on.
 - **Behind, lazily**: a follower sends the owner's messages to its phones as they come, and
   keeps the events; its copy of the table takes them in only when something reads it (a
   phone's hello, undo or history page, a page: :meth:`Owners.caught_up`; never a ping), or
@@ -42,21 +42,21 @@ a table's lease decides its changes; the others forward their phones' changes to
   forwarded on a link spends the table's message budget on the owner
   (:meth:`.SocketGate.take_table`), as its own phones' messages do, and is decided by the
   owner's writer against the table's share of the server (``Table.share``); a refusal goes
-  back on the link, to the phone. The sockets of a table are counted where they are open, and
-  each follower tells the owner its counts (a ``sockets`` message, on following and whenever
-  they change, one a table per turn of the event loop); the owner keeps each follower's until
-  its link closes or it unfollows, and tells each follower the counts of all the others (its
-  own among them), so that every process admits a socket against the caps per seat and of
-  spectators per table on the table's counts everywhere (eventually consistent: see
-  :class:`.SocketGate`). The limits per socket and per client address stay with the process
-  the socket is on (they are per connection).
+  back on the link, to the phone. The sockets of a table are counted where they are open,
+  and each follower tells the owner its counts (:mod:`.counting`: a ``sockets`` message, on
+  following and whenever they change, one a table per turn of the event loop); the owner
+  keeps each follower's until its link closes or it unfollows, and tells each follower the
+  counts of all the others (its own among them), so that every process admits a socket
+  against the caps per seat and of spectators per table on the table's counts everywhere
+  (eventually consistent: see :class:`.SocketGate`). The limits per socket and per client
+  address stay with the process the socket is on (they are per connection).
 - **Tools** (dice, coin, first player, planar die, clocks, round timer: :mod:`.toolmessages`)
   are decided by the owner too. A follower's phone's tool message spends its address's tool
   budget there, then goes on the link as a ``change`` of kind ``"tool"`` (in flight, sent again
   to the next owner like the others); the owner decides it as its own phones' (the table's
   tool budget, its tool changes waiting, one lock, one write) and sends the new tools, with
   their text for the phones, to every process following the table in a ``tools`` message
-  (:meth:`Owners.relay_tools`; the sender's phone gets it as its acknowledgement). A follower
+  (:meth:`.Relaying.relay_tools`; the sender's phone gets it as its acknowledgement). A follower
   takes the tools from there, not from the store's notices (each phone sees them once); on
   following, it reads them from the store if the owner's (told in ``followed``) are newer.
 """
@@ -66,12 +66,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
-import json
 import logging
 import secrets
 import time
 import weakref
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import aiohttp
@@ -80,17 +79,20 @@ from aiohttp import web
 from lifeledger.sentences import Sentence
 
 from ..decide.errors import TableError
-from ..decide.limits import TABLE_BURST, TABLE_SHARE, SocketGate
+from ..decide.limits import TABLE_BURST, TABLE_SHARE
 from ..decide.messages import acknowledged
-from ..decide.table import Decision, Table
+from ..decide.table import Table
 from ..decide.tools import Tools
 from ..store.records import Event, Leases, key_digest
+from .counting import SocketCounts
 from .fanout import Fanout
+from .links import CONNECT, HEARTBEAT, LINK_PATH, Link, RemoteConn, Request, event_of
+from .relaying import Relaying
 from .sockets import Conn, Sender, error_message
 from .toolmessages import ToolWork, decide_tool, tools_changed
 from .writer import STORAGE, Writer, take_in_one
 
-__all__ = ["BEHIND", "LINK_PATH", "RENEW", "TTL", "Link", "Owners", "RemoteConn"]
+__all__ = ["BEHIND", "RENEW", "TTL", "Owners"]
 
 log = logging.getLogger("lifeledger_table")
 
@@ -106,13 +108,6 @@ KNOWN_EVERY = 0.5
 #: store (from its newest checkpoint, in a thread: at most ``Table.CHECKPOINT`` actions
 #: replayed, a quarter of the events it skips), rather than taking each in.
 BEHIND = 400
-#: How long (seconds) opening a link may take (a busy owner is slow, not dead).
-CONNECT = 10.0
-#: The internal listener's path for links.
-LINK_PATH = "/link"
-#: Seconds between pings on a link: an owner that does not answer in half of it (paused,
-#: its machine gone) is given up.
-HEARTBEAT = 5.0
 
 #: How often (seconds) taking in a followed table's events looks again while it is loaded
 #: again from the store.
@@ -123,104 +118,6 @@ AWAIT_CHANGE = 10.0
 
 #: The refusal of a change over the table's message budget (as the socket's own budgets say).
 THROTTLED = Sentence("Too many messages from here or at this table; slow down.")
-
-#: A change waiting for its table's owner: the socket, the message's kind, body, id, acting
-#: seat and ``at_turn``.
-Request = tuple[Sender, str, dict[str, Any], str, str | None, int | None]
-
-
-def event_row(event: Event) -> list[Any]:
-    """An event as sent on a link (its table is the message's)."""
-    return [
-        event.seq,
-        event.kind,
-        event.body,
-        event.client_id,
-        event.seat,
-        event.time,
-        event.game,
-        event.position,
-        event.entry,
-    ]
-
-
-def event_of(table_id: str, row: list[Any]) -> Event:
-    """The event :func:`event_row` sent."""
-    seq, kind, body, cid, seat, at, game, position, entry = row
-    return Event(table_id, seq, kind, body, cid, seat, at, game, position, entry)
-
-
-class Link:
-    """One WebSocket between two processes. Messages are queued and sent in order, those
-    queued together in one frame (a JSON array)."""
-
-    def __init__(self, ws: web.WebSocketResponse | aiohttp.ClientWebSocketResponse) -> None:
-        self.ws = ws
-        self.out: list[dict[str, Any]] = []
-        self.ready = asyncio.Event()
-        self.closed = False
-        self.pump = asyncio.get_running_loop().create_task(self._pump())
-
-    def put(self, message: dict[str, Any]) -> None:
-        """Queue a message (nothing, once the link is closed)."""
-        if not self.closed:
-            self.out.append(message)
-            self.ready.set()
-
-    async def _pump(self) -> None:
-        while not self.closed:
-            await self.ready.wait()
-            self.ready.clear()
-            batch, self.out = self.out, []
-            if not batch:
-                continue
-            try:
-                await self.ws.send_str(json.dumps(batch))
-            except (ConnectionError, RuntimeError):
-                break
-        self.closed = True
-
-    async def messages(self) -> AsyncIterator[dict[str, Any]]:
-        """The messages received, in order, until the link closes."""
-        try:
-            async for frame in self.ws:
-                if frame.type != aiohttp.WSMsgType.TEXT:
-                    break
-                for message in json.loads(frame.data):
-                    yield message
-        finally:
-            self.closed = True
-            self.pump.cancel()
-            with contextlib.suppress(Exception):
-                await self.ws.close()
-
-
-class RemoteConn:
-    """A phone on another process, as the owner's writer answers it: what it is sent goes
-    back on the link, to that process's socket ``key``."""
-
-    def __init__(
-        self, link: Link, key: int, table_id: str, address: str, holds: tuple[str, ...] = ()
-    ) -> None:
-        self.link = link
-        self.key = key
-        self.table_id = table_id
-        self.address = address
-        #: The seats that socket holds (as its process said): an undo of another seat's
-        #: change is asked of that seat (:meth:`Owners._undo_check`).
-        self.holds = holds
-
-    def send(self, text: str, cid: str | None = None) -> None:
-        self.link.put(
-            {"t": "send", "table": self.table_id, "conn": self.key, "text": text, "cid": cid}
-        )
-
-    def send_json(self, obj: dict[str, Any]) -> None:
-        cid = obj.get("id")
-        self.send(json.dumps(obj), cid if isinstance(cid, str) else None)
-
-    def close(self) -> None:
-        self.link.put({"t": "close", "table": self.table_id, "conn": self.key})
 
 
 class Owners:
@@ -274,7 +171,8 @@ class Owners:
         #: Links to owners, by address (opening: a future).
         self.links: dict[str, asyncio.Future[Link | None]] = {}
         #: The links of the processes following each table decided here.
-        self.followers: dict[str, set[Link]] = {}
+        self.relaying = Relaying()
+        self.followers = self.relaying.followers
         self._keys: weakref.WeakKeyDictionary[Conn, int] = weakref.WeakKeyDictionary()
         self._conns: weakref.WeakValueDictionary[int, Conn] = weakref.WeakValueDictionary()
         self._next_key = 0
@@ -283,14 +181,8 @@ class Owners:
         self.runner: web.AppRunner | None = None
         #: Set once the process stops: no table is claimed or followed any more.
         self.stopping = False
-        #: The gate whose counts of each table's sockets are told over the links (``None``:
-        #: not counted: :meth:`count_sockets`).
-        self.gate: SocketGate | None = None
-        #: Tables decided here: the counts of their sockets each follower's process told.
-        self.reported: dict[str, dict[Link, dict[str, int]]] = {}
-        #: Tables whose counts are to be told at the end of this turn of the event loop.
-        self.untold: set[str] = set()
-        self._telling: asyncio.Handle | None = None
+        #: A table's sockets counted on every process serving it (:mod:`.counting`).
+        self.counts = SocketCounts(self.mine, self.remote, self.followers)
         #: Changes forwarded to owners, and tables taken over from another owner.
         self.forwarded = 0
         self.taken_over = 0
@@ -375,7 +267,7 @@ class Owners:
         """Another process took this table's lease: it decides now; follow it."""
         log.warning("table %s: another process took its lease; following it", table_id)
         self.mine.discard(table_id)
-        self._uncount(table_id)
+        self.counts.forget(table_id)
         for link in self.followers.pop(table_id, set()):
             link.put({"t": "moved", "table": table_id})
         table = self.hub.tables.get(table_id)
@@ -560,7 +452,7 @@ class Owners:
         followed = table_id in self.seen
         shown = self.seen.pop(table_id, table.last_seq)
         self.remote.pop(table_id, None)
-        self._uncount(table_id)  # the followers tell this process their counts anew
+        self.counts.forget(table_id)  # the followers tell this process their counts anew
         if followed:
             self.taken_over += 1
             # The tools the last owner wrote and did not send before it died are read too.
@@ -581,7 +473,7 @@ class Owners:
         self.remote[table_id] = link
         self.seen.setdefault(table_id, table.last_seq)
         link.put({"t": "follow", "table": table_id})
-        self.sockets_changed(table_id)  # its sockets here counted there
+        self.counts.changed(table_id)  # its sockets here counted there
         for request in self.waiting.pop(table_id, []):
             self._forward(table_id, link, request)
 
@@ -598,7 +490,7 @@ class Owners:
         self.seen.pop(table_id, None)
         self.inflight.pop(table_id, None)
         self.filling.pop(table_id, None)
-        self._uncount(table_id)
+        self.counts.forget(table_id)
 
     # -- following -------------------------------------------------------------------------
 
@@ -751,7 +643,7 @@ class Owners:
 
     def _moved(self, table_id: str) -> None:
         self.remote.pop(table_id, None)
-        self._uncount(table_id)  # told again by the next owner (or by its followers)
+        self.counts.forget(table_id)  # told again by the next owner (or by its followers)
         unanswered = list(self.inflight.pop(table_id, {}).values())
         self.waiting[table_id] = unanswered + self.waiting.get(table_id, [])
         self.resolving.discard(table_id)
@@ -812,12 +704,8 @@ class Owners:
             self._undo_ask(table_id, message)
         elif kind == "moved":
             self._moved(table_id)
-        elif kind == "sockets" and self.gate is not None:
-            counts = _counts(message.get("counts"))
-            if counts:
-                self.gate.elsewhere[table_id] = counts
-            else:
-                self.gate.elsewhere.pop(table_id, None)
+        elif kind == "sockets":
+            self.counts.from_owner(table_id, message.get("counts"))
 
     def _undo_ask(self, table_id: str, message: dict[str, Any]) -> None:
         """The owner did not apply an undo a phone here sent: it takes back another seat's
@@ -933,60 +821,6 @@ class Owners:
             if sender is not None and cid:
                 sender.send_json({"type": "ack", "id": cid, "seq": seq})
 
-    # -- a table's sockets, counted on every process ------------------------------------------
-
-    def count_sockets(self, gate: SocketGate) -> None:
-        """Tell the other processes serving a table the counts of its sockets in ``gate``,
-        and keep theirs there (:attr:`.SocketGate.elsewhere`)."""
-        self.gate = gate
-        gate.changed = self.sockets_changed
-
-    def sockets_changed(self, table_id: str) -> None:
-        """The counts of a table's sockets changed (here, or as a follower told): told at the
-        end of this turn of the event loop, once however many changed."""
-        self.untold.add(table_id)
-        if self._telling is None:
-            self._telling = asyncio.get_running_loop().call_soon(self._tell)
-
-    def _tell(self) -> None:
-        """A follower tells the owner its counts; an owner tells each follower the counts of
-        all the others, its own among them, and keeps the followers' together."""
-        self._telling = None
-        tables, self.untold = self.untold, set()
-        gate = self.gate
-        if gate is None:
-            return
-        for table_id in tables:
-            link = self.remote.get(table_id)
-            if link is not None:
-                link.put({"t": "sockets", "table": table_id, "counts": gate.counts(table_id)})
-                continue
-            if table_id not in self.mine:
-                continue
-            reports = self.reported.get(table_id, {})
-            links = self.followers.get(table_id, set())
-            for gone in [k for k in reports if k not in links]:
-                del reports[gone]
-            theirs = _sum(reports.values())
-            if theirs:
-                gate.elsewhere[table_id] = theirs
-            else:
-                gate.elsewhere.pop(table_id, None)
-                self.reported.pop(table_id, None)
-            if not links:
-                continue
-            everyone = _sum([theirs, gate.counts(table_id)])
-            for follower in links:
-                others = _sum([everyone], less=reports.get(follower, {}))
-                follower.put({"t": "sockets", "table": table_id, "counts": others})
-
-    def _uncount(self, table_id: str) -> None:
-        """Forget the other processes' counts of a table's sockets (its owner changed, or it
-        left memory): they are told again where it is followed next."""
-        self.reported.pop(table_id, None)
-        if self.gate is not None:
-            self.gate.elsewhere.pop(table_id, None)
-
     # -- the owner's side ------------------------------------------------------------------
 
     @property
@@ -1049,9 +883,7 @@ class Owners:
         finally:
             for links in self.followers.values():
                 links.discard(link)
-            for table_id, reports in self.reported.items():
-                if reports.pop(link, None) is not None:
-                    self.sockets_changed(table_id)
+            self.counts.link_closed(link)
         return ws
 
     def _from_follower(self, link: Link, message: dict[str, Any]) -> None:
@@ -1070,7 +902,8 @@ class Owners:
                 str(message["address"]),
                 tuple(s for s in holds if isinstance(s, str)) if isinstance(holds, list) else (),
             )
-            if self.gate is not None and not self.gate.take_table(table_id):
+            gate = self.counts.gate
+            if gate is not None and not gate.take_table(table_id):
                 # The table's budget, which its phones here spend too (issue 18 item 2).
                 conn.send_json(error_message(str(message["cid"]), "throttled", THROTTLED))
                 return
@@ -1103,64 +936,9 @@ class Owners:
             )
         elif kind == "unfollow":
             self.followers.get(table_id, set()).discard(link)
-            if self.reported.get(table_id, {}).pop(link, None) is not None:
-                self.sockets_changed(table_id)
-        elif (
-            kind == "sockets" and table_id in self.mine and link in self.followers.get(table_id, ())
-        ):
-            self.reported.setdefault(table_id, {})[link] = _counts(message.get("counts"))
-            self.sockets_changed(table_id)
-
-    def relay(self, table: Table, decision: Decision, sender: Sender) -> None:
-        """A change decided here was written: the processes following its table are sent
-        it (the one whose phone sent it, as its acknowledgement)."""
-        links = self.followers.get(table.id)
-        target = sender.link if isinstance(sender, RemoteConn) else None
-        if not links and target is None:
-            return
-        event = decision.event
-        cid = event.client_id
-        for link in links or ():
-            mine = link is target
-            link.put(
-                {
-                    "t": "event",
-                    "table": table.id,
-                    "event": event_row(event),
-                    "text": decision.text,
-                    "conn": sender.key if mine and isinstance(sender, RemoteConn) else None,
-                    "cid": cid if mine else None,
-                }
-            )
-        if target is not None and target not in (links or ()):
-            assert isinstance(sender, RemoteConn)
-            sender.send(acknowledged(decision.text, cid), cid)
-
-    def relay_tools(self, table: Table, text: str, sender: Sender | None, cid: str) -> None:
-        """A table's tools were sent to its phones here (``text``): the processes following
-        it are sent them too, with the tools themselves (the one whose phone sent the tool
-        message, ``sender``, as its acknowledgement)."""
-        links = self.followers.get(table.id) or set()
-        target = sender.link if isinstance(sender, RemoteConn) else None
-        if not links and target is None:
-            return
-        data = table.tools.dump()
-        for link in links:
-            mine = link is target
-            link.put(
-                {
-                    "t": "tools",
-                    "table": table.id,
-                    "version": table.tools.version,
-                    "data": data,
-                    "text": text,
-                    "conn": sender.key if mine and isinstance(sender, RemoteConn) else None,
-                    "cid": cid if mine else None,
-                }
-            )
-        if target is not None and target not in links:
-            assert isinstance(sender, RemoteConn)
-            sender.send(acknowledged(text, cid), cid)
+            self.counts.unfollowed(table_id, link)
+        elif kind == "sockets":
+            self.counts.from_follower(table_id, link, message.get("counts"))
 
 
 def _over_share(table: Table) -> float:
@@ -1172,25 +950,3 @@ def _over_share(table: Table) -> float:
     except TableError:
         return (table.share.debt - TABLE_BURST) / TABLE_SHARE
     return 0.0
-
-
-def _counts(given: Any) -> dict[str, int]:
-    """Counts of a table's sockets as told on a link (anything else in them left out)."""
-    if not isinstance(given, dict):
-        return {}
-    return {str(k): v for k, v in given.items() if type(v) is int and 0 < v <= 1_000_000}
-
-
-def _sum(counts: Iterable[dict[str, int]], less: dict[str, int] | None = None) -> dict[str, int]:
-    """Counts added together (``less``, taken away), those of nothing left out."""
-    total: dict[str, int] = {}
-    for one in counts:
-        for key, n in one.items():
-            total[key] = total.get(key, 0) + n
-    for key, n in (less or {}).items():
-        left = total.get(key, 0) - n
-        if left > 0:
-            total[key] = left
-        else:
-            total.pop(key, None)
-    return total

@@ -31,10 +31,11 @@ class Subscribers:
     #: (:meth:`.undoasks.UndoAsks.changed`).
     changed: list[Callable[[Table], None]] = field(default_factory=list)
     #: A change decided here was written and sent to the phones here: the processes following
-    #: its table are sent it (:meth:`.owners.Owners.relay`).
+    #: its table are sent it (:meth:`.relaying.Relaying.relay`).
     written: list[Callable[[Table, Decision, Sender], None]] = field(default_factory=list)
     #: A table's tools were sent to its phones here (the JSON text, the sender and its
-    #: message's id): the processes following it are sent them (:meth:`.owners.Owners.relay_tools`).
+    #: message's id): the processes following it are sent them
+    #: (:meth:`.relaying.Relaying.relay_tools`).
     tools_sent: list[Callable[[Table, str, Sender | None, str], None]] = field(default_factory=list)
     #: A table is about to be read: the copy of one another process decides is brought up to
     #: date first (:meth:`.owners.Owners.catch_up`).

@@ -9,7 +9,7 @@ connection is), then goes to the owner on the link as a change of kind ``"tool"`
 dies. The owner decides it as its own phones' (:func:`decide_tool`): the table's budget and
 its tool changes waiting hold for the whole table, one lock, one write; the new tools go to
 its phones and, on the links, to the phones of the processes following the table (the
-sender's with its acknowledgement: :meth:`.owners.Owners.relay_tools`). A retry of a message
+sender's with its acknowledgement: :meth:`.relaying.Relaying.relay_tools`). A retry of a message
 already decided (its client id among those the tools keep) is answered with the tools as
 they are, never applied twice. The store's version check stays the fence against an owner
 that still writes after losing its lease (and, on one SQLite database shared by several
