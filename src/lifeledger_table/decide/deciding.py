@@ -72,17 +72,17 @@ def decide(
 ) -> Decision | int:
     """Let the engine and the table decide a client's request, and take it into memory.
 
-    Returns the :class:`Decision` (its event is to be written, then passed to :meth:`commit`),
+    Returns the :class:`Decision` (its event is to be written, then passed to :func:`commit`),
     or, for a ``client_id`` seen lately (a retry; with ``look_up``, ever: the store is
     asked), the sequence number it got. Raises
     :class:`TableError` if the request is turned down (nothing changes); a retry of a
-    turned-down request gets the same error. If the write then fails, :meth:`reload`.
+    turned-down request gets the same error. If the write then fails, :func:`.loading.reload`.
     ``at_turn``: the request holds only while the game's turn number is this one (two
     phones pressing "Next turn" at once begin one turn, not two: the second is ``stale``).
     ``shares``: a phone's request is turned down ``busy`` while the table's changes, or
     its network's, have taken more than their share of the server (each a
     :class:`.limits.WorkShare`); the time the decision takes counts against each, and
-    against the table's own (:attr:`share`) whoever asks. ``at``: when the change was
+    against the table's own (``table.share``) whoever asks. ``at``: when the change was
     made, if not now (a table shared from a device keeps its changes' times).
     """
     earlier = admit(table, client_id, look_up, at_turn, shares)
@@ -151,7 +151,7 @@ def decide_one(
     replayed: bool = False,
     group: str | None = None,
 ) -> Decision:
-    """:meth:`decide` a new request, the engine bounded by :data:`.limits.DECISION_SECONDS`
+    """:func:`decide` a new request, the engine bounded by :data:`.limits.DECISION_SECONDS`
     (the log, replayed, is not: each of its actions was decided within it once)."""
     event = Event(
         table=table.id,
@@ -283,7 +283,7 @@ def _action_step(
 ) -> Step:
     """The step of an action: parsed, checked against the seat that sent it (a client's
     request), applied to the live game by the engine, with a checkpoint every
-    :attr:`.state.TableState.CHECKPOINT` actions in effect."""
+    ``table.CHECKPOINT`` actions in effect."""
     game, position = table.game, table.count
     action = event.body.get("action")
     if not isinstance(action, dict):
@@ -550,9 +550,9 @@ def adopt(table: TableState, step: Step) -> None:
 
 def take_one(table: TableState, event: Event) -> str:
     """Take in one event another server wrote, the next after the last one here (as
-    :meth:`take_in`), and return its message for the phones. Does no I/O: an event that
+    :meth:`.table.Table.take_in`), and return its message for the phones. Does no I/O: an event that
     needs part of the log not in memory raises :class:`NeedsLog`, having changed nothing
-    (read it off the event loop, :meth:`learn` it, and call again)."""
+    (read it off the event loop, :func:`.reading.learn` it, and call again)."""
     if table.pending:
         raise TableError("busy", Sentence("Changes decided here are still being written."))
     step = prepare(table, event, None, live=True)

@@ -1,5 +1,5 @@
 """Loading a table and its checkpoints: a table is built from its newest checkpoint and the
-actions in effect after it (at most :attr:`.state.TableState.CHECKPOINT` of them replayed,
+actions in effect after it (at most ``table.CHECKPOINT`` of them replayed,
 however long its log), or, for a log from before checkpoints were kept or whose checkpoints
 this build can't read, by replaying its whole log, keeping in the store what that derived. A
 log that can't be loaded leaves the table broken, saying why (:meth:`.state.TableState.fail`).
@@ -34,8 +34,8 @@ log = logging.getLogger("lifeledger_table")
 def reload(table: TableState) -> None:
     """Build everything in memory from the store (on first use, and after a failed write:
     whatever was decided but not written is forgotten), from the newest checkpoint: at
-    most :attr:`CHECKPOINT` actions are replayed. Raises :class:`KeyError` if the store
-    has no such table; if the log can't be loaded, :attr:`broken` says why."""
+    most ``table.CHECKPOINT`` actions are replayed. Raises :class:`KeyError` if the store
+    has no such table; if the log can't be loaded, ``table.broken`` says why."""
     table.broken = None
     table.reset(None)
     try:
@@ -161,7 +161,7 @@ def replay_log(table: TableState) -> None:
 
 def settle(table: TableState, work: Callable[[], T], *, loading: bool = False) -> T:
     """``work()`` (a decision), the store read here, synchronously, each time it needs
-    part of the log (:class:`NeedsLog`): for :meth:`submit`, loading a table (in a thread)
+    part of the log (:class:`NeedsLog`): for :func:`submit`, loading a table (in a thread)
     and tests, never on the event loop. A read that fails refuses it ``storage`` (nothing
     changed); ``loading``: it raises its own error (a store that can't be reached leaves
     the table to be loaded later)."""

@@ -11,7 +11,7 @@ from typing import Any
 from lifeledger.sentences import Sentence
 
 from .errors import TableError
-from .table import PAGE
+from .state import PAGE
 
 __all__ = ["CHANGES", "CLIENT_ID", "MAX_TURN_NUMBER", "TOKEN", "acknowledged", "history_request"]
 

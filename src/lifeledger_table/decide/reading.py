@@ -118,7 +118,7 @@ def opener(table: TableState, number: int) -> Event | None:
 
 def checkpoint_game(table: TableState, count: int, number: int | None = None) -> engine.Game:
     """The current game (or game ``number``) after ``count`` actions in effect (a multiple
-    of :attr:`CHECKPOINT`), from its checkpoint: never changed (copy it to play on)."""
+    of ``table.CHECKPOINT``), from its checkpoint: never changed (copy it to play on)."""
     number = table.number if number is None else number
     if count == 0:
         return engine.new_game(table.header)
@@ -138,7 +138,7 @@ def checkpoint_game(table: TableState, count: int, number: int | None = None) ->
 
 def segment_before(table: TableState, end: int) -> Segment:
     """The segment of the current game that ends after ``end`` actions in effect (a
-    multiple of :attr:`CHECKPOINT`, above 0): its checkpoint and its actions, read from
+    multiple of ``table.CHECKPOINT``, above 0): its checkpoint and its actions, read from
     the log (:class:`NeedsLog`; and the changes not yet written)."""
     start = end - table.CHECKPOINT
     return checkpoint_game(table, start), start, in_effect(table, start, end)

@@ -155,7 +155,7 @@ class TableState:
         self.replaying: Replay | None = None
         #: The event being loaded, if one is (named when it fails).
         self.loading_at = 0
-        #: The reads of the log this table was given for its decisions (:meth:`learn`).
+        #: The reads of the log this table was given for its decisions (:func:`.reading.learn`).
         self.reads = LogReads()
 
     @property
