@@ -21,8 +21,11 @@ from browser_helpers import (  # noqa: E402
     ARGS,
     CHROMIUM,
     PHONE,
+    free_port,
+    get,
     life,
     need_chromium,
+    server,
     static_app,
 )
 from playwright.sync_api import BrowserContext, Page, expect, sync_playwright  # noqa: E402
@@ -55,27 +58,31 @@ def on_device_page(page: Page) -> str:
 
 def ready(page: Page) -> None:
     """The engine has answered the page: the table's welcome came from the device."""
-    page.wait_for_function("() => S.connected && !!S.state", timeout=ENGINE)
+    page.wait_for_function("() => lifeledger.S.connected && !!lifeledger.S.state", timeout=ENGINE)
 
 
 def decided(page: Page) -> None:
     """Every tap decided by the device's engine and kept (nothing waits)."""
-    page.wait_for_function("() => S.connected && S.pending.size === 0", timeout=ENGINE)
+    page.wait_for_function(
+        "() => lifeledger.S.connected && lifeledger.S.pending.size === 0", timeout=ENGINE
+    )
 
 
 def tap_minus(page: Page, player: str, total: str) -> None:
     page.locator(f'.panel[data-player="{player}"] [data-act="minus"]').click()
     expect(life(page, player)).to_have_text(total)
-    page.wait_for_function("() => !TAPS.run")
+    page.wait_for_function("() => !lifeledger.TAPS.run")
 
 
 def act(page: Page, action: str) -> None:
-    """An action sent as the page's own taps send it (``act``)."""
-    page.evaluate(f"() => act({action})")
+    """An action sent as the page's own taps send it (``lifeledger.act``)."""
+    page.evaluate(f"() => lifeledger.act({action})")
 
 
 def player(page: Page, who: str) -> dict[str, Any]:
-    found: dict[str, Any] = page.evaluate(f"() => S.state.players.find((p) => p.id === {who!r})")
+    found: dict[str, Any] = page.evaluate(
+        f"() => lifeledger.S.state.players.find((p) => p.id === {who!r})"
+    )
     return found
 
 
@@ -142,7 +149,7 @@ def test_a_whole_game_on_the_device_from_the_static_folder(tmp_path: Path) -> No
         expect(life(page, "player-2")).to_have_text("0")
         lost = player(page, "player-2")
         assert (lost["status"], lost["rule"]) == ("lost", "704.5a")
-        assert page.evaluate("S.lastSeq") == 5  # each change once
+        assert page.evaluate("lifeledger.S.lastSeq") == 5  # each change once
         context.close()
     shutil.rmtree(profile, ignore_errors=True)
 
@@ -164,7 +171,9 @@ def test_in_italian_a_game_on_the_device_from_the_static_folder(tmp_path: Path) 
         page.wait_for_function("() => document.documentElement.lang === 'it'")
         start_device_table(page, url)
         page.wait_for_function("() => document.documentElement.lang === 'it'")
-        one, two = page.evaluate("S.state.players.map((p) => p.id)")  # the names are Italian
+        one, two = page.evaluate(
+            "lifeledger.S.state.players.map((p) => p.id)"
+        )  # the names are Italian
         tap_minus(page, one, "19")
         decided(page)
         act(page, f'{{ do: "pay_life", player: "{one}", amount: 25 }}')
@@ -181,6 +190,90 @@ def test_in_italian_a_game_on_the_device_from_the_static_folder(tmp_path: Path) 
         status = page.locator(f'.panel[data-player="{two}"] .status')
         expect(status).to_contain_text("(704.5a)")
         assert "perso" in status.inner_text().lower()
-        assert page.evaluate("S.lastSeq") == 2  # the refused payment is no change
+        assert page.evaluate("lifeledger.S.lastSeq") == 2  # the refused payment is no change
         context.close()
     shutil.rmtree(profile, ignore_errors=True)
+
+
+def share_to(page: Page, address: str) -> None:
+    """The device table's menu, "Share this table": the static app asks for a server's
+    address (the last one typed is offered), and shares there."""
+    page.locator("#menu-btn").click()
+    page.locator('[data-menu="share"]').click()
+    field = page.locator("#share-server")
+    expect(field).to_be_visible()
+    field.fill(address)
+    page.locator("#share-go").click()
+
+
+@pytest.mark.rule("119.3")
+def test_shared_from_the_static_app_to_a_server_at_another_address(tmp_path: Path) -> None:
+    """The static app has no server of its own: "Share this table" asks for one's address. A
+    wrong address and a server that can't be reached are named, and the table stays on the
+    device; then the game goes to the lifeledger server at another address (a cross-site
+    POST), the phone opens the served table there as its table device (its host and seat
+    tokens handed over in the address's fragment, gone from the address once read), a
+    second phone joins by the table's link, and both see the same totals: every change
+    applied once (119.3)."""
+    need_chromium()
+    with (
+        sync_playwright() as p,
+        static_app(tmp_path / "site", "app") as url,
+        server(tmp_path / "t.db") as (base, _proc),
+    ):
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_context(**PHONE).new_page()
+        device = start_device_table(page, url)
+        tap_minus(page, "player-1", "19")
+        tap_minus(page, "player-2", "19")
+        tap_minus(page, "player-2", "18")
+        decided(page)
+        # Not an address: said, nothing sent, the table still here.
+        share_to(page, "ftp://files.example")
+        expect(page.locator("#toast")).to_contain_text("ftp://files.example")
+        expect(page.locator("#share-server")).to_be_visible()  # to be typed again
+        # An address where no server answers: said, and the table stays on this device.
+        page.locator("#share-server").fill(f"http://127.0.0.1:{free_port()}")
+        page.locator("#share-go").click()
+        expect(page.locator("#toast")).to_contain_text("can't be reached")
+        expect(page.locator("#toast")).to_contain_text("stays on this device")
+        assert page.evaluate(f"() => location.search === '?t={device}'")
+        page.locator('[data-close="sheet"]').click()
+        tap_minus(page, "player-1", "18")  # the game goes on here meanwhile
+        decided(page)
+        # The server at another address: the game continues there.
+        page.locator("#menu-btn").click()
+        page.locator('[data-menu="share"]').click()
+        expect(page.locator("#share-server")).to_have_value(re.compile(r"^http://127\.0\.0\.1:"))
+        page.locator("#share-server").fill(base)
+        page.locator("#share-go").click()
+        page.wait_for_url(f"{base}/t/*", timeout=30_000)
+        page.wait_for_load_state()
+        table = page.evaluate("lifeledger.KEY")
+        assert not table.startswith("d-")
+        page.wait_for_function("() => location.hash === ''")  # the tokens read, and gone
+        page.wait_for_function(
+            "() => lifeledger.S.connected && lifeledger.S.seats.length === 2", timeout=30_000
+        )
+        expect(life(page, "player-1")).to_have_text("18")
+        expect(life(page, "player-2")).to_have_text("18")
+        assert get(f"{base}/api/tables/{table}")["seq"] == 4  # each change once
+        # A second phone joins by the table's link, and asks the table device for its seat.
+        phone = browser.new_context(**PHONE).new_page()
+        phone.goto(f"{base}/t/{table}")
+        seat_btn = phone.locator('#picker button[data-seat="player-2"]')
+        seat_btn.click()
+        seat_btn.click()
+        page.locator('#ask [data-answer="allow"]').click()
+        expect(phone.locator('[data-player="player-2"] .tag.you')).to_be_visible()
+        expect(life(phone, "player-1")).to_have_text("18")
+        expect(life(phone, "player-2")).to_have_text("18")
+        tap_minus(phone, "player-2", "17")
+        expect(life(page, "player-2")).to_have_text("17")
+        tap_minus(page, "player-1", "17")
+        expect(life(phone, "player-1")).to_have_text("17")
+        served = get(f"{base}/api/tables/{table}")
+        assert served["seq"] == 6
+        lives = {p["id"]: p["life"] for p in served["state"]["players"]}
+        assert lives == {"player-1": 17, "player-2": 17}
+        browser.close()
