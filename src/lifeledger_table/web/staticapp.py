@@ -29,7 +29,7 @@ PAGES = ("index.html", "table.html")
 SERVER_BASE = '<base href="/">'
 FOLDER_BASE = '<base href="./">'
 #: What the folder's pages say beside their base: no lifeledger server serves them (the page
-#: reads it: common.js, hasServer), so a table is shared with a server whose address the
+#: reads it: share.js, hasServer), so a table is shared with a server whose address the
 #: player types, across sites (web/middleware.py, CROSS_SITE).
 NO_SERVER = '<meta name="lifeledger-server" content="none">'
 #: What a folder written before holds: it may be written again (its files replaced).
