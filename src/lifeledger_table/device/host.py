@@ -34,7 +34,7 @@ from ..decide.tools import parse as parse_tool
 from ..store.records import Event, TableRow, hash_token
 from ..store.sqlite import SQLiteStore
 
-__all__ = ["PREFIX", "create", "forget", "info", "message", "open_table", "record"]
+__all__ = ["PREFIX", "create", "forget", "info", "message", "open_table", "record", "warm"]
 
 #: A device table's id begins with this: the page knows from the id alone where the table lives.
 PREFIX = "d-"
@@ -48,7 +48,17 @@ class _Device:
         self.tables: dict[str, Table] = {}
 
 
-_DEVICE = _Device()
+#: Made at the first call, not at import: the engine worker keeps Pyodide's memory as it is
+#: once this module is imported (its kept start, docs/table.md "Device tables"), and that start
+#: holds no table and no open database.
+_DEVICE: _Device | None = None
+
+
+def _device() -> _Device:
+    global _DEVICE
+    if _DEVICE is None:
+        _DEVICE = _Device()
+    return _DEVICE
 
 
 def _now_ms() -> int:
@@ -56,7 +66,7 @@ def _now_ms() -> int:
 
 
 def _table(table_id: str) -> Table:
-    table = _DEVICE.tables.get(table_id)
+    table = _device().tables.get(table_id)
     if table is None:
         raise TableError("unknown-table", Sentence("This table is not open on this device."))
     return table
@@ -100,13 +110,13 @@ def create(form: str) -> str:
         setup={**setup, "host": hash_token(host), "form": given},
         created=time.time(),
     )
-    store = _DEVICE.store
+    store = _device().store
     store.create_table(row)
     tokens = {p["id"]: secrets.token_urlsafe(24) for p in setup["header"]["players"]}
     seats = {seat: hash_token(token) for seat, token in tokens.items()}
     for seat, digest in seats.items():
         store.set_seat(row.id, seat, digest)
-    _DEVICE.tables[row.id] = Table(store, row.id)
+    _device().tables[row.id] = Table(store, row.id)
     return json.dumps(
         {
             "id": row.id,
@@ -124,9 +134,9 @@ def open_table(kept: str) -> str:
     from its log, as a server loads a table. A table open already is left as it is."""
     data = json.loads(kept)
     row = TableRow(**data["table"])
-    if row.id in _DEVICE.tables:
+    if row.id in _device().tables:
         return json.dumps({"id": row.id})
-    store = _DEVICE.store
+    store = _device().store
     store.create_table(row)
     for seat, digest in data.get("seats", {}).items():
         store.set_seat(row.id, seat, digest)
@@ -136,8 +146,8 @@ def open_table(kept: str) -> str:
     tools = data.get("tools")
     if tools:
         store.put_tools(row.id, int(tools[0]), str(tools[1]))
-    _DEVICE.tables[row.id] = Table(store, row.id)
-    table = _DEVICE.tables[row.id]
+    _device().tables[row.id] = Table(store, row.id)
+    table = _device().tables[row.id]
     if table.broken is not None:
         return json.dumps({"id": row.id, "error": table.broken.to_json()})
     return json.dumps({"id": row.id})
@@ -173,7 +183,7 @@ def shared(table_id: str) -> str:
 
 def forget(table_id: str) -> str:
     """Close a device table (the page deleted it): it leaves memory; its storage is the page's."""
-    _DEVICE.tables.pop(table_id, None)
+    _device().tables.pop(table_id, None)
     return "{}"
 
 
@@ -349,3 +359,27 @@ def _tool(table: Table, msg: dict[str, Any]) -> str:
     now = _now_ms()
     view = {"type": "tools", "tools": table.tools.view(table, now), "now": now, "id": cid}
     return _answer([json.dumps(view)], saved)
+
+
+# -- the engine's start --------------------------------------------------------------------------
+
+
+def warm() -> str:
+    """A first table's first moves on a scratch device, dropped after: what the engine worker
+    runs once before it keeps its start, so that the kept start has imported every module and
+    filled every cache a table's opening and first change need (the device's own tables are
+    untouched). Its answer is Bo's life after Ana's change (``"17"``): the worker checks it."""
+    global _DEVICE
+    kept, _DEVICE = _DEVICE, _Device()
+    try:
+        made = json.loads(create(json.dumps({"players": [{"name": "Ana"}, {"name": "Bo"}]})))
+        table = made["id"]
+        message(table, json.dumps({"type": "hello"}))
+        change = {"do": "lose_life", "player": "bo", "amount": 3}
+        message(table, json.dumps({"type": "action", "id": "warm", "as": "ana", "action": change}))
+        state = json.loads(info(table))["state"]
+        life = next(p["life"] for p in state["players"] if p["id"] == "bo")
+        _DEVICE.store.close()
+        return str(life)
+    finally:
+        _DEVICE = kept

@@ -4,11 +4,27 @@
 // nothing is fetched from anywhere else (Pyodide is the app's own copy, kept by the service
 // worker for offline use).
 //
-// It posts {type: "ready", ms} once the engine is imported (ms: from the worker's start), or
-// {type: "failed", error}. The page posts {id, call: "lifeledger_table.device.MODULE:FUNCTION",
-// args: [strings]}; the worker calls that function with the strings and posts back
-// {id, result: <the string it returned>} or {id, error: <text>}. Calls that come before the
-// engine is ready wait, and all calls run one at a time in the order they came.
+// It posts {type: "ready", ms, start, phases} once the engine is imported (ms: from the
+// worker's start; start: "kept" or "full", below; phases: when each step ended, in ms from the
+// worker's start), or {type: "failed", error}. The page posts {id, call:
+// "lifeledger_table.device.MODULE:FUNCTION", args: [strings]}; the worker calls that function
+// with the strings and posts back {id, result: <the string it returned>} or {id, error: <text>}.
+// Calls that come before the engine is ready wait, and all calls run one at a time in the
+// order they came.
+//
+// The kept start (docs/table.md, "Device tables"). A full start — WebAssembly instantiated,
+// Python initialised, the engine unpacked and its modules imported and run once — costs
+// seconds on a phone. So the first one keeps Pyodide's memory as it is then (its memory
+// snapshot: loadPyodide's _makeSnapshot and makeMemorySnapshot) in IndexedDB
+// (lifeledger-engine, store "starts"), under a key that names exactly what made it: the
+// digest of the engine (engine/engine.zip), of this file and of Pyodide's version. Later opens
+// whose key is the same start from it (_loadSnapshot): Python's memory is put back as it was,
+// with every module imported; only the file system (the standard library and the engine's
+// files, which are not in that memory) is filled again. A new build's engine or worker has
+// another key: the old start is not used, and is replaced. A kept start is checked before it
+// is used (its bytes' digest, kept beside it; then the key Python itself holds): one that fails
+// to load or to check is deleted and the engine starts in full, and keeps a new one. Never a
+// wrong engine: a start is used only for the very files it was made from.
 "use strict";
 
 const STARTED = performance.now();
@@ -16,6 +32,10 @@ const PYODIDE_URL = new URL("../pyodide/", self.location).href;
 const ENGINE_URL = new URL("../engine/engine.zip", self.location).href;
 // Where the engine's files are unpacked in Pyodide's file system (put first on sys.path).
 const ENGINE_DIR = "/engine";
+// Where the kept start is: one record, the newest.
+const KEPT_DB = "lifeledger-engine";
+const KEPT_STORE = "starts";
+const KEPT_RECORD = "start";
 
 // The Python side of a call: only functions of modules under lifeledger_table.device, given
 // strings, returning a string. Answers [true, result] or [false, error text]: the text a
@@ -42,9 +62,120 @@ def _lifeledger_call(target, args):
         return (False, str(exc) or type(exc).__name__)
 `;
 
+// What a started engine runs once its memory is back from a kept start: the random numbers'
+// state is this start's own (random seeded it at import, and the kept start is every open's);
+// and the key the memory was kept under, which must be this one.
+const RESTORED = `
+import random as _random
+_random.seed()
+del _random
+_lifeledger_start
+`;
+
 let call = null; // the Python dispatcher once ready
 let failed = null; // the error text if the engine could not start
 const waiting = []; // calls made before the engine was ready, in order
+const phases = {}; // when each step of the start ended (ms from the worker's start)
+function mark(step) { phases[step] = Math.round(performance.now() - STARTED); }
+
+async function fetched(url) {
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`);
+  return new Uint8Array(await res.arrayBuffer());
+}
+
+function hex(buffer) {
+  return Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+// The key of a start: the digest of the engine, this file and Pyodide's version.
+async function startKey(engine, worker, version) {
+  const label = new TextEncoder().encode(`\0${version}\0`);
+  const all = new Uint8Array(engine.length + label.length + worker.length);
+  all.set(engine, 0);
+  all.set(label, engine.length);
+  all.set(worker, engine.length + label.length);
+  return hex(await crypto.subtle.digest("SHA-256", all));
+}
+
+// -- the kept start, in IndexedDB ----------------------------------------------------------
+
+function keptDb() {
+  return new Promise((resolve, reject) => {
+    const req = indexedDB.open(KEPT_DB, 1);
+    req.onupgradeneeded = () => req.result.createObjectStore(KEPT_STORE);
+    req.onsuccess = () => resolve(req.result);
+    req.onerror = () => reject(req.error);
+  });
+}
+
+function keptRequest(mode, act) {
+  return keptDb().then((db) => new Promise((resolve, reject) => {
+    const tx = db.transaction(KEPT_STORE, mode);
+    const req = act(tx.objectStore(KEPT_STORE));
+    let value;
+    req.onsuccess = () => { value = req.result; };
+    tx.oncomplete = () => { db.close(); resolve(value); };
+    tx.onerror = tx.onabort = () => { db.close(); reject(tx.error || req.error); };
+  }));
+}
+
+// The kept start ({key, digest, bytes: Blob}) or null; never an error (none kept is a full start).
+function readKept() {
+  if (typeof indexedDB === "undefined") return Promise.resolve(null);
+  return keptRequest("readonly", (store) => store.get(KEPT_RECORD)).catch(() => null);
+}
+
+function forgetKept() {
+  return keptRequest("readwrite", (store) => store.delete(KEPT_RECORD)).catch(() => undefined);
+}
+
+async function keep(key, bytes) {
+  if (typeof indexedDB === "undefined") return;
+  const digest = hex(await crypto.subtle.digest("SHA-256", bytes));
+  const record = { key, digest, bytes: new Blob([bytes]) };
+  await keptRequest("readwrite", (store) => store.put(record, KEPT_RECORD));
+}
+
+// The kept start's bytes, if they are those it was kept with.
+async function keptBytes(kept) {
+  if (!(kept.bytes instanceof Blob) || typeof kept.digest !== "string") throw new Error("not a kept start");
+  const bytes = new Uint8Array(await kept.bytes.arrayBuffer());
+  if (hex(await crypto.subtle.digest("SHA-256", bytes)) !== kept.digest) throw new Error("the kept start is damaged");
+  return bytes;
+}
+
+// -- starting ------------------------------------------------------------------------------
+
+// Pyodide with the engine: from kept bytes (a kept start) or in full (then able to keep one).
+async function start(loadPyodide, engine, key, kept) {
+  // packageBaseUrl: the engine loads no package, and if one were asked for it would come from
+  // the app's own folder, never from elsewhere.
+  const options = { indexURL: PYODIDE_URL, packageBaseUrl: PYODIDE_URL };
+  if (kept) options._loadSnapshot = kept;
+  else options._makeSnapshot = true;
+  const pyodide = await loadPyodide(options);
+  mark("python");
+  // The engine's files: its catalogues are read from them, and a module not yet imported too.
+  pyodide.unpackArchive(engine, "zip", { extractDir: ENGINE_DIR });
+  mark("unpacked");
+  if (kept) {
+    const held = pyodide.runPython(RESTORED);
+    if (held !== key) throw new Error("the kept start is another engine's");
+    mark("checked");
+    return pyodide;
+  }
+  pyodide.runPython(`import sys\nsys.path.insert(0, ${JSON.stringify(ENGINE_DIR)})\n` + DISPATCH);
+  pyodide.pyimport("lifeledger_table.device.host");
+  pyodide.pyimport("lifeledger_table.device.foresee");
+  mark("imported");
+  // One table's first moves, on a scratch device: every module and cache they need, ready.
+  const life = pyodide.runPython("import lifeledger_table.device.host as _h\n_h.warm()");
+  if (life !== "17") throw new Error(`the engine's first change gave ${life}, not 17`);
+  pyodide.runPython(`del _h\n_lifeledger_start = ${JSON.stringify(key)}`);
+  mark("warmed");
+  return pyodide;
+}
 
 // Pyodide (since 0.28) runs in module workers only: its runtime is an ES module, loaded with
 // import(), and it refuses a classic worker by trying importScripts. The page may start this
@@ -52,17 +183,33 @@ const waiting = []; // calls made before the engine was ready, in order
 // which has import() too (Chromium 80, Safari 15, Firefox 114), importScripts is hidden, so
 // that Pyodide loads as in a module worker.
 async function boot() {
-  try { self.importScripts("data:text/javascript,"); self.importScripts = undefined; } catch { /* a module worker */ }
-  const { loadPyodide } = await import(PYODIDE_URL + "pyodide.mjs");
-  // packageBaseUrl: the engine loads no package, and if one were asked for it would come from
-  // the app's own folder, never from elsewhere.
-  const pyodide = await loadPyodide({ indexURL: PYODIDE_URL, packageBaseUrl: PYODIDE_URL });
-  const res = await fetch(ENGINE_URL);
-  if (!res.ok) throw new Error(`${ENGINE_URL}: HTTP ${res.status}`);
-  pyodide.unpackArchive(await res.arrayBuffer(), "zip", { extractDir: ENGINE_DIR });
-  pyodide.runPython(`import sys\nsys.path.insert(0, ${JSON.stringify(ENGINE_DIR)})\n` + DISPATCH);
-  pyodide.pyimport("lifeledger_table.device");
-  return pyodide.globals.get("_lifeledger_call");
+  try { self.importScripts("data:text/javascript,"); self.importScripts = undefined; } catch (e) { /* a module worker */ }
+  const found = readKept();
+  const engineBytes = fetched(ENGINE_URL);
+  const workerBytes = fetched(self.location.href);
+  const { loadPyodide, version } = await import(PYODIDE_URL + "pyodide.mjs");
+  const key = await startKey(await engineBytes, await workerBytes, version);
+  const kept = await found;
+  mark("looked");
+  let refused = null; // why a kept start was not used
+  if (kept && kept.key === key) {
+    try {
+      const bytes = await keptBytes(kept);
+      mark("read");
+      const pyodide = await start(loadPyodide, await engineBytes, key, bytes);
+      return { pyodide, how: "kept", refused };
+    } catch (e) {
+      refused = String(e && e.message || e);
+      await forgetKept();
+    }
+  } else if (kept) {
+    refused = "the kept start is another build's";
+  }
+  const pyodide = await start(loadPyodide, await engineBytes, key, null);
+  // Taken now, before any table is open: the start every later open begins from.
+  const snapshot = pyodide.makeMemorySnapshot();
+  mark("snapshot");
+  return { pyodide, how: "full", refused, key, snapshot };
 }
 
 function answer(message) {
@@ -94,10 +241,18 @@ self.onmessage = (event) => {
 function settle() { while (waiting.length) answer(waiting.shift()); }
 
 boot().then(
-  (dispatch) => {
-    call = dispatch;
-    self.postMessage({ type: "ready", ms: Math.round(performance.now() - STARTED) });
+  (started) => {
+    call = started.pyodide.globals.get("_lifeledger_call");
+    const ms = Math.round(performance.now() - STARTED);
+    self.postMessage({ type: "ready", ms, start: started.how, refused: started.refused, phases });
     settle();
+    // The start is kept after the waiting calls are answered: they never wait on the writing.
+    if (started.snapshot) {
+      keep(started.key, started.snapshot).then(
+        () => { mark("kept"); self.postMessage({ type: "kept", ms: phases.kept, bytes: started.snapshot.length }); },
+        (e) => self.postMessage({ type: "kept", error: String(e && e.message || e) }),
+      );
+    }
   },
   (e) => {
     failed = `the engine could not start: ${String(e && e.message || e)}`;
