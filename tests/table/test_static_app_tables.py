@@ -25,6 +25,7 @@ from browser_helpers import (  # noqa: E402
     get,
     life,
     need_chromium,
+    post,
     server,
     static_app,
 )
@@ -276,4 +277,22 @@ def test_shared_from_the_static_app_to_a_server_at_another_address(tmp_path: Pat
         assert served["seq"] == 6
         lives = {p["id"]: p["life"] for p in served["state"]["players"]}
         assert lives == {"player-1": 17, "player-2": 17}
+        browser.close()
+
+
+def test_a_handover_that_cannot_be_read_is_said_and_keeps_nothing(tmp_path: Path) -> None:
+    """A served table's address with a fragment that is no share's tokens (mistyped, cut
+    short): the page says so, takes it out of the address, keeps no seat, host or table
+    device from it, and the phone takes a seat as any phone does."""
+    need_chromium()
+    with sync_playwright() as p, server(tmp_path / "t.db") as (base, _proc):
+        table = post(base + "/api/tables", {"players": [{"name": "Ana"}, {"name": "Bo"}]})["id"]
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_context(**PHONE).new_page()
+        page.goto(f"{base}/t/{table}#share=%7B%22tokens%22%3A%5B1%5D%7D")  # {"tokens": [1]}
+        expect(page.locator("#toast")).to_contain_text("could not be read")
+        assert page.evaluate("() => location.hash") == ""
+        expect(page.locator('#picker button[data-seat="ana"]')).to_be_visible()
+        assert page.evaluate("() => lifeledger.S.host") is None
+        assert page.evaluate(f"() => lifeledger.loadSeats({table!r})") == {}
         browser.close()
