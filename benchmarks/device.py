@@ -1,119 +1,181 @@
-"""The engine in the browser: how long Pyodide takes to boot and import the engine in Chromium,
-and what a first visit transfers (issue 27 items 2 and 5: the engine ready within 2 s).
+"""A device table on a phone (issue 27 item 5), measured in Chromium with and without 4x CPU
+throttling (CDP's ``Emulation.setCPUThrottlingRate``, the stand-in for a mid-range phone).
 
 Run by hand: ``.venv/bin/python benchmarks/device.py [--runs 3]`` (Debian's chromium).
 
-It writes the app as static files (``lifeledger app``) into a temporary folder, serves it with
-``python -m http.server`` on loopback, and, ``--runs`` times, in a fresh browser context each
-time (a first visit: nothing cached), opens the app, starts the engine worker and waits for its
-``ready``: the worker's own figure (``ms``: from the worker's start to the engine imported) and
-the page's (from ``new Worker`` to ``ready``). Once with no throttling and once with CDP's
-``Emulation.setCPUThrottlingRate`` at 4x, taking turns. Then the first visit's transfer: the
-sum of the files the service worker keeps (the app shell, the engine and Pyodide, which is
-what a first visit fetches so that the app works offline), and of the engine and Pyodide
-alone. It prints min/median/max of each, with the load average before and after.
+It writes the app as static files (``lifeledger app``) into a temporary folder and serves it on
+loopback with a file server that counts the bytes it sends. For each rate (1x, then 4x), a
+fresh phone (a new browser profile: nothing cached, nothing kept):
+
+- **First visit**: the start page, one tap for a two-player device table, until its engine is
+  ready (its welcome): the time, and what the server sent until the service worker had kept
+  the whole app (its transfer: Chromium asks for no file twice).
+- **Opened again**, ``--runs`` times, the app cached (the service worker's) and the engine's
+  start kept (engine-worker.js): from the navigation's start, the counter drawn (a panel's
+  minus button in the page), a tap on it painted (from the click to the next frame after it:
+  made at once, before the engine is ready, so it must never wait on it), the engine ready
+  (the table's welcome, which decides that tap first) and whether it came from the kept
+  start; then a usual change (a life loss) decided on the device (the median of 20), and the
+  page's memory: its JavaScript heap (CDP ``Performance.getMetrics``) and the resident memory
+  of its renderer process, which holds the engine worker and its WebAssembly memory.
+
+CPU throttling slows the page's thread by the rate; Chromium applies it to the renderer and
+cannot throttle a dedicated worker on its own ("only supported for pages"), so the worker is
+slowed less. It prints min/median/max of each figure, with the load average before and after.
 """
 
 from __future__ import annotations
 
 import argparse
+import http.server
 import os
 import statistics
 import sys
 import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
-from playwright.sync_api import Browser, sync_playwright
+from playwright.sync_api import BrowserContext, Page, sync_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "table"))
-from browser_helpers import ARGS, CHROMIUM, static_app
+from browser_helpers import ARGS, CHROMIUM
 
-from lifeledger_table.web.pages import build_id
-
-BOOT = """async () => {
-  const started = performance.now();
-  const worker = new Worker("static/engine-worker.js");
-  const ready = await new Promise((resolve, reject) => {
-    worker.onmessage = ({ data }) =>
-      data.type === "ready" ? resolve(data) : reject(new Error(data.error));
-  });
-  const page = performance.now() - started;
-  worker.terminate();
-  return { worker: ready.ms, page };
-}"""
+from lifeledger_table.web.staticapp import write_app
 
 
-def boot(browser: Browser, url: str, rate: float) -> tuple[float, float]:
-    context = browser.new_context(service_workers="block")  # the engine from the network
-    page = context.new_page()
-    page.goto(url)
-    if rate != 1:
-        context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": rate})
-    got = page.evaluate(BOOT)
-    context.close()
-    return float(got["worker"]), float(got["page"])
+class _Counting(http.server.SimpleHTTPRequestHandler):
+    sent = 0
+    files = 0
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def copyfile(self, source: Any, outputfile: Any) -> None:
+        data = source.read()
+        type(self).sent += len(data)
+        type(self).files += 1
+        outputfile.write(data)
 
 
-#: A device table's page opened again with the app cached (the service worker's): when its
-#: counter is drawn and takes taps, when the engine is ready (both from the navigation's start),
-#: and what the engine takes to decide a usual change (a life loss) once ready.
+@contextmanager
+def counting_app(top: Path) -> Iterator[str]:
+    """The app as static files in ``top/app``, served on loopback: its URL."""
+    write_app(top / "app")
+
+    def handler(*a: Any, **k: Any) -> _Counting:
+        return _Counting(*a, directory=str(top), **k)
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/app/"
+    finally:
+        server.shutdown()
+
+
+#: A device table's page opened again: the counter drawn, a tap painted, the engine ready
+#: (from the navigation's start), a usual change decided once ready.
 REOPENED = """async () => {
+  const minus = () => document.querySelector('.panel [data-act="minus"]');
   await new Promise((resolve) => {
-    const drawn = () => document.querySelector('.panel [data-act="minus"]');
-    const look = () => (drawn() ? resolve() : requestAnimationFrame(look));
+    const look = () => (minus() && window.lifeledger ? resolve() : requestAnimationFrame(look));
     look();
   });
   const drawn = performance.now();
-  // lifeledger: the page's inspection surface (docs/table.md, "The page's scripts").
-  while (!(typeof lifeledger === "object" && lifeledger.S.connected)) {
-    await new Promise((r) => setTimeout(r, 5));
-  }
+  const L = window.lifeledger;
+  const waited = !L.S.connected;
+  const t0 = performance.now();
+  minus().click();
+  const painted = await new Promise((resolve) =>
+    requestAnimationFrame(() => setTimeout(() => resolve(performance.now() - t0), 0)));
+  while (!L.S.connected) await new Promise((r) => setTimeout(r, 5));
   const ready = performance.now();
-  const msg = (i) => JSON.stringify({
-    type: "action", id: "bench" + i + Math.random().toString(36).slice(2),
-    as: lifeledger.S.seats[0],
-    action: { do: "lose_life", player: lifeledger.S.seats[1], amount: 1 } });
+  const msg = (i) => L.toJSON({
+    type: "action", id: "bench" + i + Math.random().toString(36).slice(2), as: L.S.seats[0],
+    action: { do: "lose_life", player: L.S.seats[1], amount: 1 } });
   const spans = [];
   for (let i = 0; i < 20; i++) {
-    const t0 = performance.now();
-    await lifeledger.Engine.call("message", lifeledger.KEY, msg(i));
-    spans.push(performance.now() - t0);
+    const t = performance.now();
+    await L.Engine.call("message", L.KEY, msg(i));
+    spans.push(performance.now() - t);
   }
   spans.sort((a, b) => a - b);
-  return { drawn, ready, change: spans[10] };
+  return { drawn, painted, waited, ready, how: L.Engine.readyHow, change: spans[10] };
 }"""
 
 
-def reopen(browser_type: object, url: str, rate: float, runs: int) -> list[dict[str, float]]:
-    """A phone that started a device table once (the app cached), then opens it ``runs`` times."""
+def renderer_rss(context: BrowserContext) -> float:
+    """The largest renderer process's resident memory (MB): the page's, with its workers."""
+    browser = context.browser
+    assert browser is not None
+    cdp = browser.new_browser_cdp_session()
+    info = cdp.send("SystemInfo.getProcessInfo")
+    cdp.detach()
+    sizes = []
+    for proc in info["processInfo"]:
+        if proc["type"] != "renderer":
+            continue
+        try:
+            status = Path(f"/proc/{proc['id']}/status").read_text()
+        except OSError:
+            continue
+        rss = next(line for line in status.splitlines() if line.startswith("VmRSS:"))
+        sizes.append(int(rss.split()[1]) / 1024)
+    return max(sizes, default=0.0)
+
+
+def throttle(context: BrowserContext, page: Page, rate: float) -> None:
+    if rate != 1:
+        context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": rate})
+
+
+def phone(p: Any, url: str, rate: float, runs: int) -> dict[str, Any]:
+    """A phone's first visit, then ``runs`` opens of the device table it made."""
     with tempfile.TemporaryDirectory() as profile:
-        context = browser_type.launch_persistent_context(  # type: ignore[attr-defined]
+        context = p.chromium.launch_persistent_context(
             profile, executable_path=CHROMIUM, args=ARGS, headless=True
         )
         page = context.pages[0] if context.pages else context.new_page()
+        throttle(context, page, rate)
+        _Counting.sent = _Counting.files = 0
+        started = time.monotonic()
         page.goto(url)
-        page.wait_for_function("() => !!navigator.serviceWorker.controller", timeout=60_000)
         page.locator('[data-quick="two"]').click()
         page.wait_for_function("() => location.search.startsWith('?t=d-')", timeout=60_000)
-        page.wait_for_function("() => lifeledger.S.connected", timeout=120_000)
-        page.wait_for_timeout(1500)  # the table kept for opening at once
+        page.wait_for_function("() => window.lifeledger && lifeledger.S && lifeledger.S.connected", timeout=180_000)
+        first_ready = time.monotonic() - started
+        page.wait_for_function("() => !!navigator.serviceWorker.controller", timeout=120_000)
+        page.wait_for_timeout(3000)  # the engine's start kept, the table kept for opening at once
+        first = {"ready": first_ready, "bytes": _Counting.sent, "files": _Counting.files}
         table_url = page.url
-        out = []
+        page.close()
+        opens = []
         for _ in range(runs):
             page = context.new_page()
-            if rate != 1:
-                context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": rate})
+            throttle(context, page, rate)
             page.goto(table_url, wait_until="commit")
-            out.append(page.evaluate(REOPENED))
+            got = page.evaluate(REOPENED)
+            cdp = context.new_cdp_session(page)
+            cdp.send("Performance.enable")
+            metrics = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
+            got["heap"] = metrics["JSHeapUsedSize"] / 1e6
+            got["rss"] = renderer_rss(context)
+            opens.append(got)
             page.close()
         context.close()
-    return out
+    return {"first": first, "opens": opens}
 
 
-def summary(values: list[float], unit: str = "ms") -> str:
+def summary(values: list[float], unit: str = "ms", digits: int = 0) -> str:
+    f = f"8.{digits}f"
     return (
-        f"min {min(values):8.0f} {unit}  median {statistics.median(values):8.0f} {unit}"
-        f"  max {max(values):8.0f} {unit}"
+        f"min {min(values):{f}} {unit}  median {statistics.median(values):{f}} {unit}"
+        f"  max {max(values):{f}} {unit}"
     )
 
 
@@ -121,42 +183,36 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp) / "app"
-        with static_app(Path(tmp), "app") as url:
-            print(f"load average before: {os.getloadavg()[0]:.2f}")
-            times: dict[float, tuple[list[float], list[float]]] = {1: ([], []), 4: ([], [])}
-            with sync_playwright() as p:
-                browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-                for _ in range(args.runs):
-                    for rate, (worker, page) in times.items():
-                        w, g = boot(browser, url, rate)
-                        worker.append(w)
-                        page.append(g)
-                browser.close()
-            reopened = {}
-            with sync_playwright() as p:
-                for rate in (1, 4):
-                    reopened[rate] = reopen(p.chromium, url, rate, args.runs)
-            print(f"load average after: {os.getloadavg()[0]:.2f}")
-            for rate, got in reopened.items():
-                label = "no throttling" if rate == 1 else f"CPU throttled {rate:g}x"
-                print(f"a device table opened again, the app cached, {label} ({args.runs} runs)")
-                print(f"  counter drawn   {summary([g['drawn'] for g in got])}")
-                print(f"  engine ready    {summary([g['ready'] for g in got])}")
-                print(f"  a life change   {summary([g['change'] for g in got], 'ms')}")
-            for rate, (worker, page) in times.items():
-                label = "no throttling" if rate == 1 else f"CPU throttled {rate:g}x"
-                print(f"boot + engine import, {label} ({args.runs} runs, first visits)")
-                print(f"  in the worker   {summary(worker)}")
-                print(f"  seen by page    {summary(page)}")
-            _, shell = build_id()
-            sizes = {u: (folder / u).stat().st_size for u in shell}
-            engine = {u: s for u, s in sizes.items() if u.startswith(("engine/", "pyodide/"))}
-            print(f"first visit: {sum(sizes.values()) / 1e6:.2f} MB in {len(sizes)} files", end="")
-            print(f" (the engine and Pyodide: {sum(engine.values()) / 1e6:.2f} MB)")
-            for u, s in sorted(engine.items(), key=lambda x: -x[1]):
-                print(f"  {u:32} {s / 1e6:6.2f} MB")
+    with tempfile.TemporaryDirectory() as tmp, counting_app(Path(tmp)) as url:
+        print(f"load average before: {os.getloadavg()[0]:.2f}")
+        got = {}
+        with sync_playwright() as p:
+            for rate in (1, 4):
+                got[rate] = phone(p, url, rate, args.runs)
+        print(f"load average after: {os.getloadavg()[0]:.2f}")
+        for rate, result in got.items():
+            label = "no throttling" if rate == 1 else f"CPU throttled {rate:g}x"
+            first, opens = result["first"], result["opens"]
+            print(f"{label}")
+            print(
+                f"  first visit: engine ready after {first['ready']:.1f} s;"
+                f" {first['bytes'] / 1e6:.2f} MB sent in {first['files']} files"
+            )
+            print(f"  a device table opened again, the app cached ({args.runs} runs):")
+            print(f"    counter drawn   {summary([g['drawn'] for g in opens])}")
+            print(f"    tap painted     {summary([g['painted'] for g in opens], 'ms', 1)}")
+            print(f"    engine ready    {summary([g['ready'] for g in opens])}")
+            hows = sorted({g["how"] for g in opens})
+            waited = sum(g["waited"] for g in opens)
+            print(f"      (start: {', '.join(map(str, hows))}; tapped before it: {waited})")
+            print(f"    a life change   {summary([g['change'] for g in opens], 'ms', 1)}")
+            print(f"    page JS heap    {summary([g['heap'] for g in opens], 'MB', 1)}")
+            print(f"    renderer RSS    {summary([g['rss'] for g in opens], 'MB')}")
+        for name in ("pyodide.asm.wasm", "python_stdlib.zip"):
+            size = (Path(tmp) / "app" / "pyodide" / name).stat().st_size
+            print(f"  {name:20} {size / 1e6:6.2f} MB")
+        engine = (Path(tmp) / "app" / "engine" / "engine.zip").stat().st_size
+        print(f"  {'engine.zip':20} {engine / 1e6:6.2f} MB")
 
 
 if __name__ == "__main__":

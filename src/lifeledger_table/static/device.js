@@ -22,7 +22,7 @@ const ENGINE_WORKER = new URL("engine-worker.js", import.meta.url).href;
 // lifeledger_table.device with string arguments and resolves to its string answer; calls made
 // before the engine is ready wait in the worker and run in order.
 export const Engine = {
-  worker: null, calls: new Map(), next: 1, readyMs: null, failed: null,
+  worker: null, calls: new Map(), next: 1, readyMs: null, readyHow: null, failed: null,
   start() {
     if (this.worker) return;
     this.started = performance.now();
@@ -31,7 +31,8 @@ export const Engine = {
     this.worker.addEventListener("error", (e) => this.fail(e.message || "the engine could not start"));
   },
   answer(msg) {
-    if (msg.type === "ready") { this.readyMs = performance.now() - this.started; return; }
+    // readyHow: "kept" (from the start the worker kept) or "full" (engine-worker.js).
+    if (msg.type === "ready") { this.readyMs = performance.now() - this.started; this.readyHow = msg.start; return; }
     if (msg.type === "failed") { this.fail(msg.error); return; }
     const call = this.calls.get(msg.id);
     if (!call) return;
