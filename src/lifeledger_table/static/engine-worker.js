@@ -183,7 +183,7 @@ async function start(loadPyodide, engine, key, kept) {
 // which has import() too (Chromium 80, Safari 15, Firefox 114), importScripts is hidden, so
 // that Pyodide loads as in a module worker.
 async function boot() {
-  try { self.importScripts("data:text/javascript,"); self.importScripts = undefined; } catch (e) { /* a module worker */ }
+  try { self.importScripts("data:text/javascript,"); self.importScripts = undefined; } catch { /* a module worker */ }
   const found = readKept();
   const engineBytes = fetched(ENGINE_URL);
   const workerBytes = fetched(self.location.href);
