@@ -43,13 +43,14 @@ class Fanout:
     def send_all(
         self, table: Table, text: str, sender: Sender | None = None, cid: str = ""
     ) -> None:
-        """Queue one message, already JSON text (an object), for every socket on the table;
+        """Send one message, already JSON text (an object), to every socket on the table, the
+        same text to each (at once where nothing waits before it: :meth:`.Conn.send_now`);
         ``sender`` gets it with ``"id": cid``, which acknowledges its change ``cid``."""
         for conn in self.conns.get(table.id, ()):
             if conn is sender:
-                conn.send(acknowledged(text, cid))
+                conn.send_now(acknowledged(text, cid))
             elif conn.hello:
-                conn.send(text)
+                conn.send_now(text)
         for changed in self.subscribers.changed:
             changed(table)
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Callable
+import types
+from collections.abc import Callable, Coroutine, Generator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -15,9 +16,13 @@ from ..decide.errors import with_sentence
 from ..decide.limits import Bucket, Limits
 from ..decide.table import Table
 
-__all__ = ["Conn", "Sender", "error_message"]
+__all__ = ["EAGER_BYTES", "Conn", "Sender", "eagerly", "error_message"]
 
 log = logging.getLogger("lifeledger_table")
+
+#: A message this small (a change's event) with nothing queued before it is written to its
+#: socket at once (:meth:`Conn.send_now`); a larger one waits in the queue for the writer.
+EAGER_BYTES = 4096
 
 
 def error_message(cid: str | None, code: str, message: str, **extra: Any) -> dict[str, Any]:
@@ -70,6 +75,15 @@ class Conn:
     queued: int = 0
     #: Set once the connection is to close: nothing more is queued.
     closing: bool = False
+    #: Whether its writer runs (:meth:`writer`): until then what is sent is only queued.
+    writing: bool = False
+    #: Whether its writer is sending what was queued (a message sent now would pass it).
+    busy: bool = False
+    #: A message sent at once whose sending waits (the client is slow to take what it is
+    #: sent): the writer waits for it before the next.
+    inflight: asyncio.Future[None] | None = None
+    #: Set once a send failed (the connection is gone): nothing more is sent.
+    failed: bool = False
     bucket: Bucket = field(init=False)
     #: History pages asked for (each is up to ``table.PAGE_BYTES``: a budget of its own).
     pages: Bucket = field(init=False)
@@ -111,6 +125,40 @@ class Conn:
         self.queued += len(text)
         self.queue.put_nowait(text)
 
+    def send_now(self, text: str) -> None:
+        """Send a message at once if it is small and nothing waits before it (a change's
+        event, sent to every phone of its table), else queue it (:meth:`send`). Written to
+        the socket in this turn of the event loop (issue 29: a task woken for each message of
+        each socket cost more than the sending itself); if the client is slow to take it,
+        the rest of its sending waits in a task, and the messages after it in the queue."""
+        if (
+            len(text) > EAGER_BYTES
+            or self.closing
+            or not self.writing
+            or self.busy
+            or self.failed
+            or self.inflight is not None
+            or not self.queue.empty()
+            or self.ws.closed
+        ):
+            self.send(text)
+            return
+        try:
+            self.inflight = eagerly(self.ws.send_str(text))
+        except (ConnectionError, RuntimeError):
+            self.failed = True
+            self.queue.put_nowait("")  # the writer ends, as after a failed send
+            return
+        if self.inflight is not None:
+            self.inflight.add_done_callback(self._sent)
+
+    def _sent(self, sending: asyncio.Future[None]) -> None:
+        """A message sent at once is taken (or its connection failed)."""
+        if self.inflight is sending:
+            self.inflight = None
+        if sending.cancelled() or sending.exception() is not None:
+            self.failed = True
+
     def close(self) -> None:
         """Close the connection once what is queued before it has been sent."""
         if not self.closing:
@@ -122,15 +170,44 @@ class Conn:
         self.send(json.dumps(obj))
 
     async def writer(self) -> None:
-        """Send the queued messages in order until the connection ends."""
+        """Send the queued messages in order until the connection ends (from now on, a
+        message with nothing queued before it may be sent at once: :meth:`send_now`)."""
+        self.writing = True
         while True:
             text = await self.queue.get()
-            if text is None or self.ws.closed:
-                await self.ws.close()
-                return
+            self.busy = True
             try:
-                await self.ws.send_str(text)
-            except (ConnectionError, RuntimeError):
-                return
+                if self.inflight is not None:
+                    await asyncio.wait([self.inflight])
+                if self.failed:
+                    return
+                if text is None or self.ws.closed:
+                    await self.ws.close()
+                    return
+                try:
+                    await self.ws.send_str(text)
+                except (ConnectionError, RuntimeError):
+                    self.failed = True
+                    return
             finally:
-                self.queued -= len(text)
+                self.busy = False
+                if text is not None:
+                    self.queued -= len(text)
+
+
+def eagerly(coro: Coroutine[Any, Any, None]) -> asyncio.Future[None] | None:
+    """Run ``coro`` at once up to its first wait, as Python 3.12's eager tasks start:
+    ``None`` if it ended there (a WebSocket's message written to its transport), else the task
+    that runs the rest of it. What it raises before its first wait is raised here."""
+    try:
+        waiting = coro.send(None)
+    except StopIteration:
+        return None
+    return asyncio.ensure_future(_rest(coro, waiting))
+
+
+@types.coroutine
+def _rest(coro: Coroutine[Any, Any, None], waiting: Any) -> Generator[Any, None, None]:
+    """The rest of a coroutine :func:`eagerly` started, which waits for ``waiting``."""
+    yield waiting
+    yield from coro
