@@ -18,7 +18,8 @@ relaxed per-client limits (to grow long tables quickly over one socket: the defa
 a table take 30 changes a second) and a probe timing every garbage collection (``gc.callbacks``):
 on SIGUSR1 it writes the figures to the file, on SIGUSR2 it times one full collection of every
 object (unfrozen) and writes that too. ``--trace`` adds tracemalloc's largest holders of memory
-to the file; ``--profile FILE`` runs the server under cProfile and writes its stats on exit.
+to the file; ``--profile FILE`` runs the server under cProfile, every thread of it (the event
+loop's to FILE, each other thread's to FILE@NAME: :class:`ThreadProfiles`), written on exit.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -148,11 +150,20 @@ class Server:
     """A server process on a port: ``lifeledger_table`` as ``lifeledger serve`` runs it, or this
     module's wrapper of it (relaxed limits, GC probe), or any other command (the echo floor)."""
 
-    def __init__(self, cmd: list[str], base: str, probe: str, log: str | None = None) -> None:
+    def __init__(
+        self,
+        cmd: list[str],
+        base: str,
+        probe: str,
+        log: str | None = None,
+        env: dict[str, str] | None = None,
+    ) -> None:
         self.cmd = cmd
         self.base = base
         self.probe = probe
         self.log = log
+        #: The process's environment, if not this one's.
+        self.env = env
         self.proc: subprocess.Popen[bytes] | None = None
         self.gc_file: str | None = None
         self._gc_seen = 0
@@ -169,9 +180,11 @@ class Server:
         profile: str | None = None,
         port: int | None = None,
         log: str | None = None,
+        src: str | None = None,
     ) -> Server:
         """The table app on ``db``. Plain (``python -m lifeledger_table``, the default limits)
-        unless ``relaxed``, ``gc_file`` or ``profile`` ask for the wrapper."""
+        unless ``relaxed``, ``gc_file`` or ``profile`` ask for the wrapper. ``src``: the app
+        of another source tree's ``src`` directory (a baseline measured beside this one)."""
         port = port or free_port()
         base = f"http://127.0.0.1:{port}"
         if relaxed or gc_file or profile or limits:
@@ -186,7 +199,10 @@ class Server:
         else:
             cmd = [sys.executable, "-m", "lifeledger_table", "--host", "127.0.0.1"]
             cmd += ["--port", str(port), "--db", db]
-        server = cls(cmd, base, base + "/api/catalogue", log)
+        env = None
+        if src is not None:
+            env = {**os.environ, "PYTHONPATH": os.path.abspath(src)}
+        server = cls(cmd, base, base + "/api/catalogue", log, env)
         server.gc_file = gc_file
         return server
 
@@ -199,7 +215,7 @@ class Server:
         """Start the process and wait (bounded) until it answers."""
         out = open(self.log, "ab") if self.log else subprocess.DEVNULL  # noqa: SIM115
         try:
-            self.proc = subprocess.Popen(self.cmd, stdout=out, stderr=out)
+            self.proc = subprocess.Popen(self.cmd, stdout=out, stderr=out, env=self.env)
         finally:
             if self.log:
                 out.close()  # type: ignore[union-attr]
@@ -528,7 +544,9 @@ def serve_main(argv: list[str]) -> None:
         "--limit", action="append", default=[], metavar="NAME=VALUE", help="a Limits default"
     )
     parser.add_argument("--gc-file")
-    parser.add_argument("--profile", help="profile the event loop's thread (cProfile) to here")
+    parser.add_argument(
+        "--profile", help="profile every thread (cProfile): the event loop's to here, others' @NAME"
+    )
     parser.add_argument("--trace", action="store_true", help="tracemalloc (with --gc-file)")
     args = parser.parse_args(argv)
     values: dict[str, float] = dict(RELAXED) if args.relaxed else {}
@@ -551,15 +569,57 @@ def serve_main(argv: list[str]) -> None:
     if not args.profile:
         server.run(args.host, args.port, args.db)
         return
-    import cProfile
-
-    profiler = cProfile.Profile()
-    profiler.enable()
+    profiles = ThreadProfiles()
+    profiles.start()
     try:
         server.run(args.host, args.port, args.db)
     finally:
-        profiler.disable()
-        profiler.dump_stats(args.profile)
+        profiles.dump(args.profile)
+
+
+class ThreadProfiles:
+    """cProfile in every thread of the server: the event loop's (the main thread) from the
+    start, and each thread started later (the writer's ``asyncio.to_thread``, the log reads'
+    pool, ...) from its first call, through :func:`threading.setprofile`'s hook, which puts a
+    profiler of its own in its place. Each counts its thread's CPU time
+    (:func:`time.thread_time`), not the wall clock's: a thread's waits (for the interpreter's
+    lock, the disk, the network, a busy machine) are not its work. :meth:`dump` writes each
+    thread's stats apart: the main thread's to ``PATH``, another's to ``PATH@NAME``."""
+
+    def __init__(self) -> None:
+        self.profiles: dict[str, Any] = {}
+        self.lock = threading.Lock()
+
+    def start(self) -> None:
+        import cProfile
+
+        main = cProfile.Profile(time.thread_time)
+        self.profiles[""] = main
+        threading.setprofile(self._hook)
+        main.enable()
+
+    def _hook(self, frame: Any, event: str, arg: Any) -> None:
+        """A new thread's first call: its own profiler from now on (this hook is replaced)."""
+        import cProfile
+
+        profile = cProfile.Profile(time.thread_time)
+        with self.lock:
+            name = threading.current_thread().name
+            key, n = name, 1
+            while key in self.profiles:
+                n += 1
+                key = f"{name}~{n}"
+            self.profiles[key] = profile
+        profile.enable()
+
+    def dump(self, path: str) -> None:
+        threading.setprofile(None)
+        with self.lock:
+            profiles = dict(self.profiles)
+        for key, profile in profiles.items():
+            profile.disable()
+            with contextlib.suppress(TypeError):  # a thread's profiler that saw no call
+                profile.dump_stats(f"{path}@{key}" if key else path)
 
 
 # -- tables -------------------------------------------------------------------------------------

@@ -50,6 +50,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import glob
 import importlib
 import os
 import sys
@@ -96,6 +97,12 @@ MAX_RATE = 7.0
 #: changes a second of one, at a p99 under this many milliseconds.
 SCALE_GOAL = 1.8
 P99_GOAL = 50.0
+#: The goals of issue 29 item 1: at 4 changes a phone a second, a p99 under ``P99_GOAL`` on
+#: one process; two processes together spend at most this many times one's CPU on a change.
+BUSY_RATE = 4.0
+TWO_CPU_GOAL = 1.1
+#: The suffix of a setup's name run from ``--base`` (the app as it was).
+BASE = " (base)"
 TESTS = Path(__file__).resolve().parent.parent / "tests" / "table"
 
 
@@ -105,12 +112,16 @@ class Setup:
 
     store: str  # "sqlite" or "postgresql"
     processes: int = 1
+    #: Another source tree's ``src`` (``--base``): the app as it was, measured beside this one.
+    src: str | None = None
 
     @property
     def name(self) -> str:
         if self.store == "sqlite":
-            return "table app"  # the name of the figures before PostgreSQL
-        return "PostgreSQL" if self.processes == 1 else f"PostgreSQL x{self.processes}"
+            name = "table app"  # the name of the figures before PostgreSQL
+        else:
+            name = "PostgreSQL" if self.processes == 1 else f"PostgreSQL x{self.processes}"
+        return name + BASE if self.src else name
 
 
 class Postgres:
@@ -194,7 +205,9 @@ async def run_table(
     with tempfile.TemporaryDirectory() as tmp:
         profile = None
         if args.profile:
-            profile = f"{args.profile}.{phones}.{len(os.listdir(os.path.dirname(args.profile)))}"
+            runs = len(glob.glob(glob.escape(args.profile) + ".*"))
+            which = "base." if setup.src else ""
+            profile = f"{args.profile}.{which}{phones}.{runs}"
         gc_file = os.path.join(tmp, "gc.json") if args.gc else None
         if setup.store == "postgresql":
             assert pg is not None
@@ -204,8 +217,8 @@ async def run_table(
         logs = [os.path.join(tmp, f"server{k}.log") for k in range(setup.processes)]
         group = Servers(
             [
-                Server.table_app(db, profile=profile, gc_file=gc_file, log=logs[0]),
-                *(Server.table_app(db, log=log) for log in logs[1:]),
+                Server.table_app(db, profile=profile, gc_file=gc_file, log=logs[0], src=setup.src),
+                *(Server.table_app(db, log=log, src=setup.src) for log in logs[1:]),
             ]
         )
         server = group.servers[0]
@@ -307,6 +320,7 @@ def summary(rows: dict[Level, list[Figures]]) -> None:
     for line in goals:
         print("  " + line)
     scaling(rows)
+    busy(rows)
 
 
 def scaling(rows: dict[Level, list[Figures]]) -> None:
@@ -316,7 +330,7 @@ def scaling(rows: dict[Level, list[Figures]]) -> None:
     lines = []
     for (phones, rate, name), runs in rows.items():
         level = f"{phones}" if rate == 1 else f"{phones} at {rate:g}/s"
-        one = rows.get((phones, rate, "PostgreSQL"))
+        one = rows.get((phones, rate, beside(name, "PostgreSQL")))
         if name.startswith("PostgreSQL x") and one:
             ratio = median(r.throughput for r in runs) / median(r.throughput for r in one)
             p99 = median(r.p99 for r in runs)
@@ -326,7 +340,7 @@ def scaling(rows: dict[Level, list[Figures]]) -> None:
                 f" {verdict(ratio >= SCALE_GOAL and p99 < P99_GOAL)}; conflicts"
                 f" {sum(r.conflicts for r in runs)} (one process: {sum(r.conflicts for r in one)})"
             )
-        sqlite = rows.get((phones, rate, "table app"))
+        sqlite = rows.get((phones, rate, beside(name, "table app")))
         if name.startswith("PostgreSQL") and sqlite:
             ratio = median(r.p99 for r in runs) / median(r.p99 for r in sqlite)
             lines.append(
@@ -336,6 +350,48 @@ def scaling(rows: dict[Level, list[Figures]]) -> None:
     if lines:
         print()
         print("Goals (issue 18 item 3), medians over the runs:")
+        for line in lines:
+            print("  " + line)
+
+
+def beside(name: str, other: str) -> str:
+    """The name of setup ``other`` run from the same source tree as setup ``name``."""
+    return other + BASE if name.endswith(BASE) else other
+
+
+def busy(rows: dict[Level, list[Figures]]) -> None:
+    """Issue 29 item 1's goals, medians over the runs: at 4 changes a phone a second, one
+    process's p99 under 50 ms (SQLite and PostgreSQL); two processes together spend at most
+    1.1 times one's CPU on a change (at every rate measured); and, with ``--base``, each
+    figure against the app as it was."""
+    lines = []
+    for (phones, rate, name), runs in rows.items():
+        level = f"{phones}" if rate == 1 else f"{phones} at {rate:g}/s"
+        cpu = median(r.cpu_per_change_ms for r in runs)
+        one = rows.get((phones, rate, beside(name, "PostgreSQL")))
+        if rate == BUSY_RATE and (name.startswith("table app") or name.startswith("PostgreSQL ")):
+            p99 = median(r.p99 for r in runs)
+            lines.append(
+                f"{level:>5} phones, {name}: p99 {p99:.1f} ms (goal < {P99_GOAL:g} ms on one"
+                f" process): {verdict(p99 < P99_GOAL)}"
+            )
+        if name.startswith("PostgreSQL x") and one:
+            ratio = cpu / median(r.cpu_per_change_ms for r in one)
+            lines.append(
+                f"{level:>5} phones, {name}: CPU per change {cpu:.3f} ms, {ratio:.2f}x one"
+                f" process's (goal <= {TWO_CPU_GOAL:g}x): {verdict(ratio <= TWO_CPU_GOAL)}"
+            )
+        base = rows.get((phones, rate, name + BASE))
+        if base:
+            was = median(r.cpu_per_change_ms for r in base)
+            lines.append(
+                f"{level:>5} phones, {name}: CPU per change {cpu:.3f} ms against {was:.3f} ms"
+                f" as it was ({cpu / was:.2f}x); p99 {median(r.p99 for r in runs):.1f} ms"
+                f" against {median(r.p99 for r in base):.1f} ms"
+            )
+    if lines:
+        print()
+        print("Goals (issue 29 item 1), medians over the runs:")
         for line in lines:
             print("  " + line)
 
@@ -372,20 +428,29 @@ def record(rows: dict[Level, list[Figures]], level: Level, run: int, figures: Fi
 
 
 def profiles(prefix: str) -> None:
-    """The table app's event loop, profiled over every run (all of each run: connecting,
-    warming up, measuring): where its time goes."""
-    import glob
+    """The table app's threads, profiled over every run (all of each run: connecting, warming
+    up, measuring): where the time of its event loop goes, then that of its other threads
+    (the writer's, in ``asyncio.to_thread``'s pool; the log reads'), each kind of thread
+    apart. The runs of ``--base`` are left out."""
     import pstats
 
-    files = sorted(glob.glob(prefix + ".*"))
-    if not files:
-        return
-    stats = pstats.Stats(files[0])
-    for more in files[1:]:
-        stats.add(more)
-    print(f"\nThe table app's event loop under cProfile ({len(files)} runs; cProfile slows it):")
-    stats.sort_stats("tottime").print_stats(25)
-    stats.sort_stats("cumulative").print_stats(40)
+    files = [f for f in sorted(glob.glob(glob.escape(prefix) + ".*")) if ".base." not in f]
+    threads: dict[str, list[str]] = {}
+    for path in files:
+        _, _, thread = path.partition("@")
+        kind = thread.split("~")[0].rstrip("0123456789").rstrip("_-") if thread else ""
+        threads.setdefault(kind, []).append(path)
+    for kind, paths in sorted(threads.items()):
+        stats = pstats.Stats(paths[0])
+        for more in paths[1:]:
+            stats.add(more)
+        what = f"threads {kind}*" if kind else "event loop"
+        print(
+            f"\nThe table app's {what} under cProfile, in CPU seconds ({len(paths)} profiles;"
+            f" cProfile slows it; {stats.total_tt:.2f} s in all):"  # type: ignore[attr-defined]
+        )
+        stats.sort_stats("tottime").print_stats(25)
+        stats.sort_stats("cumulative").print_stats(40 if not kind else 20)
 
 
 def cli() -> None:
@@ -401,7 +466,14 @@ def cli() -> None:
     parser.add_argument(
         "--profile",
         metavar="PREFIX",
-        help="profile the table app (cProfile, in the wrapper) to PREFIX.* and print the top",
+        help="profile the table app's threads (cProfile, in the wrapper: the event loop and"
+        " the writer's and other threads apart) to PREFIX.* and print the top of each",
+    )
+    parser.add_argument(
+        "--base",
+        metavar="SRC",
+        help="also run the app from another source tree's src directory (the app as it was,"
+        " say a git worktree of an earlier commit), each run beside this one's",
     )
     parser.add_argument(
         "--gc", action="store_true", help="time the table app's GC pauses (through the wrapper)"
@@ -442,6 +514,11 @@ def cli() -> None:
         for n in dict.fromkeys(args.processes or [1])
         if store == "postgresql" or n == 1  # several processes share a PostgreSQL database
     ]
+    if args.base:
+        if not (Path(args.base) / "lifeledger_table" / "__init__.py").is_file():
+            parser.error(f"--base {args.base}: no lifeledger_table package in it")
+        src = os.path.abspath(args.base)
+        args.setups = [x for s in args.setups for x in (s, Setup(s.store, s.processes, src))]
     if not args.setups:
         parser.error("several processes need --store postgresql")
     args.runs = min(max(args.runs, 1), 10)
