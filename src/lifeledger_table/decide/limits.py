@@ -400,16 +400,25 @@ class Throttle:
     def count(self, who: str, cost: float = 1.0) -> None:
         """Spend ``cost`` of ``who``'s budget (never below nothing)."""
         now = self.clock()
-        left = max(0.0, self.left(who, now) - cost)
-        self.keys[who] = (left, now)
-        self.keys.move_to_end(who)
-        self._prune(now)
+        self.put(who, self.left(who, now) - cost, now)
+
+    def put(self, who: str, left: float, now: float) -> None:
+        """``who`` has ``left`` of its budget (never below nothing) at ``now``: what
+        :meth:`left` said at ``now``, less what was spent (the keys untouched for a window
+        were forgotten by it; beyond ``max_keys``, the oldest are now)."""
+        keys = self.keys
+        keys[who] = (max(0.0, left), now)
+        keys.move_to_end(who)
+        if len(keys) > self.max_keys:
+            self._prune(now)
 
     def allow(self, who: str) -> bool:
         """Whether ``who`` may do it once more now (spending the budget, if so)."""
-        if self.blocked(who):
+        now = self.clock()
+        left = self.left(who, now)
+        if left < 1:
             return False
-        self.count(who)
+        self.put(who, left - 1, now)
         return True
 
     def __len__(self) -> int:
@@ -631,13 +640,19 @@ class SocketGate:
         holds no seat, which the table's budget does not cover), if both have one. (On a
         process that does not decide the table, its changes spend the table's budget at its
         owner too: :meth:`take_table`, there.)"""
-        if self.address_messages.blocked(who):
+        # Each budget read once (issue 29 item 1: every message of every socket comes here).
+        address, tables = self.address_messages, self.table_messages
+        now = address.clock()
+        left = address.left(who, now)
+        if left < 1:
             return False
-        if table is not None and self.table_messages.blocked(table):
-            return False
-        self.address_messages.count(who)
         if table is not None:
-            self.table_messages.count(table)
+            table_now = tables.clock()
+            table_left = tables.left(table, table_now)
+            if table_left < 1:
+                return False
+            tables.put(table, table_left - 1, table_now)
+        address.put(who, left - 1, now)
         return True
 
     def take_table(self, table: str) -> bool:
@@ -645,7 +660,4 @@ class SocketGate:
         change another process's phone sent (forwarded on a link), which spends the budget
         the owner's own phones' messages spend, so that the table's changes together keep
         within one budget however its phones are spread over the processes."""
-        if self.table_messages.blocked(table):
-            return False
-        self.table_messages.count(table)
-        return True
+        return self.table_messages.allow(table)
