@@ -15,9 +15,10 @@ fresh phone (a new browser profile: nothing cached, nothing kept):
   minus button in the page), a tap on it painted (from the click to the next frame after it:
   made at once, before the engine is ready, so it must never wait on it), the engine ready
   (the table's welcome, which decides that tap first) and whether it came from the kept
-  start; then a usual change (a life loss) decided on the device (the median of 20), and the
-  page's memory: its JavaScript heap (CDP ``Performance.getMetrics``) and the resident memory
-  of its renderer process, which holds the engine worker and its WebAssembly memory.
+  start, with when the page started the worker and how long its start took; then a usual
+  change (a life loss) decided on the device (the median of 20), and the page's memory: its
+  JavaScript heap (CDP ``Performance.getMetrics``) and the resident memory of its renderer
+  process, which holds the engine worker and its WebAssembly memory.
 
 CPU throttling slows the page's thread by the rate; Chromium applies it to the renderer and
 cannot throttle a dedicated worker on its own ("only supported for pages"), so the worker is
@@ -105,7 +106,9 @@ REOPENED = """async () => {
     spans.push(performance.now() - t);
   }
   spans.sort((a, b) => a - b);
-  return { drawn, painted, waited, ready, how: L.Engine.readyHow, change: spans[10] };
+  const started = L.Engine.started;
+  return { drawn, painted, waited, ready, started, worker: L.Engine.readyMs, how: L.Engine.readyHow,
+           change: spans[10] };
 }"""
 
 
@@ -147,7 +150,8 @@ def phone(p: Any, url: str, rate: float, runs: int) -> dict[str, Any]:
         page.goto(url)
         page.locator('[data-quick="two"]').click()
         page.wait_for_function("() => location.search.startsWith('?t=d-')", timeout=60_000)
-        page.wait_for_function("() => window.lifeledger && lifeledger.S && lifeledger.S.connected", timeout=180_000)
+        connected = "() => window.lifeledger && lifeledger.S && lifeledger.S.connected"
+        page.wait_for_function(connected, timeout=180_000)
         first_ready = time.monotonic() - started
         page.wait_for_function("() => !!navigator.serviceWorker.controller", timeout=120_000)
         page.wait_for_timeout(3000)  # the engine's start kept, the table kept for opening at once
@@ -202,6 +206,8 @@ def main() -> None:
             print(f"    counter drawn   {summary([g['drawn'] for g in opens])}")
             print(f"    tap painted     {summary([g['painted'] for g in opens], 'ms', 1)}")
             print(f"    engine ready    {summary([g['ready'] for g in opens])}")
+            print(f"      the worker started at {summary([g['started'] for g in opens])}")
+            print(f"      its start took {summary([g['worker'] for g in opens])}")
             hows = sorted({g["how"] for g in opens})
             waited = sum(g["waited"] for g in opens)
             print(f"      (start: {', '.join(map(str, hows))}; tapped before it: {waited})")
