@@ -410,13 +410,15 @@ class Writer:
                 try:
                     events = [d.event for d, _ in batch]
                     made = [d.checkpoint for d, _ in batch if d.checkpoint is not None]
-                    write = asyncio.ensure_future(
-                        asyncio.to_thread(self.hub.store.append, events, made)
-                    )
-                    done, _ = await asyncio.wait({write}, timeout=NOTICE_AFTER)
-                    if not done:
-                        self._tell_waiting(batch)
-                    written = await write
+                    # A future of the thread's and a timer, not a task and a wait on it: a
+                    # batch is one or two changes at a few hundred a second (issue 29 item 1).
+                    loop = asyncio.get_running_loop()
+                    write = loop.run_in_executor(None, self.hub.store.append, events, made)
+                    notice = loop.call_later(NOTICE_AFTER, self._tell_waiting, batch)
+                    try:
+                        written = await write
+                    finally:
+                        notice.cancel()
                     if self.failure is not None:
                         log.warning(
                             "events are stored again (%d %s failed: %s)",
