@@ -95,7 +95,7 @@ def assemble(store: Store, limits: Limits) -> Parts:
     subscribers.changed.append(functools.partial(undo_asks.changed, hub))
     subscribers.written.append(owners.relaying.relay)
     subscribers.tools_sent.append(owners.relaying.relay_tools)
-    subscribers.reading.append(owners.catch_up)
+    subscribers.reading.append(owners.copies.catch_up)
     subscribers.seats_changed.append(functools.partial(seats_given, hub, takeovers))
     subscribers.undo_asked.append(functools.partial(undo_asks.ask, hub))
     gate = SocketGate(limits)

@@ -55,7 +55,7 @@ async def heartbeat(gaps: list[float], stop: asyncio.Event) -> None:
 async def behind(client: Client, table: str, seq: int) -> None:
     """The follower has been sent every event up to ``seq`` (and keeps them)."""
     async with asyncio.timeout(15):
-        while hub(client).owners.seen.get(table, 0) < seq:
+        while hub(client).owners.copies.seen.get(table, 0) < seq:
             await asyncio.sleep(0.01)
 
 
@@ -80,10 +80,10 @@ async def test_a_ping_never_takes_in_what_the_owner_decided(apps: list[Client]) 
     a, b = apps
     tid, _bo, ana = await played(a, b)
     copy = hub(b).tables[tid]
-    assert copy.last_seq == 0 and len(hub(b).owners.behind[tid]) == CHANGES
+    assert copy.last_seq == 0 and len(hub(b).owners.copies.behind[tid]) == CHANGES
     await ana.ws.send_json({"type": "ping"})
     await ana.until("pong")
-    assert copy.last_seq == 0 and tid not in hub(b).owners.taking
+    assert copy.last_seq == 0 and tid not in hub(b).owners.copies.taking
 
 
 async def test_a_hello_on_the_follower_takes_them_in_in_slices_charged_to_the_table(
@@ -116,7 +116,7 @@ async def test_a_hello_on_the_follower_takes_them_in_in_slices_charged_to_the_ta
     await beating
     copy = hub(b).tables[tid]
     assert welcome["seq"] == CHANGES and life(welcome, "cy") == 40 - CHANGES
-    assert copy.last_seq == CHANGES and tid not in hub(b).owners.behind
+    assert copy.last_seq == CHANGES and tid not in hub(b).owners.copies.behind
     assert took >= CHANGES * COST
     # The loop turned between the events: never held for more than a few of them at once
     # (counted in turns, not timed: a loaded machine stretches a turn, not what it holds).
@@ -130,16 +130,16 @@ async def test_a_table_past_its_share_waits_the_others_go_on(apps: list[Client])
     a, b = apps
     tid, _bo, ana = await played(a, b)
     copy = hub(b).tables[tid]
-    assert copy.last_seq == 0, (copy.last_seq, hub(b).owners.taking)
+    assert copy.last_seq == 0, (copy.last_seq, hub(b).owners.copies.taking)
     copy.share.debt = TABLE_BURST + 0.05  # half a second past its share (0.1 of a core)
     copy.share.since = time.monotonic()
-    hub(b).owners.catch_up(copy)
+    hub(b).owners.copies.catch_up(copy)
     await asyncio.sleep(0.2)
     assert copy.last_seq == 0
     await ana.ws.send_json({"type": "ping"})
     await ana.until("pong")
     async with asyncio.timeout(10):
-        await hub(b).owners.caught_up(copy)
+        await hub(b).owners.copies.caught_up(copy)
     assert copy.last_seq == CHANGES
 
 

@@ -114,9 +114,9 @@ async def test_a_change_from_a_phone_on_another_process_is_decided_by_the_owner(
     assert all(p.view["state"] == want for _, p in phones) and watcher.view["state"] == want
     assert other.owners.forwarded == 50 and owner.owners.forwarded == 0
     assert owner.writer.conflicts == other.writer.conflicts == 0
-    while other.owners.refreshing:
+    while other.owners.copies.refreshing:
         await asyncio.sleep(0.01)
-    assert other.tables[tid].last_seq > 80 and len(other.owners.behind.get(tid, [])) < 20
+    assert other.tables[tid].last_seq > 80 and len(other.owners.copies.behind.get(tid, [])) < 20
     # The follower's copy took in the owner's events when read (a new phone's welcome).
     late = await phone(b, tid)
     assert late.seq == 100 and late.view["state"] == want

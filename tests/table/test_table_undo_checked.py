@@ -92,7 +92,7 @@ async def test_the_owner_asks_before_undoing_another_seats_change_the_follower_l
     assert (await bo.act(BO_TAKES_7_FROM_CY))["type"] == "ack"
     cid = await ana.send("undo", target=1)
     async with asyncio.timeout(10):  # the owner checked, and sent the undo back to be asked
-        while not hub(b).owners.awaited.get(tid):
+        while not hub(b).owners.copies.awaited.get(tid):
             await asyncio.sleep(0.01)
     assert [e.kind for e in hub(a).store.events(tid)] == ["action"]  # nothing taken back
     written[:] = [relay]
@@ -128,7 +128,7 @@ async def test_a_refused_question_the_owner_put_takes_nothing_back(apps: list[Cl
     await bo.act(BO_TAKES_7_FROM_CY)
     await ana.send("undo", target=1)
     async with asyncio.timeout(10):
-        while not hub(b).owners.awaited.get(tid):
+        while not hub(b).owners.copies.awaited.get(tid):
             await asyncio.sleep(0.01)
     written[:] = [relay]
     for each in held:

@@ -111,7 +111,7 @@ class Hub(Fanout):
             self.tables.setdefault(table_id, table)
             table = self.tables[table_id]
             self.owners.settle(table_id)  # claimed, or followed at its owner
-        await self.owners.caught_up(table)  # a table followed here: what its owner decided
+        await self.owners.copies.caught_up(table)  # a table followed here: what its owner decided
         table.used = time.monotonic()
         table.check()
         return table

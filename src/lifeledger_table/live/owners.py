@@ -19,13 +19,13 @@ a table's lease decides its changes; the others forward their phones' changes to
   committed sends the decided event, with its message for the phones, to every process
   following the table (:mod:`.relaying`); the sender's phone gets it as its acknowledgement.
   So a change is decided once, whichever process its phone is on.
-- **Behind, lazily**: a follower sends the owner's messages to its phones as they come, and
-  keeps the events; its copy of the table takes them in only when something reads it (a
-  phone's hello, undo or history page, a page: :meth:`Owners.caught_up`; never a ping), or
-  every :data:`BEHIND` events (loaded again from the store, in a thread), so that following
-  costs little. Taking them in never holds the event loop (issue 26 item 2): one event a
-  turn of the loop, what it needs of the log read in the writer's threads, and its time
-  spent from the table's share of the server (``Table.share``): a table whose events cost
+- **Behind, lazily** (:mod:`.copies`): a follower sends the owner's messages to its phones
+  as they come, and keeps the events; its copy of the table takes them in only when something
+  reads it (a phone's hello, undo or history page, a page: :meth:`.Copies.caught_up`; never a
+  ping), or every :data:`BEHIND` events (loaded again from the store, in a thread), so that
+  following costs little. Taking them in never holds the event loop (issue 26 item 2): one
+  event a turn of the loop, what it needs of the log read in the writer's threads, and its
+  time spent from the table's share of the server (``Table.share``): a table whose events cost
   more than its share waits, its readers with it, while the other tables go on.
 - **Undo, checked where decided** (issue 26 item 4): the owner checks whose change a
   forwarded undo takes back when it decides it (in its turn: ``check`` of
@@ -78,19 +78,18 @@ from aiohttp import web
 
 from lifeledger.sentences import Sentence
 
-from ..decide.errors import TableError
-from ..decide.limits import TABLE_BURST, TABLE_SHARE
 from ..decide.messages import acknowledged
 from ..decide.table import Table
 from ..decide.tools import Tools
-from ..store.records import Event, Leases, key_digest
+from ..store.records import Leases, key_digest
+from .copies import Copies
 from .counting import SocketCounts
 from .fanout import Fanout
 from .links import CONNECT, HEARTBEAT, LINK_PATH, Link, RemoteConn, Request, event_of
 from .relaying import Relaying
 from .sockets import Conn, Sender, error_message
 from .toolmessages import ToolWork, decide_tool, tools_changed
-from .writer import STORAGE, Writer, take_in_one
+from .writer import STORAGE, Writer
 
 __all__ = ["BEHIND", "RENEW", "TTL", "Owners"]
 
@@ -109,9 +108,6 @@ KNOWN_EVERY = 0.5
 #: replayed, a quarter of the events it skips), rather than taking each in.
 BEHIND = 400
 
-#: How often (seconds) taking in a followed table's events looks again while it is loaded
-#: again from the store.
-RELOAD_POLL = 0.01
 #: How long (seconds) an undo the owner sent back to be asked waits for the change it names
 #: to reach the copy here (it is sent before that change is written).
 AWAIT_CHANGE = 10.0
@@ -152,22 +148,6 @@ class Owners:
         #: Changes sent to an owner and not yet answered, by table and id (sent again to the
         #: next owner if this one dies).
         self.inflight: dict[str, dict[str, Request]] = {}
-        #: A followed table's events not yet taken into the copy here, and the newest sent
-        #: to its phones here.
-        self.behind: dict[str, list[Event]] = {}
-        self.seen: dict[str, int] = {}
-        #: Followed tables whose events from before the following began are being read from
-        #: the store: the owner's events meanwhile are kept, not sent to the phones (they would
-        #: skip those), with who sent each (acknowledged once the phones are shown the table).
-        self.filling: dict[str, list[tuple[int, Conn | None, str]]] = {}
-        #: Followed tables being loaded again, far behind (:meth:`_refresh`).
-        self.refreshing: set[str] = set()
-        #: Followed tables whose copy is taking in the events kept (:meth:`catch_up`).
-        self.taking: dict[str, asyncio.Task[None]] = {}
-        #: Undos the owner sent back to be asked (``undo_ask``) that wait for the change they
-        #: name to reach the copy here: by table, the sequence number and who waits. (Each is
-        #: put as a question by the hub's subscribers: :attr:`.Subscribers.undo_asked`.)
-        self.awaited: dict[str, list[tuple[int, asyncio.Future[None]]]] = {}
         #: Links to owners, by address (opening: a future).
         self.links: dict[str, asyncio.Future[Link | None]] = {}
         #: The links of the processes following each table decided here.
@@ -181,6 +161,8 @@ class Owners:
         self.runner: web.AppRunner | None = None
         #: Set once the process stops: no table is claimed or followed any more.
         self.stopping = False
+        #: The copies here of the tables followed at their owners (:mod:`.copies`).
+        self.copies = Copies(hub, writer, self.remote, self.tasks)
         #: A table's sockets counted on every process serving it (:mod:`.counting`).
         self.counts = SocketCounts(self.mine, self.remote, self.followers)
         #: Changes forwarded to owners, and tables taken over from another owner.
@@ -216,6 +198,7 @@ class Owners:
     async def stop(self) -> None:
         """Give up every lease (the others take the tables at once) and close the links."""
         self.stopping = True
+        self.copies.stop()
         for task in list(self.tasks):
             task.cancel()
         held = list(self.mine)
@@ -272,7 +255,7 @@ class Owners:
             link.put({"t": "moved", "table": table_id})
         table = self.hub.tables.get(table_id)
         if table is not None:
-            self.seen[table_id] = table.last_seq
+            self.copies.seen[table_id] = table.last_seq
             self.settle(table_id)
 
     # -- whose table -------------------------------------------------------------------------
@@ -448,9 +431,9 @@ class Owners:
         and the table loaded again: the writer's conflict.)"""
         table_id = table.id
         self.mine.add(table_id)
-        self.behind.pop(table_id, None)
-        followed = table_id in self.seen
-        shown = self.seen.pop(table_id, table.last_seq)
+        self.copies.behind.pop(table_id, None)
+        followed = table_id in self.copies.seen
+        shown = self.copies.seen.pop(table_id, table.last_seq)
         self.remote.pop(table_id, None)
         self.counts.forget(table_id)  # the followers tell this process their counts anew
         if followed:
@@ -471,7 +454,7 @@ class Owners:
     def _follow(self, table: Table, link: Link) -> None:
         table_id = table.id
         self.remote[table_id] = link
-        self.seen.setdefault(table_id, table.last_seq)
+        self.copies.seen.setdefault(table_id, table.last_seq)
         link.put({"t": "follow", "table": table_id})
         self.counts.changed(table_id)  # its sockets here counted there
         for request in self.waiting.pop(table_id, []):
@@ -486,110 +469,11 @@ class Owners:
         link = self.remote.pop(table_id, None)
         if link is not None:
             link.put({"t": "unfollow", "table": table_id})
-        self.behind.pop(table_id, None)
-        self.seen.pop(table_id, None)
+        self.copies.behind.pop(table_id, None)
+        self.copies.seen.pop(table_id, None)
         self.inflight.pop(table_id, None)
-        self.filling.pop(table_id, None)
+        self.copies.filling.pop(table_id, None)
         self.counts.forget(table_id)
-
-    # -- following -------------------------------------------------------------------------
-
-    def behind_on(self, table: Table) -> bool:
-        """Whether the copy here of a table followed at its owner lacks events kept for it."""
-        return bool(self.behind.get(table.id))
-
-    def catch_up(self, table: Table) -> None:
-        """Begin taking the events kept for a followed table into its copy here, in slices
-        (:meth:`_take_in`); returns at once. (:meth:`caught_up` waits for it.)"""
-        table_id = table.id
-        if table_id in self.taking or not self.behind.get(table_id) or self.stopping:
-            return
-        task = asyncio.get_running_loop().create_task(self._take_in(table))
-        self.taking[table_id] = task
-        self.tasks.add(task)
-
-        def done(_: asyncio.Task[None]) -> None:
-            self.tasks.discard(task)
-            if self.taking.get(table_id) is task:
-                del self.taking[table_id]
-
-        task.add_done_callback(done)
-
-    async def caught_up(self, table: Table) -> None:
-        """The copy here holds every event kept for it (before it is read: a phone's hello,
-        undo or history page, a page): taken in by :meth:`catch_up`'s task, waited for.
-        It returns with none kept (so that its caller reads the copy before any other
-        arrives: no turn of the event loop between), or when taking them in makes no headway
-        (events after a gap wait for the store's: :meth:`_fill`)."""
-        while self.behind.get(table.id):
-            self.catch_up(table)
-            task = self.taking.get(table.id)
-            if task is None:
-                return
-            before = table.last_seq
-            await asyncio.shield(task)
-            if table.last_seq == before:
-                return
-
-    async def _take_in(self, table: Table) -> None:
-        """Take the kept events into the copy, one a turn of the event loop (the other
-        tables' messages go between), each one's time spent from the table's share, and
-        waiting while the table has spent more than its share (issue 26 item 2); what an
-        event needs of the log is read in the writer's threads. An event that can't be taken
-        in has the table loaded again from the store (off the event loop)."""
-        table_id = table.id
-        took = 0
-        while self.hub.tables.get(table_id) is table:
-            if table.reloading:
-                await asyncio.sleep(RELOAD_POLL)  # (the load holds every event written)
-                continue
-            events = self.behind.get(table_id)
-            while events and events[0].seq <= table.last_seq:
-                events.pop(0)
-            if not events:
-                self.behind.pop(table_id, None)
-                break
-            if events[0].seq != table.last_seq + 1:
-                break  # a gap, being filled from the store (_fill)
-            wait = _over_share(table)
-            if wait > 0:
-                await asyncio.sleep(wait)
-                continue
-            try:
-                text = await take_in_one(table, events[0], self.hub.store, self.writer.reads)
-            except Exception:
-                log.exception("table %s: could not take in its owner's events", table_id)
-                self.behind.pop(table_id, None)
-                self._spawn(self._reload(table))
-                break
-            if text is None:
-                continue  # loaded again, or taken in meanwhile: looked at anew
-            took += 1
-            await asyncio.sleep(0)  # the other tables' turn
-        if took and self.hub.tables.get(table_id) is table:
-            for changed in self.hub.subscribers.changed:  # the questions about it, as it is now
-                changed(table)
-
-    async def _refresh(self, table: Table) -> None:
-        """A followed table's copy, far behind, loaded again from the store (which holds every
-        event its owner sent: each is sent once written); the events kept that it holds are
-        dropped. (Read meanwhile, the copy takes them in as usual.)"""
-        try:
-            if await self.writer.reload(table) and self.hub.tables.get(table.id) is table:
-                kept = [e for e in self.behind.get(table.id, []) if e.seq > table.last_seq]
-                if kept:
-                    self.behind[table.id] = kept
-                else:
-                    self.behind.pop(table.id, None)
-        finally:
-            self.refreshing.discard(table.id)
-
-    async def _reload(self, table: Table) -> None:
-        shown = table.last_seq
-        if await self.writer.reload(table) and self.hub.tables.get(table.id) is table:
-            await self.caught_up(table)  # the events kept past what the store held then
-            if self.hub.tables.get(table.id) is table:
-                self.hub.resync(table, shown)
 
     async def _link(self, address: str) -> Link | None:
         """The link to the process at ``address`` (opened once; ``None``: it can't be
@@ -659,22 +543,22 @@ class Owners:
             if table is None:
                 return
             event = event_of(table_id, message["event"])
-            if event.seq <= self.seen.get(table_id, 0):
+            if event.seq <= self.copies.seen.get(table_id, 0):
                 return
-            self.seen[table_id] = event.seq
-            self._arrived(table_id)
+            self.copies.seen[table_id] = event.seq
+            self.copies.arrived(table_id)
             if event.seq > table.last_seq:
-                behind = self.behind.setdefault(table_id, [])
+                behind = self.copies.behind.setdefault(table_id, [])
                 behind.append(event)
-                if len(behind) >= BEHIND and table_id not in self.refreshing:
-                    self.refreshing.add(table_id)
-                    self._spawn(self._refresh(table))
+                if len(behind) >= BEHIND and table_id not in self.copies.refreshing:
+                    self.copies.refreshing.add(table_id)
+                    self._spawn(self.copies.refresh(table))
             cid = message.get("cid") or ""
             sender = None
             if message.get("conn") is not None:
                 sender = self._conns.get(message["conn"])
                 self.inflight.get(table_id, {}).pop(cid, None)
-            filling = self.filling.get(table_id)
+            filling = self.copies.filling.get(table_id)
             if filling is not None:
                 filling.append((event.seq, sender, cid))
             else:
@@ -691,9 +575,11 @@ class Owners:
                 conn.close()
         elif kind == "followed":
             table = self.hub.tables.get(table_id)
-            if table is not None and int(message["seq"]) > self.seen.get(table_id, 0):
-                self.filling[table_id] = []
-                self._spawn(self._fill(table, link, self.seen.get(table_id, table.last_seq)))
+            if table is not None and int(message["seq"]) > self.copies.seen.get(table_id, 0):
+                self.copies.filling[table_id] = []
+                self._spawn(
+                    self.copies.fill(table, link, self.copies.seen.get(table_id, table.last_seq))
+                )
             tools = message.get("tools")
             if table is not None and type(tools) is int and tools > table.tools.version:
                 # Written before the following began: read from the store, shown here.
@@ -741,15 +627,15 @@ class Owners:
         body: dict[str, Any],
     ) -> None:
         table_id = table.id
-        if self.seen.get(table_id, 0) < target:
+        if self.copies.seen.get(table_id, 0) < target:
             arrived: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-            self.awaited.setdefault(table_id, []).append((target, arrived))
+            self.copies.awaited.setdefault(table_id, []).append((target, arrived))
             try:
                 async with asyncio.timeout(AWAIT_CHANGE):
                     await arrived
             except TimeoutError:
                 pass
-        await self.caught_up(table)
+        await self.copies.caught_up(table)
         if conn.closing or self.hub.tables.get(table_id) is not table:
             return
         asked = self.hub.subscribers.undo_asked
@@ -758,22 +644,6 @@ class Owners:
             return
         for ask in asked:
             ask(conn, cid, seat, target, owner, body)
-
-    def _arrived(self, table_id: str) -> None:
-        """The events of a followed table seen here reached a new sequence number: the undos
-        waiting for a change up to it go on (:meth:`_ask_undo`)."""
-        waiting = self.awaited.get(table_id)
-        if not waiting:
-            return
-        seen = self.seen.get(table_id, 0)
-        for seq, arrived in waiting:
-            if seq <= seen and not arrived.done():
-                arrived.set_result(None)
-        left = [(seq, a) for seq, a in waiting if not a.done()]
-        if left:
-            self.awaited[table_id] = left
-        else:
-            del self.awaited[table_id]
 
     def _tools_from_owner(self, table_id: str, message: dict[str, Any]) -> None:
         """The owner's new tools of a table followed here: kept, and sent to its phones here
@@ -794,32 +664,6 @@ class Owners:
             self.hub.send_all(table, text, sender, cid)
         elif sender is not None and cid:
             sender.send(acknowledged(text, cid))
-
-    async def _fill(self, table: Table, link: Link, shown: int) -> None:
-        """The owner wrote events this process had not seen when it began following: they
-        are read from the store, and its phones here are shown the table anew."""
-        table_id = table.id
-        try:
-            stored = await asyncio.to_thread(self.hub.store.events, table_id, table.last_seq)
-        except Exception as exc:
-            log.warning("table %s: could not read its owner's events (%s)", table_id, exc)
-            stored = []
-        if self.remote.get(table_id) is not link or self.hub.tables.get(table_id) is not table:
-            self.filling.pop(table_id, None)
-            return
-        upto = stored[-1].seq if stored else table.last_seq
-        newer = [e for e in self.behind.get(table_id, []) if e.seq > upto]
-        self.behind[table_id] = [e for e in stored if e.seq > table.last_seq] + newer
-        await self.caught_up(table)  # in slices (the owner's events meanwhile are kept)
-        kept = self.filling.pop(table_id, [])
-        if self.remote.get(table_id) is not link or self.hub.tables.get(table_id) is not table:
-            return
-        self.seen[table_id] = max(self.seen.get(table_id, 0), table.last_seq)
-        self._arrived(table_id)
-        self.hub.resync(table, shown)  # every event since, those kept meanwhile among them
-        for seq, sender, cid in kept:
-            if sender is not None and cid:
-                sender.send_json({"type": "ack", "id": cid, "seq": seq})
 
     # -- the owner's side ------------------------------------------------------------------
 
@@ -939,14 +783,3 @@ class Owners:
             self.counts.unfollowed(table_id, link)
         elif kind == "sockets":
             self.counts.from_follower(table_id, link, message.get("counts"))
-
-
-def _over_share(table: Table) -> float:
-    """Seconds until the table's changes are within their share of the server again (0:
-    they are): what taking in a followed table's events waits (as its phones' changes are
-    refused ``busy`` on its owner)."""
-    try:
-        table.share.check()
-    except TableError:
-        return (table.share.debt - TABLE_BURST) / TABLE_SHARE
-    return 0.0

@@ -38,7 +38,7 @@ class Subscribers:
     #: (:meth:`.relaying.Relaying.relay_tools`).
     tools_sent: list[Callable[[Table, str, Sender | None, str], None]] = field(default_factory=list)
     #: A table is about to be read: the copy of one another process decides is brought up to
-    #: date first (:meth:`.owners.Owners.catch_up`).
+    #: date first (:meth:`.copies.Copies.catch_up`).
     reading: list[Callable[[Table], None]] = field(default_factory=list)
     #: Seats of a table changed hands on another server (:func:`.seats.seats_given`).
     seats_changed: list[Callable[[Table, set[str]], None]] = field(default_factory=list)

@@ -335,11 +335,11 @@ class UndoAsks:
         """News of the table was sent to its phones here (a change written here or by its
         owner, whichever process's phone sent it): its questions asked here are pruned, on
         its copy brought up to date (nothing when none waits). A copy behind its owner's
-        events is pruned once it has taken them in (in slices: :meth:`.Owners.catch_up`,
+        events is pruned once it has taken them in (in slices: :meth:`.Copies.catch_up`,
         which then calls this again), never on what it does not hold yet."""
         if table.id in self.by_table and self.of_table(table.id):
-            if hub.owners.behind_on(table):
-                hub.owners.catch_up(table)
+            if hub.owners.copies.behind_on(table):
+                hub.owners.copies.catch_up(table)
                 return
             self.prune(table)
 
@@ -441,7 +441,7 @@ class UndoAsks:
             asked=holders + hosts,
             origin=origin,
         )
-        if not hub.owners.behind_on(table):
+        if not hub.owners.copies.behind_on(table):
             self._keep(ask, seconds)
             return
         # The question names the change as the copy here holds it: put once the copy has
@@ -452,7 +452,7 @@ class UndoAsks:
         task.add_done_callback(self.putting.discard)
 
     async def _put_later(self, hub: Hub, ask: UndoAsk) -> None:
-        await hub.owners.caught_up(ask.table)
+        await hub.owners.copies.caught_up(ask.table)
         if self.asks.get(ask.rid) is ask:
             for c in ask.asked:
                 c.send_json(ask.message())

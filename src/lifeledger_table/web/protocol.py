@@ -108,9 +108,6 @@ async def _socket(request: web.Request, table: Table, spectator: bool) -> web.St
         await ws.close(code=WSCloseCode.TRY_AGAIN_LATER, message=b"too many sockets")
         return ws
     takeovers = request.app[TAKEOVERS_KEY]
-    conn = Conn(
-        ws=ws, table=table, spectator=spectator, limits=limits, device=kind == "table", address=who
-    )
     counted = list(placed)  # the seats the socket limits count it for, while it holds them
 
     def uncount(seat: str) -> None:
@@ -131,8 +128,16 @@ async def _socket(request: web.Request, table: Table, spectator: bool) -> web.St
                 full.append(seat)
         return full
 
-    conn.uncount = uncount
-    conn.recount = recount
+    conn = Conn(
+        ws=ws,
+        table=table,
+        spectator=spectator,
+        limits=limits,
+        device=kind == "table",
+        address=who,
+        uncount=uncount,
+        recount=recount,
+    )
     try:
         await ws.prepare(request)
     except BaseException:
@@ -188,10 +193,10 @@ async def _socket(request: web.Request, table: Table, spectator: bool) -> web.St
                     error_message(None, "malformed", Sentence("Messages are JSON text."))
                 )
                 continue
-            if hub.owners.behind_on(table) and _kind_of(msg.data) in _READS_TABLE:
+            if hub.owners.copies.behind_on(table) and _kind_of(msg.data) in _READS_TABLE:
                 # Its copy here takes in what its owner decided first (in slices, the other
                 # tables going on: issue 26 item 2); this socket's next messages wait.
-                await hub.owners.caught_up(table)
+                await hub.owners.copies.caught_up(table)
             try:
                 _handle(request.app, conn, msg.data)
             except Exception:
@@ -237,7 +242,7 @@ def _peek_id(data: str) -> str | None:
 
 
 #: The messages that read the copy here of a table another process decides: it is brought up
-#: to date before (:meth:`.Owners.caught_up`). Not a ping, nor a change sent on to the owner.
+#: to date before (:meth:`.Copies.caught_up`). Not a ping, nor a change sent on to the owner.
 _READS_TABLE = ("hello", "history", "undo")
 
 
