@@ -16,6 +16,16 @@ from lifeledger_table.decide.changes import apply_changes
 from lifeledger_table.store.records import Event
 from lifeledger_table.store.sqlite import SQLiteStore
 
+
+async def until(check: Callable[[], bool]) -> None:
+    """Wait (at most 15 s: the machine may be loaded) for ``check`` to hold: what another
+    process learns (a link to a table's owner) comes a moment after the answer that caused it."""
+    deadline = asyncio.get_running_loop().time() + 15
+    while not check() and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.01)
+    assert check()
+
+
 #: The header every POST carries (the server refuses other content types: issue 7 item 12).
 JSON = {"Content-Type": "application/json"}
 

@@ -6,7 +6,6 @@ owner's."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -14,7 +13,7 @@ import pytest
 import pytest_asyncio
 from aiohttp import WSCloseCode
 from aiohttp.test_utils import TestClient
-from table_helpers import TWO, Phone, open_table, phone, seat
+from table_helpers import TWO, Phone, open_table, phone, seat, until
 
 from lifeledger_table.decide.limits import Limits, SocketGate
 from lifeledger_table.live.hub import HUB_KEY
@@ -35,14 +34,6 @@ async def apps(
 ) -> AsyncIterator[list[Client]]:
     """Two apps on one PostgreSQL database (each its own store, as two processes have)."""
     yield [await aiohttp_client(create_app(PostgresStore(pg_url), limits)) for _ in range(2)]
-
-
-async def until(check: Callable[[], bool]) -> None:
-    """Wait (at most 15 s: the machine may be loaded) for ``check`` to hold."""
-    deadline = asyncio.get_running_loop().time() + 15
-    while not check() and asyncio.get_running_loop().time() < deadline:
-        await asyncio.sleep(0.01)
-    assert check()
 
 
 async def refused(client: Client, path: str) -> dict[str, Any]:

@@ -27,7 +27,7 @@ import pytest_asyncio
 from aiohttp import web
 from aiohttp.test_utils import TestClient
 from browser_helpers import free_port, server
-from table_helpers import Phone, log_replayed, open_table, phone, seat
+from table_helpers import Phone, log_replayed, open_table, phone, seat, until
 
 from lifeledger_table.decide.limits import Limits
 from lifeledger_table.live import owners
@@ -93,7 +93,8 @@ async def test_a_change_from_a_phone_on_another_process_is_decided_by_the_owner(
         phones.append((who, await phone(client, tid, await seat(client, tid, who))))
     watcher = await phone(b, tid)
     owner, other = a.app[HUB_KEY], b.app[HUB_KEY]
-    assert tid in owner.owners.mine and tid in other.owners.remote
+    assert tid in owner.owners.mine
+    await until(lambda: tid in other.owners.remote)  # followed at the owner
     acked: dict[str, int] = {}
 
     async def play(who: str, p: Phone) -> None:

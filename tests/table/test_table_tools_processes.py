@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from aiohttp.test_utils import TestClient
-from table_helpers import TWO, Phone, open_table, phone, seat
+from table_helpers import TWO, Phone, open_table, phone, seat, until
 
 from lifeledger_table.decide.limits import Limits
 from lifeledger_table.live.hub import HUB_KEY
@@ -40,14 +40,6 @@ async def two(
     made = Limits(**{**FREE, **limits})
     a, b = [await aiohttp_client(create_app(PostgresStore(pg_url), made)) for _ in range(2)]
     return a, b
-
-
-async def until(check: Callable[[], bool]) -> None:
-    """Wait (at most 15 s: the machine may be loaded) for ``check`` to hold."""
-    deadline = asyncio.get_running_loop().time() + 15
-    while not check() and asyncio.get_running_loop().time() < deadline:
-        await asyncio.sleep(0.01)
-    assert check()
 
 
 async def seated(a: Client, b: Client) -> tuple[str, Phone, Phone, Phone]:

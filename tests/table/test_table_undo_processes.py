@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 from aiohttp.test_utils import TestClient
-from table_helpers import Phone, open_table, phone, seat
+from table_helpers import Phone, open_table, phone, seat, until
 from test_table_undo_owner import host_phone
 
 from lifeledger_table.decide.limits import Limits
@@ -170,7 +170,8 @@ async def test_undo_question_is_stale_on_both_processes_when_another_phone_chang
     here, there = (owner, other) if asker_on_owner else (other, owner)
     ana = await seated(here, tid, "ana")
     bo, cy = await seated(there, tid, "bo"), await seated(there, tid, "cy")
-    assert tid in hub(owner).owners.mine and tid in hub(other).owners.remote
+    assert tid in hub(owner).owners.mine
+    await until(lambda: tid in hub(other).owners.remote)  # followed at the owner
     await bo.act(BO_TAKES_7_FROM_CY)
     await ana.send("undo", target=1)
     question = await bo.until("undo_request")
