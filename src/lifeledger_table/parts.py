@@ -98,7 +98,7 @@ def assemble(store: Store, limits: Limits) -> Parts:
     subscribers.reading.append(owners.copies.catch_up)
     subscribers.seats_changed.append(functools.partial(seats_given, hub, takeovers))
     subscribers.undo_asked.append(functools.partial(undo_asks.ask, hub))
-    gate = SocketGate(limits)
+    gate = SocketGate(limits, changed=owners.counts.changed)
     owners.counts.count(gate)  # a table's caps count its sockets on every process
     return Parts(
         store=store,

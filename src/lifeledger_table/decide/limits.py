@@ -534,7 +534,7 @@ class SocketGate:
     those of its own connections.
     """
 
-    def __init__(self, limits: Limits) -> None:
+    def __init__(self, limits: Limits, changed: Callable[[str], None] | None = None) -> None:
         self.limits = limits
         self.by_address: dict[str, int] = {}
         self.by_table: dict[str, int] = {}
@@ -546,7 +546,7 @@ class SocketGate:
         self.elsewhere: dict[str, dict[str, int]] = {}
         #: Called with a table's id whenever its counts here change (the owners' links report
         #: them); ``None``: nobody is told.
-        self.changed: Callable[[str], None] | None = None
+        self.changed = changed
         self.opened = Throttle(limits.sockets_opened, 60.0)
         self.address_messages = Throttle(
             limits.address_burst, limits.address_burst / limits.address_rate

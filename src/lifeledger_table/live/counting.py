@@ -40,10 +40,10 @@ class SocketCounts:
         self._telling: asyncio.Handle | None = None
 
     def count(self, gate: SocketGate) -> None:
-        """Tell the other processes serving a table the counts of its sockets in ``gate``,
-        and keep theirs there (:attr:`.SocketGate.elsewhere`)."""
+        """Tell the other processes serving a table the counts of its sockets in ``gate`` (made
+        with :meth:`changed` as its ``changed``), and keep theirs there
+        (:attr:`.SocketGate.elsewhere`)."""
         self.gate = gate
-        gate.changed = self.changed
 
     def changed(self, table_id: str) -> None:
         """The counts of a table's sockets changed (here, or as a follower told): told at the
