@@ -72,6 +72,28 @@ del _random
 _lifeledger_start
 `;
 
+// Every module of the engine imported (its __main__ aside, which would run the command line),
+// so that a kept start needs none of the engine's .py files again: answers the modules that
+// could not be imported (then a kept start unpacks every file, as a full start does).
+const EVERY = `
+def _lifeledger_import_every(top):
+    import importlib, os
+    failed = []
+    for folder, _, names in sorted(os.walk(top)):
+        for file in sorted(names):
+            if not file.endswith(".py"):
+                continue
+            name = os.path.relpath(os.path.join(folder, file), top)[:-3].replace(os.sep, ".")
+            name = name.removesuffix(".__init__")
+            if name.endswith("__main__"):
+                continue
+            try:
+                importlib.import_module(name)
+            except Exception as exc:
+                failed.append(f"{name}: {exc}")
+    return failed
+`;
+
 let call = null; // the Python dispatcher once ready
 let failed = null; // the error text if the engine could not start
 const waiting = []; // calls made before the engine was ready, in order
@@ -96,6 +118,44 @@ async function startKey(engine, worker, version) {
   all.set(label, engine.length);
   all.set(worker, engine.length + label.length);
   return hex(await crypto.subtle.digest("SHA-256", all));
+}
+
+// The engine's files that ``wanted`` takes (by name) written into Pyodide's file system under
+// dir, from the zip's central directory, each stored or deflated (DecompressionStream).
+async function unzipInto(FS, zip, dir, wanted) {
+  const view = new DataView(zip.buffer, zip.byteOffset, zip.byteLength);
+  let end = zip.length - 22;
+  while (end >= 0 && view.getUint32(end, true) !== 0x06054b50) end--;
+  if (end < 0) throw new Error("the engine is not a zip");
+  const count = view.getUint16(end + 10, true);
+  let at = view.getUint32(end + 16, true);
+  const names = new TextDecoder();
+  const files = [];
+  for (let i = 0; i < count; i++) {
+    if (view.getUint32(at, true) !== 0x02014b50) throw new Error("the engine's zip is damaged");
+    const method = view.getUint16(at + 10, true);
+    const packed = view.getUint32(at + 20, true);
+    const size = view.getUint32(at + 24, true);
+    const length = view.getUint16(at + 28, true);
+    const local = view.getUint32(at + 42, true);
+    const name = names.decode(zip.subarray(at + 46, at + 46 + length));
+    at += 46 + length + view.getUint16(at + 30, true) + view.getUint16(at + 32, true);
+    if (name.endsWith("/") || !wanted(name)) continue;
+    if (name.startsWith("/") || name.split("/").includes("..")) throw new Error(`the engine's zip names ${name}`);
+    if (method !== 0 && method !== 8) throw new Error(`${name}: compressed with method ${method}`);
+    const from = local + 30 + view.getUint16(local + 26, true) + view.getUint16(local + 28, true);
+    const data = zip.subarray(from, from + packed);
+    const inflated = method === 0 ? Promise.resolve(data)
+      : new Response(new Blob([data]).stream().pipeThrough(new DecompressionStream("deflate-raw"))).arrayBuffer();
+    files.push({ name, size, inflated });
+  }
+  for (const file of files) {
+    const bytes = new Uint8Array(await file.inflated);
+    if (bytes.length !== file.size) throw new Error(`${file.name}: ${bytes.length} bytes, not ${file.size}`);
+    const path = `${dir}/${file.name}`;
+    FS.mkdirTree(path.slice(0, path.lastIndexOf("/")));
+    FS.writeFile(path, bytes);
+  }
 }
 
 // -- the kept start, in IndexedDB ----------------------------------------------------------
@@ -130,10 +190,12 @@ function forgetKept() {
   return keptRequest("readwrite", (store) => store.delete(KEPT_RECORD)).catch(() => undefined);
 }
 
-async function keep(key, bytes) {
+// files: "data" when every module was imported (a kept start then writes only the engine's
+// other files, its catalogues), else "all".
+async function keep(key, bytes, files) {
   if (typeof indexedDB === "undefined") return;
   const digest = hex(await crypto.subtle.digest("SHA-256", bytes));
-  const record = { key, digest, bytes: new Blob([bytes]) };
+  const record = { key, digest, files, bytes: new Blob([bytes]) };
   await keptRequest("readwrite", (store) => store.put(record, KEPT_RECORD));
 }
 
@@ -147,8 +209,9 @@ async function keptBytes(kept) {
 
 // -- starting ------------------------------------------------------------------------------
 
-// Pyodide with the engine: from kept bytes (a kept start) or in full (then able to keep one).
-async function start(loadPyodide, engine, key, kept) {
+// Pyodide with the engine: from kept bytes (a kept start: a promise of them) or in full (then
+// able to keep one).
+async function start(loadPyodide, engine, key, kept, files) {
   // packageBaseUrl: the engine loads no package, and if one were asked for it would come from
   // the app's own folder, never from elsewhere.
   const options = { indexURL: PYODIDE_URL, packageBaseUrl: PYODIDE_URL };
@@ -156,14 +219,16 @@ async function start(loadPyodide, engine, key, kept) {
   else options._makeSnapshot = true;
   const pyodide = await loadPyodide(options);
   mark("python");
-  // The engine's files: its catalogues are read from them, and a module not yet imported too.
-  pyodide.unpackArchive(engine, "zip", { extractDir: ENGINE_DIR });
+  // The engine's files: its catalogues are read from them, and a module not yet imported too
+  // (a kept start with every module imported writes only the others).
+  if (kept && files === "data") await unzipInto(pyodide.FS, engine, ENGINE_DIR, (name) => !name.endsWith(".py"));
+  else pyodide.unpackArchive(engine, "zip", { extractDir: ENGINE_DIR });
   mark("unpacked");
   if (kept) {
     const held = pyodide.runPython(RESTORED);
     if (held !== key) throw new Error("the kept start is another engine's");
     mark("checked");
-    return pyodide;
+    return { pyodide, files };
   }
   pyodide.runPython(`import sys\nsys.path.insert(0, ${JSON.stringify(ENGINE_DIR)})\n` + DISPATCH);
   pyodide.pyimport("lifeledger_table.device.host");
@@ -174,7 +239,14 @@ async function start(loadPyodide, engine, key, kept) {
   if (life !== "17") throw new Error(`the engine's first change gave ${life}, not 17`);
   pyodide.runPython(`del _h\n_lifeledger_start = ${JSON.stringify(key)}`);
   mark("warmed");
-  return pyodide;
+  pyodide.runPython(EVERY);
+  const importEvery = pyodide.globals.get("_lifeledger_import_every");
+  const failed = importEvery(ENGINE_DIR);
+  const every = failed.length === 0;
+  failed.destroy();
+  importEvery.destroy();
+  mark("every");
+  return { pyodide, files: every ? "data" : "all" };
 }
 
 // Pyodide (since 0.28) runs in module workers only: its runtime is an ES module, loaded with
@@ -194,9 +266,9 @@ async function boot() {
   let refused = null; // why a kept start was not used
   if (kept && kept.key === key) {
     try {
-      const bytes = await keptBytes(kept);
-      mark("read");
-      const pyodide = await start(loadPyodide, await engineBytes, key, bytes);
+      // Read and checked while Pyodide's runtime loads (loadPyodide takes a promise of it).
+      const bytes = keptBytes(kept).then((read) => { mark("read"); return read; });
+      const { pyodide } = await start(loadPyodide, await engineBytes, key, bytes, kept.files);
       return { pyodide, how: "kept", refused };
     } catch (e) {
       refused = String(e && e.message || e);
@@ -205,11 +277,11 @@ async function boot() {
   } else if (kept) {
     refused = "the kept start is another build's";
   }
-  const pyodide = await start(loadPyodide, await engineBytes, key, null);
+  const { pyodide, files } = await start(loadPyodide, await engineBytes, key, null, "all");
   // Taken now, before any table is open: the start every later open begins from.
   const snapshot = pyodide.makeMemorySnapshot();
   mark("snapshot");
-  return { pyodide, how: "full", refused, key, snapshot };
+  return { pyodide, how: "full", refused, key, snapshot, files };
 }
 
 function answer(message) {
@@ -248,7 +320,7 @@ boot().then(
     settle();
     // The start is kept after the waiting calls are answered: they never wait on the writing.
     if (started.snapshot) {
-      keep(started.key, started.snapshot).then(
+      keep(started.key, started.snapshot, started.files).then(
         () => { mark("kept"); self.postMessage({ type: "kept", ms: phases.kept, bytes: started.snapshot.length }); },
         (e) => self.postMessage({ type: "kept", error: String(e && e.message || e) }),
       );
