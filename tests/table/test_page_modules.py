@@ -1,6 +1,9 @@
 """issue 27, item 7: the pages' scripts are ES modules. Each page loads one entry module
 (static/index.js, static/table.js) that imports the rest from static/, each module importing
-what it uses: they share no globals. The one global the page's scripts add is its inspection
+what it uses: they share no globals; the table page loads one early module before its entry
+(static/boot.js: a device table's engine started first, issue 27 item 5). Each page preloads
+exactly the modules its scripts load (``<link rel="modulepreload">``: all fetched at once, no
+waterfall of imports). The one global the page's scripts add is its inspection
 surface, ``window.lifeledger`` (docs/table.md, "The page's scripts"). Every module is in the
 service worker's shell, so the app opens offline."""
 
@@ -18,6 +21,10 @@ from browser_helpers import post  # noqa: E402
 from playwright.sync_api import Browser, Page, expect  # noqa: E402
 
 IMPORT = re.compile(r'^import\s(?:[^;]*?from\s+)?"(\./[^"]+)";', re.M)
+SCRIPT = re.compile(r'<script type="module" src="static/([^"]+)"></script>')
+PRELOAD = re.compile(r'<link rel="modulepreload" href="static/([^"]+)">')
+#: Each page's module scripts, in the order they run: the table page's early module first.
+PAGES = {"index.html": ["index.js"], "table.html": ["boot.js", "table.js"]}
 TWO = {"players": [{"name": "Ana"}, {"name": "Bo"}]}
 
 
@@ -61,8 +68,10 @@ def test_each_module_is_reached_from_a_page_entry() -> None:
     """No page module is left out: each is imported, from table.js or index.js on; both
     pages register the service worker (install.js), and the start page loads nothing of the
     table page's."""
-    assert reached("table.js") | reached("index.js") == set(modules())
+    assert reached("table.js") | reached("index.js") | reached("boot.js") == set(modules())
     assert "install.js" in reached("table.js") & reached("index.js")
+    # The early module loads only what a device table's engine needs, long before the rest.
+    assert reached("boot.js") == {"boot.js", "device.js", "i18n.js", "common.js"}
     assert reached("index.js") == {
         "index.js",
         "i18n.js",
@@ -71,6 +80,23 @@ def test_each_module_is_reached_from_a_page_entry() -> None:
         "seating.js",
         "install.js",
     }
+
+
+@pytest.mark.parametrize("html", sorted(PAGES))
+def test_each_page_preloads_exactly_the_modules_it_loads(html: str) -> None:
+    """issue 27 item 5: a page names every module its scripts load, to be fetched at once,
+    and no other (the list is checked against the modules' imports, so it is never stale)."""
+    text = (STATIC / html).read_text()
+    assert SCRIPT.findall(text) == PAGES[html]
+    preloaded = PRELOAD.findall(text)
+    assert len(preloaded) == len(set(preloaded)), "a module preloaded twice"
+    graph = set().union(*(reached(entry) for entry in PAGES[html]))
+    assert set(preloaded) == graph, (
+        f"{html}: preloads {sorted(set(preloaded) - graph)} it doesn't load,"
+        f" and doesn't preload {sorted(graph - set(preloaded))}"
+    )
+    # Preloaded before the scripts that load them.
+    assert text.index("modulepreload") < text.index('<script type="module"')
 
 
 def loaded(page: Page, url: str) -> list[str]:
@@ -90,7 +116,7 @@ def own_globals(page: Page) -> set[str]:
 
 @pytest.mark.browser
 @pytest.mark.parametrize("where", ["start", "play", "watch", "replay"])
-def test_a_page_loads_one_entry_module_and_adds_one_global(
+def test_a_page_loads_its_module_scripts_and_adds_one_global(
     base: str, browser: Browser, where: str
 ) -> None:
     context = browser.new_context()
@@ -112,8 +138,19 @@ def test_a_page_loads_one_entry_module_and_adds_one_global(
     scripts = page.evaluate(
         "() => [...document.scripts].map((s) => [s.type, s.getAttribute('src')])"
     )
-    entry = "static/index.js" if where == "start" else "static/table.js"
-    assert scripts == [["module", entry]]
+    html = "index.html" if where == "start" else "table.html"
+    assert scripts == [["module", f"static/{name}"] for name in PAGES[html]]
+    # Every module fetched once, asked for at once from its preload (before any arrived),
+    # none found by an import after another module came: no waterfall. (A preload the
+    # module's own load didn't match would be fetched twice.)
+    fetched = page.evaluate(
+        """() => performance.getEntriesByType("resource")
+            .filter((e) => new URL(e.name).pathname.endsWith(".js"))
+            .map((e) => [new URL(e.name).pathname.split("/").pop(), e.startTime, e.responseEnd])"""
+    )
+    preloaded = PRELOAD.findall((STATIC / html).read_text())
+    assert sorted(name for name, _start, _end in fetched) == sorted(preloaded)
+    assert max(start for _name, start, _end in fetched) < min(end for _n, _s, end in fetched)
     # The modules' names stay in their modules: the page's only new global is lifeledger.
     assert own_globals(page) - blank == {"lifeledger"}
     surface = page.evaluate("() => Object.keys(lifeledger)")
