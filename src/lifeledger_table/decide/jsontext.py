@@ -78,18 +78,37 @@ def _too_deep(value: Any, limit: int) -> bool:
     return False
 
 
+def _too_deep_words(max_depth: int) -> Sentence:
+    return Sentence("arrays and objects are nested more than {n} deep", n=max_depth)
+
+
+#: The reader with the checks above, made once: ``json.loads`` given them makes a decoder (and
+#: its scanner) on every call, which cost more than reading a phone's message (issue 29 item 1).
+_DECODER = json.JSONDecoder(
+    parse_constant=_refuse_constant, parse_int=_integer, object_pairs_hook=_object
+)
+
+
+def _loads(text: str | bytes) -> Any:
+    """``json.loads(text, ...)`` with the checks above, through :data:`_DECODER`: the same
+    text (bytes in UTF-8, -16 or -32), the same value, the same errors."""
+    if isinstance(text, str):
+        if text.startswith("\ufeff"):
+            raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+    else:
+        text = text.decode(json.detect_encoding(text), "surrogatepass")
+    return _DECODER.decode(text)
+
+
 def strict_json(text: str | bytes, max_depth: int = MAX_DEPTH) -> Any:
     """The JSON value of ``text``. Raises ValueError (with a sentence saying why) for text that
     is not JSON, ``NaN`` and ``Infinity``, a member repeated in one object, and nesting deeper
     than ``max_depth``: a :class:`NotJson`, whose ``words`` say why in any language."""
-    too_deep = Sentence("arrays and objects are nested more than {n} deep", n=max_depth)
     try:
-        value = json.loads(
-            text, parse_constant=_refuse_constant, parse_int=_integer, object_pairs_hook=_object
-        )
+        value = _loads(text)
     except RecursionError:
         # The C scanner counts its own recursion and stops cleanly, far below a crash.
-        raise NotJson(too_deep) from None
+        raise NotJson(_too_deep_words(max_depth)) from None
     except NotJson:
         raise
     except ValueError as exc:  # the json module's own errors, and bytes that are not UTF-8
@@ -101,5 +120,5 @@ def strict_json(text: str | bytes, max_depth: int = MAX_DEPTH) -> Any:
         else:
             opened = text.count("[") + text.count("{")
         if opened > max_depth and _too_deep(value, max_depth):
-            raise NotJson(too_deep)
+            raise NotJson(_too_deep_words(max_depth))
     return value
