@@ -21,7 +21,7 @@ from browser_helpers import post  # noqa: E402
 from playwright.sync_api import Browser, Page, expect  # noqa: E402
 
 IMPORT = re.compile(r'^import\s(?:[^;]*?from\s+)?"(\./[^"]+)";', re.M)
-SCRIPT = re.compile(r'<script type="module" src="static/([^"]+)"></script>')
+SCRIPT = re.compile(r'<script type="module" src="static/([^"]+)"(?: async)?></script>')
 PRELOAD = re.compile(r'<link rel="modulepreload" href="static/([^"]+)">')
 #: Each page's module scripts, in the order they run: the table page's early module first.
 PAGES = {"index.html": ["index.js"], "table.html": ["boot.js", "table.js"]}
@@ -160,4 +160,29 @@ def test_a_page_loads_its_module_scripts_and_adds_one_global(
     # The inspection surface is one frozen object: a test reads the page through it, and
     # nothing replaces what the modules hold.
     assert page.evaluate("() => Object.isFrozen(lifeledger)")
+    context.close()
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("device", [True, False])
+def test_the_early_module_starts_a_device_tables_engine_before_the_entry(
+    base: str, browser: Browser, device: bool
+) -> None:
+    """issue 27 item 5: on a device table's page (table.html?t=d-…) the engine worker is
+    started by boot.js, not waiting for the entry's modules: here the entry never arrives,
+    and the worker starts all the same. A served table's page starts none there."""
+    context = browser.new_context()
+    page = context.new_page()
+    page.route("**/static/table.js", lambda route: route.abort())
+    workers: list[str] = []
+    page.on("worker", lambda worker: workers.append(worker.url))
+    if device:
+        with page.expect_event("worker", timeout=15_000):
+            page.goto(base + "/table.html?t=d-early")
+        assert [url.rsplit("/", 1)[-1] for url in workers] == ["engine-worker.js"]
+    else:
+        page.goto(base + "/table.html?t=early")
+        page.wait_for_timeout(1000)
+        assert workers == []
+    assert not page.evaluate("() => 'lifeledger' in window")  # the entry never ran
     context.close()

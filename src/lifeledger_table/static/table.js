@@ -2,7 +2,7 @@
 // imports the page's modules, translates the page and starts it.
 
 import {
-  compilePlural, I18N, i18nReady, onLangChange, said, sentence, t, tn, translateStatic,
+  compilePlural, formatNumber, I18N, i18nReady, onLangChange, said, sentence, t, tn, translateStatic,
 } from "./i18n.js";
 import { api, applyChanges, h, loadHost, loadSeat, Names, parseJSON, toJSON } from "./common.js";
 import { DeviceStore, DeviceTables, Engine } from "./device.js";
@@ -155,7 +155,7 @@ document.addEventListener("DOMContentLoaded", () => i18nReady().then(setupTurns)
 // one named object. No module of the page reads it.
 window.lifeledger = Object.freeze({
   act, activeForesight, applyChanges, AWAKE, close, closeCmdSheet, closeTurnSheet,
-  commandersAgainst, compilePlural, DeviceStore, dropBubble, Engine, FORESEE, foreseenQueue, header,
+  commandersAgainst, compilePlural, DeviceStore, dropBubble, Engine, FORESEE, foreseenQueue, formatNumber, header,
   I18N, isForeseen, KEY, loadSeats, openCmdSheet, openSheet, openTurnSheet, PALETTE, parseJSON,
   playerState, render, request, S, seatColours, sentence, T, takeEffects, TAPS, tn, toast, toJSON,
   toolSend, toolsReceive,
