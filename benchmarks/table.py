@@ -43,12 +43,6 @@ undo, load and first-connect scenarios are in ``benchmarks/long.py``; memory in
     python benchmarks/table.py --phones 400 --profile /tmp/prof/table   # where the CPU goes
     python benchmarks/table.py --store sqlite --store postgresql --processes 1 --processes 2
     python benchmarks/table.py --store postgresql --processes 2 --phones 400 --rate 5
-    python benchmarks/table.py --phones 400 --loop uvloop --loop asyncio   # the event loops
-
-The servers run on the event loop the app chooses (``LIFELEDGER_LOOP``: uvloop when it is
-installed); ``--loop`` sets it, the first for the floor and the app, each further one for the
-app again, beside it in the same runs (its figures named in brackets, set against the first's
-under "issue 29 item 1").
 """
 
 from __future__ import annotations
