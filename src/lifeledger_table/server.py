@@ -341,12 +341,12 @@ def run(
     context = _tls(cert, key) if cert is not None else None
     _can_listen(host, port)
     loop = event_loop()
+    log.info("event loop: %s", loop.name)
     raise_descriptor_limit()
     try:  # a store that can't be opened, read or written stops the server at once, saying why
         store = open_store(db, pool_size=pool_size)
     except StoreError as exc:
         raise SystemExit(f"lifeledger serve: {exc}") from None
-    log.info("event loop: %s", loop.name)  # once it starts: a refusal is its one line
 
     everywhere = listens_everywhere(host)
     lan = lan_address() if everywhere else None
