@@ -55,14 +55,12 @@ import importlib
 import os
 import sys
 import tempfile
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import aiohttp
 from aiohttp import web
-
-from lifeledger_table.web.lan import LOCAL_ONLY
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import (
@@ -105,9 +103,6 @@ BUSY_RATE = 4.0
 TWO_CPU_GOAL = 1.1
 #: The suffix of a setup's name run from ``--base`` (the app as it was).
 BASE = " (base)"
-#: The event loops ``--loop`` chooses (``LIFELEDGER_LOOP``).
-LOOPS = ("uvloop", "asyncio")
-LOOP_VARIABLE = "LIFELEDGER_LOOP"
 TESTS = Path(__file__).resolve().parent.parent / "tests" / "table"
 
 
@@ -119,8 +114,6 @@ class Setup:
     processes: int = 1
     #: Another source tree's ``src`` (``--base``): the app as it was, measured beside this one.
     src: str | None = None
-    #: The event loop (``LIFELEDGER_LOOP``) when not the first ``--loop``: named in brackets.
-    loop: str | None = None
 
     @property
     def name(self) -> str:
@@ -128,7 +121,6 @@ class Setup:
             name = "table app"  # the name of the figures before PostgreSQL
         else:
             name = "PostgreSQL" if self.processes == 1 else f"PostgreSQL x{self.processes}"
-        name += f" ({self.loop})" if self.loop else ""
         return name + BASE if self.src else name
 
 
@@ -177,33 +169,14 @@ def echo_app() -> web.Application:
 
 
 def serve_echo(port: int) -> None:
-    """Run the relay server (in its own process), on the event loop the table app would run
-    (``LIFELEDGER_LOOP``: :func:`lifeledger_table.server.event_loop`)."""
-    from lifeledger_table.server import event_loop
-
-    kind = event_loop()
-    loop = kind.factory() if kind.factory else asyncio.new_event_loop()
-    web.run_app(echo_app(), host="127.0.0.1", port=port, print=None, access_log=None, loop=loop)
+    """Run the relay server (in its own process)."""
+    web.run_app(echo_app(), host="127.0.0.1", port=port, print=None, access_log=None)
 
 
-def echo_server(loop: str | None) -> Server:
+def echo_server() -> Server:
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    cmd = [sys.executable, __file__, "--serve-echo", str(port)]
-    return Server(cmd, base, base + "/echo/x", env=loop_env(loop))
-
-
-def loop_env(loop: str | None, src: str | None = None) -> dict[str, str] | None:
-    """A server process's environment: ``LIFELEDGER_LOOP`` set to ``loop``, if given, and
-    ``PYTHONPATH`` to ``src``, if given (None: this process's environment)."""
-    if loop is None and src is None:
-        return None
-    env = dict(os.environ)
-    if loop is not None:
-        env[LOOP_VARIABLE] = loop
-    if src is not None:
-        env["PYTHONPATH"] = os.path.abspath(src)
-    return env
+    return Server([sys.executable, __file__, "--serve-echo", str(port)], base, base + "/echo/x")
 
 
 # -- one run ------------------------------------------------------------------------------------
@@ -211,7 +184,7 @@ def loop_env(loop: str | None, src: str | None = None) -> dict[str, str] | None:
 
 async def run_echo(phones: int, rate: float, args: Any) -> Figures:
     """The floor: the bare relay server, same load, same measurement."""
-    server = await echo_server(args.loop[0] if args.loop else None).start()
+    server = await echo_server().start()
     fleet = Fleet(server.base, mode="echo", rate=rate, per_address=phones_per_address(rate))
     try:
         await fleet.connect_echo(phones)
@@ -244,12 +217,10 @@ async def run_table(
         logs = [os.path.join(tmp, f"server{k}.log") for k in range(setup.processes)]
         group = Servers(
             [
-                Server.table_app(db, profile=profile, gc_file=gc_file, log=logs[0]),
-                *(Server.table_app(db, log=log) for log in logs[1:]),
+                Server.table_app(db, profile=profile, gc_file=gc_file, log=logs[0], src=setup.src),
+                *(Server.table_app(db, log=log, src=setup.src) for log in logs[1:]),
             ]
         )
-        for one in group.servers:
-            one.env = loop_env(setup.loop or (args.loop[0] if args.loop else None), setup.src)
         server = group.servers[0]
         await group.start()
         fleet = Fleet(server.base, rate=rate, per_address=phones_per_address(rate))
@@ -291,16 +262,10 @@ async def own_tables(tables: list[Any], bases: list[str]) -> None:
 
 
 def said(logs: list[str]) -> None:
-    """The event loop the app's processes run, and what else they logged past their start
-    (the address and the loopback's notice: warnings, errors), if anything."""
+    """What the app's processes logged, past their first line (warnings, errors), if any."""
     for k, log in enumerate(logs):
         with contextlib.suppress(OSError):
-            lines = Path(log).read_text(errors="replace").splitlines()
-            loops = [line for line in lines if line.startswith("event loop: ")]
-            if loops:
-                print(f"      process {k + 1}: {loops[0]}", flush=True)
-            lines = [line for line in lines if line not in loops]
-            lines = [line for line in lines[1:] if line != LOCAL_ONLY]
+            lines = Path(log).read_text(errors="replace").splitlines()[1:]
             if lines:
                 print(f"      process {k + 1} logged {len(lines)} lines, e.g.:", flush=True)
                 for line in lines[:3]:
@@ -390,12 +355,8 @@ def scaling(rows: dict[Level, list[Figures]]) -> None:
 
 
 def beside(name: str, other: str) -> str:
-    """The name of setup ``other`` run from the same source tree, on the same event loop, as
-    setup ``name``."""
-    base = name.endswith(BASE)
-    name = name.removesuffix(BASE)
-    loop = name[name.index(" (") :] if name.endswith(")") else ""
-    return other + loop + (BASE if base else "")
+    """The name of setup ``other`` run from the same source tree as setup ``name``."""
+    return other + BASE if name.endswith(BASE) else other
 
 
 def busy(rows: dict[Level, list[Figures]]) -> None:
@@ -420,16 +381,6 @@ def busy(rows: dict[Level, list[Figures]]) -> None:
                 f"{level:>5} phones, {name}: CPU per change {cpu:.3f} ms, {ratio:.2f}x one"
                 f" process's (goal <= {TWO_CPU_GOAL:g}x): {verdict(ratio <= TWO_CPU_GOAL)}"
             )
-        for loop in LOOPS:
-            other = rows.get((phones, rate, name + f" ({loop})"))
-            if other and not name.endswith(BASE):
-                was = median(r.cpu_per_change_ms for r in other)
-                lines.append(
-                    f"{level:>5} phones, {name}: CPU per change {cpu:.3f} ms against {was:.3f} ms"
-                    f" on {loop}'s event loop ({cpu / was:.2f}x); p99"
-                    f" {median(r.p99 for r in runs):.1f} ms against"
-                    f" {median(r.p99 for r in other):.1f} ms"
-                )
         base = rows.get((phones, rate, name + BASE))
         if base:
             was = median(r.cpu_per_change_ms for r in base)
@@ -546,14 +497,6 @@ def cli() -> None:
         action="append",
         help=f"changes a second per phone (repeatable; default 1, at most {MAX_RATE:g})",
     )
-    parser.add_argument(
-        "--loop",
-        action="append",
-        choices=LOOPS,
-        help="the servers' event loop (LIFELEDGER_LOOP; repeatable: the first is the floor's"
-        " and the app's, each other one runs the app too, named in brackets, in the same runs;"
-        " default: the app's own choice, uvloop when installed)",
-    )
     parser.add_argument("--serve-echo", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_echo:
@@ -576,13 +519,6 @@ def cli() -> None:
             parser.error(f"--base {args.base}: no lifeledger_table package in it")
         src = os.path.abspath(args.base)
         args.setups = [x for s in args.setups for x in (s, Setup(s.store, s.processes, src))]
-    if args.loop:
-        args.loop = list(dict.fromkeys(args.loop))
-        args.setups = [
-            replace(s, loop=loop) if loop else s
-            for s in args.setups
-            for loop in (None, *args.loop[1:])
-        ]
     if not args.setups:
         parser.error("several processes need --store postgresql")
     args.runs = min(max(args.runs, 1), 10)

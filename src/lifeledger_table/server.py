@@ -16,10 +16,8 @@ import asyncio
 import contextlib
 import ctypes
 import ctypes.util
-import dataclasses
 import errno
 import functools
-import importlib
 import logging
 import multiprocessing
 import multiprocessing.process
@@ -30,9 +28,8 @@ import ssl
 import sys
 import threading
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
 
 from aiohttp import web
 
@@ -340,8 +337,6 @@ def run(
         _can_listen_inside(internal, inside, db, workers)
     context = _tls(cert, key) if cert is not None else None
     _can_listen(host, port)
-    loop = event_loop()
-    log.info("event loop: %s", loop.name)
     raise_descriptor_limit()
     try:  # a store that can't be opened, read or written stops the server at once, saying why
         store = open_store(db, pool_size=pool_size)
@@ -388,7 +383,7 @@ def run(
 
     if workers == 1:
         with contextlib.suppress(KeyboardInterrupt, asyncio.CancelledError):
-            run_loop(main(store, alone=True), loop)
+            asyncio.run(main(store, alone=True))
         return
     store.close()  # each worker opens its own
 
@@ -401,56 +396,9 @@ def run(
         except StoreError as exc:
             raise SystemExit(f"lifeledger serve: {exc}") from None
         with contextlib.suppress(KeyboardInterrupt, asyncio.CancelledError):
-            run_loop(main(mine, alone=False), loop)
+            asyncio.run(main(mine, alone=False))
 
     supervise(workers, worker, lambda: announce(f"; {workers} worker processes"))
-
-
-#: The environment variable that chooses the server's event loop (docs/table.md, "The event
-#: loop"): ``uvloop`` (it must be installed), ``asyncio`` (the standard library's), or unset
-#: (or ``auto``): uvloop when it can be imported, else asyncio's.
-LOOP_VARIABLE = "LIFELEDGER_LOOP"
-
-
-@dataclasses.dataclass(frozen=True)
-class EventLoop:
-    """The event loop kind a server process runs: its name as logged (``uvloop 0.21.0``,
-    ``asyncio``) and what makes one (None: asyncio's default)."""
-
-    name: str
-    factory: Callable[[], asyncio.AbstractEventLoop] | None
-
-
-def event_loop(environ: Mapping[str, str] | None = None) -> EventLoop:
-    """The event loop ``LIFELEDGER_LOOP`` asks for (``environ``: default this process's).
-    A value it does not know, or ``uvloop`` where uvloop can't be imported, stops the server
-    with one line naming the variable and the fix."""
-    given = (os.environ if environ is None else environ).get(LOOP_VARIABLE, "")
-    wanted = given.strip().lower() or "auto"
-    if wanted not in ("auto", "uvloop", "asyncio"):
-        raise SystemExit(
-            f"lifeledger serve: {LOOP_VARIABLE}={given!r}: the event loop is uvloop, asyncio or"
-            " auto (uvloop when installed)"
-        )
-    if wanted == "asyncio":
-        return EventLoop("asyncio", None)
-    try:
-        uvloop = importlib.import_module("uvloop")
-    except ImportError as exc:
-        if wanted == "auto":
-            return EventLoop("asyncio", None)
-        raise SystemExit(
-            f"lifeledger serve: {LOOP_VARIABLE}=uvloop: uvloop can't be imported ({exc});"
-            " install it (pip install 'lifeledger[table]') or unset the variable"
-        ) from None
-    factory: Callable[[], asyncio.AbstractEventLoop] = uvloop.new_event_loop
-    return EventLoop(f"uvloop {uvloop.__version__}", factory)
-
-
-def run_loop(main: Coroutine[Any, Any, None], loop: EventLoop) -> None:
-    """Run ``main`` to its end on a new event loop of the kind ``loop`` (as ``asyncio.run``)."""
-    with asyncio.Runner(loop_factory=loop.factory) as runner:
-        runner.run(main)
 
 
 #: The most worker processes ``--workers`` starts.
