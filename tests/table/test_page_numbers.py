@@ -23,7 +23,8 @@ COMPARE = """() => {
     for (const n of numbers) {
       out.push([lang, n, L.formatNumber(n), new Intl.NumberFormat(lang).format(n)]);
       // A whole number may come as its decimal text (exact JSON: common.js parseJSON).
-      if (Number.isInteger(n)) out.push([lang, String(n), L.formatNumber(String(n)), new Intl.NumberFormat(lang).format(n)]);
+      const text = String(n);
+      if (Number.isInteger(n)) out.push([lang, text, L.formatNumber(text), out.at(-1)[3]]);
     }
   }
   L.I18N.lang = was;
