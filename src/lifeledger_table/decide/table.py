@@ -127,11 +127,7 @@ class Table(TableState):
         *,
         shares: Sequence[WorkShare] = (),
     ) -> tuple[Entry | None, int]:
-        """Decide a request and write it at once (one request, one transaction).
-
-        Returns ``(entry, seq)``; ``entry`` is ``None`` for a retry of a request that was
-        accepted before. Raises :class:`TableError` if it is turned down.
-        """
+        """Decide a request and write it at once (:func:`.loading.submit`)."""
         return loading.submit(self, kind, body, client_id, seat, shares=shares)
 
     def take_in(self, events: list[Event]) -> list[str]:
@@ -160,21 +156,9 @@ class Table(TableState):
         shares: Sequence[WorkShare] = (),
         at: float | None = None,
     ) -> Decision | int:
-        """Let the engine and the table decide a client's request, and take it into memory.
-
-        Returns the :class:`Decision` (its event is to be written, then passed to :meth:`commit`),
-        or, for a ``client_id`` seen lately (a retry; with ``look_up``, ever: the store is
-        asked), the sequence number it got. Raises
-        :class:`TableError` if the request is turned down (nothing changes); a retry of a
-        turned-down request gets the same error. If the write then fails, :meth:`reload`.
-        ``at_turn``: the request holds only while the game's turn number is this one (two
-        phones pressing "Next turn" at once begin one turn, not two: the second is ``stale``).
-        ``shares``: a phone's request is turned down ``busy`` while the table's changes, or
-        its network's, have taken more than their share of the server (each a
-        :class:`.limits.WorkShare`); the time the decision takes counts against each, and
-        against the table's own (:attr:`share`) whoever asks. ``at``: when the change was
-        made, if not now (a table shared from a device keeps its changes' times).
-        """
+        """Let the engine and the table decide a client's request, and take it into memory:
+        the :class:`Decision` to write, then :meth:`commit`, or a retry's sequence number; a
+        request turned down raises :class:`TableError` (:func:`.deciding.decide`)."""
         return deciding.decide(
             self,
             kind,
