@@ -68,7 +68,7 @@ postgresql:
 	  (apt-get update && apt-get install -y postgresql)
 
 unit: $(STAMP) $(PYODIDE) chromium postgresql
-	$(BIN)/pytest
+	$(BIN)/pytest --durations=25
 
 examples: $(STAMP)
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python $(SHARED)/tools/check-records $(SHARED)/examples
