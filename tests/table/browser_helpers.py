@@ -19,7 +19,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, FloatRect, Locator, Page, WebSocketRoute, expect
+from playwright.sync_api import (
+    Browser,
+    BrowserContext,
+    FloatRect,
+    Locator,
+    Page,
+    Playwright,
+    WebSocketRoute,
+    expect,
+)
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = [
@@ -249,13 +258,50 @@ def held(page: Page, count: int) -> None:
     )
 
 
-def device_table(page: Page) -> str:
+def device_table(page: Page, timeout: float = 30_000) -> str:
     """Wait for the page of a table kept on this device (one tap on the start page opens one:
     ``table.html?t=d-...``) and return its id."""
-    page.wait_for_function("() => location.search.startsWith('?t=d-')", timeout=30_000)
+    page.wait_for_function("() => location.search.startsWith('?t=d-')", timeout=timeout)
     page.wait_for_load_state()
     table: str = page.evaluate("new URLSearchParams(location.search).get('t')")
     return table
+
+
+#: Pyodide's first start in a loaded CI machine's chromium can take many seconds.
+ENGINE = 60_000
+
+
+def open_phone(profile: Path, playwright: Playwright, locale: str | None = None) -> BrowserContext:
+    """A phone whose storage lasts (a closed browser opened again keeps IndexedDB, the
+    service worker's cache and localStorage)."""
+    extra = {} if locale is None else {"locale": locale}
+    return playwright.chromium.launch_persistent_context(
+        str(profile), executable_path=CHROMIUM, args=ARGS, headless=True, **PHONE, **extra
+    )
+
+
+def first_page(context: BrowserContext) -> Page:
+    """The page a phone opened again shows (a persistent context may open with one)."""
+    return context.pages[0] if context.pages else context.new_page()
+
+
+def engine_ready(page: Page) -> None:
+    """The engine has answered the page: the table's welcome came from the device."""
+    page.wait_for_function("() => lifeledger.S.connected && !!lifeledger.S.state", timeout=ENGINE)
+
+
+def decided(page: Page) -> None:
+    """Every tap decided by the device's engine and kept (nothing waits)."""
+    page.wait_for_function(
+        "() => lifeledger.S.connected && lifeledger.S.pending.size === 0", timeout=ENGINE
+    )
+
+
+def tap_minus(page: Page, player: str, total: str) -> None:
+    """Tap a panel's −1 and see its total become ``total`` (the tap run over)."""
+    page.locator(f'.panel[data-player="{player}"] [data-act="minus"]').click()
+    expect(life(page, player)).to_have_text(total)
+    page.wait_for_function("() => !lifeledger.TAPS.run")
 
 
 def more_options(page: Page) -> None:

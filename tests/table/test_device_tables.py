@@ -12,44 +12,25 @@ from pathlib import Path
 import pytest
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
-from browser_helpers import ARGS, CHROMIUM, PHONE, get, life, need_chromium, server  # noqa: E402
-from playwright.sync_api import BrowserContext, Page, expect, sync_playwright  # noqa: E402
+from browser_helpers import (  # noqa: E402
+    ARGS,
+    CHROMIUM,
+    ENGINE,
+    PHONE,
+    decided,
+    device_table,
+    engine_ready,
+    first_page,
+    get,
+    life,
+    need_chromium,
+    open_phone,
+    server,
+    tap_minus,
+)
+from playwright.sync_api import expect, sync_playwright  # noqa: E402
 
 pytestmark = pytest.mark.browser
-
-#: Pyodide's first start in a loaded CI machine's chromium can take many seconds.
-ENGINE = 60_000
-
-
-def on_device_page(page: Page) -> None:
-    """The page of a device table (device.js's tableHref: table.html?t=d-...)."""
-    page.wait_for_function("() => location.search.startsWith('?t=d-')", timeout=ENGINE)
-    page.wait_for_load_state()
-
-
-def ready(page: Page) -> None:
-    """The engine has answered the page: the table's welcome came from the device."""
-    page.wait_for_function("() => lifeledger.S.connected && !!lifeledger.S.state", timeout=ENGINE)
-
-
-def tap_minus(page: Page, player: str, total: str) -> None:
-    page.locator(f'.panel[data-player="{player}"] [data-act="minus"]').click()
-    expect(life(page, player)).to_have_text(total)
-    page.wait_for_function("() => !lifeledger.TAPS.run")
-
-
-def decided(page: Page) -> None:
-    """Every tap decided by the device's engine and kept (nothing waits)."""
-    page.wait_for_function(
-        "() => lifeledger.S.connected && lifeledger.S.pending.size === 0", timeout=ENGINE
-    )
-
-
-def open_phone(profile: Path, playwright: object) -> BrowserContext:
-    """A phone whose storage lasts (a closed browser opened again keeps IndexedDB)."""
-    return playwright.chromium.launch_persistent_context(  # type: ignore[attr-defined, no-any-return]
-        str(profile), executable_path=CHROMIUM, args=ARGS, headless=True, **PHONE
-    )
 
 
 def test_a_whole_game_on_the_device_with_the_server_gone(tmp_path: Path) -> None:
@@ -61,12 +42,12 @@ def test_a_whole_game_on_the_device_with_the_server_gone(tmp_path: Path) -> None
     with sync_playwright() as p:
         with server(tmp_path / "t.db") as (base, _proc):
             context = open_phone(profile, p)
-            page = context.pages[0] if context.pages else context.new_page()
+            page = first_page(context)
             page.goto(base + "/")
             page.wait_for_function("() => !!navigator.serviceWorker.controller", timeout=15_000)
             page.locator('[data-quick="two"]').click()
-            on_device_page(page)
-            ready(page)
+            device_table(page, ENGINE)
+            engine_ready(page)
             table = page.evaluate("lifeledger.KEY")
             assert table.startswith("d-")
             # The engine and Pyodide are kept by the service worker for the next opening.
@@ -84,7 +65,7 @@ def test_a_whole_game_on_the_device_with_the_server_gone(tmp_path: Path) -> None
         tap_minus(page, "player-2", "19")
         decided(page)
         page.reload()
-        ready(page)
+        engine_ready(page)
         expect(life(page, "player-1")).to_have_text("18")
         expect(life(page, "player-2")).to_have_text("19")
         tap_minus(page, "player-2", "18")
@@ -92,11 +73,11 @@ def test_a_whole_game_on_the_device_with_the_server_gone(tmp_path: Path) -> None
         context.close()
         # The phone restarted: the table is on the start page and opens as it was.
         context = open_phone(profile, p)
-        page = context.pages[0] if context.pages else context.new_page()
+        page = first_page(context)
         page.goto(base + "/")
         page.locator(f'.recent-table[data-table="{table}"]').click()
-        on_device_page(page)
-        ready(page)
+        device_table(page, ENGINE)
+        engine_ready(page)
         expect(life(page, "player-2")).to_have_text("18")
         # 18 damage at once: the rules end the game on the phone (704.5a).
         page.evaluate(
@@ -123,11 +104,11 @@ def test_taps_before_the_engine_is_ready_are_shown_at_once_and_decided_in_order(
     need_chromium()
     with sync_playwright() as p, server(tmp_path / "t.db") as (base, _proc):
         context = open_phone(tmp_path / "phone", p)
-        page = context.pages[0] if context.pages else context.new_page()
+        page = first_page(context)
         page.goto(base + "/")
         page.locator('[data-quick="two"]').click()
-        on_device_page(page)
-        ready(page)
+        device_table(page, ENGINE)
+        engine_ready(page)
         tap_minus(page, "player-1", "19")
         decided(page)
         page.wait_for_timeout(1200)  # the table is kept for a reload at most once a second
@@ -150,11 +131,11 @@ def test_a_device_table_is_shared_and_a_second_phone_joins(tmp_path: Path) -> No
     need_chromium()
     with sync_playwright() as p, server(tmp_path / "t.db") as (base, _proc):
         context = open_phone(tmp_path / "phone", p)
-        page = context.pages[0] if context.pages else context.new_page()
+        page = first_page(context)
         page.goto(base + "/")
         page.locator('[data-quick="two"]').click()
-        on_device_page(page)
-        ready(page)
+        device_table(page, ENGINE)
+        engine_ready(page)
         tap_minus(page, "player-1", "19")
         tap_minus(page, "player-2", "19")
         tap_minus(page, "player-2", "18")

@@ -20,59 +20,25 @@ playwright_sync = pytest.importorskip("playwright.sync_api")
 from browser_helpers import (  # noqa: E402
     ARGS,
     CHROMIUM,
+    ENGINE,
     PHONE,
+    decided,
+    device_table,
+    engine_ready,
+    first_page,
     free_port,
     get,
     life,
     need_chromium,
+    open_phone,
     post,
     server,
     static_app,
+    tap_minus,
 )
-from playwright.sync_api import BrowserContext, Page, expect, sync_playwright  # noqa: E402
+from playwright.sync_api import Page, expect, sync_playwright  # noqa: E402
 
 pytestmark = pytest.mark.browser
-
-#: Pyodide's first start in a loaded machine's chromium can take many seconds.
-ENGINE = 60_000
-
-
-def open_phone(profile: Path, playwright: Any, locale: str = "en-GB") -> BrowserContext:
-    """A phone whose storage lasts (a closed browser opened again keeps IndexedDB, the
-    service worker's cache and localStorage)."""
-    return playwright.chromium.launch_persistent_context(  # type: ignore[no-any-return]
-        str(profile), executable_path=CHROMIUM, args=ARGS, headless=True, locale=locale, **PHONE
-    )
-
-
-def first_page(context: BrowserContext) -> Page:
-    return context.pages[0] if context.pages else context.new_page()
-
-
-def on_device_page(page: Page) -> str:
-    """The page of a device table (table.html?t=d-...): its id."""
-    page.wait_for_function("() => location.search.startsWith('?t=d-')", timeout=ENGINE)
-    page.wait_for_load_state()
-    table: str = page.evaluate("new URLSearchParams(location.search).get('t')")
-    return table
-
-
-def ready(page: Page) -> None:
-    """The engine has answered the page: the table's welcome came from the device."""
-    page.wait_for_function("() => lifeledger.S.connected && !!lifeledger.S.state", timeout=ENGINE)
-
-
-def decided(page: Page) -> None:
-    """Every tap decided by the device's engine and kept (nothing waits)."""
-    page.wait_for_function(
-        "() => lifeledger.S.connected && lifeledger.S.pending.size === 0", timeout=ENGINE
-    )
-
-
-def tap_minus(page: Page, player: str, total: str) -> None:
-    page.locator(f'.panel[data-player="{player}"] [data-act="minus"]').click()
-    expect(life(page, player)).to_have_text(total)
-    page.wait_for_function("() => !lifeledger.TAPS.run")
 
 
 def act(page: Page, action: str) -> None:
@@ -103,8 +69,8 @@ def start_device_table(page: Page, url: str) -> str:
     page.goto(url)
     page.wait_for_function("() => !!navigator.serviceWorker.controller", timeout=15_000)
     page.locator('[data-quick="two"]').click()
-    table = on_device_page(page)
-    ready(page)
+    table = device_table(page, ENGINE)
+    engine_ready(page)
     return table
 
 
@@ -130,7 +96,7 @@ def test_a_whole_game_on_the_device_from_the_static_folder(tmp_path: Path) -> No
         tap_minus(page, "player-2", "19")
         decided(page)
         page.reload()
-        ready(page)
+        engine_ready(page)
         expect(life(page, "player-1")).to_have_text("18")
         expect(life(page, "player-2")).to_have_text("19")
         tap_minus(page, "player-2", "18")
@@ -140,8 +106,8 @@ def test_a_whole_game_on_the_device_from_the_static_folder(tmp_path: Path) -> No
         page = first_page(context)
         page.goto(url)  # the app's start page, from the service worker's cache
         page.locator(f'.recent-table[data-table="{table}"]').click()
-        on_device_page(page)
-        ready(page)
+        device_table(page, ENGINE)
+        engine_ready(page)
         expect(life(page, "player-1")).to_have_text("18")
         expect(life(page, "player-2")).to_have_text("18")
         # 18 damage at once: the rules end the game on the phone (704.5a).
@@ -184,7 +150,7 @@ def test_in_italian_a_game_on_the_device_from_the_static_folder(tmp_path: Path) 
         assert "pagare" in said, said  # the rule's sentence, in Italian
         expect(life(page, one)).to_have_text("19")
         page.reload()
-        ready(page)
+        engine_ready(page)
         expect(life(page, one)).to_have_text("19")
         act(page, f'{{ do: "damage", to: "{two}", amount: 20, source: "{one}" }}')
         decided(page)
