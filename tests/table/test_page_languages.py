@@ -241,3 +241,31 @@ def test_the_turn_bar_and_clocks_fit_in_italian(
         problems += [f"{width}x{height}: {p}" for p in found["problems"]]
     page.context.close()
     assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("lang", ["en", "it"])
+def test_the_widest_table_codes_fit_the_header(
+    base: str, browser: Browser, lang: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A CI run found "QM5B-YP5B-DQ" cut in the table device's header (48 px in 46, 375×667,
+    Italian): the browser sized the title by less than its widest line when the code broke
+    after a hyphen. The codes of the widest letters, in both languages, at every size."""
+    import test_page_layouts
+    from test_page_grid import commander
+    from test_page_layouts import open_page, settle
+
+    monkeypatch.setattr(test_page_layouts, "form", commander)
+    page = open_page(browser, base, "table", 4, lang)
+    page.locator("[data-first]").first.click()
+    page.evaluate("lifeledger.toolSend('clock', {op: 'start', mode: 'chess', seconds: 1200})")
+    expect(page.locator("#tl-clock")).to_be_visible()
+    problems: list[str] = []
+    for code in ("QM5BYP5BDQ", "MMMMWWWWMM", "WWWWMMMMQQ"):
+        for width, height in ((375, 667), (360, 640), (667, 375)):
+            settle(page, width, height)
+            page.evaluate(f"lifeledger.S.info.code = {code!r}; lifeledger.render()")
+            expect(page.locator("#title")).to_have_text("-".join([code[:4], code[4:8], code[8:]]))
+            found = page.evaluate(f"(arg) => ({AUDIT})(arg)", {"device": "table"})
+            problems += [f"{code} {width}x{height}: {p}" for p in found["problems"]]
+    page.context.close()
+    assert not problems, "\n".join(problems)

@@ -88,8 +88,13 @@ export function render() {
   renderConn();
   const canAct = MODE === "play" && (!!S.seat || S.seats.length > 0);
   // The table's code, to tell the others; who you are shows on your panel ("you").
+  // Its groups are boxes of their own, so the header's title is never narrower than the
+  // widest ("QM5B-"): a browser's line break after a hyphen sizes the text's box by less.
   const title = MODE === "replay" ? t("Replay") : (S.info.code ? formatCode(S.info.code) : t("Watching"));
-  $("title").textContent = title;
+  if ($("title").textContent !== title) {
+    if (S.info.code && MODE !== "replay") $("title").replaceChildren(...title.split(/(?<=-)/).map((g) => h("span", { class: "group" }, g)));
+    else $("title").textContent = title;
+  }
   $("title").title = S.device === "table" && MODE === "play" ? t("The table device") : S.seat ? t("You are {name}", { name: S.names.of(S.seat) }) : MODE === "watch" ? t("spectator") : "";
   renderUndo();
   if (S.undoAsks.size) showUndoAsk(); // a question about a change no longer last goes away
