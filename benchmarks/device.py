@@ -12,8 +12,10 @@ fresh phone (a new browser profile: nothing cached, nothing kept):
   the whole app (its transfer: Chromium asks for no file twice).
 - **Opened again**, ``--runs`` times, the app cached (the service worker's) and the engine's
   start kept (engine-worker.js): from the navigation's start, the counter drawn (a panel's
-  minus button in the page), a tap on it painted (from the click to the next frame after it:
-  made at once, before the engine is ready, so it must never wait on it), the engine ready
+  minus button in the page; and, the same run's floor, a bare page with the app's style and
+  one module adding a minus button: the counter's ratio to it), a tap on it painted (from
+  the click to the next frame after it: made at once, before the engine is ready, so it must
+  never wait on it), the engine ready
   (the table's welcome, which decides that tap first) and whether it came from the kept
   start, with when the page started the worker and how long its start took; then, once the
   tap is decided and kept, a usual change (a life loss) decided on the device (the median of
@@ -64,10 +66,31 @@ class _Counting(http.server.SimpleHTTPRequestHandler):
         outputfile.write(data)
 
 
+#: The same run's floor: a bare page of the same folder (not the app's: written here only),
+#: with the app's style and one module script that adds a minus button. The counter drawn is
+#: given as a ratio of the time this page takes to draw its button, opened the same way.
+FLOOR_PAGE = """<!doctype html><html><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="stylesheet" href="static/style.css"></head><body><script type="module">
+const b = document.createElement("button"); b.dataset.act = "minus"; b.textContent = "\u2212";
+document.body.append(b);
+</script></body></html>"""
+FLOOR_DRAWN = """async () => {
+  await new Promise((resolve) => {
+    const look = () =>
+      (document.querySelector('[data-act="minus"]') ? resolve() : requestAnimationFrame(look));
+    look();
+  });
+  return performance.now();
+}"""
+
+
 @contextmanager
 def counting_app(top: Path) -> Iterator[str]:
-    """The app as static files in ``top/app``, served on loopback: its URL."""
+    """The app as static files in ``top/app`` (and the floor's bare page beside its pages),
+    served on loopback: its URL."""
     write_app(top / "app")
+    (top / "app" / "floor.html").write_text(FLOOR_PAGE)
 
     def handler(*a: Any, **k: Any) -> _Counting:
         return _Counting(*a, directory=str(top), **k)
@@ -175,8 +198,13 @@ def phone(p: Any, url: str, rate: float, runs: int) -> dict[str, Any]:
             metrics = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
             got["heap"] = metrics["JSHeapUsedSize"] / 1e6
             got["rss"] = renderer_rss(context)
-            opens.append(got)
             page.close()
+            page = context.new_page()
+            throttle(context, page, rate)
+            page.goto(url + "floor.html", wait_until="commit")
+            got["floor"] = page.evaluate(FLOOR_DRAWN)
+            page.close()
+            opens.append(got)
         context.close()
     return {"first": first, "opens": opens}
 
@@ -210,6 +238,9 @@ def main() -> None:
             )
             print(f"  a device table opened again, the app cached ({args.runs} runs):")
             print(f"    counter drawn   {summary([g['drawn'] for g in opens])}")
+            print(f"      a bare page   {summary([g['floor'] for g in opens])}")
+            ratios = [g["drawn"] / g["floor"] for g in opens]
+            print(f"      ratio         {summary(ratios, 'x', 2)}")
             print(f"    tap painted     {summary([g['painted'] for g in opens], 'ms', 1)}")
             print(f"    engine ready    {summary([g['ready'] for g in opens])}")
             print(f"      the worker started at {summary([g['started'] for g in opens])}")
