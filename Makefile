@@ -5,7 +5,8 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 SHARED ?= ../shared
 
-.PHONY: run test lint typecheck chromium postgresql unit examples fuzz bench screens catalogues pyodide clean
+.PHONY: run test lint typecheck chromium postgresql unit examples fuzz bench screens catalogues pyodide \
+  bundles clean
 
 # The JavaScript the project pins (package.json, package-lock.json): Pyodide, the engine's
 # Python in the browser, and eslint. npm ci installs exactly the lock; Node.js and npm are
@@ -28,6 +29,27 @@ $(PYODIDE): $(PYODIDE_DIR)/%: $(NODE_STAMP)
 
 pyodide: $(PYODIDE)
 
+# The pages' scripts as the browser loads them (docs/table.md, "The page's scripts"): the ES
+# modules in static/ (the source, checked by eslint) bundled by esbuild into one file per page,
+# index.html's from index.js and table.html's from table.js (whose first import, boot.js, runs
+# first): ES module format, no code splitting, whitespace and syntax minified, names kept (a
+# stack trace reads without a source map). Written into the package (package data, gitignored)
+# like Pyodide's files, and built again when a module (or this Makefile) changes.
+# tests/table/test_page_modules.py builds them again with this rule (make BUNDLE_DIR=<a
+# temporary folder> bundles) and checks the package's are the same bytes.
+STATIC_DIR := src/lifeledger_table/static
+BUNDLE_DIR := src/lifeledger_table/bundles
+BUNDLE_ENTRIES := index table
+BUNDLES := $(BUNDLE_ENTRIES:%=$(BUNDLE_DIR)/%.bundle.js)
+PAGE_MODULES := $(filter-out $(STATIC_DIR)/sw.js $(STATIC_DIR)/engine-worker.js, \
+  $(wildcard $(STATIC_DIR)/*.js))
+$(BUNDLES) &: $(PAGE_MODULES) Makefile $(NODE_STAMP)
+	node_modules/.bin/esbuild $(BUNDLE_ENTRIES:%=$(STATIC_DIR)/%.js) --bundle --format=esm \
+	  --minify-whitespace --minify-syntax --charset=utf8 --legal-comments=none \
+	  '--entry-names=[name].bundle' --outdir=$(BUNDLE_DIR) --log-level=warning
+
+bundles: $(BUNDLES)
+
 $(STAMP): pyproject.toml | $(PYODIDE)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
@@ -40,7 +62,7 @@ $(STAMP): pyproject.toml | $(PYODIDE)
 # machine's name in HOST.
 HOST = 0.0.0.0
 PORT = 8000
-run: $(STAMP) $(PYODIDE)
+run: $(STAMP) $(PYODIDE) $(BUNDLES)
 	$(BIN)/lifeledger serve --host $(HOST) --port $(PORT)
 
 test: lint typecheck unit examples
@@ -67,7 +89,7 @@ postgresql:
 	ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || command -v pg_ctl >/dev/null || \
 	  (apt-get update && apt-get install -y postgresql)
 
-unit: $(STAMP) $(PYODIDE) chromium postgresql
+unit: $(STAMP) $(PYODIDE) $(BUNDLES) chromium postgresql
 	$(BIN)/pytest --durations=25
 
 examples: $(STAMP)

@@ -7,8 +7,9 @@ import js from "@eslint/js";
 import globals from "globals";
 
 export default [
-  // Not ours: the virtual environment's packages, and Pyodide's files make copies in.
-  { ignores: [".venv/", "src/lifeledger_table/pyodide/"] },
+  // Not ours: the virtual environment's packages, Pyodide's files make copies in, and the
+  // pages' bundles esbuild makes of the modules checked here.
+  { ignores: [".venv/", "src/lifeledger_table/pyodide/", "src/lifeledger_table/bundles/"] },
   js.configs.recommended,
   {
     files: ["src/lifeledger_table/static/**/*.js"],

@@ -203,6 +203,18 @@ def _serve(args: argparse.Namespace) -> int:
         )
         print(f"lifeledger serve: {lang.text(said)}", file=sys.stderr)
         return 2
+    # The pages' scripts (each page's bundle, which make builds with esbuild): missing, the
+    # pages would load no script.
+    missing = importlib.import_module("lifeledger_table.web.pages").missing_bundles()
+    if missing:
+        said = Sentence(
+            "the pages' scripts are missing ({files}); run make in the source tree (make"
+            " bundles: esbuild bundles them into lifeledger_table/bundles/), or install a built"
+            " lifeledger package",
+            files=", ".join(missing),
+        )
+        print(f"lifeledger serve: {lang.text(said)}", file=sys.stderr)
+        return 2
     if (args.cert is None) != (args.key is None):
         said = Sentence("--cert and --key go together")
         print(f"lifeledger serve: {lang.text(said)}", file=sys.stderr)

@@ -73,17 +73,26 @@ def test_the_maskable_icon_is_full_bleed_and_the_other_has_round_corners() -> No
 
 
 def test_the_build_changes_with_any_static_file(tmp_path: Path) -> None:
-    (tmp_path / "a.js").write_text("1")
-    (tmp_path / "sw.js").write_text("worker")
-    first, shell = build_id.__wrapped__(tmp_path)
+    static, bundles = tmp_path / "static", tmp_path / "bundles"
+    static.mkdir()
+    bundles.mkdir()
+    (static / "a.css").write_text("1")
+    (static / "sw.js").write_text("worker")
+    (static / "table.js").write_text("module")  # a page's module: in its bundle only
+    (bundles / "table.bundle.js").write_text("bundle")
+    first, shell = build_id.__wrapped__(static, bundles)
     assert re.fullmatch(r"[0-9a-f]{12}", first)
     # Relative to the app's root (the server's /, a static folder's own).
-    assert "static/a.js" in shell and "static/sw.js" not in shell
+    assert "static/a.css" in shell and "static/sw.js" not in shell
+    assert "static/table.bundle.js" in shell and "static/table.js" not in shell
     assert {"index.html", "table.html", "engine/engine.zip", "pyodide/pyodide.asm.wasm"} <= set(
         shell
     )
-    (tmp_path / "a.js").write_text("2")
-    assert build_id.__wrapped__(tmp_path)[0] != first
+    (static / "a.css").write_text("2")
+    second = build_id.__wrapped__(static, bundles)[0]
+    assert second != first
+    (bundles / "table.bundle.js").write_text("bundle again")
+    assert build_id.__wrapped__(static, bundles)[0] != second
 
 
 # ---------------------------------------------------------------- the browser
@@ -120,7 +129,7 @@ def test_the_manifest_icons_and_service_worker_are_served(base: str) -> None:
     build, shell = build_id()
     text = data.decode()
     assert f'const BUILD = "{build}";' in text
-    assert "__SHELL__" not in text and '"static/taps.js"' in text
+    assert "__SHELL__" not in text and '"static/table.bundle.js"' in text
     assert set(json.loads(re.search(r"const SHELL = (\[.*?\]);", text)[1])) == set(shell)  # type: ignore[index]
 
 

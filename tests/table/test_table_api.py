@@ -132,7 +132,7 @@ async def test_pages_are_served_with_a_strict_content_security_policy(client: Cl
         assert res.status == 200
         assert "script-src 'self'" in res.headers["Content-Security-Policy"]
         assert res.headers["Referrer-Policy"] == "no-referrer"
-    assert (await client.get("/static/table.js")).status == 200
+    assert (await client.get("/static/table.bundle.js")).status == 200
 
 
 async def test_a_downloaded_record_replays_to_the_tables_state(client: Client) -> None:

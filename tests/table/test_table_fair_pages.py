@@ -28,7 +28,7 @@ ASKED = [
     "/favicon.ico",
     "/sw.js",
     "/manifest.webmanifest?lang=it",
-    "/static/table.js",
+    "/static/table.bundle.js",
     "/static/style.css",
     "/static/icon-192.png",
     "/i18n/it.json",
@@ -98,10 +98,11 @@ async def test_every_page_file_manifest_and_catalogue_is_built_once_with_an_etag
         kept = await client.get(path, headers={"If-None-Match": etag})
         assert kept.status == 304 and await kept.read() == b"", path
     assert first["/sw.js"].headers["Service-Worker-Allowed"] == "/"
-    assert first["/static/table.js"].content_type == "text/javascript"
+    assert first["/static/table.bundle.js"].content_type == "text/javascript"
     assert first["/static/icon-192.png"].content_type == "image/png"
     assert first["/manifest.webmanifest?lang=it"].content_type == "application/manifest+json"
-    for missing in ("/static/nope.js", "/static/..%2Fserver.py", "/static/"):
+    # The pages' modules are not served: each page loads its bundle (made of them).
+    for missing in ("/static/nope.js", "/static/table.js", "/static/..%2Fserver.py", "/static/"):
         assert (await client.get(missing)).status == 404, missing
     assert builds() == before
     assert pages._file.cache_info().currsize == len(pages._files())
@@ -128,7 +129,7 @@ async def test_pages_files_and_catalogues_are_charged_to_the_client(client: Clie
     assert shares.debt("127.0.0.1") - before < REQUEST_SECONDS * 1.5
     answers.address = CostShares(Limits().answer_share, 0.0)
     answers.address.spend("127.0.0.1", 100.0)  # past its share, however slow the test
-    for path in ("/i18n/it.json", "/manifest.webmanifest?lang=xx", "/static/table.js", "/"):
+    for path in ("/i18n/it.json", "/manifest.webmanifest?lang=xx", "/static/table.bundle.js", "/"):
         res = await client.get(path)
         assert res.status == 429, path
         assert (await res.json())["error"] == "throttled"

@@ -1,6 +1,10 @@
 // The table page's entry module: play (/t/ID), watch (/w/WATCH) and replay (/replay). It
-// imports the page's modules, translates the page and starts it.
+// imports the page's modules, translates the page and starts it. The page loads it bundled
+// with them (make, esbuild: docs/table.md, "The page's scripts"), where the modules run in
+// the order of their imports: boot.js first, so a device table's engine starts before the
+// rest of the page's modules run.
 
+import "./boot.js"; // first: a device table's engine worker started, its log read
 import {
   compilePlural, formatNumber, I18N, i18nReady, onLangChange, said, sentence, t, tn, translateStatic,
 } from "./i18n.js";

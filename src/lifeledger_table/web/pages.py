@@ -1,7 +1,10 @@
 """The pages and the static files: the pages' HTML, the service worker (with this build's id
 and app shell written in), the web app manifest, ``/static/`` and the languages' catalogues
 (``/i18n/<lang>.json``: :mod:`.languages`). The files are the package data of
-``lifeledger_table/static/``.
+``lifeledger_table/static/``, whose pages' ES modules are not served themselves: each page loads
+its bundle, which ``make`` builds from them with esbuild into ``lifeledger_table/bundles/``
+(package data too) and which is served beside them, at ``/static/<page>.bundle.js``
+(docs/table.md, "The page's scripts").
 
 Every answer here is built once per build (issue 26 item 1): the static files are read into
 memory once (:func:`warm`, at start-up, in a thread), and each answer a client can ask for (a
@@ -35,6 +38,8 @@ from .engine import engine_parts
 from .languages import catalogue_body, known, words
 
 __all__ = [
+    "BUNDLES",
+    "BUNDLE_FILES",
     "STATIC",
     "add_pages",
     "build_id",
@@ -43,8 +48,11 @@ __all__ = [
     "file_answer",
     "fill_worker",
     "manifest_answer",
+    "missing_bundles",
     "page",
+    "page_modules",
     "send",
+    "served",
     "service_worker",
     "static_file",
     "warm",
@@ -53,6 +61,15 @@ __all__ = [
 ]
 
 STATIC = Path(str(resources.files("lifeledger_table"))) / "static"
+#: Where the pages' bundles are (package data, built by ``make`` with esbuild from the pages'
+#: modules in :data:`STATIC`; gitignored).
+BUNDLES = Path(str(resources.files("lifeledger_table"))) / "bundles"
+#: Each page's bundle, the one script it loads: index.html's (from index.js) and table.html's
+#: (from table.js, whose first import is boot.js). Served as ``static/<name>``, beside the
+#: engine worker, which device.js finds beside itself.
+BUNDLE_FILES = ("index.bundle.js", "table.bundle.js")
+#: The scripts in :data:`STATIC` that are no page's module: loaded as they are, not bundled.
+NOT_BUNDLED = frozenset({"sw.js", "engine-worker.js"})
 
 #: How every answer here is cached by HTTP: kept, and asked again with its ETag each time
 #: (answered 304, with no body, while the build is the same).
@@ -82,10 +99,34 @@ def send(
     return web.Response(body=found.body, headers={**headers, "Content-Type": found.content_type})
 
 
+def page_modules(directory: Path = STATIC) -> list[str]:
+    """The pages' ES modules in ``directory``, by name: the bundles' sources, which no page
+    loads (and so neither served nor kept by the service worker)."""
+    return sorted(
+        p.name
+        for p in directory.iterdir()
+        if p.is_file() and p.suffix == ".js" and p.name not in NOT_BUNDLED
+    )
+
+
+def missing_bundles(directory: Path = BUNDLES) -> list[str]:
+    """The pages' bundles missing from ``directory`` (none: the pages can be served)."""
+    return [name for name in BUNDLE_FILES if not (directory / name).is_file()]
+
+
+def served(static: Path = STATIC, bundles: Path = BUNDLES) -> dict[str, Path]:
+    """The files served as ``static/<name>``, by name, sorted: the static files other than
+    the pages' modules, and the pages' bundles there are."""
+    modules = set(page_modules(static))
+    found = {p.name: p for p in static.iterdir() if p.is_file() and p.name not in modules}
+    found.update((n, bundles / n) for n in BUNDLE_FILES if (bundles / n).is_file())
+    return dict(sorted(found.items()))
+
+
 @functools.cache
 def _files() -> dict[str, bytes]:
     """The static files' bytes, by name, read once (a running server's build never changes)."""
-    return {p.name: p.read_bytes() for p in sorted(STATIC.iterdir()) if p.is_file()}
+    return {name: path.read_bytes() for name, path in served().items()}
 
 
 @functools.cache
@@ -128,18 +169,19 @@ NOT_SHELL = frozenset({"sw.js"})
 
 
 @functools.cache
-def build_id(directory: Path = STATIC) -> tuple[str, tuple[str, ...]]:
-    """The build of the static files: a digest of every file's name and bytes (12 hex
-    digits), and the app shell's URLs. A change to any file is a new build: a new service
-    worker, which replaces the cached shell. The engine (engine/engine.zip) and the Pyodide
+def build_id(directory: Path = STATIC, bundles: Path = BUNDLES) -> tuple[str, tuple[str, ...]]:
+    """The build of the static files: a digest of every file served (:func:`served`: the
+    pages' bundles, not their modules) by name and bytes (12 hex digits), and the app shell's
+    URLs. A change to any file is a new build: a new service worker, which replaces the cached
+    shell. The engine (engine/engine.zip) and the Pyodide
     files are part of both: the engine worker works offline, and a new engine is a new build.
     The shell's URLs are relative to the app's root (where sw.js is), so the same shell works
     at a server's / and in a static folder at any path (``lifeledger app``)."""
     digest = hashlib.sha256()
-    names = sorted(p.name for p in directory.iterdir() if p.is_file())
-    for name in names:
-        digest.update(name.encode() + b"\0" + (directory / name).read_bytes() + b"\0")
-    shell = [f"static/{n}" for n in names if n not in NOT_SHELL]
+    files = served(directory, bundles)
+    for name, path in files.items():
+        digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
+    shell = [f"static/{n}" for n in files if n not in NOT_SHELL]
     engine = engine_parts()
     for url, data in engine:
         digest.update(url.encode() + b"\0" + data + b"\0")

@@ -4,11 +4,11 @@ that any static web host serves at any path (GitHub Pages, a NAS, ``python -m ht
 The phone decides its tables there with the engine worker: no server is needed.
 
 The folder holds what ``lifeledger serve`` answers at the same URLs, relative to the app's
-root: ``index.html``, ``table.html``, ``static/*``, ``sw.js``, ``manifest.webmanifest``,
-``favicon.ico``, ``i18n/<lang>.json``, ``engine/engine.zip``, ``pyodide/*``. The pages' ``<base
-href="/">`` becomes ``<base href="./">``: their URLs, all relative, then name the folder; and
-they say that no lifeledger server is behind them (:data:`NO_SERVER`), so "Share this table"
-asks for the address of one."""
+root: ``index.html``, ``table.html``, ``static/*`` (the pages' bundles, not their modules),
+``sw.js``, ``manifest.webmanifest``, ``favicon.ico``, ``i18n/<lang>.json``,
+``engine/engine.zip``, ``pyodide/*``. The pages' ``<base href="/">`` becomes ``<base
+href="./">``: their URLs, all relative, then name the folder; and they say that no lifeledger
+server is behind them (:data:`NO_SERVER`), so "Share this table" asks for the address of one."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from lifeledger.language import LANGUAGES
 
 from .engine import ENGINE_URL, PYODIDE, PYODIDE_FILES, engine_zip, missing_pyodide
 from .languages import catalogue_body
-from .pages import NOT_SHELL, STATIC, fill_worker, manifest_answer
+from .pages import BUNDLES, NOT_SHELL, STATIC, fill_worker, manifest_answer, missing_bundles, served
 
 __all__ = ["NO_SERVER", "PAGES", "AppError", "write_app"]
 
@@ -55,11 +55,17 @@ def app_files() -> dict[str, bytes]:
             f"{PYODIDE}: Pyodide's files are missing ({', '.join(missing)}); run make in the"
             " source tree (npm ci, then the copy), or install a built lifeledger package"
         )
+    missing = missing_bundles()
+    if missing:
+        raise AppError(
+            f"{BUNDLES}: the pages' bundles are missing ({', '.join(missing)}); run make"
+            " bundles in the source tree (esbuild bundles static/'s modules), or install a"
+            " built lifeledger package"
+        )
     files: dict[str, bytes] = {name: _page(name) for name in PAGES}
-    for path in sorted(STATIC.iterdir()):
-        if path.is_file() and path.name not in NOT_SHELL:
-            data = _page(path.name) if path.name in PAGES else path.read_bytes()
-            files[f"static/{path.name}"] = data
+    for name, path in served().items():
+        if name not in NOT_SHELL:
+            files[f"static/{name}"] = _page(name) if name in PAGES else path.read_bytes()
     files["sw.js"] = fill_worker((STATIC / "sw.js").read_text(encoding="utf-8")).encode()
     files["manifest.webmanifest"] = manifest_answer("en").body
     files["favicon.ico"] = (STATIC / "favicon.ico").read_bytes()
