@@ -246,11 +246,19 @@ const GAP = 0.22;
 const EVEN = 0.62;
 const OWN_BIGGEST = 0.86; // the others' totals at most this much of the own one
 function signSize(size) { return Math.round(Math.min(36, Math.max(18, size * 0.3))); }
+// The width of ``text`` in ``el``'s face at ``px``. Its weight and family are read once per
+// element and class list (a style read forces the page's layout: a tap measures a total).
 let measurer = null;
+const faces = new WeakMap();
 export function textWidth(el, text, px) {
   measurer = measurer || document.createElement("canvas").getContext("2d");
-  const st = getComputedStyle(el);
-  measurer.font = `${st.fontWeight} ${px}px ${st.fontFamily}`;
+  let face = faces.get(el);
+  if (!face || face.cls !== el.className) {
+    const st = getComputedStyle(el);
+    face = { cls: el.className, weight: st.fontWeight, family: st.fontFamily };
+    faces.set(el, face);
+  }
+  measurer.font = `${face.weight} ${px}px ${face.family}`;
   return measurer.measureText(text).width;
 }
 function fitTotal(life) {

@@ -246,8 +246,18 @@ function bump(unitId, delta) {
 
 // The bubble beside the total's digits, never over them (issue 25 item 8): level with their
 // top, right of them where there is room (the total is centred: the same room on its left),
-// else above them. Placed in the row's own coordinates: a turned panel's too.
+// else above them. Placed in the row's own coordinates: a turned panel's too. It is measured
+// and placed just before the next frame is drawn, once whatever the taps changed by then:
+// measured in the tap's own handler, it would make the browser lay the page out twice.
+const toPlace = new Map();
 function placeBubble(el, row) {
+  if (!toPlace.size) requestAnimationFrame(() => {
+    for (const [bubble, itsRow] of toPlace) placeBubbleNow(bubble, itsRow);
+    toPlace.clear();
+  });
+  toPlace.set(el, row);
+}
+function placeBubbleNow(el, row) {
   const life = row.querySelector(".life");
   if (!life || !el.isConnected) return;
   const size = parseFloat(life.style.fontSize || getComputedStyle(life).fontSize) || 0;
