@@ -159,7 +159,10 @@ def test_a_device_table_is_shared_and_a_second_phone_joins(tmp_path: Path) -> No
         phone = p.chromium.launch(executable_path=CHROMIUM, args=ARGS).new_page(**PHONE)
         phone.goto(f"{base}/t/{table}")
         seat_btn = phone.locator('#picker button[data-seat="player-2"]')
-        seat_btn.click()  # the seat is on the table device: asked
+        seat_btn.click()  # the seat is on the table device: refused, and the phone offers to ask
+        # The second tap once the refusal has come (under load, a tap before it is ignored: the
+        # first claim is still under way).
+        expect(seat_btn).to_have_attribute("data-ask", "1")
         seat_btn.click()
         page.locator('#ask [data-answer="allow"]').click()  # one tap on the table device
         expect(phone.locator('[data-player="player-2"] .tag.you')).to_be_visible()

@@ -92,7 +92,8 @@ export function render() {
   // widest ("QM5B-"): a browser's line break after a hyphen sizes the text's box by less.
   const title = MODE === "replay" ? t("Replay") : (S.info.code ? formatCode(S.info.code) : t("Watching"));
   if ($("title").textContent !== title) {
-    if (S.info.code && MODE !== "replay") $("title").replaceChildren(...title.split(/(?<=-)/).map((g) => h("span", { class: "group" }, g)));
+    const groups = title.split("-");
+    if (S.info.code && MODE !== "replay") $("title").replaceChildren(...groups.map((g, i) => h("span", { class: "group" }, i < groups.length - 1 ? g + "-" : g)));
     else $("title").textContent = title;
   }
   $("title").title = S.device === "table" && MODE === "play" ? t("The table device") : S.seat ? t("You are {name}", { name: S.names.of(S.seat) }) : MODE === "watch" ? t("spectator") : "";
