@@ -90,10 +90,10 @@ export function render() {
   // The table's code, to tell the others; who you are shows on your panel ("you").
   // Its groups are boxes of their own, so the header's title is never narrower than the
   // widest ("QM5B-"): a browser's line break after a hyphen sizes the text's box by less.
-  const title = MODE === "replay" ? t("Replay") : (S.info.code ? formatCode(S.info.code) : t("Watching"));
+  const code = MODE !== "replay" && S.info.code ? formatCode(S.info.code) : null;
+  const title = MODE === "replay" ? t("Replay") : code || t("Watching");
   if ($("title").textContent !== title) {
-    const groups = title.split("-");
-    if (S.info.code && MODE !== "replay") $("title").replaceChildren(...groups.map((g, i) => h("span", { class: "group" }, i < groups.length - 1 ? g + "-" : g)));
+    if (code) $("title").replaceChildren(...code.split("-").map((g, i, all) => h("span", { class: "group" }, i < all.length - 1 ? g + "-" : g)));
     else $("title").textContent = title;
   }
   $("title").title = S.device === "table" && MODE === "play" ? t("The table device") : S.seat ? t("You are {name}", { name: S.names.of(S.seat) }) : MODE === "watch" ? t("spectator") : "";

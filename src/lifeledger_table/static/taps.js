@@ -252,8 +252,9 @@ function bump(unitId, delta) {
 const toPlace = new Map();
 function placeBubble(el, row) {
   if (!toPlace.size) requestAnimationFrame(() => {
-    for (const [bubble, itsRow] of toPlace) placeBubbleNow(bubble, itsRow);
-    toPlace.clear();
+    const now = [...toPlace];
+    toPlace.clear(); // first: one that fails to place leaves the next taps' bubbles placed
+    for (const [bubble, itsRow] of now) placeBubbleNow(bubble, itsRow);
   });
   toPlace.set(el, row);
 }
