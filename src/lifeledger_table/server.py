@@ -162,6 +162,7 @@ def create_app(
     async def close_store(app: web.Application) -> None:
         app[HUB_KEY].replaying.close()
         app[HUB_KEY].writer.reads.shutdown(wait=False, cancel_futures=True)
+        app[HUB_KEY].writer.writes.close()  # a write under way ends before the store closes
         store.close()
 
     async def start_sweep(app: web.Application) -> None:

@@ -40,6 +40,7 @@ from ..decide.logreads import Found, NeedsLog
 from ..decide.table import Decision, Table
 from ..store.records import Event, Store, StoreError, StoreUnavailable
 from .fanout import Fanout
+from .onethread import OneThread
 from .sockets import Sender, error_message
 
 __all__ = ["PATIENCE", "Request", "Writer", "settled", "take_in_one"]
@@ -222,6 +223,12 @@ class Writer:
         #: The reads of the log decisions need are made in threads of their own: a flood of
         #: undos naming old events never holds up the tables' writes (in the default pool).
         self.reads = ThreadPoolExecutor(max_workers=LOG_READERS, thread_name_prefix="log-reads")
+        #: The writes are made in a thread of their own, one at a time (:mod:`.onethread`).
+        self.writes = OneThread("store-writes")
+        #: The write under way: when its senders are to be told ``waiting``, and its batch.
+        self.under_way: tuple[float, list[tuple[Decision, Sender]]] | None = None
+        #: The timer of that notice, while one is set (:meth:`_writing`).
+        self.notice: asyncio.TimerHandle | None = None
 
     # -- requests ------------------------------------------------------------------------------
 
@@ -410,15 +417,15 @@ class Writer:
                 try:
                     events = [d.event for d, _ in batch]
                     made = [d.checkpoint for d, _ in batch if d.checkpoint is not None]
-                    # A future of the thread's and a timer, not a task and a wait on it: a
-                    # batch is one or two changes at a few hundred a second (issue 29 item 1).
-                    loop = asyncio.get_running_loop()
-                    write = loop.run_in_executor(None, self.hub.store.append, events, made)
-                    notice = loop.call_later(NOTICE_AFTER, self._tell_waiting, batch)
+                    # In the writer's own thread, with the one timer of the notice (not a
+                    # timer for each write): a batch is one or two changes at a few hundred
+                    # a second (issue 29 item 1).
+                    write = self.writes.call(self.hub.store.append, events, made)
+                    self._writing(batch)
                     try:
                         written = await write
                     finally:
-                        notice.cancel()
+                        self.under_way = None
                     if self.failure is not None:
                         log.warning(
                             "events are stored again (%d %s failed: %s)",
@@ -480,6 +487,29 @@ class Writer:
             )
         else:
             log.exception("could not store %d events (%s)", events, then)
+
+    def _writing(self, batch: list[tuple[Decision, Sender]]) -> None:
+        """A write of ``batch`` begins: its senders are told ``waiting`` if it takes more than
+        :data:`NOTICE_AFTER`. One timer serves every write: it is set for the first write
+        that finds none set, and set again, when it goes off, for the write then under way
+        (each begins after the one before it, so the timer never goes off late)."""
+        loop = asyncio.get_running_loop()
+        self.under_way = (loop.time() + NOTICE_AFTER, batch)
+        if self.notice is None:
+            self.notice = loop.call_at(self.under_way[0], self._notice_due)
+
+    def _notice_due(self) -> None:
+        """The notice's timer: the write under way, if it began :data:`NOTICE_AFTER` ago, has
+        its senders told ``waiting``; a write that began since gets the timer for its own."""
+        self.notice = None
+        if self.under_way is None:
+            return
+        due, batch = self.under_way
+        loop = asyncio.get_running_loop()
+        if loop.time() >= due:
+            self._tell_waiting(batch)
+        else:
+            self.notice = loop.call_at(due, self._notice_due)
 
     def _tell_waiting(self, batch: list[tuple[Decision, Sender]]) -> None:
         """Tell the senders of ``batch`` not told yet that their changes wait for the store."""
