@@ -472,18 +472,20 @@ class SQLiteStore(LogReads, LocalLeases):
         insert = (
             f"INSERT INTO events (table_id, {EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
         )
+        grouped = by_table(events)
         with self._lock:
             self._check_file()
             try:
                 self._db.execute("BEGIN IMMEDIATE")
-                grouped = by_table(events)
-                # The whole batch in one statement (a conflict is rare: another server on
-                # the same file); if a table of it conflicts, each table on its own.
-                self._db.execute("SAVEPOINT every_table")
+                # The whole batch in one statement, in as few statements as can be (each lets
+                # the event loop's thread take the interpreter's lock, and takes it back: issue
+                # 29 item 1). A conflict is rare (another server on the same file): then the
+                # transaction starts over, each table on its own.
                 try:
                     self._db.executemany(insert, [r for rows in grouped.values() for r in rows])
                 except sqlite3.IntegrityError:
-                    self._db.execute("ROLLBACK TO every_table")
+                    self._db.execute("ROLLBACK")
+                    self._db.execute("BEGIN IMMEDIATE")
                     for table, rows in grouped.items():
                         self._db.execute("SAVEPOINT one_table")
                         try:
@@ -492,8 +494,9 @@ class SQLiteStore(LogReads, LocalLeases):
                             self._db.execute("ROLLBACK TO one_table")
                             refused.add(table)
                         self._db.execute("RELEASE one_table")
-                self._db.execute("RELEASE every_table")
-                self._put_checkpoints([c for c in checkpoints if c.table not in refused])
+                kept = [c for c in checkpoints if c.table not in refused]
+                if kept:
+                    self._put_checkpoints(kept)
                 self._db.execute("COMMIT")
             except BaseException:
                 if self._db.in_transaction:
