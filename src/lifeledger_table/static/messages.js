@@ -10,10 +10,10 @@ import { followGameStart, toolsReceive } from "./tools.js";
 import { speak, spoken } from "./panel.js";
 import { renderChoices, takeChoices } from "./choices.js";
 import { renderTurns } from "./turns.js";
-import { KEY, MODE, RESYNC_WAIT, S, takeEffects, teamOf } from "./state.js";
+import { KEY, MODE, ON_DEVICE, RESYNC_WAIT, S, takeEffects, teamOf } from "./state.js";
 import { $, toast } from "./toasts.js";
 import { hello, keepHeld, keepToSendAgain, seatLeft, send, takeFreeSeats, wire } from "./connection.js";
-import { render, renderConn } from "./render.js";
+import { render, renderConn, renderSoon } from "./render.js";
 import {
   actionBy, allowedBy, renderHistory, showUndoAsk, showUndoConfirm, startOverName,
 } from "./history.js";
@@ -26,6 +26,15 @@ function learnCards(msg) {
     else if (a.do === "together") a.actions.forEach(walk);
   };
   for (const e of msg.entries || (msg.entry ? [msg.entry] : [])) if (e.action) walk(e.action);
+}
+
+// A device table's messages are its engine's answers (the worker's): the welcome that ends the
+// page's opening, then the answers to the taps made meanwhile, one each, as the engine decides
+// them in order. They are drawn once a frame (render.js): a tap made as they come is handled
+// and painted without waiting on a render of each, and answers that come together are drawn
+// once. A server's messages are drawn as they come.
+function draw() {
+  if (ON_DEVICE) renderSoon(); else render();
 }
 
 export function receive(msg) {
@@ -52,9 +61,8 @@ export function receive(msg) {
       // the change (foresee.js).
       for (const m of S.pending.values()) if (!m.held) { m.queued = true; send(wire(m)); }
       gameAfterWelcome(); // the game the phone's engine foresees with (foresee.js)
-      render();
-      toolsReceive(msg); // tools.js
-      renderTurns(); // turns.js: with the tools' "who starts" pick
+      toolsReceive(msg); // tools.js: before the turn bar is drawn, which shows its "who starts" pick
+      draw();
       break;
     }
     case "event":
@@ -67,7 +75,7 @@ export function receive(msg) {
       S.entries.push(msg.entry);
       announce(msg.entry);
       gameSoon(); // foresee.js
-      render();
+      draw();
       followGameStart(msg.entry); // tools.js
       break;
     case "history": {

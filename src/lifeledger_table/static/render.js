@@ -82,7 +82,22 @@ export function renderConn() {
   }
 }
 
+// A render asked for by a message that may come while a tap is under way (a device table's
+// engine's answers, messages.js: its welcome as the page opens, then the taps made meanwhile
+// decided): drawn once, in the next frame (or RENDER_LATEST later when the page gets no
+// frames: hidden), so that the message's own task stays short and a tap made meanwhile is
+// handled first. Several asked for before then are one render; render() itself draws at once,
+// and takes the place of one asked for.
+const RENDER_LATEST = 100;
+let soon = null;
+export function renderSoon() {
+  if (soon) return;
+  const run = () => { if (soon) render(); };
+  soon = { frame: requestAnimationFrame(run), timer: setTimeout(run, RENDER_LATEST) };
+}
+
 export function render() {
+  if (soon) { cancelAnimationFrame(soon.frame); clearTimeout(soon.timer); soon = null; }
   if (!S.state) return;
   keepForOffline();
   renderConn();

@@ -103,6 +103,13 @@ async function main() {
     hideUndoConfirm();
     request("undo", null, aim.target === undefined ? null : { target: aim.target });
   });
+  // The tools' and the turns' parts of the page (the clocks' strip, the dice's and the turn's
+  // sheets, their buttons), the tools' first (after the menu's own handler, above): before the
+  // page is first drawn, so that a table kept for offline is drawn at once with its turn bar,
+  // and the engine's welcome, drawing it again, moves nothing (its layout is the opening's
+  // longest task, a tap made meanwhile waiting on it).
+  setupTools();
+  setupTurns();
   if (MODE === "replay") { setupReplay(); return; }
   try {
     // A device table opens from the copy the page kept, drawn at once: the engine decides the
@@ -134,9 +141,14 @@ async function main() {
     S.seats = S.device === "table" ? Object.keys(S.tokens) : S.seat ? [S.seat] : [];
     if (S.device === "table") S.seat = S.seats[0] || null;
   }
-  // The panels are laid out again when their space changes (turning the phone, a banner).
+  // The panels are laid out again when their space changes (turning the phone, a banner): not
+  // for the size they were just laid out for (render's placePanels), as when the page is first
+  // drawn (an observer's first notice), which would lay them out twice as the page opens.
   if ("ResizeObserver" in window) {
-    new ResizeObserver(() => { if (S.layout) placePanels($("panels"), S.layout.table, S.layout.own); }).observe($("panels"));
+    const box = $("panels");
+    new ResizeObserver(() => {
+      if (S.layout && box.dataset.placed !== `${box.clientWidth}x${box.clientHeight}`) placePanels(box, S.layout.table, S.layout.own);
+    }).observe(box);
   }
   if (MODE === "play") S.host = loadHost(KEY);
   loadKeptGame(); // for foresight with no connection (foresee.js)
@@ -148,11 +160,6 @@ async function main() {
   renderConn();
   render(); // a table kept for offline shows at once (otherwise: nothing until the welcome)
 }
-
-// The tools' and the turns' parts of the page (the clocks' strip, the dice's and the turn's
-// sheets, their buttons), added once the page's language is ready: the tools' first.
-document.addEventListener("DOMContentLoaded", () => i18nReady().then(setupTools));
-document.addEventListener("DOMContentLoaded", () => i18nReady().then(setupTurns));
 
 // The page's inspection surface, and its only global (docs/table.md, "The page's scripts"):
 // what the browser tests read and call in the page (lifeledger.S, lifeledger.act(...)), in

@@ -15,7 +15,8 @@ import { MODE, S, teamOf } from "./state.js";
 import { $, toast } from "./toasts.js";
 import { act, request } from "./connection.js";
 
-const TURNS = { sheet: false, rad: null };
+// drawn: what the bar shows, as last built (renderTurns keeps the bar while it is the same).
+const TURNS = { sheet: false, rad: null, drawn: "" };
 // The steps a record marks after the upkeep (the upkeep begins with the turn), as buttons.
 const LATER_STEPS = ["draw", "main", "end", "cleanup"];
 // A step's button, short: "Draw", "Main"...
@@ -120,6 +121,7 @@ export function renderTurns() {
   if (!st || !("turn" in st) || MODE === "replay" && !st.turn) {
     if (bar.contains(score)) bar.before(score); // the score line, back in its own row
     bar.classList.add("hidden");
+    TURNS.drawn = "";
     return;
   }
   bar.classList.remove("hidden");
@@ -129,7 +131,8 @@ export function renderTurns() {
   const play = canTurn() && !st.over;
   // The score line shares the bar's first column (the panels keep the room: docs/table.md).
   const text = h("span", { class: "tb-text", id: "turn-text" });
-  const parts = [h("div", { class: "tb-info" }, score, text)];
+  const parts = [h("div", { class: "tb-info" }, text)]; // the score first, once it is drawn
+  let caster = null;
   if (dn) {
     const sym = DAY_NIGHT[dn][0], word = DAY_NIGHT[dn][1]();
     const label = t("It is {when} (731). Change day and night", { when: dayNightWord(dn) });
@@ -167,6 +170,7 @@ export function renderTurns() {
       const cast = info.cast || {};
       if (dn) {
         const who = castingPlayer(turn);
+        caster = who;
         const n = cast[who] || 0;
         parts.push(h("button", { class: "tb-btn tb-cast", id: "turn-cast", "data-fold": "50",
           "aria-label": t("{name} casts a spell ({n} this turn)", { name: S.names.of(who), n }), title: t("Spells cast this turn (731.2)"), onclick: () => castSpell(who) }, `✦ ${n}`));
@@ -183,8 +187,16 @@ export function renderTurns() {
       parts.push(h("button", { class: "tb-btn tb-more", id: "turn-more", "aria-label": t("More about the turn"), onclick: openTurnSheet }, "⋯"));
     }
   }
-  bar.replaceChildren(...parts);
-  fitTurnBar(bar);
+  // A bar the same as the one shown (its words and buttons, whom they act for, the score's line
+  // beside them) is kept, not built and fitted again: the engine's welcome draws the page anew
+  // as it opens, and a fit lays the page out. A size change fits it again (setupTurns).
+  const drawn = parts.map((el) => el.outerHTML).join("") + `|${caster}|${info ? info.next : ""}|${score.textContent}`;
+  if (drawn !== TURNS.drawn || !bar.contains(score)) {
+    TURNS.drawn = drawn;
+    parts[0].prepend(score);
+    bar.replaceChildren(...parts);
+    fitTurnBar(bar);
+  }
   if (TURNS.sheet) renderTurnSheet();
 }
 
@@ -199,6 +211,7 @@ function castingPlayer(turn) {
 // One line always: buttons marked data-fold give way (highest first) until the rest fits,
 // its words whole in the bar's 44 px (issue 25 item 7: they wrap, never cut): the first
 // draw's note goes first (the sheet says it too); the sheet (⋯) offers every button.
+let fitted = ""; // the bar's size (CSS px) when it was last fitted
 function fitTurnBar(bar) {
   const folds = [...bar.querySelectorAll("[data-fold]")].sort((a, b) => Number(b.dataset.fold) - Number(a.dataset.fold));
   for (const el of folds) el.classList.remove("hidden");
@@ -213,6 +226,7 @@ function fitTurnBar(bar) {
     if (fits()) break;
     el.classList.add("hidden");
   }
+  fitted = `${bar.clientWidth}x${bar.clientHeight}`;
 }
 
 // ------------------------------------------------------------------ the sheet
@@ -321,6 +335,12 @@ export function setupTurns() {
     h("div", { class: "sheet-inner" },
       h("div", { class: "drawer-head" }, h("h2", { id: "turn-title" }, t("Turn")), h("button", { class: "close", id: "turn-close", "aria-label": t("Close"), onclick: closeTurnSheet }, "✕")),
       h("div", { id: "turn-body" }))));
-  if ("ResizeObserver" in window) new ResizeObserver(() => fitTurnBar(bar)).observe(bar);
+  // Fitted again when its size changes (turning the phone), not for the size renderTurns just
+  // fitted it for, nor while it is hidden (as the page opens: the observer's first notice).
+  if ("ResizeObserver" in window) {
+    new ResizeObserver(() => {
+      if (!bar.classList.contains("hidden") && fitted !== `${bar.clientWidth}x${bar.clientHeight}`) fitTurnBar(bar);
+    }).observe(bar);
+  }
 }
 
