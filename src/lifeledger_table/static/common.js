@@ -34,14 +34,20 @@ export function parseJSON(text) {
       ? BigInt(value.slice(BIG_MARK.length)) : value));
 }
 
-// Values to JSON text, writing a BigInt as its exact digits (JSON.stringify can't).
+// Values to JSON text, writing a BigInt as its exact digits (JSON.stringify can't). The page's
+// values are plain data (parsed from JSON, or made of literals): JSON.stringify writes them the
+// same, natively (a tap keeps its pending changes with it, the page's opening the kept table),
+// and throws on a BigInt, which is then written here.
 export function toJSON(value) {
+  try { return JSON.stringify(value); } catch { return toJSONExact(value); }
+}
+function toJSONExact(value) {
   if (typeof value === "bigint") return value.toString();
-  if (Array.isArray(value)) return "[" + value.map((x) => (x === undefined ? "null" : toJSON(x))).join(",") + "]";
+  if (Array.isArray(value)) return "[" + value.map((x) => (x === undefined ? "null" : toJSONExact(x))).join(",") + "]";
   if (value && typeof value === "object") {
     return "{" + Object.entries(value)
       .filter(([, x]) => x !== undefined && typeof x !== "function")
-      .map(([k, x]) => JSON.stringify(k) + ":" + toJSON(x)).join(",") + "}";
+      .map(([k, x]) => JSON.stringify(k) + ":" + toJSONExact(x)).join(",") + "}";
   }
   return JSON.stringify(value);
 }
