@@ -188,8 +188,8 @@ export function renderTurns() {
     }
   }
   // A bar the same as the one shown (its words and buttons, whom they act for, the score's line
-  // beside them) is kept, not built and fitted again: the engine's welcome draws the page anew
-  // as it opens, and a fit lays the page out. A size change fits it again (setupTurns).
+  // beside them) is kept, not built and fitted again: every render draws the bar (a tap's
+  // answer's too), and a fit lays the page out. A size change fits it again (setupTurns).
   const drawn = parts.map((el) => el.outerHTML).join("") + `|${caster}|${info ? info.next : ""}|${score.textContent}`;
   if (drawn !== TURNS.drawn || !bar.contains(score)) {
     TURNS.drawn = drawn;
