@@ -5,6 +5,7 @@ SQL that the PostgreSQL store shares with it (the columns, reading a log).
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import sqlite3
@@ -469,9 +470,6 @@ class SQLiteStore(LogReads, LocalLeases):
         that already has an event with one of its events' ``seq`` or ``client_id`` (another
         server wrote first) gets none of them, nor its checkpoints. Returns those tables."""
         refused: set[str] = set()
-        insert = (
-            f"INSERT INTO events (table_id, {EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-        )
         grouped = by_table(events)
         with self._lock:
             self._check_file()
@@ -482,14 +480,14 @@ class SQLiteStore(LogReads, LocalLeases):
                 # 29 item 1). A conflict is rare (another server on the same file): then the
                 # transaction starts over, each table on its own.
                 try:
-                    self._db.executemany(insert, [r for rows in grouped.values() for r in rows])
+                    self._insert([r for rows in grouped.values() for r in rows])
                 except sqlite3.IntegrityError:
                     self._db.execute("ROLLBACK")
                     self._db.execute("BEGIN IMMEDIATE")
                     for table, rows in grouped.items():
                         self._db.execute("SAVEPOINT one_table")
                         try:
-                            self._db.executemany(insert, rows)
+                            self._insert(rows)
                         except sqlite3.IntegrityError:
                             self._db.execute("ROLLBACK TO one_table")
                             refused.add(table)
@@ -503,6 +501,14 @@ class SQLiteStore(LogReads, LocalLeases):
                     self._db.execute("ROLLBACK")
                 raise
         return refused
+
+    def _insert(self, rows: list[tuple[Any, ...]]) -> None:
+        """Insert event rows, :data:`INSERT_ROWS` to a statement: one statement runs as one
+        step of SQLite's (``executemany`` runs one for each row, and each step lets go of the
+        interpreter's lock and waits to take it back from the event loop's thread)."""
+        for start in range(0, len(rows), INSERT_ROWS):
+            chunk = rows[start : start + INSERT_ROWS]
+            self._db.execute(_insert_of(len(chunk)), [v for row in chunk for v in row])
 
     def _put_checkpoints(self, checkpoints: Sequence[Checkpoint]) -> None:
         self._db.executemany(
@@ -611,6 +617,18 @@ def by_table(events: Sequence[Event]) -> dict[str, list[tuple[Any, ...]]]:
     for e in events:
         out.setdefault(e.table, []).append(event_row(e))
     return out
+
+
+#: The most event rows one INSERT statement writes (10 values each: SQLite takes up to 32,766).
+INSERT_ROWS = 256
+
+
+@functools.lru_cache(maxsize=64)
+def _insert_of(rows: int) -> str:
+    """The INSERT statement of ``rows`` events (one text for each count: SQLite's statement
+    cache keeps each prepared)."""
+    values = ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"] * rows)
+    return f"INSERT INTO events (table_id, {EVENT_COLUMNS}) VALUES {values}"
 
 
 def event_row(e: Event) -> tuple[Any, ...]:
