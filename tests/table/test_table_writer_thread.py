@@ -1,8 +1,10 @@
 """issue 29 item 1: the writer's writes are made in a thread of its own (live/onethread.py), not
 in a pool's (cheaper on each call), one at a time and in order; what a write raises reaches the
-writer; the thread ends when idle and at the server's end, after the write under way. And the
-one timer that tells a write's senders it waits for the database (issue 26 item 7) goes off
-for each write that takes too long, however many writes came before it."""
+writer; the thread ends when idle and at the server's end, after the write under way. The one
+timer that tells a write's senders it waits for the database (issue 26 item 7) goes off for
+each write that takes too long, however many writes came before it. A busy writer gathers the
+changes of several writes into one (group commit), a lone phone's change is written at once;
+SQLite writes a batch in as few statements as it can, all of a table's events or none."""
 
 from __future__ import annotations
 
@@ -17,17 +19,19 @@ import pytest
 from table_helpers import open_table, phone, seat
 
 from lifeledger_table.decide.limits import Limits
+from lifeledger_table.decide.setup import build_setup
 from lifeledger_table.live import writer
 from lifeledger_table.live.hub import HUB_KEY
 from lifeledger_table.live.onethread import OneThread
 from lifeledger_table.server import create_app
-from lifeledger_table.store.records import Checkpoint, Event
+from lifeledger_table.store import sqlite
+from lifeledger_table.store.records import Checkpoint, Event, TableRow
 from lifeledger_table.store.sqlite import SQLiteStore
 
 FAST = Limits(rate=1000, burst=1000, table_rate=1000, table_burst=1000)
-pytestmark = pytest.mark.asyncio
 
 
+@pytest.mark.asyncio
 async def test_calls_run_in_one_thread_in_order_off_the_event_loop() -> None:
     thread = OneThread("test-writes")
     done: list[tuple[int, int]] = []
@@ -45,6 +49,7 @@ async def test_calls_run_in_one_thread_in_order_off_the_event_loop() -> None:
     thread.close()
 
 
+@pytest.mark.asyncio
 async def test_what_a_call_raises_reaches_its_caller_and_the_next_call_runs() -> None:
     thread = OneThread("test-writes")
 
@@ -57,6 +62,7 @@ async def test_what_a_call_raises_reaches_its_caller_and_the_next_call_runs() ->
     thread.close()
 
 
+@pytest.mark.asyncio
 async def test_the_thread_ends_when_idle_and_starts_again_for_the_next_call() -> None:
     thread = OneThread("test-writes", idle=0.05)
     first = await thread.call(threading.get_ident)
@@ -69,6 +75,7 @@ async def test_the_thread_ends_when_idle_and_starts_again_for_the_next_call() ->
     thread.close()
 
 
+@pytest.mark.asyncio
 async def test_close_waits_for_the_call_under_way_and_takes_no_more() -> None:
     thread = OneThread("test-writes")
     started = threading.Event()
@@ -88,6 +95,7 @@ async def test_close_waits_for_the_call_under_way_and_takes_no_more() -> None:
         thread.call(lambda: None)
 
 
+@pytest.mark.asyncio
 async def test_a_cancelled_wait_leaves_the_thread_serving() -> None:
     thread = OneThread("test-writes")
     gate = threading.Event()
@@ -105,12 +113,19 @@ class Slow(SQLiteStore):
     slow = False
     stall = 0.0
 
+    def __init__(self, path: str) -> None:
+        super().__init__(path)
+        #: How many events each write held.
+        self.sizes: list[int] = []
+
     def append(self, events: Sequence[Event], checkpoints: Sequence[Checkpoint] = ()) -> set[str]:
+        self.sizes.append(len(events))
         if self.slow:
             time.sleep(self.stall)
         return super().append(events, checkpoints)
 
 
+@pytest.mark.asyncio
 async def test_waiting_is_told_of_each_slow_write_not_of_a_quick_one(
     aiohttp_client: Callable[..., Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -139,3 +154,59 @@ async def test_waiting_is_told_of_each_slow_write_not_of_a_quick_one(
             break
         await asyncio.sleep(0.05)
     assert hub.writer.notice is None and hub.writer.under_way is None
+
+
+@pytest.mark.asyncio
+async def test_a_busy_writer_gathers_changes_and_a_lone_phone_waits_for_nothing(
+    aiohttp_client: Callable[..., Any], tmp_path: Path
+) -> None:
+    """Group commit (writer.GATHER): changes decided while a write is under way wait until
+    the next write may begin (``gather`` after the last began) and go in one write; a phone
+    whose change finds the writer idle has it written at once, each time."""
+    store = Slow(str(tmp_path / "t.db"))
+    client = await aiohttp_client(create_app(store, FAST))
+    hub = client.server.app[HUB_KEY]
+    hub.writer.gather = 0.4
+    table = await open_table(client)
+    ana = await phone(client, table["id"], await seat(client, table["id"], "ana"))
+    store.sizes.clear()
+    store.slow, store.stall = True, 0.1
+    began = time.monotonic()
+    first = await ana.send("action", {"do": "lose_life", "player": "bo", "amount": 1})
+    await asyncio.sleep(0.03)  # during the first write
+    second = await ana.send("action", {"do": "lose_life", "player": "bo", "amount": 1})
+    await asyncio.sleep(0.15)  # after it: the writer gathers
+    third = await ana.send("action", {"do": "lose_life", "player": "bo", "amount": 1})
+    assert await ana.reply(first) == {"type": "ack", "id": first, "seq": 1}
+    assert time.monotonic() - began < 0.35
+    assert await ana.reply(second) == {"type": "ack", "id": second, "seq": 2}
+    assert time.monotonic() - began >= 0.4
+    assert await ana.reply(third) == {"type": "ack", "id": third, "seq": 3}
+    assert store.sizes == [1, 2]
+    store.slow = False
+    for n in range(4, 7):  # one change at a time: each finds the writer idle
+        start = time.monotonic()
+        assert (await ana.act({"do": "gain_life", "player": "bo", "amount": 1}))["seq"] == n
+        assert time.monotonic() - start < 0.3
+    assert store.sizes == [1, 2, 1, 1, 1]
+
+
+def test_a_batch_larger_than_one_statement_and_a_conflict_in_it(tmp_path: Path) -> None:
+    """A batch is written INSERT_ROWS events to a statement, all of it or (a table another
+    server wrote first) none of that table's."""
+    store = SQLiteStore(str(tmp_path / "t.db"))
+    setup = build_setup({"players": [{"name": "Ana"}, {"name": "Bo"}]})
+    for t in ("a", "b"):
+        store.create_table(TableRow(t, f"w{t}", f"C{t}", setup, 0.0))
+
+    def event(table: str, seq: int) -> Event:
+        return Event(table, seq, "setup", {"n": seq}, f"{table}{seq}", None, 1.0, 1, 0, "{}")
+
+    many = sqlite.INSERT_ROWS * 2 + 3
+    assert store.append([event("a", s) for s in range(1, many + 1)]) == set()
+    assert [e.seq for e in store.events("a", 0)] == list(range(1, many + 1))
+    # b's first event is new; a's next repeats a sequence number: only b's is written.
+    assert store.append([event("b", 1), event("a", many)]) == {"a"}
+    assert [e.seq for e in store.events("b", 0)] == [1]
+    assert len(store.events("a", 0)) == many
+    store.close()
