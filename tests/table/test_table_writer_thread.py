@@ -2,9 +2,8 @@
 in a pool's (cheaper on each call), one at a time and in order; what a write raises reaches the
 writer; the thread ends when idle and at the server's end, after the write under way. The one
 timer that tells a write's senders it waits for the database (issue 26 item 7) goes off for
-each write that takes too long, however many writes came before it. A busy writer gathers the
-changes of several writes into one (group commit), a lone phone's change is written at once;
-SQLite writes a batch in as few statements as it can, all of a table's events or none."""
+each write that takes too long, however many writes came before it. SQLite writes a batch in
+as few statements as it can, all of a table's events or none."""
 
 from __future__ import annotations
 
@@ -113,13 +112,7 @@ class Slow(SQLiteStore):
     slow = False
     stall = 0.0
 
-    def __init__(self, path: str) -> None:
-        super().__init__(path)
-        #: How many events each write held.
-        self.sizes: list[int] = []
-
     def append(self, events: Sequence[Event], checkpoints: Sequence[Checkpoint] = ()) -> set[str]:
-        self.sizes.append(len(events))
         if self.slow:
             time.sleep(self.stall)
         return super().append(events, checkpoints)
@@ -154,41 +147,6 @@ async def test_waiting_is_told_of_each_slow_write_not_of_a_quick_one(
             break
         await asyncio.sleep(0.05)
     assert hub.writer.notice is None and hub.writer.under_way is None
-
-
-@pytest.mark.asyncio
-async def test_a_busy_writer_gathers_changes_and_a_lone_phone_waits_for_nothing(
-    aiohttp_client: Callable[..., Any], tmp_path: Path
-) -> None:
-    """Group commit (writer.GATHER): changes decided while a write is under way wait until
-    the next write may begin (``gather`` after the last began) and go in one write; a phone
-    whose change finds the writer idle has it written at once, each time."""
-    store = Slow(str(tmp_path / "t.db"))
-    client = await aiohttp_client(create_app(store, FAST))
-    hub = client.server.app[HUB_KEY]
-    hub.writer.gather = 0.4
-    table = await open_table(client)
-    ana = await phone(client, table["id"], await seat(client, table["id"], "ana"))
-    store.sizes.clear()
-    store.slow, store.stall = True, 0.1
-    began = time.monotonic()
-    first = await ana.send("action", {"do": "lose_life", "player": "bo", "amount": 1})
-    await asyncio.sleep(0.03)  # during the first write
-    second = await ana.send("action", {"do": "lose_life", "player": "bo", "amount": 1})
-    await asyncio.sleep(0.15)  # after it: the writer gathers
-    third = await ana.send("action", {"do": "lose_life", "player": "bo", "amount": 1})
-    assert await ana.reply(first) == {"type": "ack", "id": first, "seq": 1}
-    assert time.monotonic() - began < 0.35
-    assert await ana.reply(second) == {"type": "ack", "id": second, "seq": 2}
-    assert time.monotonic() - began >= 0.4
-    assert await ana.reply(third) == {"type": "ack", "id": third, "seq": 3}
-    assert store.sizes == [1, 2]
-    store.slow = False
-    for n in range(4, 7):  # one change at a time: each finds the writer idle
-        start = time.monotonic()
-        assert (await ana.act({"do": "gain_life", "player": "bo", "amount": 1}))["seq"] == n
-        assert time.monotonic() - start < 0.3
-    assert store.sizes == [1, 2, 1, 1, 1]
 
 
 def test_a_batch_larger_than_one_statement_and_a_conflict_in_it(tmp_path: Path) -> None:

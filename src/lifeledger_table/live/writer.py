@@ -56,15 +56,6 @@ FIRST_PAUSE = 0.1
 LONGEST_PAUSE = 0.25
 #: How long a write may take before its senders are told it waits for the database.
 NOTICE_AFTER = 0.5
-#: Group commit (issue 29 item 1): while changes keep coming as the writes go (a busy server),
-#: a write begins at least this long (seconds) after the one before it began, and takes in
-#: every change decided meanwhile, unless :data:`GATHERED` of them wait already. A write's
-#: processor time is mostly the same for one change as for ten (the statements, the sync, the
-#: hops between the threads): at 400 changes a second, 1.5 a write became about 3, and the
-#: writer's thread switched half as often. A change that finds the writer idle is written at
-#: once: a lone phone's changes wait for nothing.
-GATHER = 0.008
-GATHERED = 16
 
 #: The most reads of its table's log one request waits for (a decision needs a few; more
 #: means the table keeps changing under them).
@@ -212,8 +203,6 @@ class Writer:
         self.conflicts = 0
         #: Seconds a write the store can't take now is tried again (:data:`PATIENCE`).
         self.patience = PATIENCE
-        #: Seconds between the beginnings of two writes while changes keep coming (:data:`GATHER`).
-        self.gather = GATHER
         #: Since when (:func:`time.monotonic`) the store can't take a write, while it can't:
         #: a change decided meanwhile is told ``waiting`` at once.
         self.waiting_since: float | None = None
@@ -392,16 +381,7 @@ class Writer:
     # -- writing -------------------------------------------------------------------------------
 
     async def _write(self) -> None:
-        loop = asyncio.get_running_loop()
-        began: float | None = None
         while self.batch:
-            if began is not None:
-                # Changes came while the last write was under way: the server is busy, and
-                # each write takes in more of them (group commit: see GATHER).
-                wait = began + self.gather - loop.time()
-                if wait > 0 and len(self.batch) < GATHERED:
-                    await asyncio.sleep(wait)
-            began = loop.time()
             batch, self.batch = self.batch, []
             lost = await self._append(batch)
             if lost is None:
