@@ -89,8 +89,11 @@ postgresql:
 	ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || command -v pg_ctl >/dev/null || \
 	  (apt-get update && apt-get install -y postgresql)
 
+# The tests run in TEST_JOBS processes (pytest-xdist), each test file whole in one of them (its
+# browser, server and PostgreSQL fixtures are made once, as in one process).
+TEST_JOBS ?= 2
 unit: $(STAMP) $(PYODIDE) $(BUNDLES) chromium postgresql
-	$(BIN)/pytest --durations=25
+	$(BIN)/pytest -n $(TEST_JOBS) --dist loadfile --durations=25
 
 examples: $(STAMP)
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python $(SHARED)/tools/check-records $(SHARED)/examples

@@ -619,8 +619,9 @@ def by_table(events: Sequence[Event]) -> dict[str, list[tuple[Any, ...]]]:
     return out
 
 
-#: The most event rows one INSERT statement writes (10 values each: SQLite takes up to 32,766).
-INSERT_ROWS = 256
+#: The most event rows one INSERT statement writes: 10 values each, within the 999 values a
+#: statement that SQLite before 3.32 takes (32,766 since).
+INSERT_ROWS = 99
 
 
 @functools.lru_cache(maxsize=64)
