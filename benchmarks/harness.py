@@ -863,9 +863,13 @@ class Fleet:
         mode: str = "table",
         rate: float = 1.0,
         per_address: int = PHONES_PER_ADDRESS,
+        compress: int = 0,
     ) -> None:
         self.base = base
         self.rate = rate
+        #: Each phone's socket asks for permessage-deflate with this window (bits; 15 is what a
+        #: browser asks for), 0 for none: a server that accepts compresses what it sends each.
+        self.compress = compress
         self.per_address = per_address
         self.window_start = 0.0
         self.per_group: Counter[str] = Counter()
@@ -915,7 +919,10 @@ class Fleet:
         async def one(i: int, http: aiohttp.ClientSession) -> Phone:
             table_id, seat, token, base = seats[i]
             ws = await http.ws_connect(
-                f"{base}/ws/t/{table_id}?token={token}", max_msg_size=0, heartbeat=None
+                f"{base}/ws/t/{table_id}?token={token}",
+                max_msg_size=0,
+                heartbeat=None,
+                compress=self.compress,
             )
             await hello(ws, token)
             return Phone(ws, table_id, seat, i)
@@ -924,7 +931,9 @@ class Fleet:
 
     async def connect_echo(self, phones: int, first_address: int = 1) -> None:
         async def one(i: int, http: aiohttp.ClientSession) -> Phone:
-            ws = await http.ws_connect(f"{self.base}/echo/{i // 4}", max_msg_size=0)
+            ws = await http.ws_connect(
+                f"{self.base}/echo/{i // 4}", max_msg_size=0, compress=self.compress
+            )
             return Phone(ws, str(i // 4), f"p{i}", i)
 
         await self._connect(phones, one, first_address)

@@ -43,6 +43,8 @@ undo, load and first-connect scenarios are in ``benchmarks/long.py``; memory in
     python benchmarks/table.py --phones 400 --profile /tmp/prof/table   # where the CPU goes
     python benchmarks/table.py --store sqlite --store postgresql --processes 1 --processes 2
     python benchmarks/table.py --store postgresql --processes 2 --phones 400 --rate 5
+    python benchmarks/table.py --phones 400 --compress 15   # phones asking, as browsers do,
+                                                           # for permessage-deflate
 """
 
 from __future__ import annotations
@@ -185,7 +187,13 @@ def echo_server() -> Server:
 async def run_echo(phones: int, rate: float, args: Any) -> Figures:
     """The floor: the bare relay server, same load, same measurement."""
     server = await echo_server().start()
-    fleet = Fleet(server.base, mode="echo", rate=rate, per_address=phones_per_address(rate))
+    fleet = Fleet(
+        server.base,
+        mode="echo",
+        rate=rate,
+        per_address=phones_per_address(rate),
+        compress=args.compress,
+    )
     try:
         await fleet.connect_echo(phones)
         fleet.start_sending()
@@ -223,7 +231,9 @@ async def run_table(
         )
         server = group.servers[0]
         await group.start()
-        fleet = Fleet(server.base, rate=rate, per_address=phones_per_address(rate))
+        fleet = Fleet(
+            server.base, rate=rate, per_address=phones_per_address(rate), compress=args.compress
+        )
         try:
             tables = await open_tables(server.base, phones // TABLE_SIZE)
             if len(group.bases) > 1:
@@ -496,6 +506,14 @@ def cli() -> None:
         type=float,
         action="append",
         help=f"changes a second per phone (repeatable; default 1, at most {MAX_RATE:g})",
+    )
+    parser.add_argument(
+        "--compress",
+        type=int,
+        default=0,
+        choices=(0, 9, 10, 11, 12, 13, 14, 15),
+        help="each phone asks for permessage-deflate with this window, as a browser does (15),"
+        " floor and app alike; 0 (the default) for none",
     )
     parser.add_argument("--serve-echo", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()

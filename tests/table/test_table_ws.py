@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from aiohttp.test_utils import TestClient
-from table_helpers import THG, TWO, open_table, phone, seat
+from table_helpers import THG, TWO, Phone, open_table, phone, seat
 
 pytestmark = pytest.mark.asyncio
 
@@ -311,3 +311,21 @@ async def test_a_spectators_record_does_not_give_away_the_table(client: Client) 
     text = await res.text()
     assert table["code"] not in text and table["id"] not in text
     assert table["code"] not in res.headers["Content-Disposition"]
+
+
+async def test_a_browser_asking_for_compression_gets_the_same_uncompressed_bytes(
+    client: Client,
+) -> None:
+    """A browser asks for permessage-deflate (RFC 7692); the table's socket declines it, so a
+    change's event is not compressed again for each phone (issue 29 item 1): the phone still
+    plays, and every frame it is sent is plain text."""
+    table = await open_table(client, TWO)
+    token = await seat(client, table["id"], "ana")
+    ws = await client.ws_connect(f"/ws/t/{table['id']}?token={token}", compress=15)
+    assert ws.compress == 0  # the handshake's answer named no extension
+    ana = Phone(ws)
+    await ana.hello(token)
+    reply = await ana.act({"do": "lose_life", "player": "ana", "amount": 1})
+    assert reply["type"] == "ack"
+    event = await ana.until("event")
+    assert life(event["state"], "ana") == 19

@@ -89,7 +89,12 @@ async def _socket(request: web.Request, table: Table, spectator: bool) -> web.St
         )
     gate = request.app[GATE_KEY]
     who = request.remote or "?"
-    ws = web.WebSocketResponse(max_msg_size=limits.message_bytes, heartbeat=30)
+    # No permessage-deflate, though browsers ask for it (issue 29 item 1): a change's event
+    # (about 400 bytes) would be compressed once for each phone, in each phone's own zlib
+    # state, and cost more than its deciding (400 phones asking: 1.30 ms of CPU a change
+    # against 1.05 without, benchmarks/table.py --compress 15); the same bytes go to every
+    # phone instead. A welcome is at most a page (PAGE_BYTES).
+    ws = web.WebSocketResponse(max_msg_size=limits.message_bytes, heartbeat=30, compress=False)
     # A socket that opens with its seats' tokens (``?token=A&token=B``: a table device holds
     # several) is a player's: it never counts among the spectators and visitors, so that they
     # can't fill a table (item 8), and counts once for each seat it holds.
