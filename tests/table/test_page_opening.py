@@ -96,3 +96,54 @@ def test_a_device_table_opened_again_is_drawn_at_once_and_its_answers_once_a_fra
         assert drawn == {"widths": ["1px", "1px"], "asked": 1, "drawn": True, "connected": True}
         expect(life(page, "player-1")).to_have_text("18")
         context.close()
+
+
+#: The panels' boxes, the turn bar's and the engine's line's as the page shows them.
+BOXES = """() => ({
+  connected: lifeledger.S.connected,
+  panels: [...document.querySelectorAll("#panels .panel")].map((el) => {
+    const r = el.getBoundingClientRect();
+    return [r.x, r.y, r.width, r.height].map(Math.round);
+  }),
+  bar: !document.getElementById("turn-bar").classList.contains("hidden"),
+  line: (() => {
+    const el = document.getElementById("netstate");
+    const cs = getComputedStyle(el);
+    if (el.classList.contains("hidden")) return null;
+    return { text: el.textContent, position: cs.position, pointer: cs.pointerEvents };
+  })(),
+})"""
+
+
+def test_the_engines_welcome_moves_no_panel_of_a_table_opened_again(tmp_path: Path) -> None:
+    """A reload: the table is drawn from its kept copy with its turn bar, and the engine's line
+    floats over the panels, letting taps through; when the engine is ready (its welcome) the
+    line goes and no panel moves or changes size: a tap aimed at a total then lands where it
+    was aimed (119.3, a player loses life, as it was aimed)."""
+    need_chromium()
+    with sync_playwright() as p, server(tmp_path / "t.db") as (base, _proc):
+        context = open_phone(tmp_path / "phone", p)
+        page = first_page(context)
+        page.goto(base + "/")
+        page.locator('[data-quick="two"]').click()
+        device_table(page, ENGINE)
+        engine_ready(page)
+        opened_again(page)
+        before = page.evaluate(BOXES)
+        assert before["connected"] is False  # the engine is still starting
+        assert before["bar"] is True
+        assert before["line"] == {
+            "text": "Starting the rules engine…",
+            "position": "fixed",
+            "pointer": "none",
+        }
+        engine_ready(page)
+        page.wait_for_function(
+            "() => document.getElementById('netstate').classList.contains('hidden')"
+        )
+        after = page.evaluate(BOXES)
+        assert after["line"] is None and after["bar"] is True
+        assert after["panels"] == before["panels"]
+        tap_minus(page, "player-1", "19")
+        decided(page)
+        context.close()

@@ -57,8 +57,9 @@ export function renderConn() {
   const wait = MODE === "play" ? waiting().filter((m) => !waitsForChoice(m.id)).length : 0;
   const chooser = MODE === "play" ? [...S.pending.keys()].map(waitsForChoice).filter(Boolean) : [];
   const parts = [];
+  const starting = ON_DEVICE && !live && !S.unavailable;
   if (S.unavailable) parts.push(said(S.unavailable, S.names)); // in this phone's language
-  else if (ON_DEVICE && !live) parts.push(t("Starting the rules engine…")); // no network involved
+  else if (starting) parts.push(t("Starting the rules engine…")); // no network involved
   else if (!live && (!navigator.onLine || (S.fromKept && !S.everConnected))) parts.push(t("Offline — taps are kept and sent when the connection returns"));
   else if (!live) parts.push(S.everConnected ? t("Connection lost — reconnecting…") : t("Connecting…"));
   if (wait) parts.push(tn("{n} change waiting to be sent", "{n} changes waiting to be sent", wait, { n: wait }));
@@ -70,6 +71,10 @@ export function renderConn() {
     chooser.length ? h("button", { "data-act": "cancel-waits", onclick: cancelChoiceWaits }, t("Cancel")) : "",
     FORESEE.refusedSent.length ? h("button", { "data-act": "dismiss-refused", onclick: dismissRefusedSent }, t("Dismiss")) : "");
   strip.classList.toggle("hidden", !parts.length);
+  // The engine's line alone (a device table's first second or two) floats over the panels
+  // and lets taps through, instead of taking a row of the page that the engine's welcome
+  // would give back: every panel would move and be sized again under a finger.
+  strip.classList.toggle("floating", starting && parts.length === 1 && !chooser.length && !FORESEE.refusedSent.length);
   strip.classList.toggle("lost", !live || !!S.unavailable);
   const marked = waitingPlayers();
   for (const panel of document.querySelectorAll("#panels .panel")) {

@@ -103,6 +103,13 @@ async function main() {
     hideUndoConfirm();
     request("undo", null, aim.target === undefined ? null : { target: aim.target });
   });
+  // The tools' and the turns' parts of the page (the clocks' strip, the dice's and the turn's
+  // sheets, their buttons), the tools' first (after the menu's own handler, above): before the
+  // page is first drawn, so that a table kept for offline is drawn at once with its turn bar,
+  // and the engine's welcome moves no panel (the engine's line meanwhile floats over them,
+  // render.js): a tap aimed at a total as the engine becomes ready lands where it was aimed.
+  setupTools();
+  setupTurns();
   if (MODE === "replay") { setupReplay(); return; }
   try {
     // A device table opens from the copy the page kept, drawn at once: the engine decides the
@@ -153,13 +160,6 @@ async function main() {
   renderConn();
   render(); // a table kept for offline shows at once (otherwise: nothing until the welcome)
 }
-
-// The tools' and the turns' parts of the page (the clocks' strip, the dice's and the turn's
-// sheets, their buttons), added once the page's language is ready: the tools' first. (A table
-// kept for offline is drawn first, without them: the counter as soon as it can be; the turn
-// bar comes with the engine's welcome, whose one layout also takes the engine's line away.)
-document.addEventListener("DOMContentLoaded", () => i18nReady().then(setupTools));
-document.addEventListener("DOMContentLoaded", () => i18nReady().then(setupTurns));
 
 // The page's inspection surface, and its only global (docs/table.md, "The page's scripts"):
 // what the browser tests read and call in the page (lifeledger.S, lifeledger.act(...)), in

@@ -216,8 +216,9 @@ function fitTurnBar(bar) {
   const folds = [...bar.querySelectorAll("[data-fold]")].sort((a, b) => Number(b.dataset.fold) - Number(a.dataset.fold));
   for (const el of folds) el.classList.remove("hidden");
   const info = bar.querySelector(".tb-info");
-  // (Too tall for the bar, or a line of it, the score's, wider than the column.)
-  const tall = () => !!info && (info.scrollHeight > 46 || [...info.children].some((el) => el.scrollWidth > el.clientWidth + 1));
+  // (Too tall for the bar, whose height is fixed (style.css), or a line of it, the score's,
+  // wider than the column.)
+  const tall = () => !!info && (info.scrollHeight > bar.clientHeight + 1 || [...info.children].some((el) => el.scrollWidth > el.clientWidth + 1));
   const note = bar.querySelector("#turn-skip");
   if (note) note.classList.toggle("hidden", false);
   if (note && tall()) note.classList.add("hidden");
