@@ -323,3 +323,15 @@ def table_device(browser: Browser, base: str) -> tuple[Page, str]:
     table = page.url.rsplit("/", 1)[1]
     held(page, 4)
     return page, table
+
+
+def new_device_table(p: Playwright, tmp_path: Path, base: str) -> tuple[BrowserContext, Page]:
+    """A phone's new two-player table on the device (the start page's quick game), its engine
+    ready."""
+    context = open_phone(tmp_path / "phone", p)
+    page = first_page(context)
+    page.goto(base + "/")
+    page.locator('[data-quick="two"]').click()
+    device_table(page, ENGINE)
+    engine_ready(page)
+    return context, page

@@ -24,6 +24,7 @@ from browser_helpers import (  # noqa: E402
     get,
     life,
     need_chromium,
+    new_device_table,
     open_phone,
     server,
     tap_minus,
@@ -103,12 +104,7 @@ def test_taps_before_the_engine_is_ready_are_shown_at_once_and_decided_in_order(
     the engine has started; the engine then decides them, in order, each once."""
     need_chromium()
     with sync_playwright() as p, server(tmp_path / "t.db") as (base, _proc):
-        context = open_phone(tmp_path / "phone", p)
-        page = first_page(context)
-        page.goto(base + "/")
-        page.locator('[data-quick="two"]').click()
-        device_table(page, ENGINE)
-        engine_ready(page)
+        context, page = new_device_table(p, tmp_path, base)
         tap_minus(page, "player-1", "19")
         decided(page)
         page.wait_for_timeout(1200)  # the table is kept for a reload at most once a second
@@ -130,12 +126,7 @@ def test_a_device_table_is_shared_and_a_second_phone_joins(tmp_path: Path) -> No
     their seat and plays on it (119.3)."""
     need_chromium()
     with sync_playwright() as p, server(tmp_path / "t.db") as (base, _proc):
-        context = open_phone(tmp_path / "phone", p)
-        page = first_page(context)
-        page.goto(base + "/")
-        page.locator('[data-quick="two"]').click()
-        device_table(page, ENGINE)
-        engine_ready(page)
+        context, page = new_device_table(p, tmp_path, base)
         tap_minus(page, "player-1", "19")
         tap_minus(page, "player-2", "19")
         tap_minus(page, "player-2", "18")

@@ -13,14 +13,11 @@ import pytest
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
 from browser_helpers import (  # noqa: E402
-    ENGINE,
     decided,
-    device_table,
     engine_ready,
-    first_page,
     life,
     need_chromium,
-    open_phone,
+    new_device_table,
     server,
     tap_minus,
 )
@@ -72,12 +69,7 @@ def test_a_device_table_opened_again_is_drawn_at_once_and_its_answers_once_a_fra
     drawn once, after their task (the turn bar, with the welcome)."""
     need_chromium()
     with sync_playwright() as p, server(tmp_path / "t.db") as (base, _proc):
-        context = open_phone(tmp_path / "phone", p)
-        page = first_page(context)
-        page.goto(base + "/")
-        page.locator('[data-quick="two"]').click()
-        device_table(page, ENGINE)
-        engine_ready(page)
+        context, page = new_device_table(p, tmp_path, base)
         expect(page.locator("#turn-bar")).to_be_visible()
         tap_minus(page, "player-1", "19")
         decided(page)
@@ -122,12 +114,7 @@ def test_the_engines_welcome_moves_no_panel_of_a_table_opened_again(tmp_path: Pa
     was aimed (119.3, a player loses life, as it was aimed)."""
     need_chromium()
     with sync_playwright() as p, server(tmp_path / "t.db") as (base, _proc):
-        context = open_phone(tmp_path / "phone", p)
-        page = first_page(context)
-        page.goto(base + "/")
-        page.locator('[data-quick="two"]').click()
-        device_table(page, ENGINE)
-        engine_ready(page)
+        context, page = new_device_table(p, tmp_path, base)
         opened_again(page)
         before = page.evaluate(BOXES)
         assert before["connected"] is False  # the engine is still starting
