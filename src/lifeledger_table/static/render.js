@@ -74,7 +74,8 @@ export function renderConn() {
   // The engine's line alone (a device table's first second or two) floats over the panels
   // and lets taps through, instead of taking a row of the page that the engine's welcome
   // would give back: every panel would move and be sized again under a finger.
-  strip.classList.toggle("floating", starting && parts.length === 1 && !chooser.length && !FORESEE.refusedSent.length);
+  // (Alone: a choice waited for or a refusal adds a part of its own, and a button.)
+  strip.classList.toggle("floating", starting && parts.length === 1);
   strip.classList.toggle("lost", !live || !!S.unavailable);
   const marked = waitingPlayers();
   for (const panel of document.querySelectorAll("#panels .panel")) {
