@@ -4,6 +4,9 @@ by Playwright, phones (mobile browser contexts), seats and life totals. The fixt
 
 from __future__ import annotations
 
+import base64
+import functools
+import gzip
 import json
 import os
 import re
@@ -325,13 +328,134 @@ def table_device(browser: Browser, base: str) -> tuple[Page, str]:
     return page, table
 
 
-def new_device_table(p: Playwright, tmp_path: Path, base: str) -> tuple[BrowserContext, Page]:
+def new_device_table(
+    p: Playwright, tmp_path: Path, base: str, start: dict[str, str]
+) -> tuple[BrowserContext, Page]:
     """A phone's new two-player table on the device (the start page's quick game), its engine
-    ready."""
+    ready: a phone that kept the engine's start (``start``, the ``kept_start`` fixture)."""
     context = open_phone(tmp_path / "phone", p)
     page = first_page(context)
     page.goto(base + "/")
+    keep_start(page, start)
     page.locator('[data-quick="two"]').click()
     device_table(page, ENGINE)
     engine_ready(page)
     return context, page
+
+
+#: Starts the engine worker (``static/engine-worker.js`` from the page's address), makes the
+#: calls ``[[call, args], ...]`` at once (they wait for the engine), and answers the ready
+#: message, each call's answer, and, after a full start, the "kept" message.
+START = """async (calls) => {
+  const worker = new Worker("static/engine-worker.js", { type: "module" });
+  const out = { answers: [], ready: null, kept: null };
+  try {
+    await new Promise((resolve, reject) => {
+      let left = calls.length;
+      const check = () => {
+        if (left === 0 && out.ready && (out.ready.start !== "full" || out.kept)) resolve();
+      };
+      worker.onmessage = ({ data }) => {
+        if (data.type === "failed") reject(new Error(data.error));
+        else if (data.type === "ready") out.ready = data;
+        else if (data.type === "kept") out.kept = data;
+        else { out.answers[data.id] = data; left--; }
+        check();
+      };
+      calls.forEach(([call, args], id) => worker.postMessage({ id, call, args }));
+    });
+  } finally {
+    worker.terminate();
+  }
+  return out;
+}"""
+
+#: The engine worker's kept start (docs/table.md, "Device tables"), read or written by a page
+#: of its origin: ``[what, record]`` with what "get" (answers the record, or null) or "put"; a
+#: record is ``{key, digest, files, bytes}``, its bytes (kept as a Blob) here gzipped, in
+#: base64: a start's 30 MB pass between the test and the browser as 8 MB (see kept_record).
+KEPT = """async ([what, record]) => {
+  const db = await new Promise((resolve, reject) => {
+    const req = indexedDB.open("lifeledger-engine", 1);
+    req.onupgradeneeded = () => req.result.createObjectStore("starts");
+    req.onsuccess = () => resolve(req.result);
+    req.onerror = () => reject(req.error);
+  });
+  let bytes = null;
+  if (what === "put") {
+    const gzipped = new Blob([Uint8Array.from(atob(record.bytes), (c) => c.charCodeAt(0))]);
+    const unzipped = gzipped.stream().pipeThrough(new DecompressionStream("gzip"));
+    bytes = await new Response(unzipped).blob();
+  }
+  const tx = db.transaction("starts", what === "get" ? "readonly" : "readwrite");
+  const store = tx.objectStore("starts");
+  let found = null;
+  if (what === "get") {
+    const req = store.get("start");
+    req.onsuccess = () => { found = req.result; };
+  } else {
+    store.put({ key: record.key, digest: record.digest, files: record.files, bytes }, "start");
+  }
+  await new Promise((resolve, reject) => {
+    tx.oncomplete = resolve;
+    tx.onerror = () => reject(tx.error);
+  });
+  db.close();
+  if (!found) return null;
+  const gzipped = found.bytes.stream().pipeThrough(new CompressionStream("gzip"));
+  const out = new Uint8Array(await new Response(gzipped).arrayBuffer());
+  let text = "";
+  for (let i = 0; i < out.length; i += 0x8000) {
+    text += String.fromCharCode(...out.subarray(i, i + 0x8000));
+  }
+  return { key: found.key, digest: found.digest, files: found.files, bytes: btoa(text) };
+}"""
+
+
+@functools.lru_cache(maxsize=2)
+def _gzipped(data: str) -> str:
+    return base64.b64encode(gzip.compress(base64.b64decode(data), 1)).decode()
+
+
+def kept_record(page: Page) -> dict[str, str] | None:
+    """The kept start on ``page``'s origin (its bytes in base64), or None."""
+    found: dict[str, str] | None = page.evaluate(KEPT, ["get", None])
+    if found is not None:
+        found["bytes"] = base64.b64encode(gzip.decompress(base64.b64decode(found["bytes"])))
+        found["bytes"] = found["bytes"].decode()
+    return found
+
+
+def keep_start(page: Page, start: dict[str, str]) -> None:
+    """The phone keeps ``start`` (a record as kept_record reads it: the ``kept_start``
+    fixture's, for a phone that opened the app before) as its engine's start: its next engine
+    starts from it, in a second or two, instead of a full start of Pyodide (issue 27 item 5; a
+    full start and what makes, checks and refuses a kept one are test_engine_kept_start.py's).
+    ``page`` is on the app's origin, its engine not yet started."""
+    page.evaluate(KEPT, ["put", {**start, "bytes": _gzipped(start["bytes"])}])
+
+
+def write_kept_start(out: str) -> None:
+    """Write to ``out`` (JSON) the kept start of this build's engine: one full start of the
+    engine worker in chromium, on the app written as static files. Run in a process of its
+    own by the ``kept_start`` fixture (a test may already drive Playwright, which runs once a
+    thread)."""
+    import tempfile
+
+    from playwright.sync_api import sync_playwright
+
+    with (
+        tempfile.TemporaryDirectory() as top,
+        static_app(Path(top), "app") as url,
+        sync_playwright() as p,
+    ):
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_context(service_workers="block").new_page()
+        page.goto(url)
+        made = page.evaluate(START, [])
+        assert made["ready"]["start"] == "full", made["ready"]
+        assert made["kept"] and "error" not in made["kept"], made["kept"]
+        record = kept_record(page)
+        assert record is not None
+        browser.close()
+    Path(out).write_text(json.dumps(record), "utf-8")

@@ -3,7 +3,10 @@ throwaway PostgreSQL server for the session, with a fresh database per test."""
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -62,6 +65,34 @@ def browser() -> Iterator[Any]:
         chromium = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         yield chromium
         chromium.close()
+
+
+@pytest.fixture(scope="session")
+def kept_start(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """For the device tables' browser tests: this build's engine start, made once a test
+    process (one full start of Pyodide in chromium, 10 to 20 s), for each new phone to keep
+    (browser_helpers.keep_start) as a phone that opened the app before keeps it; its engine
+    then starts in a second or two. Made in a process of its own (browser_helpers.
+    write_kept_start), since a test may already drive Playwright in this one."""
+    pytest.importorskip("playwright.sync_api")
+    from browser_helpers import need_chromium
+
+    need_chromium()
+    out = tmp_path_factory.mktemp("kept-start") / "start.json"
+    paths = [str(Path(__file__).parent), *filter(None, [os.environ.get("PYTHONPATH")])]
+    subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys, browser_helpers; browser_helpers.write_kept_start(sys.argv[1])",
+            str(out),
+        ],
+        check=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(paths)},
+        timeout=300,
+    )
+    start: dict[str, str] = json.loads(out.read_text("utf-8"))
+    return start
 
 
 @pytest.fixture(scope="session")

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
-from browser_helpers import static_app  # noqa: E402
+from browser_helpers import START, keep_start, kept_record, static_app  # noqa: E402
 from playwright.sync_api import Browser, BrowserContext, Page, Route  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,67 +37,6 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     top = tmp_path_factory.mktemp("static")
     with static_app(top, "app") as url:
         yield url, top / "app"
-
-
-#: Starts the engine worker, makes the calls at once (they wait for the engine), and answers
-#: the ready message, each call's answer, and, after a full start, the "kept" message.
-START = """async (calls) => {
-  const worker = new Worker("static/engine-worker.js", { type: "module" });
-  const out = { answers: [], ready: null, kept: null };
-  try {
-    await new Promise((resolve, reject) => {
-      let left = calls.length;
-      const check = () => {
-        if (left === 0 && out.ready && (out.ready.start !== "full" || out.kept)) resolve();
-      };
-      worker.onmessage = ({ data }) => {
-        if (data.type === "failed") reject(new Error(data.error));
-        else if (data.type === "ready") out.ready = data;
-        else if (data.type === "kept") out.kept = data;
-        else { out.answers[data.id] = data; left--; }
-        check();
-      };
-      calls.forEach(([call, args], id) => worker.postMessage({ id, call, args }));
-    });
-  } finally {
-    worker.terminate();
-  }
-  return out;
-}"""
-
-#: The kept start's record (key, digest, bytes as a Blob), read or written by the page (the
-#: worker's origin): ``[what, record]`` with what "get" or "put".
-KEPT = """async ([what, record]) => {
-  const db = await new Promise((resolve, reject) => {
-    const req = indexedDB.open("lifeledger-engine", 1);
-    req.onupgradeneeded = () => req.result.createObjectStore("starts");
-    req.onsuccess = () => resolve(req.result);
-    req.onerror = () => reject(req.error);
-  });
-  const tx = db.transaction("starts", what === "get" ? "readonly" : "readwrite");
-  const store = tx.objectStore("starts");
-  let found = null;
-  if (what === "get") {
-    const req = store.get("start");
-    req.onsuccess = () => { found = req.result; };
-  } else {
-    const bytes = Uint8Array.from(atob(record.bytes), (c) => c.charCodeAt(0));
-    const kept = { key: record.key, digest: record.digest, files: record.files };
-    store.put({ ...kept, bytes: new Blob([bytes]) }, "start");
-  }
-  await new Promise((resolve, reject) => {
-    tx.oncomplete = resolve;
-    tx.onerror = () => reject(tx.error);
-  });
-  db.close();
-  if (!found) return null;
-  const bytes = new Uint8Array(await found.bytes.arrayBuffer());
-  let text = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) {
-    text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  }
-  return { key: found.key, digest: found.digest, files: found.files, bytes: btoa(text) };
-}"""
 
 
 def calls() -> list[tuple[str, list[str]]]:
@@ -119,15 +58,6 @@ def start(page: Page, made: list[tuple[str, list[str]]] | None = None) -> dict[s
         assert "error" not in got["kept"], got["kept"]
         assert got["kept"]["bytes"] > 1_000_000
     return got
-
-
-def kept(page: Page) -> dict[str, Any] | None:
-    found: dict[str, Any] | None = page.evaluate(KEPT, ["get", None])
-    return found
-
-
-def put(page: Page, record: dict[str, Any]) -> None:
-    page.evaluate(KEPT, ["put", record])
 
 
 def opened(browser: Browser, url: str) -> tuple[BrowserContext, Page]:
@@ -171,7 +101,7 @@ def test_a_second_open_starts_from_the_kept_start_and_decides_the_same(
     context, page = opened(browser, url)
     first = start(page)
     assert first["ready"]["start"] == "full" and first["ready"]["refused"] is None
-    record = kept(page)
+    record = kept_record(page)
     assert record is not None and len(record["key"]) == 64
     # Every module of the engine imported before it was kept: a kept start writes only the
     # engine's catalogues again, not its .py files.
@@ -186,7 +116,7 @@ def test_a_second_open_starts_from_the_kept_start_and_decides_the_same(
         assert again["ready"]["start"] == "kept" and again["ready"]["refused"] is None
         assert "checked" in again["ready"]["phases"]
         assert again["answers"] == answers
-        assert kept(page) == record  # used, not made again
+        assert kept_record(page) == record  # used, not made again
 
     # Each kept start is a fresh device: no table of another open, and randomness of its own
     # (a table's id and tokens come from secrets: never the same twice).
@@ -204,31 +134,32 @@ def test_a_second_open_starts_from_the_kept_start_and_decides_the_same(
 
 @pytest.mark.browser
 def test_a_new_build_does_not_use_an_old_kept_start(
-    browser: Browser, app: tuple[str, Path]
+    browser: Browser, app: tuple[str, Path], kept_start: dict[str, str]
 ) -> None:
     url, folder = app
     context, page = opened(browser, url)
+    keep_start(page, kept_start)  # this build's start, kept by an earlier open
     first = start(page)
-    old = kept(page)
-    assert first["ready"]["start"] == "full" and old is not None
+    old = kept_record(page)
+    assert first["ready"]["start"] == "kept" and old == kept_start
 
     serve_engine(context, another_engine(folder))  # a new build: its engine differs
     new = start(page)
     assert new["ready"]["start"] == "full"
     assert new["ready"]["refused"] == "the kept start is another build's"
     assert new["answers"] == first["answers"]
-    made = kept(page)
+    made = kept_record(page)
     assert made is not None and made["key"] != old["key"]  # replaced by the new build's
     assert start(page)["ready"]["start"] == "kept"
 
     # A start whose label says this engine but whose memory holds another's is not used.
     serve_engine(context, None)
-    put(page, {**made, "key": old["key"]})
+    keep_start(page, {**made, "key": old["key"]})
     wrong = start(page)
     assert wrong["ready"]["start"] == "full"
     assert wrong["ready"]["refused"] == "the kept start is another engine's"
     assert wrong["answers"] == first["answers"]
-    remade = kept(page)  # made again, from this engine
+    remade = kept_record(page)  # made again, from this engine
     assert remade is not None and remade["key"] == old["key"]
     assert remade["digest"] != made["digest"]
     context.close()
@@ -236,18 +167,19 @@ def test_a_new_build_does_not_use_an_old_kept_start(
 
 @pytest.mark.browser
 def test_a_broken_kept_start_falls_back_to_a_full_start_and_is_made_again(
-    browser: Browser, app: tuple[str, Path]
+    browser: Browser, app: tuple[str, Path], kept_start: dict[str, str]
 ) -> None:
     url, _ = app
     context, page = opened(browser, url)
+    keep_start(page, kept_start)  # this build's start, kept by an earlier open
     first = start(page)
-    record = kept(page)
-    assert record is not None
+    assert first["ready"]["start"] == "kept"
+    record = kept_start
 
     # Damaged on the disk: its bytes are not those it was kept with.
     data = bytearray(base64.b64decode(record["bytes"]))
     data[len(data) // 2] ^= 0xFF
-    put(page, {**record, "bytes": base64.b64encode(bytes(data)).decode()})
+    keep_start(page, {**record, "bytes": base64.b64encode(bytes(data)).decode()})
     damaged = start(page)
     assert damaged["ready"]["start"] == "full"
     assert damaged["ready"]["refused"] == "the kept start is damaged"
@@ -256,7 +188,7 @@ def test_a_broken_kept_start_falls_back_to_a_full_start_and_is_made_again(
 
     # Its digest right, but not a start Pyodide can load (another format, a cut write).
     junk = b"not a memory snapshot" * 1000
-    put(
+    keep_start(
         page,
         {
             "key": record["key"],
