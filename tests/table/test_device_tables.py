@@ -22,6 +22,7 @@ from browser_helpers import (  # noqa: E402
     engine_ready,
     first_page,
     get,
+    keep_start,
     life,
     need_chromium,
     new_device_table,
@@ -34,7 +35,9 @@ from playwright.sync_api import expect, sync_playwright  # noqa: E402
 pytestmark = pytest.mark.browser
 
 
-def test_a_whole_game_on_the_device_with_the_server_gone(tmp_path: Path) -> None:
+def test_a_whole_game_on_the_device_with_the_server_gone(
+    tmp_path: Path, kept_start: dict[str, str]
+) -> None:
     """One tap starts a game kept on the phone; the server that served the page stops; taps are
     decided on the phone (119.3) through a reload and a browser closed and opened again, until
     the rules end the game (704.5a)."""
@@ -46,6 +49,7 @@ def test_a_whole_game_on_the_device_with_the_server_gone(tmp_path: Path) -> None
             page = first_page(context)
             page.goto(base + "/")
             page.wait_for_function("() => !!navigator.serviceWorker.controller", timeout=15_000)
+            keep_start(page, kept_start)
             page.locator('[data-quick="two"]').click()
             device_table(page, ENGINE)
             engine_ready(page)
@@ -98,13 +102,13 @@ def test_a_whole_game_on_the_device_with_the_server_gone(tmp_path: Path) -> None
 
 
 def test_taps_before_the_engine_is_ready_are_shown_at_once_and_decided_in_order(
-    tmp_path: Path,
+    tmp_path: Path, kept_start: dict[str, str]
 ) -> None:
     """A reload: the panels come from the copy the page kept and take taps at once, before
     the engine has started; the engine then decides them, in order, each once."""
     need_chromium()
     with sync_playwright() as p, server(tmp_path / "t.db") as (base, _proc):
-        context, page = new_device_table(p, tmp_path, base)
+        context, page = new_device_table(p, tmp_path, base, kept_start)
         tap_minus(page, "player-1", "19")
         decided(page)
         page.wait_for_timeout(1200)  # the table is kept for a reload at most once a second
@@ -120,13 +124,15 @@ def test_taps_before_the_engine_is_ready_are_shown_at_once_and_decided_in_order(
         context.close()
 
 
-def test_a_device_table_is_shared_and_a_second_phone_joins(tmp_path: Path) -> None:
+def test_a_device_table_is_shared_and_a_second_phone_joins(
+    tmp_path: Path, kept_start: dict[str, str]
+) -> None:
     """The phone in the middle shares its table: the server continues the same game (the
     totals, the log), the phone goes on as its table device, and a player's own phone takes
     their seat and plays on it (119.3)."""
     need_chromium()
     with sync_playwright() as p, server(tmp_path / "t.db") as (base, _proc):
-        context, page = new_device_table(p, tmp_path, base)
+        context, page = new_device_table(p, tmp_path, base, kept_start)
         tap_minus(page, "player-1", "19")
         tap_minus(page, "player-2", "19")
         tap_minus(page, "player-2", "18")

@@ -17,7 +17,14 @@ from typing import Any
 import pytest
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
-from browser_helpers import device_table, held, more_options, post, screenshot  # noqa: E402
+from browser_helpers import (  # noqa: E402
+    device_table,
+    held,
+    keep_start,
+    more_options,
+    post,
+    screenshot,
+)
 from playwright.sync_api import Browser, Page, expect  # noqa: E402
 
 pytestmark = pytest.mark.browser
@@ -29,8 +36,10 @@ def phone(browser: Browser, width: int, height: int) -> Page:
     ).new_page()
 
 
-def quick(page: Page, base: str, key: str, players: int) -> None:
+def quick(page: Page, base: str, key: str, players: int, start: dict[str, str]) -> None:
+    """A quick game on this device (a phone that kept the engine's start, ``start``)."""
     page.goto(base + "/")
+    keep_start(page, start)
     page.locator(f'[data-quick="{key}"]').tap()
     device_table(page)
     held(page, players)
@@ -42,10 +51,10 @@ def taken(page: Page, pid: str) -> Any:
 
 @pytest.mark.parametrize("size", [(375, 667), (360, 640)], ids=["375x667", "360x640"])
 def test_903_10a_the_quick_commander_game_counts_commander_damage_in_one_tap(
-    base: str, browser: Browser, size: tuple[int, int]
+    base: str, browser: Browser, kept_start: dict[str, str], size: tuple[int, int]
 ) -> None:
     page = phone(browser, *size)
-    quick(page, base, "commander", 4)
+    quick(page, base, "commander", 4, kept_start)
     # Item 2: a commander each from the start, named after its player.
     players = page.evaluate("() => lifeledger.header().players")
     assert [p["commanders"] for p in players] == [
@@ -80,10 +89,12 @@ def test_903_10a_the_quick_commander_game_counts_commander_damage_in_one_tap(
     page.context.close()
 
 
-def test_the_quick_two_player_game_is_a_single_game(base: str, browser: Browser) -> None:
+def test_the_quick_two_player_game_is_a_single_game(
+    base: str, browser: Browser, kept_start: dict[str, str]
+) -> None:
     """Item 12 (100.6a: a match's length is the players' to choose; one tap, one game)."""
     page = phone(browser, 375, 667)
-    quick(page, base, "two", 2)
+    quick(page, base, "two", 2, kept_start)
     assert page.evaluate("() => lifeledger.S.score && lifeledger.S.score.best_of") == 1
     page.context.close()
 

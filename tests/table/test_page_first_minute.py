@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
-from browser_helpers import device_table, held, life, more_options  # noqa: E402
+from browser_helpers import device_table, held, keep_start, life, more_options  # noqa: E402
 from playwright.sync_api import Browser, Page, expect  # noqa: E402
 
 pytestmark = pytest.mark.browser
@@ -54,11 +54,18 @@ def in_view(page: Page, selector: str) -> None:
     ],
 )
 def test_open_the_app_and_change_a_life_total_in_two_taps(
-    base: str, browser: Browser, device: dict[str, Any], quick: str, players: int, life_before: str
+    base: str,
+    browser: Browser,
+    kept_start: dict[str, str],
+    device: dict[str, Any],
+    quick: str,
+    players: int,
+    life_before: str,
 ) -> None:
     page = browser.new_context(**device).new_page()
     taps = Taps(page)
     page.goto(base + "/")
+    keep_start(page, kept_start)  # the app opened before: its engine's start kept
     in_view(page, f'[data-quick="{quick}"]')
     taps.tap(f'[data-quick="{quick}"]')  # 1: a game on this device
     device_table(page)
@@ -96,13 +103,14 @@ def test_the_start_page_fits_a_small_phone_and_reads_no_rule_numbers(
 
 
 def test_the_last_setup_starts_in_one_tap_and_recent_tables_resume(
-    base: str, browser: Browser
+    base: str, browser: Browser, kept_start: dict[str, str]
 ) -> None:
     """A playgroup named under More options once: the next game is one tap, with their names;
     the start page then lists both tables with their life totals, and opens one again, with
     no network too (from the table's offline copy)."""
     page = browser.new_context(**SMALL_PHONE).new_page()
     page.goto(base + "/")
+    keep_start(page, kept_start)
     more_options(page)
     names = page.locator(".player-row .p-name")
     names.nth(0).fill("Mia")

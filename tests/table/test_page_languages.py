@@ -11,7 +11,15 @@ from typing import Any
 import pytest
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
-from browser_helpers import PHONE, device_table, held, post, screenshot, sit  # noqa: E402
+from browser_helpers import (  # noqa: E402
+    PHONE,
+    device_table,
+    held,
+    keep_start,
+    post,
+    screenshot,
+    sit,
+)
 from playwright.sync_api import Browser, Page, expect  # noqa: E402
 
 pytestmark = pytest.mark.browser
@@ -41,7 +49,9 @@ def history(page: Page) -> Any:
     return page.locator("#history-list")
 
 
-def test_the_page_follows_the_browsers_language(base: str, browser: Browser) -> None:
+def test_the_page_follows_the_browsers_language(
+    base: str, browser: Browser, kept_start: dict[str, str]
+) -> None:
     italian = phone(browser, "it-IT")
     italian.goto(base + "/")
     ready(italian, "it")
@@ -52,6 +62,7 @@ def test_the_page_follows_the_browsers_language(base: str, browser: Browser) -> 
     screenshot(italian, "screens/languages-it-start.png")
     # Each language in its own name.
     assert italian.locator("#lang-select option").all_inner_texts() == ["English", "Italiano"]
+    keep_start(italian, kept_start)
     italian.locator("[data-quick=two]").click()
     device_table(italian)
     ready(italian, "it")

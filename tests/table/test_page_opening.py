@@ -62,14 +62,14 @@ def opened_again(page: Page) -> None:
 
 
 def test_a_device_table_opened_again_is_drawn_at_once_and_its_answers_once_a_frame(
-    tmp_path: Path,
+    tmp_path: Path, kept_start: dict[str, str]
 ) -> None:
     """A reload: the panels come at once from the kept copy; a tap made before the engine is
     ready shows at once and is decided (119.3); the engine's answers that come together are
     drawn once, after their task (the turn bar, with the welcome)."""
     need_chromium()
     with sync_playwright() as p, server(tmp_path / "t.db") as (base, _proc):
-        context, page = new_device_table(p, tmp_path, base)
+        context, page = new_device_table(p, tmp_path, base, kept_start)
         expect(page.locator("#turn-bar")).to_be_visible()
         tap_minus(page, "player-1", "19")
         decided(page)
@@ -107,14 +107,16 @@ BOXES = """() => ({
 })"""
 
 
-def test_the_engines_welcome_moves_no_panel_of_a_table_opened_again(tmp_path: Path) -> None:
+def test_the_engines_welcome_moves_no_panel_of_a_table_opened_again(
+    tmp_path: Path, kept_start: dict[str, str]
+) -> None:
     """A reload: the table is drawn from its kept copy with its turn bar, and the engine's line
     floats over the panels, letting taps through; when the engine is ready (its welcome) the
     line goes and no panel moves or changes size: a tap aimed at a total then lands where it
     was aimed (119.3, a player loses life, as it was aimed)."""
     need_chromium()
     with sync_playwright() as p, server(tmp_path / "t.db") as (base, _proc):
-        context, page = new_device_table(p, tmp_path, base)
+        context, page = new_device_table(p, tmp_path, base, kept_start)
         opened_again(page)
         before = page.evaluate(BOXES)
         assert before["connected"] is False  # the engine is still starting

@@ -28,6 +28,7 @@ from browser_helpers import (  # noqa: E402
     first_page,
     free_port,
     get,
+    keep_start,
     life,
     need_chromium,
     open_phone,
@@ -64,10 +65,12 @@ def engine_cached(page: Page) -> None:
     )
 
 
-def start_device_table(page: Page, url: str) -> str:
-    """The static app's start page: one tap starts a two-player table on the device."""
+def start_device_table(page: Page, url: str, start: dict[str, str]) -> str:
+    """The static app's start page: one tap starts a two-player table on the device (a phone
+    that kept the engine's start, ``start``)."""
     page.goto(url)
     page.wait_for_function("() => !!navigator.serviceWorker.controller", timeout=15_000)
+    keep_start(page, start)
     page.locator('[data-quick="two"]').click()
     table = device_table(page, ENGINE)
     engine_ready(page)
@@ -76,7 +79,9 @@ def start_device_table(page: Page, url: str) -> str:
 
 @pytest.mark.rule("119.3")
 @pytest.mark.rule("704.5a")
-def test_a_whole_game_on_the_device_from_the_static_folder(tmp_path: Path) -> None:
+def test_a_whole_game_on_the_device_from_the_static_folder(
+    tmp_path: Path, kept_start: dict[str, str]
+) -> None:
     """From the folder ``lifeledger app`` wrote, served by a plain file server: one tap starts
     a table on the phone; the file server stops once the page has loaded; taps are decided on
     the phone (119.3) through a reload and a browser closed mid-game and opened again, until
@@ -87,7 +92,7 @@ def test_a_whole_game_on_the_device_from_the_static_folder(tmp_path: Path) -> No
         with static_app(tmp_path / "site", "app") as url:
             context = open_phone(profile, p)
             page = first_page(context)
-            table = start_device_table(page, url)
+            table = start_device_table(page, url, kept_start)
             engine_cached(page)
             tap_minus(page, "player-1", "19")
             decided(page)
@@ -124,7 +129,9 @@ def test_a_whole_game_on_the_device_from_the_static_folder(tmp_path: Path) -> No
 @pytest.mark.rule("119.3")
 @pytest.mark.rule("119.4")
 @pytest.mark.rule("704.5a")
-def test_in_italian_a_game_on_the_device_from_the_static_folder(tmp_path: Path) -> None:
+def test_in_italian_a_game_on_the_device_from_the_static_folder(
+    tmp_path: Path, kept_start: dict[str, str]
+) -> None:
     """The same app in Italian (the phone's language): its words and the rules' messages are
     Italian; a payment of more life than the player has is refused on the phone, saying why in
     Italian (119.4), and nothing changes; a reload keeps the game; a loss is said in Italian
@@ -136,7 +143,7 @@ def test_in_italian_a_game_on_the_device_from_the_static_folder(tmp_path: Path) 
         page = first_page(context)
         page.goto(url)
         page.wait_for_function("() => document.documentElement.lang === 'it'")
-        start_device_table(page, url)
+        start_device_table(page, url, kept_start)
         page.wait_for_function("() => document.documentElement.lang === 'it'")
         one, two = page.evaluate(
             "lifeledger.S.state.players.map((p) => p.id)"
@@ -174,7 +181,9 @@ def share_to(page: Page, address: str) -> None:
 
 
 @pytest.mark.rule("119.3")
-def test_shared_from_the_static_app_to_a_server_at_another_address(tmp_path: Path) -> None:
+def test_shared_from_the_static_app_to_a_server_at_another_address(
+    tmp_path: Path, kept_start: dict[str, str]
+) -> None:
     """The static app has no server of its own: "Share this table" asks for one's address. A
     wrong address and a server that can't be reached are named, and the table stays on the
     device; then the game goes to the lifeledger server at another address (a cross-site
@@ -190,7 +199,7 @@ def test_shared_from_the_static_app_to_a_server_at_another_address(tmp_path: Pat
     ):
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         page = browser.new_context(**PHONE).new_page()
-        device = start_device_table(page, url)
+        device = start_device_table(page, url, kept_start)
         tap_minus(page, "player-1", "19")
         tap_minus(page, "player-2", "19")
         tap_minus(page, "player-2", "18")
