@@ -109,6 +109,8 @@ async def test_every_page_file_manifest_and_catalogue_is_built_once_with_an_etag
 
 
 @pytest.mark.asyncio
+# A refusal waits a few seconds (Limits.error_delay, each 429 here): not this test's subject.
+@pytest.mark.parametrize("limits", [Limits(error_delay=0.01)])
 async def test_pages_files_and_catalogues_are_charged_to_the_client(client: Client) -> None:
     """Rule (issue 26 item 1): every answer a client can ask for, pages and static files
     included, spends that client's budget as the API's answers do (the request, and its
