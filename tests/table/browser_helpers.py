@@ -181,6 +181,21 @@ def sit(page: Page, base: str, table: str, player: str) -> None:
     expect(page.locator(f'[data-player="{player}"] .tag.you')).to_be_visible()
 
 
+def kept_as_shown(page: Page) -> None:
+    """The table's copy for opening it again (taps.js's keepForOffline: written at most once a
+    second after a render, and as the page is left) holds the change the page shows last: no
+    write waits, and the copy's event is the page's."""
+    page.wait_for_function(
+        """() => {
+          const L = lifeledger;
+          if (L.TAPS.offlineTimer || !L.S.state) return false;
+          const seq = L.S.lastSeq || L.S.keptSeq || 0;
+          return Object.keys(localStorage).some((k) => k.startsWith("lifeledger-offline-")
+            && k.endsWith("-" + L.KEY) && JSON.parse(localStorage.getItem(k)).seq === seq);
+        }"""
+    )
+
+
 def box_of(target: Locator, timeout: float = 5.0) -> FloatRect:
     """``target``'s box once it is drawn. The server's answer redraws the panels, so the element
     found can be detached before it is measured, which Playwright reports as no box: measure

@@ -98,7 +98,7 @@ def test_the_build_changes_with_any_static_file(tmp_path: Path) -> None:
 # ---------------------------------------------------------------- the browser
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
-from browser_helpers import PHONE, get, life, post, server, sit  # noqa: E402
+from browser_helpers import PHONE, get, kept_as_shown, life, post, server, sit  # noqa: E402
 from playwright.sync_api import Browser, expect  # noqa: E402
 from table_helpers import TWO  # noqa: E402
 from test_page_failover import Proxy  # noqa: E402
@@ -169,7 +169,7 @@ def test_the_app_installs_and_opens_offline_and_queued_taps_apply_once(
             assert {p for p in cached if not p.startswith("/i18n/")} == {"/" + u for u in shell}
             page.locator('[data-player="bo"] [data-act="minus"]').click()
             page.wait_for_function("() => lifeledger.S.pending.size === 0")
-            page.wait_for_timeout(1200)  # the table is kept for offline (at most once a second)
+            kept_as_shown(page)
         finally:
             first_proc.terminate()
             first_proc.wait()

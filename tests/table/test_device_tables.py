@@ -23,6 +23,7 @@ from browser_helpers import (  # noqa: E402
     first_page,
     get,
     keep_start,
+    kept_as_shown,
     life,
     need_chromium,
     new_device_table,
@@ -111,7 +112,7 @@ def test_taps_before_the_engine_is_ready_are_shown_at_once_and_decided_in_order(
         context, page = new_device_table(p, tmp_path, base, kept_start)
         tap_minus(page, "player-1", "19")
         decided(page)
-        page.wait_for_timeout(1200)  # the table is kept for a reload at most once a second
+        kept_as_shown(page)
         page.reload()
         page.wait_for_function("() => !!lifeledger.S.state")
         assert not page.evaluate("lifeledger.S.connected")  # the engine is still starting

@@ -13,7 +13,14 @@ from typing import Any
 import pytest
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
-from browser_helpers import device_table, held, keep_start, life, more_options  # noqa: E402
+from browser_helpers import (  # noqa: E402
+    device_table,
+    held,
+    keep_start,
+    kept_as_shown,
+    life,
+    more_options,
+)
 from playwright.sync_api import Browser, Page, expect  # noqa: E402
 
 pytestmark = pytest.mark.browser
@@ -123,7 +130,7 @@ def test_the_last_setup_starts_in_one_tap_and_recent_tables_resume(
     page.locator('.panel[data-player="noor"] [data-act="minus5"]').click()
     expect(life(page, "noor")).to_have_text("15")
     page.wait_for_function("() => lifeledger.S.pending.size === 0")
-    page.wait_for_timeout(1200)  # the table is kept for offline (at most once a second)
+    kept_as_shown(page)
 
     page.goto(base + "/")
     again = page.locator('[data-quick="last"]')
@@ -136,7 +143,7 @@ def test_the_last_setup_starts_in_one_tap_and_recent_tables_resume(
     page.locator('.panel[data-player="mia"] [data-act="minus"]').tap()
     expect(life(page, "mia")).to_have_text("19")
     page.wait_for_function("() => lifeledger.S.pending.size === 0")
-    page.wait_for_timeout(1200)
+    kept_as_shown(page)
 
     page.goto(base + "/")
     recent = page.locator("#recent-list a")

@@ -15,7 +15,16 @@ from typing import Any
 import pytest
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
-from browser_helpers import PHONE, eventually, get, life, post, server, sit  # noqa: E402
+from browser_helpers import (  # noqa: E402
+    PHONE,
+    eventually,
+    get,
+    kept_as_shown,
+    life,
+    post,
+    server,
+    sit,
+)
 from playwright.sync_api import Browser, Page, expect  # noqa: E402
 
 pytestmark = pytest.mark.browser
@@ -44,7 +53,7 @@ def ready_for_offline(page: Page) -> None:
         "() => !!lifeledger.FORESEE.game && lifeledger.FORESEE.game.seq === lifeledger.S.lastSeq",
         timeout=10_000,
     )
-    page.wait_for_timeout(1200)  # the table is kept for offline at most once a second
+    kept_as_shown(page)
 
 
 def tap(page: Page, player: str, act: str = "minus") -> None:

@@ -16,7 +16,17 @@ from typing import Any
 import pytest
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
-from browser_helpers import PHONE, eventually, get, held, life, post, server, sit  # noqa: E402
+from browser_helpers import (  # noqa: E402
+    PHONE,
+    eventually,
+    get,
+    held,
+    kept_as_shown,
+    life,
+    post,
+    server,
+    sit,
+)
 from playwright.sync_api import Browser, Page, expect  # noqa: E402
 
 pytestmark = pytest.mark.browser
@@ -56,7 +66,7 @@ def kept_for_offline(page: Page) -> None:
     """The app shell is cached (the service worker) and the table kept as last seen."""
     page.wait_for_function("() => !!navigator.serviceWorker.controller", timeout=15_000)
     page.wait_for_function("() => lifeledger.S.pending.size === 0")
-    page.wait_for_timeout(1200)  # the table is kept for offline at most once a second
+    kept_as_shown(page)
 
 
 def test_a_table_device_reloaded_offline_keeps_its_seats_and_every_tap(

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
-from browser_helpers import PHONE, life, post, server, sit  # noqa: E402
+from browser_helpers import PHONE, kept_as_shown, life, post, server, sit  # noqa: E402
 from playwright.sync_api import Browser, Page, expect  # noqa: E402
 
 pytestmark = pytest.mark.browser
@@ -25,7 +25,7 @@ def seated_with_the_shell(browser: Browser, base: str) -> Page:
     page.wait_for_function("() => !!navigator.serviceWorker.controller", timeout=15_000)
     page.locator('[data-player="bo"] [data-act="minus"]').click()
     page.wait_for_function("() => lifeledger.S.pending.size === 0")
-    page.wait_for_timeout(1200)  # the table is kept for offline (at most once a second)
+    kept_as_shown(page)
     return page
 
 

@@ -15,6 +15,7 @@ playwright_sync = pytest.importorskip("playwright.sync_api")
 from browser_helpers import (  # noqa: E402
     decided,
     engine_ready,
+    kept_as_shown,
     life,
     need_chromium,
     new_device_table,
@@ -56,7 +57,7 @@ TWICE = """async () => {
 
 def opened_again(page: Page) -> None:
     """The device table's page reloaded, drawn from its kept copy, the engine not yet ready."""
-    page.wait_for_timeout(1200)  # the table is kept for a reload at most once a second
+    kept_as_shown(page)
     page.reload()
     page.wait_for_function("() => !!lifeledger.S.state")
 
