@@ -13,9 +13,10 @@ fresh phone (a new browser profile: nothing cached, nothing kept):
 - **Opened again**, ``--runs`` times, the app cached (the service worker's) and the engine's
   start kept (engine-worker.js), from the navigation's start: the counter drawn (a panel's
   minus button in the page; and, the same run's floor, a bare page with the app's style and
-  one module adding a minus button: the counter's ratio to it); a tap in its first instant
-  painted (a script's click as the counter is drawn, to the next frame after it: before the
-  engine is ready, so it must never wait on it); a finger's tap (Playwright's trusted click
+  one module adding a total and a minus button: the counter's ratio to it); a tap in its
+  first instant painted (a script's click as the counter is drawn, to the next frame after
+  it: before the engine is ready, so it must never wait on it; and the bare page's tap, made
+  and timed the same way: the ratio to it); a finger's tap (Playwright's trusted click
   just after) from its input to the next paint, as the browser's Event Timing API gives it
   (first input; rounded to 8 ms); the engine ready (the table's welcome, which decides the
   taps first) and whether it came from the kept start, with when the page started the worker
@@ -68,21 +69,28 @@ class _Counting(http.server.SimpleHTTPRequestHandler):
 
 
 #: The same run's floor: a bare page of the same folder (not the app's: written here only),
-#: with the app's style and one module script that adds a minus button. The counter drawn is
-#: given as a ratio of the time this page takes to draw its button, opened the same way.
+#: with the app's style and one module script that adds a total and a minus button taking one
+#: from it. The counter drawn and the tap painted are given as ratios of the time this page
+#: takes to draw its button and to paint its tap, opened and tapped the same way.
 FLOOR_PAGE = """<!doctype html><html><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="stylesheet" href="static/style.css"></head><body><script type="module">
+const total = document.createElement("span"); total.textContent = "20";
 const b = document.createElement("button"); b.dataset.act = "minus"; b.textContent = "\u2212";
-document.body.append(b);
+b.addEventListener("click", () => { total.textContent = String(Number(total.textContent) - 1); });
+document.body.append(total, b);
 </script></body></html>"""
 FLOOR_DRAWN = """async () => {
+  const minus = () => document.querySelector('[data-act="minus"]');
   await new Promise((resolve) => {
-    const look = () =>
-      (document.querySelector('[data-act="minus"]') ? resolve() : requestAnimationFrame(look));
+    const look = () => (minus() ? resolve() : requestAnimationFrame(look));
     look();
   });
-  return performance.now();
+  const drawn = performance.now();
+  minus().click();
+  const painted = await new Promise((resolve) =>
+    requestAnimationFrame(() => setTimeout(() => resolve(performance.now() - drawn), 0)));
+  return { drawn, painted };
 }"""
 
 
@@ -217,7 +225,8 @@ def phone(p: Any, url: str, rate: float, runs: int) -> dict[str, Any]:
             page = context.new_page()
             throttle(context, page, rate)
             page.goto(url + "floor.html", wait_until="commit")
-            got["floor"] = page.evaluate(FLOOR_DRAWN)
+            floor = page.evaluate(FLOOR_DRAWN)
+            got["floor"], got["floor_painted"] = floor["drawn"], floor["painted"]
             page.close()
             opens.append(got)
         context.close()
@@ -257,6 +266,9 @@ def main() -> None:
             ratios = [g["drawn"] / g["floor"] for g in opens]
             print(f"      ratio         {summary(ratios, 'x', 2)}")
             print(f"    tap painted     {summary([g['painted'] for g in opens], 'ms', 1)}")
+            print(f"      a bare page's {summary([g['floor_painted'] for g in opens], 'ms', 1)}")
+            ratios = [g["painted"] / g["floor_painted"] for g in opens]
+            print(f"      ratio         {summary(ratios, 'x', 2)}")
             print(f"    a finger's tap  {summary([g['finger'] for g in opens], 'ms', 1)}")
             print(f"      made at       {summary([g['fingerAt'] for g in opens])}")
             print(f"    engine ready    {summary([g['ready'] for g in opens])}")

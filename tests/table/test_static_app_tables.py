@@ -190,7 +190,7 @@ def test_shared_from_the_static_app_to_a_server_at_another_address(
     POST), the phone opens the served table there as its table device (its host and seat
     tokens handed over in the address's fragment, gone from the address once read), a
     second phone joins by the table's link, and both see the same totals: every change
-    applied once (119.3)."""
+    applied once (119.3). The app's start page then lists the table there, a link to it."""
     need_chromium()
     with (
         sync_playwright() as p,
@@ -255,6 +255,22 @@ def test_shared_from_the_static_app_to_a_server_at_another_address(
         assert served["seq"] == 6
         lives = {p["id"]: p["life"] for p in served["state"]["players"]}
         assert lives == {"player-1": 17, "player-2": 17}
+        # The app's start page lists the table where it went, a link to it there (the app
+        # can't read that site's storage: who plays, and where), and not the device table.
+        page.goto(url)
+        shared = page.locator(f'#recent-list a[data-table="{table}"]')
+        expect(shared).to_have_attribute("href", f"{base}/t/{table}")
+        expect(shared.locator(".recent-lives")).to_have_text("Player 1 · Player 2")
+        host = base.split("://", 1)[1]
+        expect(shared.locator(".recent-meta")).to_contain_text(f"shared to {host}")
+        expect(page.locator(f'#recent-list a[data-table="{device}"]')).to_have_count(0)
+        shared.click()  # back to it: still the table device, with the seat it kept
+        page.wait_for_url(f"{base}/t/{table}")
+        page.wait_for_function(
+            "() => lifeledger.S.connected && lifeledger.S.seats.join() === 'player-1'",
+            timeout=30_000,
+        )
+        expect(life(page, "player-2")).to_have_text("17")
         browser.close()
 
 

@@ -13,7 +13,8 @@ import {
 } from "./common.js";
 import { DeviceStore, DeviceTables, Engine, tableHref } from "./device.js";
 import {
-  colourName, loadPlaygroup, PALETTE, saveDevice, savePlaygroup, saveSeats, seatColours,
+  colourName, loadElsewhere, loadPlaygroup, PALETTE, saveDevice, savePlaygroup, saveSeats,
+  seatColours,
 } from "./seating.js";
 import "./install.js"; // the service worker: the app opens offline (and the install offer)
 
@@ -29,6 +30,7 @@ const WORDS = {
   lifeOf: (name, life) => t("{name} {life}", { name, life }),
   over: () => t("game over"),
   today: (time) => t("today {time}", { time }),
+  elsewhere: (server) => t("shared to {server}", { server }),
 };
 
 // Variants and formats by the catalogue's ids; an id not here is shown as its words.
@@ -146,21 +148,22 @@ function renderQuick() {
 }
 
 // The tables this device played lately: every table page keeps its last view here for
-// offline use (lifeledger-offline-play-<id>), so the list opens offline too.
+// offline use (lifeledger-offline-play-<id>), so the list opens offline too; and the tables
+// this app shared to a server at another address (seating.js), latest first.
 const RECENT_SHOWN = 5;
 function recentTables() {
-  const out = [];
+  const out = loadElsewhere().map((elsewhere) => ({ id: elsewhere.id, when: elsewhere.kept, elsewhere }));
   for (let i = 0; i < localStorage.length; i++) {
     const key = localStorage.key(i);
     if (!key || !key.startsWith("lifeledger-offline-play-")) continue;
     try {
       const kept = parseJSON(localStorage.getItem(key));
       if (kept && kept.info && kept.info.header && kept.state && Array.isArray(kept.state.players)) {
-        out.push({ id: key.slice("lifeledger-offline-play-".length), kept });
+        out.push({ id: key.slice("lifeledger-offline-play-".length), when: kept.kept || 0, kept });
       }
     } catch { /* a damaged copy is not listed */ }
   }
-  return out.sort((a, b) => (b.kept.kept || 0) - (a.kept.kept || 0)).slice(0, RECENT_SHOWN);
+  return out.sort((a, b) => b.when - a.when).slice(0, RECENT_SHOWN);
 }
 
 function whenText(ms) {
@@ -173,13 +176,17 @@ function whenText(ms) {
 function renderRecent() {
   const tables = recentTables();
   document.getElementById("recent").classList.toggle("hidden", !tables.length);
-  document.getElementById("recent-list").replaceChildren(...tables.map(({ id, kept }) => {
+  const item = (id, href, main, meta) => h("li", {}, h("a", { class: "recent-table", href, "data-table": id },
+    h("span", { class: "recent-lives" }, main), h("span", { class: "recent-meta muted" }, meta.filter(Boolean).join(" · "))));
+  document.getElementById("recent-list").replaceChildren(...tables.map(({ id, kept, elsewhere }) => {
+    // Shared to a server at another address: who plays, and where (the totals are there).
+    if (elsewhere) {
+      return item(id, elsewhere.href, elsewhere.players.join(" · "), [WORDS.elsewhere(new URL(elsewhere.href).host), whenText(elsewhere.kept)]);
+    }
     const names = new Map(kept.info.header.players.map((p) => [p.id, p.name || p.id]));
     const lives = kept.state.players.map((p) => WORDS.lifeOf(names.get(p.id) || p.id, formatNumber(p.life)));
     const fmt = kept.info.header.format && kept.info.header.format !== "normal" ? nameOf(kept.info.header.format) : "";
-    const meta = [fmt, kept.state.over ? WORDS.over() : "", whenText(kept.kept)].filter(Boolean).join(" · ");
-    return h("li", {}, h("a", { class: "recent-table", href: tableHref(id), "data-table": id },
-      h("span", { class: "recent-lives" }, lives.join(" · ")), h("span", { class: "recent-meta muted" }, meta)));
+    return item(id, tableHref(id), lives.join(" · "), [fmt, kept.state.over ? WORDS.over() : "", whenText(kept.kept)]);
   }));
 }
 

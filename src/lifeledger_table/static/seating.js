@@ -95,3 +95,30 @@ export function loadPlaygroup() {
   } catch { return null; }
 }
 export function savePlaygroup(group) { localStorage.setItem(PLAYGROUP_KEY, JSON.stringify(group)); }
+
+// ---------------------------------------------------------------- tables shared elsewhere
+
+// A device table shared from the app written as static files to a server at another address
+// (share.js) goes on on that server's site, whose storage this app can't read: the app keeps
+// where it went and who plays in it, and its start page lists it among the recent tables
+// (index.js), a link to it there.
+const ELSEWHERE_KEY = "lifeledger-elsewhere-"; // + the served table's id
+export function keepElsewhere(tableId, href, header) {
+  const players = header.players.map((p) => p.name || p.id);
+  try { localStorage.setItem(ELSEWHERE_KEY + tableId, JSON.stringify({ href, kept: Date.now(), players })); } catch { /* not listed */ }
+}
+// Every table kept so: {id, href, kept, players}; one whose record is damaged is left out.
+export function loadElsewhere() {
+  const out = [];
+  for (let i = 0; i < localStorage.length; i++) {
+    const key = localStorage.key(i);
+    if (!key || !key.startsWith(ELSEWHERE_KEY)) continue;
+    try {
+      const kept = JSON.parse(localStorage.getItem(key));
+      if (kept && /^https?:\/\//.test(kept.href) && Number.isFinite(kept.kept) && Array.isArray(kept.players)) {
+        out.push({ id: key.slice(ELSEWHERE_KEY.length), href: kept.href, kept: kept.kept, players: kept.players.map(String) });
+      }
+    } catch { /* a damaged record is not listed */ }
+  }
+  return out;
+}

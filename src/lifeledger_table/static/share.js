@@ -8,9 +8,10 @@
 import { said, t } from "./i18n.js";
 import { api, h, loadHost, parseJSON, saveHost, toJSON } from "./common.js";
 import { DeviceTables, tableHref } from "./device.js";
-import { saveDevice, saveSeats } from "./seating.js";
+import { keepElsewhere, saveDevice, saveSeats } from "./seating.js";
 import { KEY, S } from "./state.js";
-import { $, open, toast } from "./toasts.js";
+import { keepNoMore } from "./taps.js";
+import { $, close, open, toast } from "./toasts.js";
 
 // The server last shared with from this app (localStorage), offered the next time.
 const SERVER_KEY = "lifeledger-share-server";
@@ -87,29 +88,52 @@ function shareTo(typed) {
   shareWith(origin);
 }
 
+// While the table goes to the server, a sheet says so and covers the table, with no way to
+// close it: a tap made meanwhile would be decided on the device after its log was sent, and lost
+// with the device's copy. A share that fails gives the table back (and the static app's
+// address, to try again).
+function showSharing() {
+  S.sheetFor = null;
+  $("sheet-title").textContent = t("Share this table");
+  $("sheet-body").replaceChildren(h("p", { id: "sharing", class: "muted", role: "status" }, t("Sharing this table…")));
+  $("sheet").querySelector("[data-close]").classList.add("hidden");
+  open("sheet");
+}
+function sharingFailed(origin) {
+  $("sheet").querySelector("[data-close]").classList.remove("hidden");
+  if (origin) askServer();
+  else close("sheet");
+}
+
 // The device's table to a server: this page's own ("") or another (its origin). The server
 // decides the whole log again; this device keeps its host and seat tokens there, goes on as the
 // served table's table device, and keeps no copy of the device table (device.js).
 async function shareWith(origin) {
   let body, res;
+  showSharing();
   try {
     body = await DeviceTables.shared(KEY);
     body.host = loadHost(KEY);
     body.tokens = S.tokens;
     res = await api("POST", origin ? `${origin}/api/tables/shared` : "api/tables/shared", body);
   } catch (ex) {
+    sharingFailed(origin);
     const stays = t("The table stays on this device.");
     if (ex.status || !body) toast(t("Not shared: {why}", { why: said(ex.data, S.names) || ex.message }), "bad");
     else if (origin) toast(t("Not shared: {server} can't be reached. {stays}", { server: origin, stays }), "bad");
     else toast(t("Not shared: the server can't be reached. The table stays on this device."), "bad");
     return;
   }
+  keepNoMore();
   if (origin) {
     // The served table is at another origin, whose storage this page can't write: the tokens
-    // go in the address's fragment, which the browser never sends to any server.
+    // go in the address's fragment, which the browser never sends to any server. This app's
+    // start page lists the table there (seating.js).
     const handover = encodeURIComponent(toJSON({ host: body.host, tokens: body.tokens }));
+    const served = `${origin}/t/${encodeURIComponent(res.id)}`;
     await DeviceTables.forget(KEY);
-    location.href = `${origin}/t/${encodeURIComponent(res.id)}#${HANDOVER}=${handover}`;
+    keepElsewhere(res.id, served, S.info.header);
+    location.href = `${served}#${HANDOVER}=${handover}`;
     return;
   }
   saveHost(res.id, body.host);

@@ -34,7 +34,7 @@ const HOLD_CLICK = 600; // the click that ends a repeating press is not one more
 const LIFE_ACTIONS = new Set(["lose_life", "gain_life", "pay_life"]);
 const OFFLINE_PREFIX = "lifeledger-offline-";
 
-export const TAPS = { run: null, bubbles: new Map(), hold: null, heldUntil: 0, offlineTimer: null, choices: new Map() };
+export const TAPS = { run: null, bubbles: new Map(), hold: null, heldUntil: 0, offlineTimer: null, keptNoMore: false, choices: new Map() };
 
 // A counter moved by changes not yet confirmed is underlined with dots, as a total is (set
 // through the style object: the page's policy allows no inline style sheet).
@@ -504,8 +504,17 @@ function offlineKey() { return `${OFFLINE_PREFIX}${MODE}-${KEY}`; }
 // Called after each render; written at most once a second, and as the page is left (a reload
 // right after a change opens the table as it was then: issue 25 item 1).
 export function keepForOffline() {
-  if (MODE === "replay" || !S.state || !S.info || TAPS.offlineTimer) return;
+  if (MODE === "replay" || !S.state || !S.info || TAPS.offlineTimer || TAPS.keptNoMore) return;
   TAPS.offlineTimer = setTimeout(writeOffline, 1000);
+}
+
+// The table has left this device (shared to a server, share.js): no copy of it is kept here
+// from now on, not by a write already timed nor as the page is left, which would list it again
+// among the recent tables (index.js) as a table the device no longer holds.
+export function keepNoMore() {
+  TAPS.keptNoMore = true;
+  clearTimeout(TAPS.offlineTimer);
+  TAPS.offlineTimer = null;
 }
 
 function writeOffline() {
