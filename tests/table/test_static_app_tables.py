@@ -222,7 +222,29 @@ def test_shared_from_the_static_app_to_a_server_at_another_address(
         page.locator('[data-menu="share"]').click()
         expect(page.locator("#share-server")).to_have_value(re.compile(r"^http://127\.0\.0\.1:"))
         page.locator("#share-server").fill(base)
+        # The share held at the server's door: a sheet says so and covers the table, with no
+        # way to close it, so a tap meanwhile (decided here after the log was sent) can't be
+        # made.
+        held: list[Any] = []
+        shared_at = f"{base}/api/tables/shared"
+        page.route(
+            shared_at,
+            lambda route: (
+                route.continue_() if route.request.method == "OPTIONS" else held.append(route)
+            ),
+        )
         page.locator("#share-go").click()
+        expect(page.locator("#sharing")).to_be_visible()
+        expect(page.locator('#sheet [data-close="sheet"]')).to_be_hidden()
+        minus = page.locator('.panel[data-player="player-1"] [data-act="minus"]').bounding_box()
+        assert minus is not None
+        page.mouse.click(minus["x"] + minus["width"] / 2, minus["y"] + minus["height"] / 2)
+        while not held:
+            page.wait_for_timeout(50)
+        assert page.evaluate("lifeledger.S.pending.size") == 0  # the sheet took the tap
+        expect(life(page, "player-1")).to_have_text("18")
+        held[0].continue_()
+        page.unroute(shared_at)
         page.wait_for_url(f"{base}/t/*", timeout=30_000)
         page.wait_for_load_state()
         table = page.evaluate("lifeledger.KEY")
