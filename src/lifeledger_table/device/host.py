@@ -41,10 +41,10 @@ PREFIX = "d-"
 
 
 class _Device:
-    """Every table open on this device: one in-memory store, and the tables in it."""
+    """Every table open on this device, each in an in-memory store of its own (forgotten, it
+    leaves nothing behind: opened again, it is read again whole from the page's storage)."""
 
     def __init__(self) -> None:
-        self.store = SQLiteStore(":memory:")
         self.tables: dict[str, Table] = {}
 
 
@@ -110,7 +110,7 @@ def create(form: str) -> str:
         setup={**setup, "host": hash_token(host), "form": given},
         created=time.time(),
     )
-    store = _device().store
+    store = SQLiteStore(":memory:")
     store.create_table(row)
     tokens = {p["id"]: secrets.token_urlsafe(24) for p in setup["header"]["players"]}
     seats = {seat: hash_token(token) for seat, token in tokens.items()}
@@ -136,7 +136,7 @@ def open_table(kept: str) -> str:
     row = TableRow(**data["table"])
     if row.id in _device().tables:
         return json.dumps({"id": row.id})
-    store = _device().store
+    store = SQLiteStore(":memory:")
     store.create_table(row)
     for seat, digest in data.get("seats", {}).items():
         store.set_seat(row.id, seat, digest)
@@ -182,8 +182,11 @@ def shared(table_id: str) -> str:
 
 
 def forget(table_id: str) -> str:
-    """Close a device table (the page deleted it): it leaves memory; its storage is the page's."""
-    _device().tables.pop(table_id, None)
+    """Close a device table (the page deleted it, or will open it again from its storage, which
+    another page of the device wrote to): it leaves memory; its storage is the page's."""
+    table = _device().tables.pop(table_id, None)
+    if table is not None:
+        table.store.close()
     return "{}"
 
 
@@ -379,7 +382,7 @@ def warm() -> str:
         message(table, json.dumps({"type": "action", "id": "warm", "as": "ana", "action": change}))
         state = json.loads(info(table))["state"]
         life = next(p["life"] for p in state["players"] if p["id"] == "bo")
-        _DEVICE.store.close()
+        forget(table)
         return str(life)
     finally:
         _DEVICE = kept

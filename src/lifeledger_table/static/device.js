@@ -85,7 +85,9 @@ export const DeviceStore = {
       const tx = db.transaction(["tables", "events"], "readwrite", { durability: "strict" });
       const tables = tx.objectStore("tables");
       if (save.table) tables.put({ id, table: save.table, seats: save.seats || {}, tools: save.tools || null, changed: Date.now() });
-      for (const row of save.events || []) tx.objectStore("events").put({ table: id, seq: parseJSON(row).seq, row });
+      // add, not put: a change is never written over another kept under its number (a page
+      // whose engine's copy is behind the log fails here: DeviceSocket, "one page at a time").
+      for (const row of save.events || []) tx.objectStore("events").add({ table: id, seq: parseJSON(row).seq, row });
       if (save.tools || (save.events || []).length) {
         const got = tables.get(id);
         got.onsuccess = () => {
@@ -97,7 +99,9 @@ export const DeviceStore = {
         };
       }
       tx.oncomplete = () => resolve();
-      tx.onerror = () => reject(tx.error || new Error("IndexedDB"));
+      // (The failed request's own error, a ConstraintError say: the transaction's is set
+      // only once it has aborted.)
+      tx.onerror = (e) => reject((e.target && e.target.error) || tx.error || new Error("IndexedDB"));
       tx.onabort = () => reject(tx.error || new Error("IndexedDB"));
     });
   },
@@ -178,6 +182,10 @@ export const DeviceTables = {
   async forget(id) {
     await DeviceStore.remove(id);
     try { localStorage.removeItem(`lifeledger-offline-play-${id}`); localStorage.removeItem(`lifeledger-pending-${id}`); } catch { /* storage refused */ }
+    await this.reopen(id);
+  },
+  // The engine's copy of the table is dropped: the next open reads it from storage again.
+  async reopen(id) {
     if (this.opened.has(id)) await Engine.call("forget", id);
     this.opened.delete(id);
   },
@@ -190,6 +198,16 @@ export const DeviceTables = {
   },
 };
 
+// One page at a time decides a device table. Two pages of this device (tabs, windows, the
+// installed app beside the browser) each deciding it with an engine of its own would each
+// write the next change of its log. A page that opens the table says so to the device's other
+// pages (a BroadcastChannel), and one that had it open gives it up: its socket says where the
+// table went and closes (render.js offers to take it back: "Use it here" opens it there
+// again). The later opening wins, so two pages opened at once agree. And no change is written
+// over another kept under its number (DeviceStore.save): a page whose copy fell behind the log
+// meanwhile reads the table again and decides its change anew, nothing lost.
+const PAGES = typeof BroadcastChannel === "function" ? new BroadcastChannel("lifeledger-device-tables") : null;
+
 // A device table's connection: what the page would have of a server's WebSocket (readyState,
 // send, close, the open/message/close events). Each message is decided by the engine, what it
 // says to keep is written to IndexedDB, and only then are the answers delivered, in order.
@@ -198,6 +216,13 @@ export class DeviceSocket {
     this.id = id;
     this.readyState = DeviceSocket.CONNECTING;
     this.listeners = { open: [], message: [], close: [] };
+    // When it opened, across the device's pages (ms since the epoch; a random tie-break).
+    this.openedAt = performance.timeOrigin + performance.now() + Math.random() / 1000;
+    this.onPage = (e) => { if (e.data && e.data.table === id && e.data.at > this.openedAt) this.elsewhere(); };
+    if (PAGES) {
+      PAGES.addEventListener("message", this.onPage);
+      PAGES.postMessage({ table: id, at: this.openedAt });
+    }
     this.chain = DeviceTables.open(id).then(
       () => { if (this.readyState === DeviceSocket.CONNECTING) { this.readyState = DeviceSocket.OPEN; this.emit("open", {}); } },
       (err) => this.fail(err),
@@ -211,11 +236,27 @@ export class DeviceSocket {
       .then(() => Engine.call("message", this.id, text))
       .then(async (answer) => {
         const out = parseJSON(answer);
-        await DeviceStore.save(this.id, out.save);
+        try {
+          await DeviceStore.save(this.id, out.save);
+        } catch (err) {
+          if (!err || err.name !== "ConstraintError") throw err;
+          // The log moved on without this page's engine (another page decided a change here):
+          // its copy is read again, and the page, connecting again, sends its change again.
+          await DeviceTables.reopen(this.id);
+          this.close();
+          return;
+        }
         if (this.readyState !== DeviceSocket.OPEN) return;
         for (const msg of out.send) this.emit("message", { data: msg });
       })
       .catch((err) => this.fail(err));
+  }
+  // Another page of this device opened the table since: it decides it now.
+  elsewhere() {
+    if (this.readyState === DeviceSocket.CLOSED) return;
+    const why = t("This table is open in another tab or window of this device, which decides it now.");
+    this.emit("message", { data: toJSON({ type: "error", id: null, error: "table-unavailable", elsewhere: true, message: why }) });
+    this.close();
   }
   // The engine or the storage failed: the table can't be decided here now. Said as a server
   // says a table it can't load, and closed.
@@ -228,6 +269,7 @@ export class DeviceSocket {
   close() {
     if (this.readyState === DeviceSocket.CLOSED) return;
     this.readyState = DeviceSocket.CLOSED;
+    if (PAGES) PAGES.removeEventListener("message", this.onPage);
     this.emit("close", {});
   }
 }

@@ -67,7 +67,12 @@ export function renderConn() {
   if (S.storeWait) parts.push(said(S.storeWait, S.names)); // "Waiting for the database…"
   parts.push(...foresightParts(), ...refusedSentParts()); // foresee.js
   if (chooser.length) parts.push(tn("{n} change waiting for {name}'s choice", "{n} changes waiting for {name}'s choice", chooser.length, { n: chooser.length, name: S.names.of(chooser[0]) }));
+  // A device table another page of this device decides now (device.js): this page's table is
+  // out of reach of taps (style.css), and it can take the table back.
+  const elsewhere = !!(S.unavailable && S.unavailable.elsewhere);
+  document.body.classList.toggle("elsewhere", elsewhere);
   strip.replaceChildren(parts.join(" · "),
+    elsewhere ? h("button", { "data-act": "use-here", onclick: () => location.reload() }, t("Use it here")) : "",
     chooser.length ? h("button", { "data-act": "cancel-waits", onclick: cancelChoiceWaits }, t("Cancel")) : "",
     FORESEE.refusedSent.length ? h("button", { "data-act": "dismiss-refused", onclick: dismissRefusedSent }, t("Dismiss")) : "");
   strip.classList.toggle("hidden", !parts.length);
