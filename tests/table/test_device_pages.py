@@ -122,3 +122,32 @@ def test_two_pages_deciding_at_once_write_no_change_over_another(
         expect(life(first, "player-1")).to_have_text("19")
         expect(life(first, "player-2")).to_have_text("19")
         context.close()
+
+
+@pytest.mark.rule("119.3")
+def test_a_page_giving_the_table_up_hands_its_undecided_changes_to_the_page_that_took_it(
+    app: str, tmp_path: Path, kept_start: dict[str, str]
+) -> None:
+    """Bo's loss of 3 is in the first page's queue, a run of taps still open and not yet
+    written to the device's queue as the second page opens the table (it read the queue before
+    that). The first page gives the table up and hands the change over: the second decides it,
+    Bo at 17 (119.3), and it is kept."""
+    with sync_playwright() as p:
+        context, first = new_table(p, tmp_path / "phone", app, kept_start)
+        first.evaluate(
+            """() => {
+              const S = lifeledger.S;
+              S.pending.set("bo-3", { type: "action", id: "bo-3", held: true,
+                                      action: { do: "lose_life", player: "player-2", amount: 3 } });
+              localStorage.removeItem("lifeledger-pending-" + lifeledger.KEY);
+            }"""
+        )
+        second = context.new_page()
+        second.goto(first.url)
+        engine_ready(second)
+        expect(first.locator('#netstate [data-act="use-here"]')).to_be_visible()
+        expect(life(second, "player-2")).to_have_text("17")
+        second.reload()
+        engine_ready(second)
+        expect(life(second, "player-2")).to_have_text("17")
+        context.close()

@@ -184,6 +184,8 @@ export const DeviceTables = {
     try { localStorage.removeItem(`lifeledger-offline-play-${id}`); localStorage.removeItem(`lifeledger-pending-${id}`); } catch { /* storage refused */ }
     await this.reopen(id);
   },
+  // A page's changes not yet decided, to the page of this device that took the table from it.
+  handOver(id, changes) { if (PAGES && changes.length) PAGES.postMessage({ table: id, changes }); },
   // The engine's copy of the table is dropped: the next open reads it from storage again.
   async reopen(id) {
     if (this.opened.has(id)) await Engine.call("forget", id);
@@ -218,7 +220,12 @@ export class DeviceSocket {
     this.listeners = { open: [], message: [], close: [] };
     // When it opened, across the device's pages (ms since the epoch; a random tie-break).
     this.openedAt = performance.timeOrigin + performance.now() + Math.random() / 1000;
-    this.onPage = (e) => { if (e.data && e.data.table === id && e.data.at > this.openedAt) this.elsewhere(); };
+    this.onPage = (e) => {
+      const news = e.data;
+      if (!news || news.table !== id) return;
+      if (Array.isArray(news.changes)) this.takeOver(news.changes);
+      else if (news.at > this.openedAt) this.elsewhere();
+    };
     if (PAGES) {
       PAGES.addEventListener("message", this.onPage);
       PAGES.postMessage({ table: id, at: this.openedAt });
@@ -250,6 +257,13 @@ export class DeviceSocket {
         for (const msg of out.send) this.emit("message", { data: msg });
       })
       .catch((err) => this.fail(err));
+  }
+  // Changes another page of this device made and left undecided as it gave the table up to
+  // this one: decided here, once the table is open, as this page's own would be.
+  takeOver(changes) {
+    this.chain = this.chain.then(() => {
+      for (const text of changes) if (typeof text === "string" && this.readyState === DeviceSocket.OPEN) this.send(text);
+    });
   }
   // Another page of this device opened the table since: it decides it now.
   elsewhere() {

@@ -12,7 +12,7 @@ import { renderChoices, takeChoices } from "./choices.js";
 import { renderTurns } from "./turns.js";
 import { KEY, MODE, ON_DEVICE, RESYNC_WAIT, S, takeEffects, teamOf } from "./state.js";
 import { $, toast } from "./toasts.js";
-import { hello, keepHeld, keepToSendAgain, seatLeft, send, takeFreeSeats, wire } from "./connection.js";
+import { handOver, hello, keepHeld, keepToSendAgain, seatLeft, send, takeFreeSeats, wire } from "./connection.js";
 import { render, renderConn, renderSoon } from "./render.js";
 import {
   actionBy, allowedBy, renderHistory, showUndoAsk, showUndoConfirm, startOverName,
@@ -111,7 +111,8 @@ export function receive(msg) {
       // A table device's token for a seat it no longer holds: the welcome says what it holds.
       if (msg.error === "bad-token" && S.device === "table") break;
       // The server can't load this table (a damaged log): say so where it stays.
-      if (msg.error === "table-unavailable") { S.unavailable = msg; renderConn(); break; }
+      // Or another page of this device decides it now (device.js): this page's changes go there.
+      if (msg.error === "table-unavailable") { S.unavailable = msg; if (msg.elsewhere) handOver(); renderConn(); break; }
       if (queuedRefused(msg, sent)) break; // a change of the queue, named (foresee.js)
       if (msg.error === "refused") toast(t("Refused: {why} — {rule}", { why: said(msg, S.names), rule: msg.rule }), "refused");
       else toast(said(msg, S.names) + (msg.rule ? ` — ${msg.rule}` : "") + (msg.member ? ` (${msg.member})` : ""), "bad");

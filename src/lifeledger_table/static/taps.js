@@ -65,6 +65,9 @@ class PendingMap extends Map {
     }
   }
   set(id, msg) { super.set(id, msg); this.changed(); return this; }
+  // This page writes the queue no more: another page of the device took the table, and the
+  // device's one queue for it is that page's now (connection.js handOver).
+  stopKeeping() { this.storageKey = null; }
   delete(id) { const had = super.delete(id); if (had) this.changed(); return had; }
   clear() { super.clear(); this.changed(); }
   changed() { this.save(); queueMicrotask(showTotals); foreseeSoon(); } // foresee.js
