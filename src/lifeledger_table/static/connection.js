@@ -5,7 +5,7 @@ import { listOf, said, t } from "./i18n.js";
 import { api, clearSeat, isZero, loadHost, newId, parseJSON, toJSON } from "./common.js";
 import { DeviceSocket, DeviceTables } from "./device.js";
 import { saveDevice, saveSeats } from "./seating.js";
-import { closeRun, notKeptText, TAPS } from "./taps.js";
+import { closeRun, keepNoMore, notKeptText, TAPS } from "./taps.js";
 import { foreseeSoon } from "./foresee.js";
 import {
   CONNECT_WAIT, header, KEY, MAX_MESSAGE, MODE, ON_DEVICE, PONG_WAIT, S, SLOW_ACK, teamOf,
@@ -131,11 +131,13 @@ export function act(action) { request("action", action); }
 
 // A device table another page of this device took (device.js, "one page at a time"): this
 // page's changes not yet decided, a run of taps still open among them, go to that page, which
-// decides them; and this page writes the device's queue for the table no more.
+// decides them; and this page writes the device's queue for the table, and its copy for
+// opening at once, no more (they are that page's now).
 export function handOver() {
   if (TAPS.run) { clearTimeout(TAPS.run.timer); TAPS.run = null; }
   const left = [...S.pending.values()].filter((m) => !(m.held && m.action && isZero(m.action.amount)));
   S.pending.stopKeeping();
+  keepNoMore();
   DeviceTables.handOver(KEY, left.map((m) => toJSON(wire(m))));
 }
 

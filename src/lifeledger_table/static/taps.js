@@ -511,9 +511,10 @@ export function keepForOffline() {
   TAPS.offlineTimer = setTimeout(writeOffline, 1000);
 }
 
-// The table has left this device (shared to a server, share.js): no copy of it is kept here
-// from now on, not by a write already timed nor as the page is left, which would list it again
-// among the recent tables (index.js) as a table the device no longer holds.
+// The table has left this page: shared to a server (share.js), no copy of it is kept here from
+// now on, not by a write already timed nor as the page is left, which would list it again among
+// the recent tables (index.js) as a table the device no longer holds; or taken by another page
+// of the device (connection.js handOver), whose copy is newer.
 export function keepNoMore() {
   TAPS.keptNoMore = true;
   clearTimeout(TAPS.offlineTimer);
