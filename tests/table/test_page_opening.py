@@ -27,31 +27,31 @@ from playwright.sync_api import Page, expect, sync_playwright  # noqa: E402
 pytestmark = pytest.mark.browser
 
 #: In one task, as the engine's answers come together: its welcome (asked for again, since 0)
-#: given twice to the page's socket, a panel's width spoiled before each (the panels' layout
-#: writes it again). What the task drew (the width as left after each) and how many frames it
-#: asked for; then whether the next frame drew it.
+#: given twice to the page's socket, a total's digits spoiled before each (a render writes them
+#: again). What the task drew (the digits as left after each) and how many frames it asked for;
+#: then whether the next frame drew it.
 TWICE = """async () => {
   const L = window.lifeledger;
   const hello = { type: "hello", token: L.S.token, since: 0 };
   if (L.S.device === "table") { hello.tokens = Object.values(L.S.tokens); hello.device = "table"; }
   const out = L.parseJSON(await L.Engine.call("message", L.KEY, L.toJSON(hello)));
   const welcome = out.send.find((m) => L.parseJSON(m).type === "welcome");
-  const panel = document.querySelector("#panels .panel");
+  const total = document.querySelector("#panels .panel .life");
   const raf = window.requestAnimationFrame;
   let asked = 0;
   window.requestAnimationFrame = (fn) => { asked += 1; return raf.call(window, fn); };
-  const widths = [];
+  const texts = [];
   try {
     for (let i = 0; i < 2; i++) {
-      panel.style.width = "1px";
+      total.textContent = "x";
       L.S.ws.emit("message", { data: welcome });
-      widths.push(panel.style.width);
+      texts.push(total.textContent);
     }
   } finally {
     window.requestAnimationFrame = raf;
   }
   await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
-  return { widths, asked, drawn: panel.style.width !== "1px", connected: L.S.connected };
+  return { texts, asked, drawn: total.textContent !== "x", connected: L.S.connected };
 }"""
 
 
@@ -86,7 +86,7 @@ def test_a_device_table_opened_again_is_drawn_at_once_and_its_answers_once_a_fra
         assert page.evaluate("lifeledger.S.state.players[0].life") == 18
         expect(page.locator('#turn-bar [data-first="player-1"]')).to_be_visible()
         drawn = page.evaluate(TWICE)
-        assert drawn == {"widths": ["1px", "1px"], "asked": 1, "drawn": True, "connected": True}
+        assert drawn == {"texts": ["x", "x"], "asked": 1, "drawn": True, "connected": True}
         expect(life(page, "player-1")).to_have_text("18")
         context.close()
 

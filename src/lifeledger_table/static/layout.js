@@ -144,10 +144,15 @@ function phoneSlots(n, W, H, gap, extra, own, rows, heads) {
   return gridSlots(n, W, H, gap, false, need, true);
 }
 
+// The classes placePanels gives a panel, which it sets again each time it lays them out (a
+// render keeps them on a panel it updates in place: render.js).
+export const PLACED = ["compact", "wide", "cmd-inline"];
+
 // Put the panels of #panels in their slots: each is sized before turning and centred on its
 // slot, then turned; a panel smaller than a whole one is compact.
 export function placePanels(box, table, ownIndex, bonus) {
   const panels = [...box.children].filter((el) => el.classList.contains("panel"));
+  for (const el of panels) el.classList.remove(...PLACED);
   const n = panels.length;
   if (!n) return;
   const gap = 6;
@@ -319,6 +324,11 @@ function dressTotal(life) {
   const n = text.replace("\u2212", "-");
   const said = tn("{n} life", "{n} life", /^-?\d+$/.test(n) ? n : 2, { n: text });
   life.setAttribute("aria-label", name ? t("{name}: {life}", { name, life: said }) : said);
+}
+
+// Every total dressed (a render that laid no panel out again: render.js).
+export function dressTotals(box) {
+  for (const life of box.querySelectorAll(".panel .life")) dressTotal(life);
 }
 
 // Totals changed in place (an instant tap, taps.js) are dressed and fitted again at once.

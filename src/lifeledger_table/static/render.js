@@ -4,7 +4,7 @@
 import { lang, said, t, tc, tn } from "./i18n.js";
 import { counterKind, describeResult, formatCode, h, reasonText, statusWord } from "./common.js";
 import { PALETTE, seatColours } from "./seating.js";
-import { faceOverlay, placePanels } from "./layout.js";
+import { dressTotals, faceOverlay, PLACED, placePanels } from "./layout.js";
 import { graphChanged, showGraphSheet } from "./graph.js";
 import {
   cancelChoiceWaits, keepForOffline, pendingMark, shownLife, showTotals, tapBubble, waitsForChoice,
@@ -140,14 +140,23 @@ export function render() {
   const table = MODE === "play" && S.device === "table";
   const own = table || !S.seat ? -1 : list.findIndex((u) => (u.kind === "team" ? u.heads.includes(S.seat) : u.id === S.seat));
   if (own > 0) list.unshift(...list.splice(own, 1));
-  box.className = `panels n${Math.min(list.length, 8)}${list.length > 8 ? " many" : ""}${table ? " table-mode" : ""}`;
+  const base = `panels n${Math.min(list.length, 8)}${list.length > 8 ? " many" : ""}${table ? " table-mode" : ""}`;
   S.colours = seatColours(header().players, S.info.colours);
   const turned = rotated();
+  const panels = list.map((u, i) => renderUnit(u, i, canAct, cards, turned));
+  const shape = `${base}|${own}|${shapeOf(panels)}`;
   // In place (issue 17 item 12): a button under a finger stays the same element, so a press
-  // that began before another phone's change arrived still ends in a click.
-  updateInPlace(box, list.map((u, i) => renderUnit(u, i, canAct, cards, turned)));
+  // that began before another phone's change arrived still ends in a click. Laid out again
+  // only when what decides the layout changed (a life total's digits change it only in number):
+  // laying out measures the page, several times, after each change (most of a render's time).
+  const kept = updateInPlace(box, panels);
   S.layout = { table, own: own >= 0 ? 0 : null };
-  placePanels(box, table, S.layout.own);
+  if (kept && shape === laidOut) dressTotals(box);
+  else {
+    box.className = base;
+    placePanels(box, table, S.layout.own);
+    laidOut = box.classList.contains("placed") ? shape : null;
+  }
   renderConn();
   showTotals(); // taps.js: counters moved by pending changes are marked as totals are
   if (!$("history").classList.contains("hidden")) renderHistory();
@@ -157,12 +166,37 @@ export function render() {
 
 // ---------------------------------------------------------------- updating in place
 
+// The panels' shape the page last laid out (render), and what it is: what decides where the
+// panels go and how big their totals are (layout.js placePanels): each panel's elements, their
+// classes and inline style, and the words they show, a total's digits counted, not read
+// (tabular figures: as many digits, as wide). Not labels and data, a pending mark (an
+// underline) nor a tap's bubble (placed over the total: taps.js), which take no room.
+let laidOut = null;
+function shapeOf(panels) {
+  const out = [];
+  const walk = (node, total) => {
+    if (node.nodeType === 3) { out.push(total ? `#${node.data.length}` : node.data); return; }
+    if (node.nodeType !== 1 || node.classList.contains("bubble")) return;
+    out.push(`<${node.tagName}`);
+    for (const a of node.attributes) {
+      if (/^(data-|aria-|title$|role$)/.test(a.name)) continue;
+      out.push(` ${a.name}=${a.name === "class" ? a.value.split(" ").filter((c) => c !== "pending").join(" ") : a.value}`);
+    }
+    out.push(">");
+    for (const child of node.childNodes) walk(child, total || node.classList.contains("life"));
+    out.push("</>");
+  };
+  for (const panel of panels) walk(panel, false);
+  return out.join("");
+}
+
 // Attributes that carry a value, not what an element is (the element is kept when they change),
 // and those other code owns on a kept element (layout.js's facing and a total's length, a long
 // press under way).
 const VALUE_DATA = new Set(["data-life", "data-count", "data-text"]);
 const KEPT_ATTRS = new Set(["style", "data-facing", "data-chars", "data-long"]);
-// Classes others add to a kept element for a moment (a refusal's shake).
+// Classes others add to a kept element for a moment (a refusal's shake), and to a kept panel
+// until they lay the panels out again (layout.js).
 const KEPT_CLASSES = ["refused-flash"];
 
 // What an element is: its tag and data-* attributes (the handlers h() attached were made for
@@ -175,7 +209,8 @@ function identity(el) {
 }
 
 // ``box``'s panels become ``panels`` (fresh from renderUnit): a panel with the same unit and key
-// is updated in place, element by element; others are replaced. Other children stay.
+// is updated in place, element by element; others are replaced. Other children stay. Whether
+// every panel was updated in place (none new, none gone).
 function updateInPlace(box, panels) {
   const old = new Map([...box.children].filter((el) => el.classList.contains("panel")).map((el) => [el.getAttribute("data-unit"), el]));
   const kept = panels.map((fresh) => {
@@ -185,8 +220,10 @@ function updateInPlace(box, panels) {
     morph(was, fresh);
     return was;
   });
+  const same = !old.size && kept.every((el, i) => el !== panels[i]);
   for (const gone of old.values()) gone.remove();
   place(box, kept, [...box.children].find((el) => !el.classList.contains("panel")) || null);
+  return same;
 }
 
 // Put ``nodes`` in ``parent`` in this order (before ``end``), moving only what is out of place.
@@ -209,7 +246,7 @@ function morph(was, fresh) {
     if (a.name === "style") {
       for (const prop of fresh.style) was.style.setProperty(prop, fresh.style.getPropertyValue(prop));
     } else if (a.name === "class") {
-      const keep = KEPT_CLASSES.filter((c) => was.classList.contains(c));
+      const keep = (was.classList.contains("panel") ? [...KEPT_CLASSES, ...PLACED] : KEPT_CLASSES).filter((c) => was.classList.contains(c));
       if (was.className !== a.value) was.className = a.value;
       for (const c of keep) was.classList.add(c);
     } else if (was.getAttribute(a.name) !== a.value) was.setAttribute(a.name, a.value);
