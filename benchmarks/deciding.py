@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -36,6 +35,7 @@ from lifeledger_table.decide.setup import build_setup
 from lifeledger_table.decide.table import Table
 from lifeledger_table.store.records import TableRow
 from lifeledger_table.store.sqlite import SQLiteStore
+from spread import summary
 
 FORM = {
     "format": "commander",
@@ -90,14 +90,6 @@ def apply(n: int) -> float:
     return (time.thread_time() - began) / n * 1e6
 
 
-def summary(values: list[float], unit: str, digits: int = 1) -> str:
-    f = f"8.{digits}f"
-    return (
-        f"min {min(values):{f}} {unit}  median {statistics.median(values):{f}} {unit}"
-        f"  max {max(values):{f}} {unit}"
-    )
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--changes", type=int, default=3000)
@@ -111,8 +103,8 @@ def main() -> None:
             decided.append(decide(Path(tmp), args.changes))
     print(f"load average after: {os.getloadavg()[0]:.2f}")
     print(f"{args.changes} changes a run, {args.runs} runs, thread CPU per change:")
-    print(f"  apply (the engine)   {summary(applied, 'µs')}")
-    print(f"  decide (the table)   {summary(decided, 'µs')}")
+    print(f"  apply (the engine)   {summary(applied, 'µs', 1)}")
+    print(f"  decide (the table)   {summary(decided, 'µs', 1)}")
     ratios = [d / a for d, a in zip(decided, applied, strict=True)]
     print(f"  decide / apply       {summary(ratios, 'x', 2)}")
 

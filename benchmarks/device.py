@@ -36,7 +36,6 @@ from __future__ import annotations
 import argparse
 import http.server
 import os
-import statistics
 import sys
 import tempfile
 import threading
@@ -52,6 +51,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "table"))
 from browser_helpers import ARGS, CHROMIUM
 
 from lifeledger_table.web.staticapp import write_app
+from spread import summary
 
 
 class _Counting(http.server.SimpleHTTPRequestHandler):
@@ -231,14 +231,6 @@ def phone(p: Any, url: str, rate: float, runs: int) -> dict[str, Any]:
             opens.append(got)
         context.close()
     return {"first": first, "opens": opens}
-
-
-def summary(values: list[float], unit: str = "ms", digits: int = 0) -> str:
-    f = f"8.{digits}f"
-    return (
-        f"min {min(values):{f}} {unit}  median {statistics.median(values):{f}} {unit}"
-        f"  max {max(values):{f}} {unit}"
-    )
 
 
 def main() -> None:
