@@ -53,6 +53,14 @@ def new_table(
     return context, page
 
 
+def opened_again_shows(page: Page, lives: dict[str, str]) -> None:
+    """The table opened again in ``page``, from what the device kept, shows ``lives``."""
+    page.reload()
+    engine_ready(page)
+    for player, total in lives.items():
+        expect(life(page, player)).to_have_text(total)
+
+
 def tap_through(page: Page, player: str) -> None:
     """A finger on the panel's −1 wherever the page lets it land (a click by coordinates: the
     panel may take no tap)."""
@@ -91,10 +99,7 @@ def test_the_page_opened_last_decides_a_device_table_and_the_other_gives_it_up(
         expect(second.locator('#netstate [data-act="use-here"]')).to_be_visible()
         tap_minus(first, "player-1", "18")
         decided(first)
-        first.reload()
-        engine_ready(first)
-        expect(life(first, "player-1")).to_have_text("18")
-        expect(life(first, "player-2")).to_have_text("19")
+        opened_again_shows(first, {"player-1": "18", "player-2": "19"})
         context.close()
 
 
@@ -117,10 +122,7 @@ def test_two_pages_deciding_at_once_write_no_change_over_another(
         tap_minus(second, "player-2", "19")
         decided(second)
         expect(life(second, "player-1")).to_have_text("19")  # read again, Ana's change in it
-        first.reload()
-        engine_ready(first)
-        expect(life(first, "player-1")).to_have_text("19")
-        expect(life(first, "player-2")).to_have_text("19")
+        opened_again_shows(first, {"player-1": "19", "player-2": "19"})
         context.close()
 
 
@@ -147,7 +149,5 @@ def test_a_page_giving_the_table_up_hands_its_undecided_changes_to_the_page_that
         engine_ready(second)
         expect(first.locator('#netstate [data-act="use-here"]')).to_be_visible()
         expect(life(second, "player-2")).to_have_text("17")
-        second.reload()
-        engine_ready(second)
-        expect(life(second, "player-2")).to_have_text("17")
+        opened_again_shows(second, {"player-2": "17"})
         context.close()
