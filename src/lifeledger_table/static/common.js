@@ -102,6 +102,18 @@ export function newId() {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+// What this device keeps in localStorage under ``prefix`` + an id: {id, value} for each, its
+// value read as JSON (totals of any size); one that can't be read is left out.
+export function keptUnder(prefix) {
+  const out = [];
+  for (let i = 0; i < localStorage.length; i++) {
+    const key = localStorage.key(i);
+    if (!key || !key.startsWith(prefix)) continue;
+    try { out.push({ id: key.slice(prefix.length), value: parseJSON(localStorage.getItem(key)) }); } catch { /* damaged */ }
+  }
+  return out;
+}
+
 function seatKey(tableId) { return "lifeledger-seat-" + tableId; }
 
 export function loadSeat(tableId) {

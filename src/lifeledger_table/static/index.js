@@ -8,8 +8,8 @@ import {
   t, tn, translateStatic,
 } from "./i18n.js";
 import {
-  api, applyChanges, checkCode, claimSeat, formatCode, h, normCode, onlyHereNote, parseJSON,
-  parseWhole, saveHost, toJSON,
+  api, applyChanges, checkCode, claimSeat, formatCode, h, keptUnder, normCode, onlyHereNote,
+  parseJSON, parseWhole, saveHost, toJSON,
 } from "./common.js";
 import { DeviceStore, DeviceTables, Engine, tableHref } from "./device.js";
 import {
@@ -152,18 +152,11 @@ function renderQuick() {
 // this app shared to a server at another address (seating.js), latest first.
 const RECENT_SHOWN = 5;
 function recentTables() {
-  const out = loadElsewhere().map((elsewhere) => ({ id: elsewhere.id, when: elsewhere.kept, elsewhere }));
-  for (let i = 0; i < localStorage.length; i++) {
-    const key = localStorage.key(i);
-    if (!key || !key.startsWith("lifeledger-offline-play-")) continue;
-    try {
-      const kept = parseJSON(localStorage.getItem(key));
-      if (kept && kept.info && kept.info.header && kept.state && Array.isArray(kept.state.players)) {
-        out.push({ id: key.slice("lifeledger-offline-play-".length), when: kept.kept || 0, kept });
-      }
-    } catch { /* a damaged copy is not listed */ }
-  }
-  return out.sort((a, b) => b.when - a.when).slice(0, RECENT_SHOWN);
+  const played = keptUnder("lifeledger-offline-play-")
+    .filter(({ value: kept }) => kept && kept.info && kept.info.header && kept.state && Array.isArray(kept.state.players))
+    .map(({ id, value: kept }) => ({ id, when: kept.kept || 0, kept }));
+  const shared = loadElsewhere().map((elsewhere) => ({ id: elsewhere.id, when: elsewhere.kept, elsewhere }));
+  return [...played, ...shared].sort((a, b) => b.when - a.when).slice(0, RECENT_SHOWN);
 }
 
 function whenText(ms) {

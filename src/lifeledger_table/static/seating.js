@@ -2,7 +2,7 @@
 // or a personal phone) and the playgroup: shared by the start page and the table page.
 
 import { t } from "./i18n.js";
-import { loadSeat } from "./common.js";
+import { keptUnder, loadSeat } from "./common.js";
 
 // ---------------------------------------------------------------- colours
 
@@ -109,16 +109,7 @@ export function keepElsewhere(tableId, href, header) {
 }
 // Every table kept so: {id, href, kept, players}; one whose record is damaged is left out.
 export function loadElsewhere() {
-  const out = [];
-  for (let i = 0; i < localStorage.length; i++) {
-    const key = localStorage.key(i);
-    if (!key || !key.startsWith(ELSEWHERE_KEY)) continue;
-    try {
-      const kept = JSON.parse(localStorage.getItem(key));
-      if (kept && /^https?:\/\//.test(kept.href) && Number.isFinite(kept.kept) && Array.isArray(kept.players)) {
-        out.push({ id: key.slice(ELSEWHERE_KEY.length), href: kept.href, kept: kept.kept, players: kept.players.map(String) });
-      }
-    } catch { /* a damaged record is not listed */ }
-  }
-  return out;
+  return keptUnder(ELSEWHERE_KEY)
+    .filter(({ value: v }) => v && /^https?:\/\//.test(v.href) && Number.isFinite(v.kept) && Array.isArray(v.players))
+    .map(({ id, value: v }) => ({ id, href: v.href, kept: v.kept, players: v.players.map(String) }));
 }
