@@ -223,7 +223,7 @@ export class DeviceSocket {
     this.onPage = (e) => {
       const news = e.data;
       if (!news || news.table !== id) return;
-      if (Array.isArray(news.changes)) this.takeOver(news.changes);
+      if (Array.isArray(news.changes)) this.emit("message", { data: toJSON({ type: "handed", changes: news.changes }) });
       else if (news.at > this.openedAt) this.elsewhere();
     };
     if (PAGES) {
@@ -257,13 +257,6 @@ export class DeviceSocket {
         for (const msg of out.send) this.emit("message", { data: msg });
       })
       .catch((err) => this.fail(err));
-  }
-  // Changes another page of this device made and left undecided as it gave the table up to
-  // this one: decided here, once the table is open, as this page's own would be.
-  takeOver(changes) {
-    this.chain = this.chain.then(() => {
-      for (const text of changes) if (typeof text === "string" && this.readyState === DeviceSocket.OPEN) this.send(text);
-    });
   }
   // Another page of this device opened the table since: it decides it now.
   elsewhere() {

@@ -2,7 +2,7 @@
 // the answers to its own changes, and what is announced.
 
 import { said, t } from "./i18n.js";
-import { applyChanges, clearSeat, describe, describeResult, Names } from "./common.js";
+import { applyChanges, clearSeat, describe, describeResult, Names, parseJSON } from "./common.js";
 import { saveSeats } from "./seating.js";
 import { keepForChoice, tapRefused } from "./taps.js";
 import { gameAfterWelcome, gameSoon, queuedRefused } from "./foresee.js";
@@ -89,6 +89,18 @@ export function receive(msg) {
     }
     case "ack":
       S.pending.delete(msg.id);
+      renderConn();
+      break;
+    case "handed": // a device table's changes another page of this device left undecided as it
+      // gave the table up to this one (device.js): this page's own from now on, kept in its
+      // queue first, then sent (or at the welcome, if the table is not open here yet)
+      for (const text of msg.changes) {
+        let m;
+        try { m = parseJSON(text); } catch { continue; }
+        if (!m || typeof m !== "object" || typeof m.id !== "string" || typeof m.type !== "string" || S.pending.has(m.id)) continue;
+        S.pending.set(m.id, m);
+        if (S.connected) send(wire(m));
+      }
       renderConn();
       break;
     case "waiting": // kept by the server, not saved yet: its database is away (issue 26 item 7)
